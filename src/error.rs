@@ -1,0 +1,207 @@
+//! One error type with stable codes, shared by the library, the CLI and the MCP
+//! server. Every failure carries a code, a one-line message, a suggestion the
+//! caller can act on, and structured details (candidates, nearest match, lines).
+
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt;
+
+/// Stable error codes. The serialized form (`NOT_FOUND`, ...) is a public
+/// contract: agents match on it. Never rename a variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    NotFound,
+    Ambiguous,
+    NoMatch,
+    MultipleMatches,
+    AnchorFailed,
+    FuzzyUnsafe,
+    Conflict,
+    SyntaxError,
+    StaleFile,
+    UnsupportedLanguage,
+    Encoding,
+    BinaryFile,
+    TooLarge,
+    OutsideRoot,
+    IgnoredPath,
+    InvalidRange,
+    InvalidArgument,
+    Io,
+}
+
+impl ErrorCode {
+    pub const ALL: [ErrorCode; 18] = [
+        ErrorCode::NotFound,
+        ErrorCode::Ambiguous,
+        ErrorCode::NoMatch,
+        ErrorCode::MultipleMatches,
+        ErrorCode::AnchorFailed,
+        ErrorCode::FuzzyUnsafe,
+        ErrorCode::Conflict,
+        ErrorCode::SyntaxError,
+        ErrorCode::StaleFile,
+        ErrorCode::UnsupportedLanguage,
+        ErrorCode::Encoding,
+        ErrorCode::BinaryFile,
+        ErrorCode::TooLarge,
+        ErrorCode::OutsideRoot,
+        ErrorCode::IgnoredPath,
+        ErrorCode::InvalidRange,
+        ErrorCode::InvalidArgument,
+        ErrorCode::Io,
+    ];
+
+    /// The wire name, e.g. `NOT_FOUND`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::Ambiguous => "AMBIGUOUS",
+            ErrorCode::NoMatch => "NO_MATCH",
+            ErrorCode::MultipleMatches => "MULTIPLE_MATCHES",
+            ErrorCode::AnchorFailed => "ANCHOR_FAILED",
+            ErrorCode::FuzzyUnsafe => "FUZZY_UNSAFE",
+            ErrorCode::Conflict => "CONFLICT",
+            ErrorCode::SyntaxError => "SYNTAX_ERROR",
+            ErrorCode::StaleFile => "STALE_FILE",
+            ErrorCode::UnsupportedLanguage => "UNSUPPORTED_LANGUAGE",
+            ErrorCode::Encoding => "ENCODING",
+            ErrorCode::BinaryFile => "BINARY_FILE",
+            ErrorCode::TooLarge => "TOO_LARGE",
+            ErrorCode::OutsideRoot => "OUTSIDE_ROOT",
+            ErrorCode::IgnoredPath => "IGNORED_PATH",
+            ErrorCode::InvalidRange => "INVALID_RANGE",
+            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::Io => "IO",
+        }
+    }
+
+    /// CLI exit status: 1 when the operation itself failed (nothing matched,
+    /// ambiguity, a syntax error, a stale file), 2 for usage and I/O problems
+    /// (bad arguments, unreadable or unsupported input).
+    pub fn exit_code(self) -> i32 {
+        match self {
+            ErrorCode::NotFound
+            | ErrorCode::Ambiguous
+            | ErrorCode::NoMatch
+            | ErrorCode::MultipleMatches
+            | ErrorCode::AnchorFailed
+            | ErrorCode::FuzzyUnsafe
+            | ErrorCode::Conflict
+            | ErrorCode::SyntaxError
+            | ErrorCode::StaleFile => 1,
+            ErrorCode::UnsupportedLanguage
+            | ErrorCode::Encoding
+            | ErrorCode::BinaryFile
+            | ErrorCode::TooLarge
+            | ErrorCode::OutsideRoot
+            | ErrorCode::IgnoredPath
+            | ErrorCode::InvalidRange
+            | ErrorCode::InvalidArgument
+            | ErrorCode::Io => 2,
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failure with everything an agent needs to recover from it.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct Error {
+    pub error_code: ErrorCode,
+    /// One line: what went wrong.
+    pub message: String,
+    /// One line: what to do about it.
+    pub suggestion: String,
+    /// Structured context: candidates, nearest match, line numbers, ...
+    pub details: Value,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Error {
+            error_code: code,
+            message: message.into(),
+            suggestion: String::new(),
+            details: Value::Null,
+        }
+    }
+
+    pub fn with_suggestion(mut self, suggestion: impl Into<String>) -> Self {
+        self.suggestion = suggestion.into();
+        self
+    }
+
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = details;
+        self
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        self.error_code
+    }
+
+    /// An I/O failure on `path` during `step` (e.g. "read", "rename").
+    pub fn io(step: &str, path: &std::path::Path, err: &std::io::Error) -> Self {
+        Error::new(
+            ErrorCode::Io,
+            format!("{step} failed for {}: {err}", path.display()),
+        )
+        .with_suggestion("check that the path exists and is accessible, then retry")
+        .with_details(serde_json::json!({
+            "path": path.display().to_string(),
+            "step": step,
+            "os_error": err.to_string(),
+            "kind": format!("{:?}", err.kind()),
+        }))
+    }
+
+    pub fn invalid_argument(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::InvalidArgument, message)
+    }
+
+    /// The JSON payload shared by MCP error results and `--json` CLI output.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.error_code, self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_match_serde() {
+        for code in ErrorCode::ALL {
+            let v = serde_json::to_value(code).unwrap();
+            assert_eq!(v.as_str().unwrap(), code.as_str());
+        }
+    }
+
+    #[test]
+    fn payload_shape() {
+        let e = Error::new(ErrorCode::NotFound, "no symbol `x`")
+            .with_suggestion("did you mean `y`?")
+            .with_details(serde_json::json!({"candidates": ["y"]}));
+        let v = e.to_json();
+        assert_eq!(v["error_code"], "NOT_FOUND");
+        assert_eq!(v["message"], "no symbol `x`");
+        assert_eq!(v["suggestion"], "did you mean `y`?");
+        assert_eq!(v["details"]["candidates"][0], "y");
+    }
+}

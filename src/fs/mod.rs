@@ -1,0 +1,10 @@
+//! The workspace: everything that touches the disk. Reading and profiling
+//! files lives here; so do the root sandbox, atomic writes, backups, the
+//! journal and undo. Nothing here knows about MCP or clap.
+
+pub mod profile;
+
+pub use profile::{
+    DEFAULT_MAX_FILE_SIZE, Eol, FileProfile, Indent, SourceText, count_lines, decode, hash_bytes,
+    profile_of, read_source,
+};

@@ -1,0 +1,8 @@
+//! Scalpel: symbol-aware, surgical code reading and editing for AI agents.
+//!
+//! See ARCHITECTURE.md for the bird's-eye view and the code map.
+
+pub mod error;
+pub mod fs;
+
+pub use error::{Error, ErrorCode, Result};
