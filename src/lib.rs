@@ -2,7 +2,11 @@
 //!
 //! See ARCHITECTURE.md for the bird's-eye view and the code map.
 
+pub mod cli;
+pub mod engine;
 pub mod error;
 pub mod fs;
+pub mod lang;
+pub mod symbols;
 
 pub use error::{Error, ErrorCode, Result};

@@ -3,8 +3,10 @@
 //! journal and undo. Nothing here knows about MCP or clap.
 
 pub mod profile;
+pub mod walk;
 
 pub use profile::{
     DEFAULT_MAX_FILE_SIZE, Eol, FileProfile, Indent, SourceText, count_lines, decode, hash_bytes,
     profile_of, read_source,
 };
+pub use walk::{walk_files, walker};

@@ -1,0 +1,72 @@
+; ECMAScript definitions shared by JavaScript, TypeScript and TSX (they
+; `; inherits: ecma`). Not a language of its own: it has no grammars/ file.
+; When two patterns capture the same @name node, the earlier pattern wins.
+
+((method_definition
+  name: (_) @name) @definition.constructor
+  (#eq? @name "constructor"))
+
+(method_definition
+  name: (_) @name) @definition.method
+
+(class_declaration
+  name: (_) @name) @definition.class
+
+(function_declaration
+  name: (identifier) @name) @definition.function
+
+(generator_function_declaration
+  name: (identifier) @name) @definition.function
+
+; `const f = () => ...`, `let f = function () ...`: the whole declaration is
+; the definition when it declares exactly one name.
+(lexical_declaration
+  .
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)])
+  .) @definition.function
+
+(variable_declaration
+  .
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)])
+  .) @definition.function
+
+; Several functions in one declaration: each declarator is a definition.
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)
+
+; Module-level `const` values (exported or not) are constants.
+(program
+  (lexical_declaration
+    kind: "const"
+    .
+    (variable_declarator
+      name: (identifier) @name)
+    .) @definition.constant)
+
+(program
+  (export_statement
+    declaration: (lexical_declaration
+      kind: "const"
+      .
+      (variable_declarator
+        name: (identifier) @name)
+      .) @definition.constant))
+
+(program
+  (lexical_declaration
+    kind: "const"
+    (variable_declarator
+      name: (identifier) @name) @definition.constant))
+
+(program
+  (export_statement
+    declaration: (lexical_declaration
+      kind: "const"
+      (variable_declarator
+        name: (identifier) @name) @definition.constant)))

@@ -1,0 +1,48 @@
+; inherits: ecma
+
+; Class fields holding functions are methods; other fields are fields.
+(public_field_definition
+  name: (_) @name
+  value: [(arrow_function) (function_expression)]) @definition.method
+
+(public_field_definition
+  name: (_) @name) @definition.field
+
+; Overload signatures and declarations without bodies (addressed as `f#N`).
+(function_signature
+  name: (identifier) @name) @definition.function
+
+(method_signature
+  name: (_) @name) @definition.method
+
+(abstract_method_signature
+  name: (_) @name) @definition.method
+
+(abstract_class_declaration
+  name: (_) @name) @definition.class
+
+(interface_declaration
+  name: (_) @name) @definition.interface
+
+(property_signature
+  name: (_) @name) @definition.property
+
+(type_alias_declaration
+  name: (_) @name) @definition.type
+
+(enum_declaration
+  name: (_) @name) @definition.enum
+
+(enum_body
+  name: (_) @name @definition.enum_member)
+
+(enum_body
+  (enum_assignment
+    name: (_) @name) @definition.enum_member)
+
+; `namespace N {}` and `module M {}` / `declare module "m" {}`.
+(internal_module
+  name: (_) @name) @definition.namespace
+
+(module
+  name: (_) @name) @definition.module

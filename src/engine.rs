@@ -1,0 +1,218 @@
+//! The library facade: one function per user-facing operation, composed from
+//! `fs` (reading), `lang` (detection) and `symbols` (parsing). The CLI and the
+//! MCP server are thin adapters over these functions, so both give the same
+//! answers and the same errors.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::fs::{self, SourceText};
+use crate::lang::{Language, Registry};
+use crate::symbols::{self, Dependencies, ParseErrorLoc, ParsedFile, Symbol};
+use serde::Serialize;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Shared configuration: the language registry and input limits.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    pub registry: Arc<Registry>,
+    pub max_file_size: u64,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine {
+            registry: Registry::builtin(),
+            max_file_size: fs::DEFAULT_MAX_FILE_SIZE,
+        }
+    }
+}
+
+/// The outline of one file (`list_symbols`, `scalpel symbols --json`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct FileSymbols {
+    pub path: String,
+    pub language: String,
+    pub symbols: Vec<Symbol>,
+    /// Number of places where the parser had to recover.
+    pub parse_errors: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parse_error_locations: Vec<ParseErrorLoc>,
+    pub file_hash: String,
+}
+
+/// One symbol's code (`extract_code`, `scalpel extract --json`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Extraction {
+    pub path: String,
+    pub language: String,
+    #[serde(flatten)]
+    pub symbol: Symbol,
+    /// The file's exact bytes over `start_byte..end_byte`.
+    pub code: String,
+    pub file_hash: String,
+    /// Rough token count of `code` (about 4 bytes per token).
+    pub token_estimate: usize,
+    pub dependencies: Dependencies,
+    /// Code of the same-file dependencies, when asked for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dependency_code: Vec<DependencyCode>,
+    pub parse_errors: usize,
+}
+
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct DependencyCode {
+    pub address: String,
+    pub kind: String,
+    pub start_line: usize,
+    pub end_line: usize,
+    pub code: String,
+}
+
+/// A rough token estimate: code averages about four bytes per token.
+pub fn token_estimate(text: &str) -> usize {
+    text.len().div_ceil(4)
+}
+
+impl Engine {
+    /// The language for `path`: forced by name, else by file name, else by
+    /// the `#!` line of `source`.
+    pub fn language_for(
+        &self,
+        path: &Path,
+        source: Option<&SourceText>,
+        forced: Option<&str>,
+    ) -> Result<Arc<Language>> {
+        if let Some(name) = forced {
+            return self.registry.by_name(name).cloned().ok_or_else(|| {
+                let names: Vec<&str> = self.registry.languages().iter().map(|l| l.name()).collect();
+                Error::invalid_argument(format!("unknown language `{name}`"))
+                    .with_suggestion(format!("use one of: {}", names.join(", ")))
+                    .with_details(serde_json::json!({"language": name, "supported": names}))
+            });
+        }
+        let first_line = source.and_then(|s| s.body().lines().next());
+        self.registry
+            .detect(path, first_line)
+            .cloned()
+            .ok_or_else(|| self.registry.unsupported(path))
+    }
+
+    /// Read, decode, detect and parse `path`.
+    pub fn load(&self, path: &Path, forced: Option<&str>) -> Result<ParsedFile> {
+        // Decide by name first so that a `.png` is "unsupported", not "binary".
+        let by_name = match forced {
+            Some(_) => Some(self.language_for(path, None, forced)?),
+            None => self.registry.detect(path, None).cloned(),
+        };
+        let source = match fs::read_source(path, self.max_file_size) {
+            Ok(s) => s,
+            Err(e)
+                if by_name.is_none()
+                    && matches!(e.code(), ErrorCode::BinaryFile | ErrorCode::Encoding) =>
+            {
+                return Err(self.registry.unsupported(path));
+            }
+            Err(e) => return Err(e),
+        };
+        let lang = match by_name {
+            Some(l) => l,
+            None => self.language_for(path, Some(&source), None)?,
+        };
+        symbols::parse(&lang, Arc::new(source))
+    }
+
+    /// Outline of `path`, shown as `display`.
+    pub fn list_symbols(
+        &self,
+        path: &Path,
+        display: &str,
+        include_trivia: bool,
+        forced: Option<&str>,
+    ) -> Result<FileSymbols> {
+        let file = self.load(path, forced)?;
+        Ok(file_symbols(&file, display, include_trivia))
+    }
+
+    /// One symbol's code and dependencies.
+    pub fn extract(&self, path: &Path, display: &str, req: &ExtractRequest) -> Result<Extraction> {
+        let file = self.load(path, req.language.as_deref())?;
+        extract_from(&file, display, req)
+    }
+}
+
+/// What to extract and how.
+#[derive(Debug, Clone, Default)]
+pub struct ExtractRequest {
+    pub symbol: String,
+    pub kind: Option<String>,
+    pub include_context: bool,
+    pub include_trivia: bool,
+    pub language: Option<String>,
+}
+
+pub fn file_symbols(file: &ParsedFile, display: &str, include_trivia: bool) -> FileSymbols {
+    FileSymbols {
+        path: display.to_string(),
+        language: file.language.name().to_string(),
+        symbols: file
+            .symbols
+            .iter()
+            .map(|s| s.presented(include_trivia))
+            .collect(),
+        parse_errors: file.parse_error_count,
+        parse_error_locations: file.parse_errors.clone(),
+        file_hash: file.source.hash.clone(),
+    }
+}
+
+pub fn extract_from(file: &ParsedFile, display: &str, req: &ExtractRequest) -> Result<Extraction> {
+    let found = symbols::resolve(&file.symbols, &req.symbol, req.kind.as_deref())
+        .map_err(|e| with_path(e, display))?;
+    let shown = found.presented(req.include_trivia);
+    let span = if req.include_trivia {
+        found.full_span()
+    } else {
+        found.bare_span()
+    };
+    let code = file.text(span).to_string();
+    let (dependencies, picked) = symbols::dependencies(file, found)?;
+    let dependency_code = if req.include_context {
+        picked
+            .iter()
+            .map(|&i| {
+                let s = &file.symbols[i];
+                DependencyCode {
+                    address: s.address().to_string(),
+                    kind: s.kind.clone(),
+                    start_line: s.start_line,
+                    end_line: s.end_line,
+                    code: file.text(s.full_span()).to_string(),
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(Extraction {
+        path: display.to_string(),
+        language: file.language.name().to_string(),
+        token_estimate: token_estimate(&code),
+        symbol: shown,
+        code,
+        file_hash: file.source.hash.clone(),
+        dependencies,
+        dependency_code,
+        parse_errors: file.parse_error_count,
+    })
+}
+
+/// Add the file to an error's details so the caller knows where it happened.
+fn with_path(mut e: Error, display: &str) -> Error {
+    if let serde_json::Value::Object(map) = &mut e.details {
+        map.insert(
+            "path".into(),
+            serde_json::Value::String(display.to_string()),
+        );
+    }
+    e
+}

@@ -1,0 +1,473 @@
+//! The language registry. Every language is data: `grammars/<lang>.toml`
+//! (names, file types, separator, range rules) and `queries/<lang>/*.scm`.
+//! Both are embedded at build time; an override directory with the same
+//! layout (`--lang-dir` / `SCALPEL_LANG_DIR`) goes through the same loader
+//! and replaces or adds files. Queries compile lazily, once per language.
+//!
+//! **Invariant:** no Rust code outside `grammars.rs` names a language, and no
+//! Rust code anywhere names a node kind; node kinds live in the data files.
+
+mod grammars;
+pub mod query;
+
+use crate::error::{Error, ErrorCode, Result};
+use query::{ImportsQuery, TagsQuery};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
+}
+
+/// Environment variable naming an override directory.
+pub const LANG_DIR_ENV: &str = "SCALPEL_LANG_DIR";
+
+/// `grammars/<lang>.toml`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LanguageConfig {
+    /// Canonical name, also the folder under `queries/`.
+    pub name: String,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// File extensions (without dot) that select this language.
+    #[serde(default)]
+    pub file_types: Vec<String>,
+    /// Exact file names that select this language.
+    #[serde(default)]
+    pub filenames: Vec<String>,
+    /// Interpreter names recognised on a `#!` first line.
+    #[serde(default)]
+    pub shebangs: Vec<String>,
+    /// Key into the compiled-in grammar table.
+    pub grammar: String,
+    /// Name-path separator used in output (`.` or `::`).
+    pub separator: String,
+    #[serde(default)]
+    pub comment_tokens: Vec<String>,
+    #[serde(default)]
+    pub symbols: SymbolRules,
+}
+
+/// How definition ranges are widened and references found, per language.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolRules {
+    /// Parent node kinds that belong to the definition they wrap (Python
+    /// `decorated_definition`, TS `export_statement`).
+    #[serde(default)]
+    pub wrappers: Vec<String>,
+    /// Preceding sibling nodes attached to a definition when they touch it
+    /// (no blank line between): attributes, decorators, doc comments.
+    #[serde(default)]
+    pub leading: Vec<LeadingRule>,
+    /// Leaf node kinds that are references to names (for dependencies).
+    #[serde(default)]
+    pub identifiers: Vec<String>,
+    /// Field names of a definition's body; the signature is the text before it.
+    #[serde(default = "default_body_fields")]
+    pub body_fields: Vec<String>,
+}
+
+impl Default for SymbolRules {
+    fn default() -> Self {
+        SymbolRules {
+            wrappers: Vec::new(),
+            leading: Vec::new(),
+            identifiers: Vec::new(),
+            body_fields: default_body_fields(),
+        }
+    }
+}
+
+fn default_body_fields() -> Vec<String> {
+    vec!["body".to_string()]
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeadingRule {
+    pub kind: String,
+    /// Optional regex the node's text must match (e.g. `^///` for doc comments).
+    #[serde(default)]
+    pub text: Option<String>,
+}
+
+/// A loaded language: its configuration, grammar and (lazily) its queries.
+pub struct Language {
+    pub config: LanguageConfig,
+    grammar: tree_sitter::Language,
+    leading: Vec<(String, Option<regex::Regex>)>,
+    sources: BTreeMap<String, (String, String)>,
+    tags: OnceLock<Result<Arc<TagsQuery>>>,
+    imports: OnceLock<Result<Option<Arc<ImportsQuery>>>>,
+}
+
+impl std::fmt::Debug for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Language")
+            .field("name", &self.config.name)
+            .finish()
+    }
+}
+
+impl Language {
+    pub fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    pub fn grammar(&self) -> &tree_sitter::Language {
+        &self.grammar
+    }
+
+    pub fn separator(&self) -> &str {
+        &self.config.separator
+    }
+
+    pub fn rules(&self) -> &SymbolRules {
+        &self.config.symbols
+    }
+
+    /// Does `node` (a preceding sibling) match a leading-trivia rule?
+    pub fn is_leading(&self, kind: &str, text: &str) -> bool {
+        self.leading
+            .iter()
+            .any(|(k, re)| k == kind && re.as_ref().is_none_or(|re| re.is_match(text)))
+    }
+
+    /// Names of the query files this language has (`tags`, `imports`, ...).
+    pub fn query_files(&self) -> impl Iterator<Item = &str> {
+        self.sources.keys().map(|s| s.as_str())
+    }
+
+    /// The compiled `tags.scm` (compiled on first use, then cached).
+    pub fn tags_query(&self) -> Result<Arc<TagsQuery>> {
+        self.tags
+            .get_or_init(|| {
+                let (file, src) = self.sources.get("tags").ok_or_else(|| {
+                    Error::new(
+                        ErrorCode::UnsupportedLanguage,
+                        format!("language {} has no tags.scm", self.name()),
+                    )
+                    .with_suggestion(format!("add queries/{}/tags.scm", self.name()))
+                })?;
+                query::compile(
+                    self.name(),
+                    file,
+                    &self.grammar,
+                    src,
+                    query::tag_role,
+                    query::legal_tag_captures,
+                )
+                .map(Arc::new)
+            })
+            .clone()
+    }
+
+    /// The compiled `imports.scm`, if the language has one.
+    pub fn imports_query(&self) -> Result<Option<Arc<ImportsQuery>>> {
+        self.imports
+            .get_or_init(|| {
+                let Some((file, src)) = self.sources.get("imports") else {
+                    return Ok(None);
+                };
+                query::compile(
+                    self.name(),
+                    file,
+                    &self.grammar,
+                    src,
+                    query::import_role,
+                    query::legal_import_captures,
+                )
+                .map(|q| Some(Arc::new(q)))
+            })
+            .clone()
+    }
+}
+
+/// All known languages.
+#[derive(Debug)]
+pub struct Registry {
+    languages: Vec<Arc<Language>>,
+}
+
+static BUILTIN: OnceLock<Arc<Registry>> = OnceLock::new();
+
+impl Registry {
+    /// The embedded languages only (the embedded data is tested, so this
+    /// cannot fail at run time).
+    pub fn builtin() -> Arc<Registry> {
+        BUILTIN
+            .get_or_init(|| {
+                Arc::new(
+                    Registry::from_files(embedded_files())
+                        .expect("embedded language data is valid (tested)"),
+                )
+            })
+            .clone()
+    }
+
+    /// Embedded languages with the files of `dir` laid over them (same
+    /// layout: `grammars/*.toml`, `queries/<lang>/*.scm`).
+    pub fn with_override(dir: Option<&Path>) -> Result<Arc<Registry>> {
+        let Some(dir) = dir else {
+            return Ok(Registry::builtin());
+        };
+        let mut files: BTreeMap<String, String> = embedded_files().into_iter().collect();
+        let found = read_override_dir(dir)?;
+        if found.is_empty() {
+            return Err(Error::invalid_argument(format!(
+                "language override directory {} holds no grammars/*.toml or queries/*/*.scm",
+                dir.display()
+            ))
+            .with_suggestion("lay it out like the built-in data: grammars/<lang>.toml and queries/<lang>/tags.scm"));
+        }
+        files.extend(found);
+        Registry::from_files(files.into_iter().collect()).map(Arc::new)
+    }
+
+    /// Build a registry from `(relative path, content)` pairs.
+    pub fn from_files(files: Vec<(String, String)>) -> Result<Registry> {
+        let mut configs = Vec::new();
+        let mut queries: BTreeMap<String, BTreeMap<String, (String, String)>> = BTreeMap::new();
+        for (path, content) in &files {
+            let parts: Vec<&str> = path.split('/').collect();
+            match parts.as_slice() {
+                ["grammars", file] if file.ends_with(".toml") => {
+                    let cfg: LanguageConfig = toml::from_str(content).map_err(|e| {
+                        Error::invalid_argument(format!(
+                            "{path}: {}",
+                            e.message().lines().next().unwrap_or("invalid TOML")
+                        ))
+                        .with_suggestion(
+                            "fix the language definition; see grammars/python.toml for the keys",
+                        )
+                        .with_details(serde_json::json!({"file": path, "error": e.to_string()}))
+                    })?;
+                    configs.push((path.clone(), cfg));
+                }
+                ["queries", lang, file] if file.ends_with(".scm") => {
+                    let stem = file.trim_end_matches(".scm").to_string();
+                    queries
+                        .entry(lang.to_string())
+                        .or_default()
+                        .insert(stem, (path.clone(), content.clone()));
+                }
+                _ => {}
+            }
+        }
+        let mut languages = Vec::new();
+        for (path, config) in configs {
+            let grammar = grammars::grammar(&config.grammar).ok_or_else(|| {
+                Error::invalid_argument(format!("{path}: unknown grammar `{}`", config.grammar))
+                    .with_suggestion(format!(
+                        "use one of the compiled-in grammars: {}",
+                        grammars::names().collect::<Vec<_>>().join(", ")
+                    ))
+            })?;
+            let mut leading = Vec::new();
+            for rule in &config.symbols.leading {
+                let re = match &rule.text {
+                    Some(t) => Some(regex::Regex::new(t).map_err(|e| {
+                        Error::invalid_argument(format!("{path}: bad regex in leading rule: {e}"))
+                    })?),
+                    None => None,
+                };
+                leading.push((rule.kind.clone(), re));
+            }
+            let mut sources = BTreeMap::new();
+            for (stem, (qpath, _)) in queries.get(&config.name).into_iter().flatten() {
+                let text = resolve_inherits(&queries, &config.name, stem, 0)?;
+                sources.insert(stem.clone(), (qpath.clone(), text));
+            }
+            languages.push(Arc::new(Language {
+                config,
+                grammar,
+                leading,
+                sources,
+                tags: OnceLock::new(),
+                imports: OnceLock::new(),
+            }));
+        }
+        languages.sort_by(|a, b| a.name().cmp(b.name()));
+        Ok(Registry { languages })
+    }
+
+    pub fn languages(&self) -> &[Arc<Language>] {
+        &self.languages
+    }
+
+    /// Look a language up by name or alias (case-insensitive).
+    pub fn by_name(&self, name: &str) -> Option<&Arc<Language>> {
+        let name = name.to_ascii_lowercase();
+        self.languages
+            .iter()
+            .find(|l| l.config.name == name || l.config.aliases.iter().any(|a| *a == name))
+    }
+
+    /// Detect a file's language from its name, then its `#!` line.
+    pub fn detect(&self, path: &Path, first_line: Option<&str>) -> Option<&Arc<Language>> {
+        let file_name = path.file_name().and_then(|f| f.to_str()).unwrap_or("");
+        if let Some(l) = self
+            .languages
+            .iter()
+            .find(|l| l.config.filenames.iter().any(|f| f == file_name))
+        {
+            return Some(l);
+        }
+        if let Some(ext) = path.extension().and_then(|e| e.to_str()) {
+            let ext = ext.to_ascii_lowercase();
+            if let Some(l) = self
+                .languages
+                .iter()
+                .find(|l| l.config.file_types.iter().any(|t| *t == ext))
+            {
+                return Some(l);
+            }
+        }
+        let interpreter = shebang_interpreter(first_line?)?;
+        self.languages
+            .iter()
+            .find(|l| l.config.shebangs.iter().any(|s| *s == interpreter))
+    }
+
+    /// `UNSUPPORTED_LANGUAGE` for `path`, naming what is supported.
+    pub fn unsupported(&self, path: &Path) -> Error {
+        let supported: Vec<String> = self
+            .languages
+            .iter()
+            .map(|l| format!("{} (.{})", l.name(), l.config.file_types.join(", .")))
+            .collect();
+        Error::new(
+            ErrorCode::UnsupportedLanguage,
+            format!("no grammar for {}", path.display()),
+        )
+        .with_suggestion(format!(
+            "supported: {}; pass --language to force one, or use the text tools (read_fragment, edit_file)",
+            supported.join("; ")
+        ))
+        .with_details(serde_json::json!({
+            "path": path.display().to_string(),
+            "supported": self.languages.iter().map(|l| l.name()).collect::<Vec<_>>(),
+        }))
+    }
+}
+
+/// `#!/usr/bin/env python3 -u` → `python3`; `#!/bin/node` → `node`.
+fn shebang_interpreter(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("#!")?.trim();
+    let mut words = rest.split_whitespace();
+    let mut prog = words.next()?;
+    if prog.ends_with("/env") {
+        prog = words.find(|w| !w.starts_with('-'))?;
+    }
+    let base = prog.rsplit('/').next()?;
+    Some(base.to_string())
+}
+
+/// Query files may start with `; inherits: a, b` to prepend other
+/// languages' query of the same name (TSX inherits TypeScript, ...).
+fn resolve_inherits(
+    all: &BTreeMap<String, BTreeMap<String, (String, String)>>,
+    lang: &str,
+    stem: &str,
+    depth: usize,
+) -> Result<String> {
+    let (path, src) = all.get(lang).and_then(|m| m.get(stem)).ok_or_else(|| {
+        Error::invalid_argument(format!("no queries/{lang}/{stem}.scm to inherit"))
+    })?;
+    if depth > 8 {
+        return Err(Error::invalid_argument(format!(
+            "{path}: `; inherits:` chain too deep (a cycle?)"
+        )));
+    }
+    let mut out = String::new();
+    if let Some(first) = src.lines().next()
+        && let Some(list) = first.trim().strip_prefix("; inherits:")
+    {
+        for parent in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            out.push_str(&resolve_inherits(all, parent, stem, depth + 1)?);
+            out.push('\n');
+        }
+    }
+    out.push_str(src);
+    Ok(out)
+}
+
+fn embedded_files() -> Vec<(String, String)> {
+    embedded::EMBEDDED
+        .iter()
+        .map(|(p, c)| (p.to_string(), c.to_string()))
+        .collect()
+}
+
+fn read_override_dir(dir: &Path) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| Error::io("read", p, &e));
+    let grammars = dir.join("grammars");
+    if let Ok(rd) = std::fs::read_dir(&grammars) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                let name = p
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .to_string();
+                out.push((format!("grammars/{name}"), read(&p)?));
+            }
+        }
+    }
+    if let Ok(rd) = std::fs::read_dir(dir.join("queries")) {
+        for lang in rd.flatten().filter(|e| e.path().is_dir()) {
+            let lname = lang.file_name().to_string_lossy().to_string();
+            for q in std::fs::read_dir(lang.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let p = q.path();
+                if p.extension().is_some_and(|x| x == "scm") {
+                    let name = p
+                        .file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .to_string();
+                    out.push((format!("queries/{lname}/{name}"), read(&p)?));
+                }
+            }
+        }
+    }
+    if !dir.is_dir() {
+        return Err(Error::io(
+            "read",
+            dir,
+            &std::io::Error::new(std::io::ErrorKind::NotFound, "override directory not found"),
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shebangs() {
+        assert_eq!(
+            shebang_interpreter("#!/usr/bin/env python3 -u").as_deref(),
+            Some("python3")
+        );
+        assert_eq!(
+            shebang_interpreter("#!/usr/bin/env -S node --x").as_deref(),
+            Some("node")
+        );
+        assert_eq!(
+            shebang_interpreter("#!/bin/python").as_deref(),
+            Some("python")
+        );
+        assert_eq!(shebang_interpreter("# not"), None);
+    }
+}

@@ -1,0 +1,161 @@
+//! Compiled queries and the legal capture vocabulary. Capture names are the
+//! contract between `.scm` files and the engine: anything outside the legal
+//! set is rejected when the query is compiled, with a message listing the
+//! legal names, so a typo in a query never silently drops symbols.
+
+use crate::error::{Error, ErrorCode, Result};
+use tree_sitter::Query;
+
+/// Symbol kinds, in LSP `DocumentSymbol` vocabulary plus the few kinds that
+/// code in our languages needs (trait, type alias, macro, union).
+pub const SYMBOL_KINDS: &[&str] = &[
+    "module",
+    "namespace",
+    "package",
+    "class",
+    "method",
+    "property",
+    "field",
+    "constructor",
+    "enum",
+    "enum_member",
+    "interface",
+    "function",
+    "variable",
+    "constant",
+    "struct",
+    "event",
+    "operator",
+    "type_parameter",
+    "trait",
+    "type",
+    "macro",
+    "union",
+];
+
+/// What a capture in `tags.scm` means to the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TagRole {
+    /// `@definition.<kind>`: the whole definition node.
+    Definition(&'static str),
+    /// `@name`: the identifier of the definition or scope.
+    Name,
+    /// `@doc`: documentation belonging to the definition (widens its range).
+    Doc,
+    /// `@scope`: a node that is not a symbol itself but contributes its
+    /// `@name` to the name path of the definitions inside it (Rust `impl`).
+    Scope,
+    /// `@_anything`: a helper capture for predicates; ignored.
+    Private,
+}
+
+/// What a capture in `imports.scm` means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportRole {
+    /// `@import`: the whole import statement.
+    Import,
+    /// `@name`: a name the statement binds in this file.
+    Name,
+    Private,
+}
+
+/// A compiled query plus the role of each capture index.
+pub struct Compiled<R> {
+    pub query: Query,
+    pub roles: Vec<R>,
+}
+
+pub type TagsQuery = Compiled<TagRole>;
+pub type ImportsQuery = Compiled<ImportRole>;
+
+pub fn tag_role(capture: &str) -> Option<TagRole> {
+    if capture.starts_with('_') {
+        return Some(TagRole::Private);
+    }
+    match capture {
+        "name" => Some(TagRole::Name),
+        "doc" => Some(TagRole::Doc),
+        "scope" => Some(TagRole::Scope),
+        _ => {
+            let kind = capture.strip_prefix("definition.")?;
+            SYMBOL_KINDS
+                .iter()
+                .find(|k| **k == kind)
+                .map(|k| TagRole::Definition(k))
+        }
+    }
+}
+
+pub fn import_role(capture: &str) -> Option<ImportRole> {
+    if capture.starts_with('_') {
+        return Some(ImportRole::Private);
+    }
+    match capture {
+        "import" => Some(ImportRole::Import),
+        "name" => Some(ImportRole::Name),
+        _ => None,
+    }
+}
+
+pub fn legal_tag_captures() -> Vec<String> {
+    let mut v: Vec<String> = ["@name", "@doc", "@scope", "@_<helper>"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    v.extend(SYMBOL_KINDS.iter().map(|k| format!("@definition.{k}")));
+    v
+}
+
+pub fn legal_import_captures() -> Vec<String> {
+    ["@import", "@name", "@_<helper>"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// Compile `source` for `lang` and map every capture to a role; reject
+/// unknown captures with the list of legal ones.
+pub fn compile<R>(
+    lang: &str,
+    file: &str,
+    grammar: &tree_sitter::Language,
+    source: &str,
+    role_of: fn(&str) -> Option<R>,
+    legal: fn() -> Vec<String>,
+) -> Result<Compiled<R>> {
+    let query = Query::new(grammar, source).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "query {file} for {lang} does not compile: {:?} error at row {}, column {}: {}",
+                e.kind,
+                e.row + 1,
+                e.column + 1,
+                e.message.lines().next().unwrap_or("")
+            ),
+        )
+        .with_suggestion("fix the query; `scalpel parse FILE --dump-tree` shows the node kinds the grammar produces")
+        .with_details(serde_json::json!({
+            "language": lang, "file": file, "row": e.row + 1, "column": e.column + 1,
+            "kind": format!("{:?}", e.kind), "message": e.message,
+        }))
+    })?;
+    let mut roles = Vec::new();
+    for name in query.capture_names() {
+        match role_of(name) {
+            Some(r) => roles.push(r),
+            None => {
+                let legal = legal();
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    format!("query {file} for {lang} uses unknown capture @{name}"),
+                )
+                .with_suggestion(format!("use one of: {}", legal.join(", ")))
+                .with_details(serde_json::json!({
+                    "language": lang, "file": file, "capture": name, "legal": legal,
+                })));
+            }
+        }
+    }
+    Ok(Compiled { query, roles })
+}

@@ -1,0 +1,534 @@
+//! The symbol engine: parse a source text with its grammar, run the
+//! language's `tags.scm`, and build the outline of definitions with their
+//! name paths, ranges and signatures. Pure: it never touches the disk.
+//!
+//! **Invariant:** a symbol's full range covers exactly the bytes that
+//! `extract` returns and `update` replaces; the range is widened only by the
+//! data in `grammars/<lang>.toml` (wrappers and leading siblings).
+
+mod deps;
+mod namepath;
+
+pub use deps::{Dependencies, DependencySymbol, ImportRef, dependencies};
+pub use namepath::{NamePathQuery, resolve};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::fs::SourceText;
+use crate::lang::Language;
+use crate::lang::query::TagRole;
+use serde::Serialize;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
+
+/// How many parse-error locations are reported (the count is always exact).
+const MAX_ERROR_LOCATIONS: usize = 10;
+/// Signatures are one line, capped at this many characters.
+const MAX_SIGNATURE: usize = 160;
+
+/// A byte and line range: bytes are file offsets (BOM included), lines are
+/// 1-based and inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Span {
+    pub start_byte: usize,
+    pub end_byte: usize,
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
+/// One definition in a file.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Symbol {
+    pub name: String,
+    /// Path from the top level, joined with the language's separator.
+    pub name_path: String,
+    /// LSP-style kind: function, method, class, struct, ...
+    pub kind: String,
+    pub start_line: usize,
+    pub end_line: usize,
+    pub start_byte: usize,
+    pub end_byte: usize,
+    /// Line of the symbol's name.
+    pub name_line: usize,
+    /// Name path of the enclosing symbol or scope.
+    pub parent: Option<String>,
+    /// The definition's header on one line.
+    pub signature: String,
+    /// The enclosing non-symbol scope, e.g. `impl Display for Point`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// An address that selects this symbol unambiguously, when `name_path`
+    /// alone does not (`/new`, `Point::fmt#2`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) segments: Vec<String>,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) full: Span,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) bare: Span,
+    /// File offset of the name's first byte.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) name_byte: usize,
+    /// Index of the parent symbol in the outline (scopes are not symbols).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) parent_index: Option<usize>,
+}
+
+impl Symbol {
+    /// The range with leading decorators/attributes/doc comments and wrappers.
+    pub fn full_span(&self) -> Span {
+        self.full
+    }
+
+    /// The bare definition node.
+    pub fn bare_span(&self) -> Span {
+        self.bare
+    }
+
+    pub fn segments(&self) -> &[String] {
+        &self.segments
+    }
+
+    /// The address to use for this symbol: `address` if set, else the name path.
+    pub fn address(&self) -> &str {
+        self.address.as_deref().unwrap_or(&self.name_path)
+    }
+
+    /// A copy whose public range fields show `span`.
+    pub fn with_span(&self, span: Span) -> Symbol {
+        let mut s = self.clone();
+        s.start_byte = span.start_byte;
+        s.end_byte = span.end_byte;
+        s.start_line = span.start_line;
+        s.end_line = span.end_line;
+        s
+    }
+
+    /// A copy presenting the full range (`trivia = true`) or the bare node.
+    pub fn presented(&self, trivia: bool) -> Symbol {
+        self.with_span(if trivia { self.full } else { self.bare })
+    }
+
+    pub(crate) fn contains(&self, other: &Symbol) -> bool {
+        self.bare.start_byte <= other.bare.start_byte
+            && other.bare.end_byte <= self.bare.end_byte
+            && self.bare != other.bare
+    }
+}
+
+/// Where the parser had to recover.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct ParseErrorLoc {
+    pub line: usize,
+    /// 1-based column, in bytes.
+    pub column: usize,
+    pub end_line: usize,
+    /// `ERROR` (unexpected text) or `MISSING <token>`.
+    pub what: String,
+}
+
+/// A parsed file: the tree, its symbols in document order and its errors.
+pub struct ParsedFile {
+    pub language: Arc<Language>,
+    pub source: Arc<SourceText>,
+    pub tree: Tree,
+    pub symbols: Vec<Symbol>,
+    pub parse_error_count: usize,
+    pub parse_errors: Vec<ParseErrorLoc>,
+}
+
+impl std::fmt::Debug for ParsedFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParsedFile")
+            .field("language", &self.language.name())
+            .field("symbols", &self.symbols.len())
+            .field("parse_errors", &self.parse_error_count)
+            .finish()
+    }
+}
+
+impl ParsedFile {
+    /// The file's bytes over `span`.
+    pub fn text(&self, span: Span) -> &str {
+        &self.source.text[span.start_byte..span.end_byte]
+    }
+}
+
+thread_local! {
+    static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+}
+
+/// Parse `text` (the file body, after any BOM) with `lang`'s grammar.
+pub fn parse_tree(lang: &Language, text: &str, old: Option<&Tree>) -> Result<Tree> {
+    PARSER.with(|p| {
+        let mut parser = p.borrow_mut();
+        parser.set_language(lang.grammar()).map_err(|e| {
+            Error::new(
+                ErrorCode::UnsupportedLanguage,
+                format!("grammar for {} cannot be loaded: {e}", lang.name()),
+            )
+        })?;
+        let tree = parser.parse(text, old);
+        tree.ok_or_else(|| {
+            parser.reset();
+            Error::new(ErrorCode::Io, format!("the {} parser gave up", lang.name()))
+                .with_suggestion("the file may be too large or pathological; use the text tools")
+        })
+    })
+}
+
+/// Parse a decoded file and build its outline.
+pub fn parse(lang: &Arc<Language>, source: Arc<SourceText>) -> Result<ParsedFile> {
+    let tree = parse_tree(lang, source.body(), None)?;
+    outline(lang, source, tree)
+}
+
+/// Build the outline of an already parsed tree.
+pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Result<ParsedFile> {
+    let query = lang.tags_query()?;
+    let offset = source.body_offset();
+    let body = source.body();
+    let root = tree.root_node();
+
+    // Collect matches. Two patterns capturing the same @name node describe
+    // the same definition: the earlier pattern (lower index) wins.
+    let mut best: HashMap<usize, Raw> = HashMap::new();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(&query.query, root, body.as_bytes());
+    while let Some(m) = matches.next() {
+        let mut def: Option<(Node, &'static str)> = None;
+        let mut scope: Option<Node> = None;
+        let mut name: Option<Node> = None;
+        let mut doc: Option<Node> = None;
+        for c in m.captures() {
+            match query.roles[c.index as usize] {
+                TagRole::Definition(kind) => def = Some((c.node, kind)),
+                TagRole::Scope => scope = Some(c.node),
+                TagRole::Name => name = Some(c.node),
+                TagRole::Doc => doc = Some(c.node),
+                TagRole::Private => {}
+            }
+        }
+        let Some(name) = name else { continue };
+        let (node, kind) = match (def, scope) {
+            (Some((n, k)), _) => (n, Some(k)),
+            (None, Some(n)) => (n, None),
+            (None, None) => continue,
+        };
+        let key = if kind.is_some() { name.id() } else { node.id() };
+        let raw = Raw {
+            node,
+            name,
+            kind,
+            doc,
+            pattern: m.pattern_index,
+        };
+        best.entry(key)
+            .and_modify(|r| {
+                if raw.pattern < r.pattern {
+                    *r = raw.clone();
+                }
+            })
+            .or_insert(raw);
+    }
+
+    let mut raws: Vec<Raw> = best.into_values().collect();
+    raws.sort_by_key(|r| {
+        (
+            r.node.start_byte(),
+            std::cmp::Reverse(r.node.end_byte()),
+            r.kind.is_some(),
+        )
+    });
+
+    // Walk in document order with a stack of enclosing items.
+    struct Open {
+        end: usize,
+        start: usize,
+        segments: Vec<String>,
+        symbol: Option<usize>,
+        scope_signature: Option<String>,
+        is_scope: bool,
+    }
+    let mut stack: Vec<Open> = Vec::new();
+    let mut symbols: Vec<Symbol> = Vec::new();
+    let sep = lang.separator();
+    for raw in &raws {
+        let (s, e) = (raw.node.start_byte(), raw.node.end_byte());
+        while let Some(top) = stack.last() {
+            if top.start <= s && e <= top.end && !(top.start == s && top.end == e && !top.is_scope)
+            {
+                break;
+            }
+            stack.pop();
+        }
+        let parent = stack.last();
+        let name = node_text(raw.name, body).to_string();
+        let mut segments = parent.map(|p| p.segments.clone()).unwrap_or_default();
+        segments.push(name.clone());
+        match raw.kind {
+            None => {
+                let sig = signature(lang, raw.node, body);
+                stack.push(Open {
+                    start: s,
+                    end: e,
+                    segments,
+                    symbol: parent.and_then(|p| p.symbol),
+                    scope_signature: Some(sig),
+                    is_scope: true,
+                });
+            }
+            Some(kind) => {
+                let parent_path = parent.map(|p| p.segments.join(sep));
+                let context = parent.and_then(|p| p.scope_signature.clone());
+                let parent_index = parent.and_then(|p| p.symbol);
+                let full = widen(lang, raw.node, raw.doc, body);
+                let index = symbols.len();
+                symbols.push(Symbol {
+                    name,
+                    name_path: segments.join(sep),
+                    kind: kind.to_string(),
+                    start_line: 0,
+                    end_line: 0,
+                    start_byte: 0,
+                    end_byte: 0,
+                    name_line: raw.name.start_position().row + 1,
+                    parent: parent_path,
+                    signature: signature(lang, raw.node, body),
+                    context,
+                    address: None,
+                    segments: segments.clone(),
+                    full: span_of(full.0, full.1, offset),
+                    bare: span_of(raw.node, raw.node, offset),
+                    name_byte: raw.name.start_byte() + offset,
+                    parent_index,
+                });
+                stack.push(Open {
+                    start: s,
+                    end: e,
+                    segments,
+                    symbol: Some(index),
+                    scope_signature: None,
+                    is_scope: false,
+                });
+            }
+        }
+    }
+    for s in &mut symbols {
+        *s = s.presented(true);
+    }
+    namepath::assign_addresses(&mut symbols);
+
+    let (parse_error_count, parse_errors) = collect_errors(&tree);
+    Ok(ParsedFile {
+        language: lang.clone(),
+        source,
+        tree,
+        symbols,
+        parse_error_count,
+        parse_errors,
+    })
+}
+
+#[derive(Clone)]
+struct Raw<'t> {
+    node: Node<'t>,
+    name: Node<'t>,
+    kind: Option<&'static str>,
+    doc: Option<Node<'t>>,
+    pattern: usize,
+}
+
+fn node_text<'a>(node: Node, body: &'a str) -> &'a str {
+    &body[node.start_byte()..node.end_byte()]
+}
+
+fn span_of(first: Node, last: Node, offset: usize) -> Span {
+    Span {
+        start_byte: first.start_byte() + offset,
+        end_byte: last.end_byte() + offset,
+        start_line: first.start_position().row + 1,
+        end_line: end_line_of(last),
+    }
+}
+
+/// Last line a node occupies (a node ending right after a newline ends on
+/// the previous line).
+fn end_line_of(node: Node) -> usize {
+    let end = node.end_position();
+    if end.column == 0 && end.row > node.start_position().row {
+        end.row
+    } else {
+        end.row + 1
+    }
+}
+
+/// Widen a definition node to its wrappers and the leading siblings that
+/// touch it. Returns the first and last node of the full range.
+fn widen<'t>(
+    lang: &Language,
+    node: Node<'t>,
+    doc: Option<Node<'t>>,
+    body: &str,
+) -> (Node<'t>, Node<'t>) {
+    let rules = lang.rules();
+    let mut top = node;
+    while let Some(parent) = top.parent() {
+        if rules.wrappers.iter().any(|w| w == parent.kind()) {
+            top = parent;
+        } else {
+            break;
+        }
+    }
+    let mut first = top;
+    while let Some(prev) = first.prev_sibling() {
+        let touches = prev.end_position().row + 1 >= first.start_position().row;
+        if touches && lang.is_leading(prev.kind(), node_text(prev, body)) {
+            first = prev;
+        } else {
+            break;
+        }
+    }
+    if let Some(d) = doc
+        && d.start_byte() < first.start_byte()
+    {
+        first = d;
+    }
+    (first, top)
+}
+
+/// One-line header: the text before the body, whitespace collapsed.
+fn signature(lang: &Language, node: Node, body: &str) -> String {
+    let text = node_text(node, body);
+    let head = lang
+        .rules()
+        .body_fields
+        .iter()
+        .find_map(|f| node.child_by_field_name(f))
+        .filter(|b| b.start_byte() > node.start_byte())
+        .map(|b| &body[node.start_byte()..b.start_byte()])
+        .unwrap_or_else(|| text.lines().next().unwrap_or(""));
+    let mut out = String::with_capacity(head.len().min(MAX_SIGNATURE + 4));
+    for word in head.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.len() > MAX_SIGNATURE {
+            break;
+        }
+    }
+    if out.len() > MAX_SIGNATURE {
+        let mut cut = MAX_SIGNATURE;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push('…');
+    }
+    out
+}
+
+/// Count ERROR and MISSING nodes (outermost only) and locate the first few.
+pub fn collect_errors(tree: &Tree) -> (usize, Vec<ParseErrorLoc>) {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return (0, Vec::new());
+    }
+    let mut count = 0;
+    let mut locs = Vec::new();
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        let bad = node.is_error() || node.is_missing();
+        if bad {
+            count += 1;
+            if locs.len() < MAX_ERROR_LOCATIONS {
+                let p = node.start_position();
+                locs.push(ParseErrorLoc {
+                    line: p.row + 1,
+                    column: p.column + 1,
+                    end_line: node.end_position().row + 1,
+                    what: if node.is_missing() {
+                        format!("MISSING {}", node.kind())
+                    } else {
+                        "ERROR".to_string()
+                    },
+                });
+            }
+        }
+        // Descend only into subtrees that contain errors.
+        if !bad && node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return (count, locs);
+            }
+        }
+    }
+}
+
+/// An indented dump of the syntax tree, for query authors
+/// (`scalpel parse FILE --dump-tree`).
+pub fn dump_tree(tree: &Tree, body: &str, max_text: usize) -> String {
+    let mut out = String::new();
+    let mut cursor = tree.root_node().walk();
+    let mut depth = 0usize;
+    loop {
+        let node = cursor.node();
+        if node.is_named() || node.is_missing() {
+            let (s, e) = (node.start_position(), node.end_position());
+            let field = cursor
+                .field_name()
+                .map(|f| format!("{f}: "))
+                .unwrap_or_default();
+            let kind = if node.is_missing() {
+                format!("MISSING {}", node.kind())
+            } else {
+                node.kind().to_string()
+            };
+            out.push_str(&format!(
+                "{:indent$}{field}{kind} [{}:{} - {}:{}]",
+                "",
+                s.row + 1,
+                s.column + 1,
+                e.row + 1,
+                e.column + 1,
+                indent = depth * 2
+            ));
+            if node.named_child_count() == 0 {
+                let text = node_text(node, body);
+                let mut shown: String = text.chars().take(max_text).collect();
+                if shown.len() < text.len() {
+                    shown.push('…');
+                }
+                out.push_str(&format!(" {shown:?}"));
+            }
+            out.push('\n');
+        }
+        if cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return out;
+            }
+            depth -= 1;
+        }
+    }
+}
