@@ -12,8 +12,9 @@
 (function_signature
   name: (identifier) @name) @definition.function
 
-(method_signature
-  name: (_) @name) @definition.method
+(class_body
+  (method_signature
+    name: (_) @name) @definition.method)
 
 (abstract_method_signature
   name: (_) @name) @definition.method
@@ -24,8 +25,20 @@
 (interface_declaration
   name: (_) @name) @definition.interface
 
-(property_signature
-  name: (_) @name) @definition.property
+; Members of interfaces and of object types named by a type alias (not of
+; inline object types in parameters).
+(interface_body
+  [
+    (property_signature name: (_) @name) @definition.property
+    (method_signature name: (_) @name) @definition.method
+  ])
+
+(type_alias_declaration
+  value: (object_type
+    [
+      (property_signature name: (_) @name) @definition.property
+      (method_signature name: (_) @name) @definition.method
+    ]))
 
 (type_alias_declaration
   name: (_) @name) @definition.type
