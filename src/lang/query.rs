@@ -65,6 +65,15 @@ pub struct Compiled<R> {
     pub roles: Vec<R>,
 }
 
+impl<R: std::fmt::Debug> std::fmt::Debug for Compiled<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiled")
+            .field("patterns", &self.query.pattern_count())
+            .field("roles", &self.roles)
+            .finish()
+    }
+}
+
 pub type TagsQuery = Compiled<TagRole>;
 pub type ImportsQuery = Compiled<ImportRole>;
 

@@ -1,0 +1,57 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use scalpel::engine::FileSymbols;
+use std::path::{Path, PathBuf};
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// Every fixture file, in path order.
+pub fn fixture_files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(fixtures())
+        .unwrap()
+        .flatten()
+        .filter(|d| d.path().is_dir())
+        .flat_map(|d| {
+            std::fs::read_dir(d.path())
+                .unwrap()
+                .flatten()
+                .map(|f| f.path())
+        })
+        .filter(|p| p.is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+/// One line per symbol: `kind address lines @name_line [context] | signature`.
+pub fn compact(fs: &FileSymbols) -> String {
+    let mut out = format!(
+        "{} ({}) parse_errors={}\n",
+        fs.path, fs.language, fs.parse_errors
+    );
+    for s in &fs.symbols {
+        let depth = s.parent.as_ref().map_or(0, |_| {
+            s.name_path.matches(['.', ':']).count() / if s.name_path.contains("::") { 2 } else { 1 }
+        });
+        let ctx = s
+            .context
+            .as_ref()
+            .map(|c| format!(" [{c}]"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "{:indent$}{} {} {}-{} @{}{ctx} | {}\n",
+            "",
+            s.kind,
+            s.address.as_deref().unwrap_or(&s.name_path),
+            s.start_line,
+            s.end_line,
+            s.name_line,
+            s.signature,
+            indent = depth * 2
+        ));
+    }
+    out
+}

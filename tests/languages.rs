@@ -1,0 +1,152 @@
+//! The language registry: every built-in definition loads, every query
+//! compiles against its grammar, illegal captures are rejected, and an
+//! override directory goes through the same loader.
+
+use scalpel::ErrorCode;
+use scalpel::lang::Registry;
+use std::path::Path;
+
+#[test]
+fn every_grammar_and_query_compiles() {
+    let reg = Registry::builtin();
+    let names: Vec<&str> = reg.languages().iter().map(|l| l.name()).collect();
+    assert_eq!(names, ["javascript", "python", "rust", "tsx", "typescript"]);
+    for lang in reg.languages() {
+        let tags = lang
+            .tags_query()
+            .unwrap_or_else(|e| panic!("{}: {e:?}", lang.name()));
+        assert!(tags.query.pattern_count() > 3, "{}", lang.name());
+        let imports = lang
+            .imports_query()
+            .unwrap_or_else(|e| panic!("{}: {e:?}", lang.name()));
+        assert!(imports.is_some(), "{} has imports.scm", lang.name());
+        assert!(lang.separator() == "." || lang.separator() == "::");
+    }
+}
+
+/// Every TOML on disk is one embedded language (the build script misses none).
+#[test]
+fn every_grammar_file_is_embedded() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("grammars");
+    let on_disk = std::fs::read_dir(dir).unwrap().count();
+    assert_eq!(on_disk, Registry::builtin().languages().len());
+}
+
+fn with_tags(lang: &str, tags: &str) -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    vec![
+        (
+            format!("grammars/{lang}.toml"),
+            std::fs::read_to_string(root.join(format!("grammars/{lang}.toml"))).unwrap(),
+        ),
+        (format!("queries/{lang}/tags.scm"), tags.to_string()),
+    ]
+}
+
+#[test]
+fn unknown_capture_is_rejected_with_the_legal_list() {
+    let reg = Registry::from_files(with_tags(
+        "python",
+        "(function_definition name: (identifier) @name) @definition.funktion",
+    ))
+    .unwrap();
+    let e = reg.by_name("python").unwrap().tags_query().unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidArgument);
+    assert!(e.message.contains("@definition.funktion"), "{}", e.message);
+    assert!(
+        e.suggestion.contains("@definition.function"),
+        "{}",
+        e.suggestion
+    );
+    assert!(e.details["legal"].as_array().unwrap().len() > 10);
+}
+
+#[test]
+fn query_syntax_error_names_file_and_position() {
+    let reg = Registry::from_files(with_tags(
+        "python",
+        "(function_definition name: (nonexistent_kind) @name) @definition.function",
+    ))
+    .unwrap();
+    let e = reg.by_name("python").unwrap().tags_query().unwrap_err();
+    assert!(
+        e.message.contains("queries/python/tags.scm"),
+        "{}",
+        e.message
+    );
+    assert_eq!(e.details["row"], 1);
+}
+
+#[test]
+fn bad_toml_and_unknown_grammar_are_errors() {
+    let e = Registry::from_files(vec![("grammars/x.toml".into(), "name = 1".into())]).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidArgument);
+    let e = Registry::from_files(vec![(
+        "grammars/x.toml".into(),
+        "name = \"x\"\ngrammar = \"cobol\"\nseparator = \".\"".into(),
+    )])
+    .unwrap_err();
+    assert!(e.suggestion.contains("python"), "{}", e.suggestion);
+}
+
+/// A user override directory replaces built-in files through the same loader.
+#[test]
+fn override_directory_replaces_a_query() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("queries/python")).unwrap();
+    std::fs::write(
+        dir.path().join("queries/python/tags.scm"),
+        "(class_definition name: (identifier) @name) @definition.class\n",
+    )
+    .unwrap();
+    let reg = Registry::with_override(Some(dir.path())).unwrap();
+    let engine = scalpel::engine::Engine {
+        registry: reg,
+        ..Default::default()
+    };
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/python/inventory.py");
+    let fs = engine.list_symbols(&f, "i.py", true, None).unwrap();
+    assert!(fs.symbols.iter().all(|s| s.kind == "class"));
+    assert_eq!(fs.symbols.len(), 3);
+    // A new language in the override dir: `.pyx` files as Python.
+    std::fs::create_dir_all(dir.path().join("grammars")).unwrap();
+    std::fs::write(
+        dir.path().join("grammars/cython.toml"),
+        "name = \"cython\"\nfile_types = [\"pyx\"]\ngrammar = \"python\"\nseparator = \".\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("queries/cython")).unwrap();
+    std::fs::write(
+        dir.path().join("queries/cython/tags.scm"),
+        "; inherits: python\n",
+    )
+    .unwrap();
+    let reg = Registry::with_override(Some(dir.path())).unwrap();
+    assert!(reg.detect(Path::new("a.pyx"), None).is_some());
+    assert!(reg.by_name("cython").unwrap().tags_query().is_ok());
+    let e = Registry::with_override(Some(&dir.path().join("missing"))).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Io);
+}
+
+#[test]
+fn detection_by_extension_filename_and_shebang() {
+    let reg = Registry::builtin();
+    let name = |p: &str, first: Option<&str>| {
+        reg.detect(Path::new(p), first)
+            .map(|l| l.name().to_string())
+    };
+    assert_eq!(name("a/b.py", None).as_deref(), Some("python"));
+    assert_eq!(name("x.TSX", None).as_deref(), Some("tsx"));
+    assert_eq!(name("x.mjs", None).as_deref(), Some("javascript"));
+    assert_eq!(name("SConstruct", None).as_deref(), Some("python"));
+    assert_eq!(
+        name("tool", Some("#!/usr/bin/env python3")).as_deref(),
+        Some("python")
+    );
+    assert_eq!(
+        name("tool", Some("#!/usr/bin/env node")).as_deref(),
+        Some("javascript")
+    );
+    assert_eq!(name("notes.txt", None), None);
+    assert_eq!(reg.by_name("TS").unwrap().name(), "typescript");
+}

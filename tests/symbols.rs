@@ -1,0 +1,305 @@
+//! The symbol engine over the fixtures: snapshots of every outline, the
+//! extract round trip, name-path resolution and bad input.
+
+mod common;
+
+use common::{compact, fixture_files, fixtures};
+use scalpel::ErrorCode;
+use scalpel::engine::{Engine, ExtractRequest};
+
+fn rel(p: &std::path::Path) -> String {
+    p.strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+#[test]
+fn outline_snapshots() {
+    let engine = Engine::default();
+    for f in fixture_files() {
+        let name = rel(&f).replace(['/', '.'], "_");
+        let fs = engine.list_symbols(&f, &rel(&f), true, None).unwrap();
+        insta::assert_snapshot!(name, compact(&fs));
+    }
+}
+
+#[test]
+fn bare_ranges_exclude_trivia() {
+    let engine = Engine::default();
+    let f = fixtures().join("python/inventory.py");
+    let full = engine.list_symbols(&f, "x", true, None).unwrap();
+    let bare = engine.list_symbols(&f, "x", false, None).unwrap();
+    let add_full = full
+        .symbols
+        .iter()
+        .find(|s| s.name_path == "Warehouse.add")
+        .unwrap();
+    let add_bare = bare
+        .symbols
+        .iter()
+        .find(|s| s.name_path == "Warehouse.add")
+        .unwrap();
+    assert_eq!(
+        add_full.start_line + 2,
+        add_bare.start_line,
+        "two stacked decorators"
+    );
+    assert_eq!(add_full.end_line, add_bare.end_line);
+    assert_eq!(add_bare.start_line, add_bare.name_line);
+}
+
+/// For every symbol of every fixture, extract returns exactly the file's
+/// bytes over the reported range, and the line numbers agree with the bytes.
+#[test]
+fn extract_round_trip_on_every_fixture_symbol() {
+    let engine = Engine::default();
+    let mut checked = 0;
+    for f in fixture_files() {
+        let bytes = std::fs::read(&f).unwrap();
+        let fs = engine.list_symbols(&f, "x", true, None).unwrap();
+        for s in &fs.symbols {
+            for trivia in [true, false] {
+                let req = ExtractRequest {
+                    symbol: s.address.clone().unwrap_or_else(|| s.name_path.clone()),
+                    include_trivia: trivia,
+                    ..Default::default()
+                };
+                let x = engine.extract(&f, "x", &req).unwrap();
+                assert_eq!(
+                    x.symbol.name_path, s.name_path,
+                    "{} resolves to itself",
+                    req.symbol
+                );
+                assert_eq!(
+                    x.code.as_bytes(),
+                    &bytes[x.symbol.start_byte..x.symbol.end_byte]
+                );
+                let line_of = |b: usize| bytes[..b].iter().filter(|&&c| c == b'\n').count() + 1;
+                assert_eq!(
+                    line_of(x.symbol.start_byte),
+                    x.symbol.start_line,
+                    "{}",
+                    s.name_path
+                );
+                assert_eq!(
+                    line_of(x.symbol.end_byte.saturating_sub(1)),
+                    x.symbol.end_line,
+                    "{}",
+                    s.name_path
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 200, "checked {checked}");
+}
+
+#[test]
+fn name_path_resolution() {
+    let engine = Engine::default();
+    let rs = fixtures().join("rust/geometry.rs");
+    let get = |sym: &str, kind: Option<&str>| {
+        engine.extract(
+            &rs,
+            "g.rs",
+            &ExtractRequest {
+                symbol: sym.into(),
+                kind: kind.map(Into::into),
+                include_trivia: true,
+                ..Default::default()
+            },
+        )
+    };
+    // Interchangeable separators, suffix and absolute paths, generics stripped.
+    for q in [
+        "Point::new",
+        "Point.new",
+        "Point/new",
+        "/Point::new",
+        "Point<T>::new",
+    ] {
+        assert_eq!(get(q, None).unwrap().symbol.name_path, "Point::new", "{q}");
+    }
+    assert_eq!(
+        get("net.tcp.connect", None).unwrap().symbol.kind,
+        "function"
+    );
+    assert_eq!(
+        get("tcp::connect", None).unwrap().symbol.name_path,
+        "net::tcp::connect"
+    );
+    // `new` is both Point::new and net::new: ambiguous, every candidate usable.
+    let e = get("new", None).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Ambiguous);
+    let cands = e.details["candidates"].as_array().unwrap();
+    assert_eq!(cands.len(), 2);
+    for c in cands {
+        let addr = c["address"].as_str().unwrap();
+        assert_eq!(
+            get(addr, None).unwrap().symbol.name_path,
+            c["name_path"].as_str().unwrap()
+        );
+    }
+    // Kind filter disambiguates; a wrong kind says what exists.
+    assert_eq!(
+        get("new", Some("method")).unwrap().symbol.name_path,
+        "Point::new"
+    );
+    let e = get("Point::new", Some("struct")).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NotFound);
+    assert!(e.message.contains("method"), "{}", e.message);
+    assert_eq!(
+        get("x", Some("bogus")).unwrap_err().code(),
+        ErrorCode::InvalidArgument
+    );
+    // Trait impl methods carry their impl as context.
+    let fmt = get("Point::fmt", None).unwrap();
+    assert_eq!(
+        fmt.symbol.context.as_deref(),
+        Some("impl Display for Point")
+    );
+    // `#N` out of range and misses suggest close names.
+    let e = get("Point::new#3", None).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NotFound);
+    let e = get("Point::distanse", None).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NotFound);
+    assert!(e.suggestion.contains("Point::distance"), "{}", e.suggestion);
+    assert_eq!(e.details["suggestions"][0]["name_path"], "Point::distance");
+}
+
+#[test]
+fn overloads_and_duplicates_by_index() {
+    let engine = Engine::default();
+    let ts = fixtures().join("typescript/service.ts");
+    let get = |sym: &str| {
+        engine.extract(
+            &ts,
+            "s.ts",
+            &ExtractRequest {
+                symbol: sym.into(),
+                include_trivia: true,
+                ..Default::default()
+            },
+        )
+    };
+    assert_eq!(get("parse").unwrap_err().code(), ErrorCode::Ambiguous);
+    assert!(
+        get("parse#1")
+            .unwrap()
+            .code
+            .contains("input: string): number;")
+    );
+    assert!(get("parse#3").unwrap().code.contains("typeof input"));
+    assert!(
+        get("UserService.find#1")
+            .unwrap()
+            .code
+            .starts_with("/** Look a user up. */")
+    );
+    let py = fixtures().join("python/inventory.py");
+    let x = engine
+        .extract(
+            &py,
+            "i.py",
+            &ExtractRequest {
+                symbol: "size#2".into(),
+                include_trivia: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert!(x.code.starts_with("@size.setter"));
+    // `find` is a module function and a method: `/find` is the top-level one.
+    let x = engine
+        .extract(
+            &py,
+            "i.py",
+            &ExtractRequest {
+                symbol: "/find".into(),
+                include_trivia: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(x.symbol.start_line, 95);
+}
+
+#[test]
+fn dependencies_and_context() {
+    let engine = Engine::default();
+    let py = fixtures().join("python/inventory.py");
+    let x = engine
+        .extract(
+            &py,
+            "i.py",
+            &ExtractRequest {
+                symbol: "Warehouse.__init__".into(),
+                include_context: true,
+                include_trivia: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let deps: Vec<&str> = x
+        .dependencies
+        .symbols
+        .iter()
+        .map(|d| d.name_path.as_str())
+        .collect();
+    assert_eq!(deps, ["DEFAULT_WAREHOUSE", "_registry", "Item"]);
+    let imports: Vec<&str> = x
+        .dependencies
+        .imports
+        .iter()
+        .map(|i| i.code.as_str())
+        .collect();
+    assert_eq!(
+        imports,
+        ["from typing import Dict, List as Items, Optional"]
+    );
+    assert_eq!(x.dependencies.imports[0].names, ["Dict"]);
+    assert_eq!(x.dependency_code.len(), 3);
+    assert!(
+        x.dependency_code[2]
+            .code
+            .starts_with("@dataclass\nclass Item:")
+    );
+    assert!(x.token_estimate > 10);
+
+    let rs = fixtures().join("rust/geometry.rs");
+    let x = engine
+        .extract(
+            &rs,
+            "g.rs",
+            &ExtractRequest {
+                symbol: "centroid".into(),
+                include_trivia: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let deps: Vec<&str> = x
+        .dependencies
+        .symbols
+        .iter()
+        .map(|d| d.name_path.as_str())
+        .collect();
+    assert_eq!(deps, ["Point", "point"]);
+    let ts = fixtures().join("typescript/service.ts");
+    let x = engine
+        .extract(
+            &ts,
+            "s.ts",
+            &ExtractRequest {
+                symbol: "Service.log".into(),
+                include_trivia: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        x.dependencies.imports[0].code,
+        "import * as path from \"path\";"
+    );
+}
