@@ -22,12 +22,22 @@ fn json_lines(out: &[u8]) -> Vec<Value> {
 
 /// Run with `--json`, expect failure with `code` and `exit`; return the error.
 fn json_error(args: &[&str], exit: i32, code: &str) -> Value {
-    let out = scalpel().args(args).arg("--json").assert().code(exit).get_output().stdout.clone();
+    let out = scalpel()
+        .args(args)
+        .arg("--json")
+        .assert()
+        .code(exit)
+        .get_output()
+        .stdout
+        .clone();
     let v = json_lines(&out).pop().expect("an error payload on stdout");
     let e = v["error"].clone();
     assert_eq!(e["error_code"], code, "{v}");
     assert!(!e["message"].as_str().unwrap().is_empty());
-    assert!(!e["suggestion"].as_str().unwrap().is_empty(), "every error suggests something: {v}");
+    assert!(
+        !e["suggestion"].as_str().unwrap().is_empty(),
+        "every error suggests something: {v}"
+    );
     e
 }
 
@@ -38,9 +48,16 @@ fn extract_prints_the_exact_code() {
         .args(["extract", f.to_str().unwrap(), "Warehouse.add"])
         .assert()
         .success()
-        .stdout(predicate::str::starts_with("@log_calls\n    @retry(times=3)\n    def add(self, item: Item) -> None:"));
+        .stdout(predicate::str::starts_with(
+            "@log_calls\n    @retry(times=3)\n    def add(self, item: Item) -> None:",
+        ));
     scalpel()
-        .args(["extract", f.to_str().unwrap(), "Warehouse.add", "--no-trivia"])
+        .args([
+            "extract",
+            f.to_str().unwrap(),
+            "Warehouse.add",
+            "--no-trivia",
+        ])
         .assert()
         .success()
         .stdout(predicate::str::starts_with("def add(self"));
@@ -49,21 +66,41 @@ fn extract_prints_the_exact_code() {
         .args(["extract", f.to_str().unwrap(), "Warehouse.add", "--context"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("# --- uses log_calls (function, lines 13-21)"));
+        .stdout(predicate::str::contains(
+            "# --- uses log_calls (function, lines 13-21)",
+        ));
 }
 
 #[test]
 fn extract_json_payload() {
     let f = fixtures().join("rust/geometry.rs");
     let out = scalpel()
-        .args(["extract", f.to_str().unwrap(), "Point::new", "--json", "--context"])
+        .args([
+            "extract",
+            f.to_str().unwrap(),
+            "Point::new",
+            "--json",
+            "--context",
+        ])
         .assert()
         .success()
         .get_output()
         .stdout
         .clone();
     let v = &json_lines(&out)[0];
-    for key in ["code", "file_hash", "token_estimate", "dependencies", "start_line", "end_line", "start_byte", "end_byte", "name_path", "kind", "signature"] {
+    for key in [
+        "code",
+        "file_hash",
+        "token_estimate",
+        "dependencies",
+        "start_line",
+        "end_line",
+        "start_byte",
+        "end_byte",
+        "name_path",
+        "kind",
+        "signature",
+    ] {
         assert!(!v[key].is_null(), "missing {key}: {v}");
     }
     assert_eq!(v["kind"], "method");
@@ -88,11 +125,24 @@ fn symbols_json_one_object_per_file_per_line() {
         assert_eq!(f["parse_errors"], 0);
         let syms = f["symbols"].as_array().unwrap();
         assert!(!syms.is_empty());
-        for key in ["name", "name_path", "kind", "start_line", "end_line", "start_byte", "end_byte", "parent", "signature"] {
+        for key in [
+            "name",
+            "name_path",
+            "kind",
+            "start_line",
+            "end_line",
+            "start_byte",
+            "end_byte",
+            "parent",
+            "signature",
+        ] {
             assert!(syms[0].get(key).is_some(), "{key}");
         }
         // Document order.
-        let starts: Vec<u64> = syms.iter().map(|s| s["start_byte"].as_u64().unwrap()).collect();
+        let starts: Vec<u64> = syms
+            .iter()
+            .map(|s| s["start_byte"].as_u64().unwrap())
+            .collect();
         let mut sorted = starts.clone();
         sorted.sort();
         assert_eq!(starts, sorted);
@@ -109,8 +159,16 @@ fn directory_walk_honours_gitignore_and_skips_unknown_files() {
     std::fs::write(d.join("build/gen.py"), "def generated(): pass\n").unwrap();
     std::fs::write(d.join("src/app.py"), "def app(): pass\n").unwrap();
     std::fs::write(d.join("src/notes.txt"), "hello\n").unwrap();
-    std::fs::write(d.join("src/bad.py"), b"def x():\n  return b'\xff\xfe'\n\xff\n").unwrap();
-    let assert = scalpel().args(["symbols", "--json"]).arg(d).assert().success();
+    std::fs::write(
+        d.join("src/bad.py"),
+        b"def x():\n  return b'\xff\xfe'\n\xff\n",
+    )
+    .unwrap();
+    let assert = scalpel()
+        .args(["symbols", "--json"])
+        .arg(d)
+        .assert()
+        .success();
     let out = assert.get_output();
     let files = json_lines(&out.stdout);
     let paths: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
@@ -127,7 +185,9 @@ fn human_symbols_output() {
         .arg(fixtures().join("rust/geometry.rs"))
         .assert()
         .success()
-        .stdout(predicate::str::contains("method Point::new  pub fn new(x: f64, y: f64) -> Self"));
+        .stdout(predicate::str::contains(
+            "method Point::new  pub fn new(x: f64, y: f64) -> Self",
+        ));
 }
 
 #[test]
@@ -137,14 +197,24 @@ fn languages_and_parse_commands() {
         .assert()
         .success()
         .stdout(predicate::str::contains("typescript").and(predicate::str::contains("sep ::")));
-    let out = scalpel().args(["languages", "--json"]).assert().success().get_output().stdout.clone();
+    let out = scalpel()
+        .args(["languages", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     assert_eq!(json_lines(&out)[0].as_array().unwrap().len(), 5);
     scalpel()
         .args(["parse", "--dump-tree"])
         .arg(fixtures().join("python/inventory.py"))
         .assert()
         .success()
-        .stdout(predicate::str::contains("function_definition [13:1 - 21:19]").and(predicate::str::contains("name: identifier [13:5 - 13:14] \"log_calls\"")));
+        .stdout(
+            predicate::str::contains("function_definition [13:1 - 21:19]").and(
+                predicate::str::contains("name: identifier [13:5 - 13:14] \"log_calls\""),
+            ),
+        );
 }
 
 #[test]
@@ -160,12 +230,20 @@ fn every_error_code_of_the_read_commands() {
     let e = json_error(&["extract", f, "new"], 1, "AMBIGUOUS");
     assert_eq!(e["details"]["candidates"].as_array().unwrap().len(), 2);
     // INVALID_ARGUMENT: a bad kind, a bad name path; exit 2.
-    json_error(&["extract", f, "new", "--kind", "fnction"], 2, "INVALID_ARGUMENT");
+    json_error(
+        &["extract", f, "new", "--kind", "fnction"],
+        2,
+        "INVALID_ARGUMENT",
+    );
     json_error(&["extract", f, "a..b"], 2, "INVALID_ARGUMENT");
     // UNSUPPORTED_LANGUAGE names the supported ones.
     let txt = d.join("notes.txt");
     std::fs::write(&txt, "hello\n").unwrap();
-    let e = json_error(&["symbols", txt.to_str().unwrap()], 2, "UNSUPPORTED_LANGUAGE");
+    let e = json_error(
+        &["symbols", txt.to_str().unwrap()],
+        2,
+        "UNSUPPORTED_LANGUAGE",
+    );
     assert!(e["suggestion"].as_str().unwrap().contains("python"));
     // BINARY_FILE.
     let bin = d.join("blob.py");
@@ -180,15 +258,26 @@ fn every_error_code_of_the_read_commands() {
     let e = json_error(&["symbols", "--max-file-size", "100", f], 2, "TOO_LARGE");
     assert_eq!(e["details"]["limit"], 100);
     // IO: a missing file; a directory given as a file.
-    json_error(&["extract", d.join("nope.py").to_str().unwrap(), "x"], 2, "IO");
-    json_error(&["extract", d.to_str().unwrap(), "x", "--language", "python"], 2, "INVALID_ARGUMENT");
+    json_error(
+        &["extract", d.join("nope.py").to_str().unwrap(), "x"],
+        2,
+        "IO",
+    );
+    json_error(
+        &["extract", d.to_str().unwrap(), "x", "--language", "python"],
+        2,
+        "INVALID_ARGUMENT",
+    );
     // Human mode: message and hint on stderr, nothing on stdout.
     scalpel()
         .args(["extract", f, "Point::nwe"])
         .assert()
         .code(1)
         .stdout("")
-        .stderr(predicate::str::contains("error[NOT_FOUND]").and(predicate::str::contains("hint: did you mean `Point::new`")));
+        .stderr(
+            predicate::str::contains("error[NOT_FOUND]")
+                .and(predicate::str::contains("hint: did you mean `Point::new`")),
+        );
     // Usage errors exit 2.
     scalpel().args(["extract", f]).assert().code(2);
 }
@@ -199,14 +288,32 @@ fn crlf_and_bom_files_extract_their_own_bytes() {
     let p = dir.path().join("win.py");
     let src = "\u{feff}import os\r\n\r\n@decorate\r\ndef first(a):\r\n    return os.sep\r\n\r\nclass K:\r\n    def m(self):\r\n        return 1\r\n";
     std::fs::write(&p, src).unwrap();
-    let out = scalpel().args(["extract", p.to_str().unwrap(), "first", "--json"]).assert().success().get_output().stdout.clone();
+    let out = scalpel()
+        .args(["extract", p.to_str().unwrap(), "first", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     let v = &json_lines(&out)[0];
     assert_eq!(v["code"], "@decorate\r\ndef first(a):\r\n    return os.sep");
-    let (s, e) = (v["start_byte"].as_u64().unwrap() as usize, v["end_byte"].as_u64().unwrap() as usize);
-    assert_eq!(&src.as_bytes()[s..e], v["code"].as_str().unwrap().as_bytes());
+    let (s, e) = (
+        v["start_byte"].as_u64().unwrap() as usize,
+        v["end_byte"].as_u64().unwrap() as usize,
+    );
+    assert_eq!(
+        &src.as_bytes()[s..e],
+        v["code"].as_str().unwrap().as_bytes()
+    );
     assert_eq!(v["start_line"], 3);
     assert_eq!(v["dependencies"]["imports"][0]["code"], "import os");
-    let out = scalpel().args(["extract", p.to_str().unwrap(), "K.m"]).assert().success().get_output().stdout.clone();
+    let out = scalpel()
+        .args(["extract", p.to_str().unwrap(), "K.m"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     assert_eq!(out, b"def m(self):\r\n        return 1\n");
 }
 
@@ -219,15 +326,30 @@ fn broken_file_lists_definitions_outside_the_damage() {
         "def good_one():\n    return 1\n\ndef broken(:\n    return (\n\nclass Fine:\n    def ok(self):\n        return 2\n\ndef good_two():\n    pass\n",
     )
     .unwrap();
-    let out = scalpel().args(["symbols", "--json", p.to_str().unwrap()]).assert().success().get_output().stdout.clone();
+    let out = scalpel()
+        .args(["symbols", "--json", p.to_str().unwrap()])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     let v = &json_lines(&out)[0];
     assert!(v["parse_errors"].as_u64().unwrap() >= 1);
     assert!(v["parse_error_locations"][0]["line"].as_u64().unwrap() >= 4);
-    let names: Vec<&str> = v["symbols"].as_array().unwrap().iter().map(|s| s["name_path"].as_str().unwrap()).collect();
+    let names: Vec<&str> = v["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name_path"].as_str().unwrap())
+        .collect();
     assert!(names.contains(&"good_one"), "{names:?}");
     assert!(names.contains(&"good_two"), "{names:?}");
     // `parse` exits 1 on a file with errors and names the location.
-    scalpel().args(["parse", p.to_str().unwrap()]).assert().code(1).stdout(predicate::str::contains(":4:"));
+    scalpel()
+        .args(["parse", p.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(":4:"));
 }
 
 #[test]
@@ -235,7 +357,9 @@ fn closed_pipe_is_not_a_panic() {
     // `scalpel symbols DIR | head -1`: stdout closes early; exit 0 quietly.
     // The output (~2 MB) is far larger than a pipe buffer, so writes do fail.
     let dir = tempfile::tempdir().unwrap();
-    let body: String = (0..400).map(|i| format!("def function_number_{i}(a, b):\n    return a + b\n\n")).collect();
+    let body: String = (0..400)
+        .map(|i| format!("def function_number_{i}(a, b):\n    return a + b\n\n"))
+        .collect();
     for i in 0..60 {
         std::fs::write(dir.path().join(format!("m{i}.py")), &body).unwrap();
     }
@@ -259,6 +383,9 @@ fn shebang_file_without_extension() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("tool");
     std::fs::write(&p, "#!/usr/bin/env python3\ndef main():\n    pass\n").unwrap();
-    scalpel().args(["extract", p.to_str().unwrap(), "main"]).assert().success();
+    scalpel()
+        .args(["extract", p.to_str().unwrap(), "main"])
+        .assert()
+        .success();
     assert!(Path::new(&p).exists());
 }

@@ -33,7 +33,10 @@
     (scoped_type_identifier name: (type_identifier) @name)
     (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
     (reference_type type: (type_identifier) @name)
+    (reference_type type: (primitive_type) @name)
     (reference_type type: (generic_type type: (type_identifier) @name))
+    (reference_type type: (scoped_type_identifier name: (type_identifier) @name))
+    (reference_type type: (generic_type type: (scoped_type_identifier name: (type_identifier) @name)))
   ]) @scope
 
 (impl_item

@@ -304,7 +304,7 @@ impl Registry {
         let name = name.to_ascii_lowercase();
         self.languages
             .iter()
-            .find(|l| l.config.name == name || l.config.aliases.iter().any(|a| *a == name))
+            .find(|l| l.config.name == name || l.config.aliases.contains(&name))
     }
 
     /// Detect a file's language from its name, then its `#!` line.
@@ -322,7 +322,7 @@ impl Registry {
             if let Some(l) = self
                 .languages
                 .iter()
-                .find(|l| l.config.file_types.iter().any(|t| *t == ext))
+                .find(|l| l.config.file_types.contains(&ext))
             {
                 return Some(l);
             }
@@ -330,7 +330,7 @@ impl Registry {
         let interpreter = shebang_interpreter(first_line?)?;
         self.languages
             .iter()
-            .find(|l| l.config.shebangs.iter().any(|s| *s == interpreter))
+            .find(|l| l.config.shebangs.contains(&interpreter))
     }
 
     /// `UNSUPPORTED_LANGUAGE` for `path`, naming what is supported.

@@ -253,6 +253,7 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
         end: usize,
         start: usize,
         segments: Vec<String>,
+        path: String,
         symbol: Option<usize>,
         scope_signature: Option<String>,
         is_scope: bool,
@@ -272,28 +273,39 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
         let parent = stack.last();
         let name = node_text(raw.name, body).to_string();
         let mut segments = parent.map(|p| p.segments.clone()).unwrap_or_default();
-        segments.push(name.clone());
+        let own = namepath::split_path(&name);
+        if own.iter().any(|s| s.is_empty()) {
+            segments.push(name.clone());
+        } else {
+            segments.extend(own);
+        }
         match raw.kind {
             None => {
                 let sig = signature(lang, raw.node, body);
+                let path =
+                    parent.map_or_else(|| name.clone(), |p| format!("{}{sep}{name}", p.path));
                 stack.push(Open {
                     start: s,
                     end: e,
                     segments,
+                    path,
                     symbol: parent.and_then(|p| p.symbol),
                     scope_signature: Some(sig),
                     is_scope: true,
                 });
             }
             Some(kind) => {
-                let parent_path = parent.map(|p| p.segments.join(sep));
+                let parent_path = parent.map(|p| p.path.clone());
                 let context = parent.and_then(|p| p.scope_signature.clone());
                 let parent_index = parent.and_then(|p| p.symbol);
                 let full = widen(lang, raw.node, raw.doc, body);
                 let index = symbols.len();
+                let name_path = parent_path
+                    .as_ref()
+                    .map_or_else(|| name.clone(), |p| format!("{p}{sep}{name}"));
                 symbols.push(Symbol {
                     name,
-                    name_path: segments.join(sep),
+                    name_path,
                     kind: kind.to_string(),
                     start_line: 0,
                     end_line: 0,
@@ -314,6 +326,7 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
                     start: s,
                     end: e,
                     segments,
+                    path: symbols[index].name_path.clone(),
                     symbol: Some(index),
                     scope_signature: None,
                     is_scope: false,

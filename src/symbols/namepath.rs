@@ -41,22 +41,12 @@ impl NamePathQuery {
             }
         }
         let absolute = rest.starts_with('/') || rest.starts_with("::") || rest.starts_with('.');
-        let normalized = rest.replace("::", "/").replace('.', "/");
-        let mut segments = Vec::new();
-        for seg in normalized.split('/') {
-            let seg = strip_generics(seg.trim());
-            if !seg.is_empty() {
-                segments.push(seg);
-            }
-        }
+        let body = rest.trim_start_matches(['/', ':', '.']);
+        let segments = split_path(body);
         if segments.is_empty() {
             return Err(bad_path(input, "it names no symbol"));
         }
-        if normalized
-            .trim_start_matches('/')
-            .split('/')
-            .any(|s| s.trim().is_empty())
-        {
+        if segments.iter().any(|s| s.is_empty()) {
             return Err(bad_path(input, "it has an empty segment"));
         }
         Ok(NamePathQuery {
@@ -88,6 +78,49 @@ fn bad_path(input: &str, why: &str) -> Error {
     )
     .with_suggestion("write a name path like `Class.method`, `Type::method`, `/top_level` or `f#2`")
     .with_details(serde_json::json!({"symbol": input}))
+}
+
+/// Split a name path on `::`, `.` and `/`, except inside brackets and quotes
+/// (JS computed names like `[Symbol.iterator]`, TS names like `"a.b"`), and
+/// drop generic arguments from each segment. Symbol names go through the same
+/// function, so a symbol's segments always match the query that names it.
+pub(crate) fn split_path(path: &str) -> Vec<String> {
+    let mut segments = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut chars = path.chars().peekable();
+    while let Some(c) = chars.next() {
+        if let Some(q) = quote {
+            current.push(c);
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '`' => {
+                quote = Some(c);
+                current.push(c);
+            }
+            '[' | '(' | '{' => {
+                depth += 1;
+                current.push(c);
+            }
+            ']' | ')' | '}' => {
+                depth = depth.saturating_sub(1);
+                current.push(c);
+            }
+            '.' | '/' if depth == 0 => segments.push(std::mem::take(&mut current)),
+            ':' if depth == 0 && chars.peek() == Some(&':') => {
+                chars.next();
+                segments.push(std::mem::take(&mut current));
+            }
+            _ => current.push(c),
+        }
+    }
+    segments.push(current);
+    segments.iter().map(|s| strip_generics(s)).collect()
 }
 
 /// `Point<T>` → `Point` (agents often paste types with their parameters).
@@ -331,6 +364,11 @@ mod tests {
         let q = NamePathQuery::parse("A.#secret").unwrap();
         assert_eq!(q.segments, ["A", "#secret"]);
         assert_eq!(q.index, None);
+        let q = NamePathQuery::parse("Queryable.[util.inspect.custom]").unwrap();
+        assert_eq!(q.segments, ["Queryable", "[util.inspect.custom]"]);
+        let q = NamePathQuery::parse("&'_ std::ffi::OsStr::eq").unwrap();
+        assert_eq!(q.segments, ["&'_ std", "ffi", "OsStr", "eq"]);
+        assert_eq!(split_path("\"a.b\""), ["\"a.b\""]);
         for bad in ["", "/", "a..b", "f#0"] {
             assert_eq!(
                 NamePathQuery::parse(bad).unwrap_err().code(),
