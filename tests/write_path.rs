@@ -6,8 +6,8 @@
 
 use scalpel::ErrorCode;
 use scalpel::fs::{
-    FaultPlan, JournalEntry, Purpose, ResolvedPath, Retention, SourceText, WriteMeta, WriteStep,
-    Workspace, commit_write, history, read_source, undo,
+    FaultPlan, JournalEntry, Purpose, ResolvedPath, Retention, SourceText, Workspace, WriteMeta,
+    WriteStep, commit_write, history, read_source, undo,
 };
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -50,7 +50,13 @@ impl Fixture {
     /// Read, replace with `new`, commit.
     fn edit(&self, rel: &str, new: &str) -> scalpel::Result<scalpel::fs::WriteOutcome> {
         let old = self.read(rel);
-        commit_write(&self.ws, &self.resolve(rel), Some(&old), new.as_bytes(), meta())
+        commit_write(
+            &self.ws,
+            &self.resolve(rel),
+            Some(&old),
+            new.as_bytes(),
+            meta(),
+        )
     }
     fn journal(&self) -> Vec<JournalEntry> {
         history(&self.ws, None).unwrap()
@@ -185,8 +191,14 @@ fn stale_file_refused_with_current_region() {
     let outside_change = ORIGINAL.replace("    2\n", "    22\n");
     std::fs::write(&p, &outside_change).unwrap();
     let before = snapshot(&p);
-    let e = commit_write(&f.ws, &f.resolve("src/lib.rs"), Some(&old), b"mine\n", meta())
-        .unwrap_err();
+    let e = commit_write(
+        &f.ws,
+        &f.resolve("src/lib.rs"),
+        Some(&old),
+        b"mine\n",
+        meta(),
+    )
+    .unwrap_err();
     assert_eq!(e.code(), ErrorCode::StaleFile);
     assert_eq!(
         e.details["current_hash"],
@@ -239,20 +251,18 @@ fn expected_hash_precondition() {
 fn paths_outside_root_refused() {
     let f = fixture();
     let before = snapshot(&f.outside);
-    let e = f
-        .ws
-        .resolve(Path::new("../outside.txt"), Purpose::Write)
-        .unwrap_err();
+    let e =
+        f.ws.resolve(Path::new("../outside.txt"), Purpose::Write)
+            .unwrap_err();
     assert_eq!(e.code(), ErrorCode::OutsideRoot);
     assert_eq!(e.details["path"], "../outside.txt");
     let e = f.ws.resolve(&f.outside, Purpose::Write).unwrap_err();
     assert_eq!(e.code(), ErrorCode::OutsideRoot);
     // A symlink inside the root leading out.
     std::os::unix::fs::symlink(&f.outside, f.path("src/link.txt")).unwrap();
-    let e = f
-        .ws
-        .resolve(Path::new("src/link.txt"), Purpose::Write)
-        .unwrap_err();
+    let e =
+        f.ws.resolve(Path::new("src/link.txt"), Purpose::Write)
+            .unwrap_err();
     assert_eq!(e.code(), ErrorCode::OutsideRoot);
     assert!(
         e.details["resolved"]
@@ -294,10 +304,9 @@ fn git_and_scalpel_folders_refused() {
     f.edit("src/lib.rs", "x\n").unwrap();
     let journal = f.ws.scalpel_dir().join("journal.jsonl");
     let before = snapshot(&journal);
-    let e = f
-        .ws
-        .resolve(Path::new(".scalpel/journal.jsonl"), Purpose::Write)
-        .unwrap_err();
+    let e =
+        f.ws.resolve(Path::new(".scalpel/journal.jsonl"), Purpose::Write)
+            .unwrap_err();
     assert_eq!(e.code(), ErrorCode::IgnoredPath);
     assert_eq!(snapshot(&journal), before);
 }
@@ -333,8 +342,7 @@ fn read_only_file_refused() {
         std::fs::OpenOptions::new().write(true).open(&p).is_ok(),
         os_would_allow
     );
-    let e = commit_write(&f.ws, &f.resolve("src/lib.rs"), Some(&old), b"x\n", meta())
-        .unwrap_err();
+    let e = commit_write(&f.ws, &f.resolve("src/lib.rs"), Some(&old), b"x\n", meta()).unwrap_err();
     assert_eq!(e.code(), ErrorCode::Io);
     assert_eq!(e.details["step"], "check_writable");
     assert_eq!(e.details["original_intact"], true);
@@ -357,8 +365,7 @@ fn read_only_folder_refused() {
     let probe = tempfile::Builder::new().tempfile_in(&dir);
     assert_eq!(probe.is_ok(), os_would_allow);
     drop(probe);
-    let e = commit_write(&f.ws, &f.resolve("src/lib.rs"), Some(&old), b"x\n", meta())
-        .unwrap_err();
+    let e = commit_write(&f.ws, &f.resolve("src/lib.rs"), Some(&old), b"x\n", meta()).unwrap_err();
     let target = f.resolve("src/new.rs");
     let e2 = commit_write(&f.ws, &target, None, b"new\n", meta()).unwrap_err();
     set_mode(&dir, 0o755);
@@ -454,7 +461,10 @@ fn symlinked_file_is_written_through() {
     assert_eq!(std::fs::read(&link).unwrap(), b"through\n");
     // Undo through the alias finds the edit on the target.
     undo(&f.ws, Path::new("alias.rs"), None, false).unwrap();
-    assert_eq!(std::fs::read_to_string(f.path("src/lib.rs")).unwrap(), ORIGINAL);
+    assert_eq!(
+        std::fs::read_to_string(f.path("src/lib.rs")).unwrap(),
+        ORIGINAL
+    );
 }
 
 #[test]
@@ -478,7 +488,10 @@ fn hard_links_are_reported() {
     let out = f.edit("src/lib.rs", "x\n").unwrap();
     assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
     assert!(out.warnings[0].contains("hard links"));
-    assert_eq!(std::fs::read_to_string(f.path("twin.rs")).unwrap(), ORIGINAL);
+    assert_eq!(
+        std::fs::read_to_string(f.path("twin.rs")).unwrap(),
+        ORIGINAL
+    );
 }
 
 #[test]
@@ -487,7 +500,10 @@ fn create_new_file_and_undo_it() {
     let target = f.resolve("src/new/deep/file.rs");
     let out = commit_write(&f.ws, &target, None, b"fn new() {}\n", meta()).unwrap();
     assert!(out.created && out.old_hash.is_none());
-    assert!(out.diff.starts_with("--- /dev/null\n+++ b/src/new/deep/file.rs\n"));
+    assert!(
+        out.diff
+            .starts_with("--- /dev/null\n+++ b/src/new/deep/file.rs\n")
+    );
     let p = f.path("src/new/deep/file.rs");
     assert_eq!(std::fs::read(&p).unwrap(), b"fn new() {}\n");
     assert_eq!(f.backups(), 0);
@@ -526,7 +542,10 @@ fn overwrite_with_expected_hash_only() {
     let out = commit_write(&f.ws, &f.resolve("src/lib.rs"), None, b"whole\n", m).unwrap();
     assert!(!out.created);
     undo(&f.ws, Path::new("src/lib.rs"), None, false).unwrap();
-    assert_eq!(std::fs::read_to_string(f.path("src/lib.rs")).unwrap(), ORIGINAL);
+    assert_eq!(
+        std::fs::read_to_string(f.path("src/lib.rs")).unwrap(),
+        ORIGINAL
+    );
 }
 
 #[test]
@@ -548,10 +567,7 @@ fn undo_walks_back_and_redo_works() {
     // Undoing an already undone edit says who undid it.
     let e = undo(&f.ws, Path::new("src/lib.rs"), Some(&e1), false).unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidArgument);
-    assert_eq!(
-        e.details["undone_by"],
-        u2.edit_id.as_deref().unwrap()
-    );
+    assert_eq!(e.details["undone_by"], u2.edit_id.as_deref().unwrap());
     // Redo: undo the undo.
     undo(&f.ws, Path::new("src/lib.rs"), u2.edit_id.as_deref(), false).unwrap();
     assert_eq!(std::fs::read(&p).unwrap(), b"one\n");
@@ -601,8 +617,13 @@ fn undo_unknown_edit_lists_recent_ids() {
     let e = undo(&f.ws, Path::new("src/lib.rs"), None, false).unwrap_err();
     assert_eq!(e.code(), ErrorCode::NotFound);
     let id = f.edit("src/lib.rs", "x\n").unwrap().edit_id.unwrap();
-    let e = undo(&f.ws, Path::new("src/lib.rs"), Some("e20000101-000000-0001"), false)
-        .unwrap_err();
+    let e = undo(
+        &f.ws,
+        Path::new("src/lib.rs"),
+        Some("e20000101-000000-0001"),
+        false,
+    )
+    .unwrap_err();
     assert_eq!(e.code(), ErrorCode::NotFound);
     assert_eq!(e.details["recent_edit_ids"][0], id.as_str());
     // An id that belongs to another file.
@@ -657,7 +678,14 @@ fn retention_prunes_entries_and_backups() {
     for i in 0..4 {
         let old = f.read("src/lib.rs");
         let body = format!("{i}").repeat(1000);
-        commit_write(&ws, &f.resolve("src/lib.rs"), Some(&old), body.as_bytes(), meta()).unwrap();
+        commit_write(
+            &ws,
+            &f.resolve("src/lib.rs"),
+            Some(&old),
+            body.as_bytes(),
+            meta(),
+        )
+        .unwrap();
     }
     assert_eq!(f.backups(), 2);
     assert_eq!(f.journal().len(), 2);
@@ -718,8 +746,7 @@ fn concurrent_writers_get_unique_ordered_ids() {
     });
     let entries = f.journal();
     assert_eq!(entries.len(), 48);
-    let ids: std::collections::HashSet<&str> =
-        entries.iter().map(|e| e.edit_id.as_str()).collect();
+    let ids: std::collections::HashSet<&str> = entries.iter().map(|e| e.edit_id.as_str()).collect();
     assert_eq!(ids.len(), 48);
     assert!(entries.windows(2).all(|w| w[0].edit_id > w[1].edit_id));
     for t in 0..6 {
@@ -741,7 +768,13 @@ fn same_file_racers_never_lose_an_update() {
                     let old = f.read("n.txt");
                     let n: u32 = old.text.trim().parse().unwrap();
                     let new = format!("{}\n", n + 1);
-                    match commit_write(&f.ws, &f.resolve("n.txt"), Some(&old), new.as_bytes(), meta()) {
+                    match commit_write(
+                        &f.ws,
+                        &f.resolve("n.txt"),
+                        Some(&old),
+                        new.as_bytes(),
+                        meta(),
+                    ) {
                         Ok(_) => {
                             ok.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                         }
@@ -824,10 +857,7 @@ fn crash_safety_under_sigkill() {
             .unwrap();
         let wait_start = std::time::Instant::now();
         while !ready.exists() {
-            assert!(
-                wait_start.elapsed().as_secs() < 20,
-                "writer did not start"
-            );
+            assert!(wait_start.elapsed().as_secs() < 20, "writer did not start");
             if let Some(status) = child.try_wait().unwrap() {
                 panic!("writer exited early: {status}");
             }
@@ -853,10 +883,19 @@ fn crash_safety_under_sigkill() {
             .into_iter()
             .filter(|n| n.starts_with(".big.txt.scalpel-") && n.ends_with(".tmp"))
             .count();
-        assert!(temps <= run + 1, "{temps} temp files after {} kills", run + 1);
+        assert!(
+            temps <= run + 1,
+            "{temps} temp files after {} kills",
+            run + 1
+        );
     }
+    let temps = listing(dir.path())
+        .into_iter()
+        .filter(|n| n.ends_with(".tmp"))
+        .count();
     eprintln!(
-        "crash test: {CRASH_RUNS} kills, old content {saw_a}x, new content {saw_b}x, {:?}",
+        "crash test: {CRASH_RUNS} kills, old content {saw_a}x, new content {saw_b}x, \
+         {temps} temp files left by killed writers, {:?}",
         started.elapsed()
     );
 }

@@ -356,7 +356,9 @@ pub(crate) fn read_current(path: &Path, max_size: u64, faults: &FaultPlan) -> Re
             ),
         )
         .with_suggestion("the file changed since it was read; re-read it, or raise --max-file-size")
-        .with_details(json!({"path": path.display().to_string(), "size": meta.len(), "limit": max_size})));
+        .with_details(
+            json!({"path": path.display().to_string(), "size": meta.len(), "limit": max_size}),
+        ));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     f.read_to_end(&mut bytes).map_err(fail)?;
@@ -589,7 +591,10 @@ mod tests {
     fn diff_is_capped() {
         let cur = Current {
             exists: true,
-            bytes: (0..1000).map(|i| format!("{i}\n")).collect::<String>().into(),
+            bytes: (0..1000)
+                .map(|i| format!("{i}\n"))
+                .collect::<String>()
+                .into(),
             hash: None,
             ..Current::default()
         };

@@ -151,9 +151,7 @@ impl Journal {
                 .create_new(true)
                 .open(&gitignore)
             {
-                Ok(mut f) => f
-                    .write_all(b"*\n")
-                    .map_err(|e| fail(e, &gitignore))?,
+                Ok(mut f) => f.write_all(b"*\n").map_err(|e| fail(e, &gitignore))?,
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
                 Err(e) => return Err(fail(e, &gitignore)),
             }
@@ -215,7 +213,10 @@ impl Journal {
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0);
-        let last = entries.iter().filter_map(|e| parse_edit_id(&e.edit_id)).max();
+        let last = entries
+            .iter()
+            .filter_map(|e| parse_edit_id(&e.edit_id))
+            .max();
         let (secs, counter) = match last {
             Some((s, c)) if s >= now => {
                 if c >= 9999 {
@@ -526,7 +527,12 @@ mod tests {
         assert_eq!(id, "e20261122-153012-0012");
         assert_eq!(parse_edit_id(&id), Some((t, 12)));
         assert!(format_edit_id(t, 9999) < format_edit_id(t + 1, 1));
-        for bad in ["", "e2026", "x20261122-153012-0001", "e20261322-153012-0001"] {
+        for bad in [
+            "",
+            "e2026",
+            "x20261122-153012-0001",
+            "e20261322-153012-0001",
+        ] {
             assert_eq!(parse_edit_id(bad), None, "{bad}");
         }
         for secs in [0u64, 86_399, 951_782_400, 4_102_444_800, 1_795_361_412] {

@@ -58,7 +58,12 @@ pub struct UndoOutcome {
 /// the file changed since the edit (unless `force`); `INVALID_ARGUMENT` when
 /// the edit was already undone; the path and write errors of
 /// [`crate::fs::commit_write`].
-pub fn undo(ws: &Workspace, path: &Path, edit_id: Option<&str>, force: bool) -> Result<UndoOutcome> {
+pub fn undo(
+    ws: &Workspace,
+    path: &Path,
+    edit_id: Option<&str>,
+    force: bool,
+) -> Result<UndoOutcome> {
     let target = ws.resolve(path, Purpose::Create)?;
     let entries = read_entries(ws.root())?;
     let undone = undone_by(&entries);
@@ -149,9 +154,7 @@ pub fn undo(ws: &Workspace, path: &Path, edit_id: Option<&str>, force: bool) -> 
                         entry.edit_id
                     ),
                 )
-                .with_suggestion(
-                    "the backup was damaged; restore the file from version control",
-                )
+                .with_suggestion("the backup was damaged; restore the file from version control")
                 .with_details(json!({"edit_id": entry.edit_id, "path": entry.path})));
             }
             Some(bytes)

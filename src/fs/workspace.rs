@@ -207,9 +207,7 @@ impl Workspace {
                 ErrorCode::OutsideRoot,
                 format!("{given} is outside the root {}", self.root.display()),
             )
-            .with_suggestion(
-                "pass a path inside the root, or choose another root with --root DIR",
-            )
+            .with_suggestion("pass a path inside the root, or choose another root with --root DIR")
             .with_details(json!({
                 "path": given,
                 "resolved": real.display().to_string(),
@@ -270,11 +268,11 @@ impl Workspace {
                     path: real,
                 });
             }
-            return Err(Error::invalid_argument(format!(
-                "{display} is a directory, not a file"
-            ))
-            .with_suggestion("pass the path of a file inside it")
-            .with_details(json!({"path": given, "resolved": display})));
+            return Err(
+                Error::invalid_argument(format!("{display} is a directory, not a file"))
+                    .with_suggestion("pass the path of a file inside it")
+                    .with_details(json!({"path": given, "resolved": display})),
+            );
         }
         if !meta.is_file() {
             return Err(Error::invalid_argument(format!(
@@ -335,9 +333,14 @@ mod tests {
         assert_eq!(r.path, ws.root().join("src/a.rs"));
         let abs = ws.root().join("src/./a.rs");
         assert_eq!(ws.resolve(&abs, Purpose::Read).unwrap().display, "src/a.rs");
-        let r = ws.resolve(Path::new("src/../src/a.rs"), Purpose::Read).unwrap();
+        let r = ws
+            .resolve(Path::new("src/../src/a.rs"), Purpose::Read)
+            .unwrap();
         assert_eq!(r.display, "src/a.rs");
-        assert_eq!(ws.resolve(Path::new(""), Purpose::Read).unwrap().display, ".");
+        assert_eq!(
+            ws.resolve(Path::new(""), Purpose::Read).unwrap().display,
+            "."
+        );
     }
 
     #[test]
@@ -349,7 +352,12 @@ mod tests {
         assert_eq!(e.code(), ErrorCode::OutsideRoot);
         assert_eq!(e.details["path"], "../secret.txt");
         assert!(e.details["root"].as_str().unwrap().ends_with("repo"));
-        assert!(e.details["resolved"].as_str().unwrap().ends_with("secret.txt"));
+        assert!(
+            e.details["resolved"]
+                .as_str()
+                .unwrap()
+                .ends_with("secret.txt")
+        );
         assert_eq!(
             code(ws.resolve(&d.path().join("secret.txt"), Purpose::Write)),
             ErrorCode::OutsideRoot

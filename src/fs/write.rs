@@ -164,7 +164,12 @@ pub(crate) fn fsync_dir(dir: &Path) -> io::Result<()> {
 /// [`WriteStep::DirFsync`] failure: the rename already happened, so the new
 /// content is in place (`details.original_intact` is `false`) and the caller
 /// decides whether to roll back.
-pub fn atomic_write(path: &Path, bytes: &[u8], attrs: &FileAttrs, faults: &FaultPlan) -> Result<()> {
+pub fn atomic_write(
+    path: &Path,
+    bytes: &[u8],
+    attrs: &FileAttrs,
+    faults: &FaultPlan,
+) -> Result<()> {
     let dir = parent_dir(path);
     let name = path
         .file_name()
@@ -329,8 +334,8 @@ mod tests {
             std::fs::write(&p, "original\n").unwrap();
             std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
             let attrs = FileAttrs::of(&std::fs::metadata(&p).unwrap());
-            let e = atomic_write(&p, b"replacement\n", &attrs, &FaultPlan::fail_at(step))
-                .unwrap_err();
+            let e =
+                atomic_write(&p, b"replacement\n", &attrs, &FaultPlan::fail_at(step)).unwrap_err();
             assert_eq!(e.code(), crate::ErrorCode::Io);
             assert_eq!(e.details["step"], step.as_str(), "{step:?}");
             assert_eq!(entries(d.path()), vec!["f.txt"], "{step:?}");
