@@ -899,3 +899,36 @@ fn crash_safety_under_sigkill() {
         started.elapsed()
     );
 }
+
+#[test]
+fn failed_undo_changes_nothing() {
+    for step in [
+        WriteStep::Backup,
+        WriteStep::Rename,
+        WriteStep::DirFsync,
+        WriteStep::Remove,
+    ] {
+        let f = fixture();
+        let p = f.path("src/lib.rs");
+        let rel = if step == WriteStep::Remove {
+            // Undo of a creation removes the file.
+            let t = f.resolve("src/made.rs");
+            commit_write(&f.ws, &t, None, b"made\n", meta()).unwrap();
+            "src/made.rs"
+        } else {
+            f.edit("src/lib.rs", "edited\n").unwrap();
+            "src/lib.rs"
+        };
+        let p = if rel == "src/lib.rs" { p } else { f.path(rel) };
+        let before = snapshot(&p);
+        let journal = f.journal();
+        let ws = f.ws.clone().with_faults(FaultPlan::fail_at(step));
+        let e = undo(&ws, Path::new(rel), None, false).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Io, "{step:?}");
+        assert_eq!(e.details["step"], step.as_str(), "{step:?}");
+        assert_eq!(e.details["original_intact"], true, "{step:?}");
+        assert_eq!(snapshot(&p), before, "{step:?}");
+        assert_eq!(f.journal(), journal, "{step:?}");
+        undo(&f.ws, Path::new(rel), None, false).unwrap();
+    }
+}

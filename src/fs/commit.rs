@@ -84,6 +84,7 @@ pub fn commit_write(
     new_bytes: &[u8],
     meta: WriteMeta,
 ) -> Result<WriteOutcome> {
+    let target = &recheck(ws, target)?;
     let expected = meta
         .expected_hash
         .as_deref()
@@ -164,16 +165,10 @@ pub(crate) struct Diff {
     pub truncated: bool,
 }
 
-/// Check, back up, journal and write `change` to `target`. `check` sees the
-/// file as it is right before writing (under the journal lock) and may refuse.
-pub(crate) fn apply(
-    ws: &Workspace,
-    target: &ResolvedPath,
-    change: &Change<'_>,
-    check: &dyn Fn(&Current) -> Result<()>,
-) -> Result<Applied> {
-    // The path must still resolve to the same real file (a folder on the way
-    // may have been swapped for a symlink since the caller resolved it).
+/// The path must still resolve to the same real file: a folder on the way may
+/// have been swapped for a symlink since the caller resolved it, and a
+/// `ResolvedPath` built by hand gets the sandbox checks here.
+pub(crate) fn recheck(ws: &Workspace, target: &ResolvedPath) -> Result<ResolvedPath> {
     let fresh = ws.resolve(&target.path, Purpose::Create)?;
     if fresh.path != target.path {
         return Err(Error::invalid_argument(format!(
@@ -183,6 +178,18 @@ pub(crate) fn apply(
         .with_suggestion("resolve the path again and retry")
         .with_details(json!({"path": target.display, "resolved": fresh.display})));
     }
+    Ok(fresh)
+}
+
+/// Check, back up, journal and write `change` to `target` (freshly resolved,
+/// see [`recheck`]). `check` sees the file as it is right before writing
+/// (under the journal lock) and may refuse.
+pub(crate) fn apply(
+    ws: &Workspace,
+    target: &ResolvedPath,
+    change: &Change<'_>,
+    check: &dyn Fn(&Current) -> Result<()>,
+) -> Result<Applied> {
     let path = target.path.as_path();
     let faults = ws.faults();
     let journal = if change.dry_run {
@@ -396,7 +403,14 @@ fn check_writable(path: &Path, cur: &Current, faults: &FaultPlan) -> Result<()> 
             ));
         }
         // Not root, no write permission (owner, group, ACL): say so now.
-        if let Err(e) = std::fs::OpenOptions::new().write(true).open(path) {
+        // Other probe failures (a running executable, ...) do not stop an
+        // atomic replace, which never opens the target for writing.
+        if let Err(e) = std::fs::OpenOptions::new().write(true).open(path)
+            && matches!(
+                e.kind(),
+                io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem
+            )
+        {
             return Err(fail(path, e));
         }
     }
@@ -461,32 +475,37 @@ pub(crate) fn make_diff(display: &str, cur: &Current, new: Option<&[u8]>) -> Dif
     let diff = similar::TextDiff::configure()
         .timeout(Duration::from_millis(300))
         .diff_lines(old.as_ref(), new.as_ref());
-    let full = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(&a, &b)
-        .to_string();
-    let total = full.lines().count();
-    if total <= DIFF_MAX_LINES {
-        return Diff {
-            text: full,
-            truncated: false,
-        };
+    let mut text = format!("--- {a}\n+++ {b}\n");
+    let mut shown = 2;
+    let mut hidden = 0;
+    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+        if shown >= DIFF_MAX_LINES {
+            hidden += 1 + hunk.iter_changes().count();
+            continue;
+        }
+        let rendered = hunk.to_string();
+        for line in rendered.split_inclusive('\n') {
+            if shown < DIFF_MAX_LINES {
+                text.push_str(line);
+                shown += 1;
+            } else {
+                hidden += 1;
+            }
+        }
     }
-    let mut text: String = full
-        .split_inclusive('\n')
-        .take(DIFF_MAX_LINES)
-        .collect::<String>();
+    if shown == 2 {
+        // No hunks: identical content.
+        return Diff::default();
+    }
     if !text.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str(&format!(
-        "... diff cut: {} more lines not shown\n",
-        total - DIFF_MAX_LINES
-    ));
+    if hidden > 0 {
+        text.push_str(&format!("... diff cut: {hidden} more lines not shown\n"));
+    }
     Diff {
         text,
-        truncated: true,
+        truncated: hidden > 0,
     }
 }
 
