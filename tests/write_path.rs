@@ -932,3 +932,60 @@ fn failed_undo_changes_nothing() {
         undo(&f.ws, Path::new(rel), None, false).unwrap();
     }
 }
+
+#[test]
+fn root_given_through_a_symlink() {
+    let f = fixture();
+    let alias = f.ws.root().parent().unwrap().join("alias-root");
+    std::os::unix::fs::symlink(f.ws.root(), &alias).unwrap();
+    let ws = Workspace::new(&alias).unwrap();
+    assert_eq!(ws.root(), f.ws.root());
+    let r = ws
+        .resolve(&alias.join("src/lib.rs"), Purpose::Write)
+        .unwrap();
+    assert_eq!(r.display, "src/lib.rs");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 24,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Any sequence of whole-file writes (arbitrary bytes: empty, CRLF, not
+    /// UTF-8, repeated versions) is undone step by step back to the start,
+    /// each undo restoring exactly the previous distinct version.
+    #[test]
+    fn undo_restores_every_version(
+        versions in proptest::collection::vec(
+            proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300), 1..8)
+    ) {
+        let f = fixture();
+        let p = f.path("data.bin");
+        let initial = b"start\r\n".to_vec();
+        std::fs::write(&p, &initial).unwrap();
+        let mut states = vec![initial];
+        for v in &versions {
+            let current = scalpel::fs::hash_bytes(&std::fs::read(&p).unwrap());
+            let m = WriteMeta {
+                operation: "write_file".into(),
+                expected_hash: Some(current),
+                ..WriteMeta::default()
+            };
+            let out = commit_write(&f.ws, &f.resolve("data.bin"), None, v, m).unwrap();
+            proptest::prop_assert_eq!(out.changed, states.last() != Some(v));
+            if out.changed {
+                states.push(v.clone());
+            }
+            proptest::prop_assert_eq!(&std::fs::read(&p).unwrap(), v);
+        }
+        states.pop();
+        while let Some(prev) = states.pop() {
+            undo(&f.ws, Path::new("data.bin"), None, false).unwrap();
+            proptest::prop_assert_eq!(std::fs::read(&p).unwrap(), prev);
+        }
+        let e = undo(&f.ws, Path::new("data.bin"), None, false).unwrap_err();
+        proptest::prop_assert_eq!(e.code(), ErrorCode::NotFound);
+    }
+}
