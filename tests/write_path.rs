@@ -379,24 +379,16 @@ fn read_only_folder_refused() {
     assert!(f.journal().is_empty());
 }
 
-const FAULT_STEPS: [WriteStep; 12] = [
-    WriteStep::JournalLock,
-    WriteStep::Read,
-    WriteStep::CheckWritable,
-    WriteStep::Backup,
-    WriteStep::Journal,
-    WriteStep::CreateTemp,
-    WriteStep::Write,
-    WriteStep::Chown,
-    WriteStep::Chmod,
-    WriteStep::Fsync,
-    WriteStep::Rename,
-    WriteStep::DirFsync,
-];
+/// Every step an edit of an existing file goes through.
+fn fault_steps() -> impl Iterator<Item = WriteStep> {
+    WriteStep::ALL
+        .into_iter()
+        .filter(|s| !matches!(s, WriteStep::CreateDir | WriteStep::Remove))
+}
 
 #[test]
 fn every_injected_fault_leaves_the_original() {
-    for step in FAULT_STEPS {
+    for step in fault_steps() {
         let f = fixture();
         let p = f.path("src/lib.rs");
         set_mode(&p, 0o640);
@@ -425,11 +417,13 @@ fn every_injected_fault_leaves_the_original() {
 
 #[test]
 fn every_injected_fault_on_create_leaves_nothing() {
-    for step in FAULT_STEPS
-        .into_iter()
-        .chain([WriteStep::CreateDir])
-        .filter(|s| *s != WriteStep::Backup && *s != WriteStep::Chown && *s != WriteStep::Chmod)
-    {
+    // A new file: no backup to write, no owner or mode to copy.
+    for step in WriteStep::ALL.into_iter().filter(|s| {
+        !matches!(
+            s,
+            WriteStep::Backup | WriteStep::Chown | WriteStep::Chmod | WriteStep::Remove
+        )
+    }) {
         let f = fixture();
         let ws = f.ws.clone().with_faults(FaultPlan::fail_at(step));
         let target = f.resolve("src/new/deep/file.rs");

@@ -172,20 +172,15 @@ impl Journal {
                     std::thread::sleep(Duration::from_millis(5));
                 }
                 Err(std::fs::TryLockError::WouldBlock) => {
-                    return Err(Error::new(
-                        ErrorCode::Io,
+                    return Err(journal_error(
+                        &lock_path,
                         format!(
                             "another Scalpel process has held {} for over {} s",
                             lock_path.display(),
                             LOCK_TIMEOUT.as_secs()
                         ),
-                    )
-                    .with_suggestion("wait for the other edit to finish, then retry")
-                    .with_details(serde_json::json!({
-                        "path": lock_path.display().to_string(),
-                        "step": WriteStep::JournalLock.as_str(),
-                        "original_intact": true,
-                    })));
+                        "wait for the other edit to finish, then retry",
+                    ));
                 }
                 Err(std::fs::TryLockError::Error(e)) => return Err(fail(e, &lock_path)),
             }
@@ -422,19 +417,26 @@ fn refuse_symlink(path: &Path) -> Result<()> {
 }
 
 fn not_real(path: &Path) -> Error {
-    Error::new(
-        ErrorCode::Io,
+    journal_error(
+        path,
         format!(
             "{} is a symlink or not a folder; Scalpel keeps its journal only in a real `.scalpel/` folder",
             path.display()
         ),
+        "remove it (Scalpel recreates `.scalpel/` as needed), then retry",
     )
-    .with_suggestion("remove it (Scalpel recreates `.scalpel/` as needed), then retry")
-    .with_details(serde_json::json!({
-        "path": path.display().to_string(),
-        "step": WriteStep::JournalLock.as_str(),
-        "original_intact": true,
-    }))
+}
+
+/// An `IO` error about the `.scalpel/` folder itself (reported at step
+/// `journal_lock`; the edited file was not touched).
+fn journal_error(path: &Path, message: String, suggestion: &str) -> Error {
+    Error::new(ErrorCode::Io, message)
+        .with_suggestion(suggestion)
+        .with_details(serde_json::json!({
+            "path": path.display().to_string(),
+            "step": WriteStep::JournalLock.as_str(),
+            "original_intact": true,
+        }))
 }
 
 /// `e{YYYYMMDD}-{HHMMSS}-{NNNN}` for UTC second `secs` and `counter`.
