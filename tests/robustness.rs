@@ -14,13 +14,23 @@ use std::sync::Arc;
 fn exercise(lang_name: &str, bytes: Vec<u8>) {
     let reg = Registry::builtin();
     let lang = reg.by_name(lang_name).unwrap().clone();
-    let Ok(src) = scalpel::fs::decode(Path::new("x"), bytes) else { return };
+    let Ok(src) = scalpel::fs::decode(Path::new("x"), bytes) else {
+        return;
+    };
     let file = symbols::parse(&lang, Arc::new(src)).unwrap();
     for s in file.symbols.iter().take(20) {
         for q in [s.address(), s.name.as_str(), &format!("{}#2", s.name)] {
-            let req = ExtractRequest { symbol: q.to_string(), include_context: true, include_trivia: true, ..Default::default() };
+            let req = ExtractRequest {
+                symbol: q.to_string(),
+                include_context: true,
+                include_trivia: true,
+                ..Default::default()
+            };
             if let Ok(x) = extract_from(&file, "x", &req) {
-                assert_eq!(x.code, &file.source.text[x.symbol.start_byte..x.symbol.end_byte]);
+                assert_eq!(
+                    x.code,
+                    &file.source.text[x.symbol.start_byte..x.symbol.end_byte]
+                );
             }
         }
     }
@@ -31,7 +41,11 @@ fn fixture_sources() -> Vec<(String, Vec<u8>)> {
     common::fixture_files()
         .into_iter()
         .map(|p| {
-            let lang = Registry::builtin().detect(&p, None).unwrap().name().to_string();
+            let lang = Registry::builtin()
+                .detect(&p, None)
+                .unwrap()
+                .name()
+                .to_string();
             (lang, std::fs::read(&p).unwrap())
         })
         .collect()

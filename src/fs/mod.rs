@@ -2,11 +2,21 @@
 //! files lives here; so do the root sandbox, atomic writes, backups, the
 //! journal and undo. Nothing here knows about MCP or clap.
 
+pub mod commit;
+pub mod journal;
 pub mod profile;
+pub mod undo;
 pub mod walk;
+pub mod workspace;
+pub mod write;
 
+pub use commit::{DIFF_MAX_LINES, WriteMeta, WriteOutcome, commit_write};
+pub use journal::{JournalEntry, Retention};
 pub use profile::{
     DEFAULT_MAX_FILE_SIZE, Eol, FileProfile, Indent, SourceText, count_lines, decode, hash_bytes,
     profile_of, read_source,
 };
+pub use undo::{UndoOutcome, history, undo};
 pub use walk::{walk_files, walker};
+pub use workspace::{Purpose, ResolvedPath, SCALPEL_DIR, Workspace};
+pub use write::{FaultPlan, FileAttrs, WriteStep, atomic_write};
