@@ -4,5 +4,6 @@
 
 pub mod error;
 pub mod fs;
+pub mod text;
 
 pub use error::{Error, ErrorCode, Result};
