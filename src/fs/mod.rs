@@ -3,6 +3,9 @@
 //! journal and undo. Nothing here knows about MCP or clap.
 
 pub mod profile;
+pub mod read;
+pub mod search;
+pub mod tree;
 
 pub use profile::{
     DEFAULT_MAX_FILE_SIZE, Eol, FileProfile, Indent, SourceText, count_lines, decode, hash_bytes,

@@ -132,7 +132,9 @@ fn too_large(path: &Path, size: u64, max: u64) -> Error {
         ),
     )
     .with_suggestion("raise the limit with --max-file-size, or read a line window with read_file")
-    .with_details(serde_json::json!({"path": path.display().to_string(), "size": size, "limit": max}))
+    .with_details(
+        serde_json::json!({"path": path.display().to_string(), "size": size, "limit": max}),
+    )
 }
 
 /// Decode raw bytes as a text file: UTF-8 with or without BOM. Binary data and
@@ -144,7 +146,9 @@ pub fn decode(path: &Path, bytes: Vec<u8>) -> Result<SourceText> {
             ErrorCode::Encoding,
             format!("{shown} is UTF-16 (byte-order mark found); only UTF-8 is supported"),
         )
-        .with_suggestion("convert the file to UTF-8 (e.g. `iconv -f UTF-16 -t UTF-8`) or edit it another way")
+        .with_suggestion(
+            "convert the file to UTF-8 (e.g. `iconv -f UTF-16 -t UTF-8`) or edit it another way",
+        )
         .with_details(serde_json::json!({"path": shown, "encoding": "utf-16"})));
     }
     let sniff = &bytes[..bytes.len().min(BINARY_SNIFF)];
@@ -163,12 +167,19 @@ pub fn decode(path: &Path, bytes: Vec<u8>) -> Result<SourceText> {
             let bad = e.utf8_error().valid_up_to();
             let raw = e.as_bytes();
             let line = memchr::memchr_iter(b'\n', &raw[..bad]).count() + 1;
-            let col = bad - raw[..bad].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+            let col = bad
+                - raw[..bad]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |p| p + 1)
+                + 1;
             return Err(Error::new(
                 ErrorCode::Encoding,
                 format!("{shown} is not valid UTF-8 (first bad byte at line {line}, column {col})"),
             )
-            .with_suggestion("convert the file to UTF-8 first; Scalpel never rewrites other encodings")
+            .with_suggestion(
+                "convert the file to UTF-8 first; Scalpel never rewrites other encodings",
+            )
             .with_details(serde_json::json!({
                 "path": shown, "byte_offset": bad, "line": line, "column": col,
                 "byte": format!("0x{:02X}", raw[bad]),
@@ -272,7 +283,10 @@ mod tests {
 
     #[test]
     fn indent_detection() {
-        assert_eq!(profile_of("a\n    b\n        c\n    d\n").indent, Indent::Spaces(4));
+        assert_eq!(
+            profile_of("a\n    b\n        c\n    d\n").indent,
+            Indent::Spaces(4)
+        );
         assert_eq!(profile_of("a\n  b\n    c\n").indent, Indent::Spaces(2));
         assert_eq!(profile_of("a\n\tb\n\t\tc\n").indent, Indent::Tabs);
         assert_eq!(profile_of("a\nb\n").indent, Indent::Unknown);

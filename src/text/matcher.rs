@@ -32,6 +32,7 @@ pub struct KeywordMatcher {
     regexes: Vec<Regex>,
     whole_word: bool,
     case_sensitive: bool,
+    is_pattern: bool,
     /// One pattern matching any keyword, for fast line prefiltering.
     alternation: String,
 }
@@ -77,6 +78,7 @@ impl KeywordMatcher {
             regexes,
             whole_word,
             case_sensitive,
+            is_pattern: false,
         })
     }
 
@@ -93,6 +95,7 @@ impl KeywordMatcher {
             regexes: vec![re],
             whole_word,
             case_sensitive,
+            is_pattern: true,
             alternation: pattern.to_string(),
         })
     }
@@ -100,6 +103,11 @@ impl KeywordMatcher {
     /// The keywords (or the single pattern) hits refer to.
     pub fn labels(&self) -> &[String] {
         &self.labels
+    }
+
+    /// True for a regex pattern, false for literal keywords.
+    pub fn is_pattern(&self) -> bool {
+        self.is_pattern
     }
 
     pub fn case_sensitive(&self) -> bool {
