@@ -32,6 +32,8 @@ use crate::text::preview::{PREVIEW_WIDTH, preview};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Anchors are searched within this many lines before / after a candidate.
 pub const ANCHOR_WINDOW_LINES: usize = 50;
@@ -428,7 +430,8 @@ impl View {
 struct Cand {
     start: usize,
     end: usize,
-    new_text: String,
+    /// Shared: a common `old_text` can have a million exact candidates.
+    new_text: Rc<str>,
     distance: usize,
 }
 
@@ -470,12 +473,13 @@ fn plan_one(view: &View, edit: &TextEdit) -> Result<Option<Found>> {
         return Ok(None);
     }
 
+    let shared: Rc<str> = Rc::from(new.as_str());
     let exact: Vec<Cand> = find_all(&view.norm, &old)
         .into_iter()
         .map(|start| Cand {
             start,
             end: start + old.len(),
-            new_text: new.clone(),
+            new_text: Rc::clone(&shared),
             distance: 0,
         })
         .collect();
@@ -996,7 +1000,7 @@ fn line_cand(
     Cand {
         start,
         end,
-        new_text,
+        new_text: Rc::from(new_text),
         distance,
     }
 }
@@ -1149,15 +1153,21 @@ fn convert_indent(extra: &str, from: &str, to: &str) -> String {
 /// A coarse character histogram; the L1 difference between two of them
 /// bounds the edit distance from below (each edit moves at most one count in
 /// each direction), which filters most windows before the quadratic check.
-fn histogram(s: &str) -> [u32; 64] {
+type Hist = [u32; 64];
+
+fn bucket(c: char) -> usize {
+    (c as u32 % 64) as usize
+}
+
+fn histogram(s: &str) -> Hist {
     let mut h = [0u32; 64];
     for c in s.chars() {
-        h[(c as u32 % 64) as usize] += 1;
+        h[bucket(c)] += 1;
     }
     h
 }
 
-fn hist_lower_bound(a: &[u32; 64], b: &[u32; 64]) -> usize {
+fn hist_lower_bound(a: &Hist, b: &Hist) -> usize {
     let (mut pos, mut neg) = (0usize, 0usize);
     for (x, y) in a.iter().zip(b) {
         if x > y {
@@ -1167,6 +1177,53 @@ fn hist_lower_bound(a: &[u32; 64], b: &[u32; 64]) -> usize {
         }
     }
     pos.max(neg)
+}
+
+/// `k` lines from `first`, trimmed and joined with `\n`: the text fuzzy
+/// matching compares against a trimmed `old_text`.
+fn window_text(view: &View, first: usize, k: usize) -> String {
+    let mut out = String::new();
+    for i in 0..k {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(view.line(first + i).trim());
+    }
+    out
+}
+
+/// Call `f(first, chars, histogram)` for every window of `k` lines (as
+/// [`window_text`] would render it) in one sliding pass: linear in the
+/// text, however large `k` is.
+fn for_each_window(view: &View, k: usize, mut f: impl FnMut(usize, usize, &Hist)) {
+    let n = view.line_count();
+    if k == 0 || k > n {
+        return;
+    }
+    let mut hist = [0u32; 64];
+    hist[bucket('\n')] += (k - 1) as u32;
+    let mut len = k - 1;
+    let add = |l: usize, hist: &mut Hist, len: &mut usize, sign: bool| {
+        for c in view.line(l).trim().chars() {
+            let b = &mut hist[bucket(c)];
+            if sign {
+                *b += 1;
+                *len += 1;
+            } else {
+                *b -= 1;
+                *len -= 1;
+            }
+        }
+    };
+    for l in 1..=k {
+        add(l, &mut hist, &mut len, true);
+    }
+    f(1, len, &hist);
+    for first in 2..=(n + 1 - k) {
+        add(first - 1, &mut hist, &mut len, false);
+        add(first + k - 1, &mut hist, &mut len, true);
+        f(first, len, &hist);
+    }
 }
 
 /// Windows of the same number of lines as `old` whose trimmed text is
@@ -1194,27 +1251,16 @@ fn levenshtein_candidates(
     }
     let target_hist = histogram(&target);
     let k = old_lines.len();
-    let n = view.line_count();
     let mut out = Vec::new();
-    if k > n {
-        return Ok(out);
-    }
-    for first in 1..=(n + 1 - k) {
-        let window = (0..k)
-            .map(|i| view.line(first + i).trim())
-            .collect::<Vec<_>>()
-            .join("\n");
-        let len = window.chars().count();
-        if len.abs_diff(target_len) > max_d
-            || hist_lower_bound(&target_hist, &histogram(&window)) > max_d
-        {
-            continue;
+    for_each_window(view, k, |first, len, hist| {
+        if len.abs_diff(target_len) > max_d || hist_lower_bound(&target_hist, hist) > max_d {
+            return;
         }
-        let d = strsim::levenshtein(&target, &window);
+        let d = strsim::levenshtein(&target, &window_text(view, first, k));
         if d <= max_d {
             out.push(line_cand(view, &old_lines, first, ends_nl, new, d));
         }
-    }
+    });
     Ok(out)
 }
 
@@ -1414,45 +1460,69 @@ fn whitespace_reason(view: &View, old_lines: &[&str], first: usize) -> (&'static
     ("indentation", "whitespace".to_string())
 }
 
-/// The first line of the window most similar to `old_lines`: a cheap
-/// histogram score picks a shortlist, normalised Levenshtein decides.
+/// The first line of the window most similar to `old_lines`. The shortlist
+/// measured exactly holds the windows where most of `old`'s distinctive
+/// lines occur verbatim (one changed line in a block), then the best by a
+/// cheap histogram score (a typo everywhere); normalised Levenshtein decides.
 fn closest_window(view: &View, old_lines: &[&str]) -> Option<(usize, f64)> {
-    let k = old_lines.len();
     let n = view.line_count();
-    if n == 0 {
+    let k = old_lines.len().min(n);
+    if k == 0 {
         return None;
     }
-    let k = k.min(n);
     let target = old_lines[..k]
         .iter()
         .map(|l| l.trim())
         .collect::<Vec<_>>()
         .join("\n");
+
+    let mut wanted: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, l) in old_lines[..k].iter().enumerate() {
+        let t = l.trim();
+        if t.chars().filter(|c| c.is_alphanumeric()).count() >= 3 {
+            wanted.entry(t).or_default().push(i);
+        }
+    }
+    let mut votes: HashMap<usize, usize> = HashMap::new();
+    if !wanted.is_empty() {
+        for l in 1..=n {
+            if let Some(is) = wanted.get(view.line(l).trim()) {
+                for &i in is {
+                    if l > i && l - i + k - 1 <= n {
+                        *votes.entry(l - i).or_default() += 1;
+                    }
+                }
+            }
+        }
+    }
+    let mut voted: Vec<(usize, usize)> = votes.into_iter().collect();
+    voted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+
     let target_hist = histogram(&target);
     let target_len = target.chars().count().max(1);
     let mut scored: Vec<(f64, usize)> = Vec::new();
-    for first in 1..=(n + 1 - k) {
-        let window = (0..k)
-            .map(|i| view.line(first + i).trim())
-            .collect::<Vec<_>>()
-            .join("\n");
-        let h = histogram(&window);
-        let common: u32 = target_hist.iter().zip(&h).map(|(a, b)| *a.min(b)).sum();
-        let len = window.chars().count().max(1);
-        let score = common as f64 / target_len.max(len) as f64;
-        scored.push((score, first));
-    }
+    for_each_window(view, k, |first, len, hist| {
+        let common: u32 = target_hist.iter().zip(hist).map(|(a, b)| *a.min(b)).sum();
+        scored.push((common as f64 / target_len.max(len) as f64, first));
+    });
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored
+
+    let mut shortlist: Vec<usize> = voted
+        .iter()
+        .take(CLOSEST_SHORTLIST / 2)
+        .map(|v| v.0)
+        .collect();
+    for (_, first) in scored {
+        if shortlist.len() >= CLOSEST_SHORTLIST {
+            break;
+        }
+        if !shortlist.contains(&first) {
+            shortlist.push(first);
+        }
+    }
+    shortlist
         .into_iter()
-        .take(CLOSEST_SHORTLIST)
-        .map(|(_, first)| {
-            let window = (0..k)
-                .map(|i| view.line(first + i).trim())
-                .collect::<Vec<_>>()
-                .join("\n");
-            (first, similarity(&target, &window))
-        })
+        .map(|first| (first, similarity(&target, &window_text(view, first, k))))
         .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
         .filter(|&(_, s)| s > 0.3)
 }

@@ -624,3 +624,39 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn large_texts_stay_fast() {
+    // 40k lines (~1.3 MB): exact, fuzzy and a miss's diagnosis are all
+    // linear passes, not per-window quadratic work.
+    let text: String = (0..40_000)
+        .map(|i| format!("    let value_{i} = compute({i});\n"))
+        .collect();
+    let started = std::time::Instant::now();
+    let out = one(
+        &text,
+        TextEdit::new("let value_20000 = compute(20000);", "let v = 0;"),
+    )
+    .unwrap();
+    assert!(out.contains("    let v = 0;\n"));
+    let lev = fuzzy(
+        "let value_2000O = compute(20000);\nlet value_20001 = compute(20001);",
+        "x",
+        FuzzyMode::Levenshtein,
+    );
+    assert!(one(&text, lev).is_ok());
+    let e = err(
+        &text,
+        TextEdit::new(
+            "let valeu_123 = compute(123);\nlet value_124 = compute(124);\nzzz\n",
+            "x",
+        ),
+    );
+    assert_eq!(e.code(), ErrorCode::NoMatch);
+    assert_eq!(e.details["closest"]["start_line"], 124, "{}", e.details);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+}
