@@ -30,5 +30,6 @@ pub use lines::LineIndex;
 pub use matcher::{KeywordHit, KeywordMatcher};
 pub use preview::preview;
 pub use replace::{
-    Anchor, EditPlan, FuzzyMode, MatchMode, PlannedEdit, Replacement, TextEdit, plan_edits,
+    Anchor, EditMatch, EditPlan, FuzzyMode, MatchMode, PlannedEdit, Replacement, TextEdit,
+    plan_edits,
 };

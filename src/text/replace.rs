@@ -671,7 +671,7 @@ impl NormAnchor {
                 .max(end);
             let ok = view.norm[end..to].find(a.as_str()).is_some_and(|p| {
                 let anchor_start = end + p;
-                cands.get(i + 1).is_none_or(|next| next.1 > anchor_start)
+                cands.get(i + 1).is_none_or(|next| next.0 >= anchor_start)
             });
             if !ok {
                 out.push("after");

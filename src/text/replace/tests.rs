@@ -137,6 +137,26 @@ fn anchor_failures() {
 }
 
 #[test]
+fn anchors_pick_the_nearest_match() {
+    let text = "call()\ncall()\nEND\ncall()\n";
+    let after = Anchor {
+        after: Some("END".into()),
+        ..Anchor::default()
+    };
+    let (out, plan) = apply(text, &[anchored("call()", "x()", after)]).unwrap();
+    assert_eq!(out, "call()\nx()\nEND\ncall()\n");
+    assert_eq!(plan.edits[0].matches[0].start_line, 2);
+    let before = Anchor {
+        before: Some("END".into()),
+        ..Anchor::default()
+    };
+    assert_eq!(
+        one(text, anchored("call()", "y()", before)).unwrap(),
+        "call()\ncall()\nEND\ny()\n"
+    );
+}
+
+#[test]
 fn anchor_window_is_bounded() {
     let mut text = String::from("marker\n");
     for _ in 0..60 {
