@@ -655,7 +655,7 @@ impl Globs {
     }
 }
 
-pub(crate) fn globs(patterns: &[String], field: &str) -> Result<Option<Globs>> {
+fn globs(patterns: &[String], field: &str) -> Result<Option<Globs>> {
     if patterns.is_empty() {
         return Ok(None);
     }

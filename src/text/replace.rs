@@ -1079,7 +1079,7 @@ fn reindent_for(view: &View, old_lines: &[&str], first: usize, new: &str) -> Str
 /// with `from` get it replaced by `to` (deeper indentation converted between
 /// tabs and spaces when the two styles differ); shallower lines are shifted
 /// by the same amount where that is well defined, else left alone.
-pub(crate) fn shift_indent(text: &str, from: &str, to: &str) -> String {
+fn shift_indent(text: &str, from: &str, to: &str) -> String {
     if from == to {
         return text.to_string();
     }
