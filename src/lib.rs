@@ -8,5 +8,6 @@ pub mod error;
 pub mod fs;
 pub mod lang;
 pub mod symbols;
+pub mod text;
 
 pub use error::{Error, ErrorCode, Result};

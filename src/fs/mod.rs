@@ -5,6 +5,9 @@
 pub mod commit;
 pub mod journal;
 pub mod profile;
+pub mod read;
+pub mod search;
+pub mod tree;
 pub mod undo;
 pub mod walk;
 pub mod workspace;

@@ -1,0 +1,402 @@
+use super::*;
+use std::fs;
+
+/// A small workspace with every kind of file the walk must handle.
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    let write = |p: &str, s: &[u8]| {
+        let p = r.join(p);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, s).unwrap();
+    };
+    write(".gitignore", b"target/\n*.log\n");
+    write(
+        "src/main.rs",
+        b"fn main() {\n    let parser = Parser::new();\n    parser.run();\n}\n",
+    );
+    write("src/parser.rs", b"pub struct Parser;\n\nimpl Parser {\n    pub fn new() -> Self { Parser }\n    pub fn run(&self) {}\n}\n");
+    write("src/util.rs", b"// nothing to see\npub fn helper() {}\n");
+    write("target/debug/out.rs", b"Parser generated\n");
+    write("build.log", b"Parser log\n");
+    write("sub/.gitignore", b"secret.txt\n");
+    write("sub/secret.txt", b"Parser secret\n");
+    write("sub/visible.txt", b"Parser visible\n");
+    write("sub/deeper/.ignore", b"by_dot_ignore.txt\n");
+    write("sub/deeper/by_dot_ignore.txt", b"Parser\n");
+    write("sub/deeper/kept.txt", b"Parser kept\n");
+    write(".scalpelignore", b"generated/\n");
+    write("generated/api.rs", b"Parser generated\n");
+    write(".hidden/notes.txt", b"Parser hidden\n");
+    write(".git/config", b"Parser in git\n");
+    write(".scalpel/backups/x.rs", b"Parser backup\n");
+    write("blob.bin", b"Parser\x00\x01\x02binary");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(r.join("sub"), r.join("sub/deeper/loop")).unwrap();
+    dir
+}
+
+fn kw(words: &[&str]) -> SearchParams {
+    SearchParams {
+        keywords: words.iter().map(|s| s.to_string()).collect(),
+        ..SearchParams::default()
+    }
+}
+
+fn paths(res: &SearchResult) -> Vec<&str> {
+    let mut v: Vec<&str> = res.files.iter().map(|f| f.path.as_str()).collect();
+    v.sort_unstable();
+    v
+}
+
+#[test]
+fn honours_ignore_files_and_skips_binary_hidden_and_links() {
+    let dir = tree();
+    let res = search_files(dir.path(), &kw(&["parser"]), None).unwrap();
+    assert_eq!(
+        paths(&res),
+        vec![
+            "src/main.rs",
+            "src/parser.rs",
+            "sub/deeper/kept.txt",
+            "sub/visible.txt"
+        ]
+    );
+    assert_eq!(res.binary_files_skipped, 1);
+    assert!(res.errors.is_empty(), "{:?}", res.errors);
+    assert!(!res.truncated);
+    // The symlink loop is not followed: each file appears once.
+    assert_eq!(res.files.len(), 4);
+
+    let hidden = SearchParams {
+        hidden: true,
+        ..kw(&["parser"])
+    };
+    let res = search_files(dir.path(), &hidden, None).unwrap();
+    let p = paths(&res);
+    assert!(p.contains(&".hidden/notes.txt"));
+    assert!(
+        !p.iter()
+            .any(|p| p.starts_with(".git/") || p.starts_with(".scalpel/")),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn matches_have_keyword_line_column_and_preview() {
+    let dir = tree();
+    let res = search_files(dir.path(), &kw(&["Parser::new", "run"]), None).unwrap();
+    let main = res.files.iter().find(|f| f.path == "src/main.rs").unwrap();
+    assert_eq!(main.match_count, 2);
+    assert_eq!(main.keywords_matched, vec!["Parser::new", "run"]);
+    let m = &main.matches[0];
+    assert_eq!(
+        (m.keyword.as_str(), m.line, m.column),
+        ("Parser::new", 2, 18)
+    );
+    assert_eq!(m.preview, "let parser = Parser::new();");
+    assert_eq!(
+        res.files[0].path, "src/main.rs",
+        "two distinct keywords rank first"
+    );
+    assert_eq!(
+        res.total_matches,
+        res.files.iter().map(|f| f.match_count).sum::<usize>()
+    );
+}
+
+#[test]
+fn case_whole_word_and_regex() {
+    let dir = tree();
+    let cs = SearchParams {
+        case_sensitive: true,
+        ..kw(&["parser"])
+    };
+    assert_eq!(
+        paths(&search_files(dir.path(), &cs, None).unwrap()),
+        vec!["src/main.rs"]
+    );
+    let ww = SearchParams {
+        whole_word: true,
+        ..kw(&["Parse"])
+    };
+    assert!(
+        search_files(dir.path(), &ww, None)
+            .unwrap()
+            .files
+            .is_empty()
+    );
+    let re = SearchParams {
+        pattern: Some(r"pub fn \w+\(\)".into()),
+        case_sensitive: true,
+        ..SearchParams::default()
+    };
+    let res = search_files(dir.path(), &re, None).unwrap();
+    assert_eq!(paths(&res), vec!["src/parser.rs", "src/util.rs"]);
+    assert_eq!(res.files.iter().map(|f| f.match_count).sum::<usize>(), 2);
+    let bad = SearchParams {
+        pattern: Some("(".into()),
+        ..SearchParams::default()
+    };
+    assert_eq!(
+        search_files(dir.path(), &bad, None).unwrap_err().code(),
+        ErrorCode::InvalidArgument
+    );
+    let both = SearchParams {
+        pattern: Some("x".into()),
+        ..kw(&["y"])
+    };
+    assert_eq!(
+        search_files(dir.path(), &both, None).unwrap_err().code(),
+        ErrorCode::InvalidArgument
+    );
+}
+
+#[test]
+fn include_exclude_and_path() {
+    let dir = tree();
+    let inc = SearchParams {
+        include: vec!["*.rs".into()],
+        ..kw(&["parser"])
+    };
+    assert_eq!(
+        paths(&search_files(dir.path(), &inc, None).unwrap()),
+        vec!["src/main.rs", "src/parser.rs"]
+    );
+    let inc = SearchParams {
+        include: vec!["sub/**/*.txt".into()],
+        ..kw(&["parser"])
+    };
+    assert_eq!(
+        paths(&search_files(dir.path(), &inc, None).unwrap()),
+        vec!["sub/deeper/kept.txt", "sub/visible.txt"]
+    );
+    let exc = SearchParams {
+        exclude: vec!["deeper".into(), "main.rs".into()],
+        ..kw(&["parser"])
+    };
+    assert_eq!(
+        paths(&search_files(dir.path(), &exc, None).unwrap()),
+        vec!["src/parser.rs", "sub/visible.txt"]
+    );
+    let sub = SearchParams {
+        path: Some("sub".into()),
+        ..kw(&["parser"])
+    };
+    // The root's and sub's ignore files still apply inside a sub-folder.
+    assert_eq!(
+        paths(&search_files(dir.path(), &sub, None).unwrap()),
+        vec!["sub/deeper/kept.txt", "sub/visible.txt"]
+    );
+    let outside = SearchParams {
+        path: Some("..".into()),
+        ..kw(&["parser"])
+    };
+    assert_eq!(
+        search_files(dir.path(), &outside, None).unwrap_err().code(),
+        ErrorCode::OutsideRoot
+    );
+    let missing = SearchParams {
+        path: Some("nope".into()),
+        ..kw(&["parser"])
+    };
+    assert_eq!(
+        search_files(dir.path(), &missing, None).unwrap_err().code(),
+        ErrorCode::NotFound
+    );
+    let git = SearchParams {
+        path: Some(".git".into()),
+        ..kw(&["parser"])
+    };
+    assert_eq!(
+        search_files(dir.path(), &git, None).unwrap_err().code(),
+        ErrorCode::IgnoredPath
+    );
+    let bad = SearchParams {
+        include: vec!["[".into()],
+        ..kw(&["parser"])
+    };
+    assert_eq!(
+        search_files(dir.path(), &bad, None).unwrap_err().code(),
+        ErrorCode::InvalidArgument
+    );
+}
+
+#[test]
+fn max_results_truncates_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..30 {
+        fs::write(
+            dir.path().join(format!("f{i:02}.txt")),
+            "needle\n".repeat(i % 3 + 1),
+        )
+        .unwrap();
+    }
+    let p = SearchParams {
+        max_results: Some(5),
+        ..kw(&["needle"])
+    };
+    let res = search_files(dir.path(), &p, None).unwrap();
+    assert_eq!(res.files.len(), 5);
+    assert_eq!(res.files_matched, 30);
+    assert_eq!(res.files_searched, 30);
+    assert_eq!(res.total_matches, 60);
+    assert!(res.truncated);
+    assert!(res.hint.as_deref().unwrap().contains("5 of 30"));
+    // Deterministic: the 3-match files, by path.
+    let want: Vec<String> = ["f02", "f05", "f08", "f11", "f14"]
+        .iter()
+        .map(|s| format!("{s}.txt"))
+        .collect();
+    assert_eq!(
+        res.files.iter().map(|f| f.path.clone()).collect::<Vec<_>>(),
+        want
+    );
+    // Same query, same answer.
+    assert_eq!(search_files(dir.path(), &p, None).unwrap(), res);
+}
+
+#[test]
+fn per_file_and_total_match_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "x\n".repeat(50)).unwrap();
+    fs::write(dir.path().join("b.txt"), "x\n".repeat(10)).unwrap();
+    let p = SearchParams {
+        max_matches_per_file: Some(8),
+        max_total_matches: Some(12),
+        ..kw(&["x"])
+    };
+    let res = search_files(dir.path(), &p, None).unwrap();
+    assert_eq!(res.files[0].path, "a.txt");
+    assert_eq!(
+        (res.files[0].matches.len(), res.files[0].match_count),
+        (8, 50)
+    );
+    assert!(res.files[0].matches_truncated);
+    assert_eq!(res.files[1].matches.len(), 4);
+    assert!(res.truncated && res.hint.is_some());
+}
+
+#[test]
+fn context_lines_attach_to_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("a.txt"),
+        "one\ntwo\nTARGET\nfour\nfive\nsix\nTARGET\n",
+    )
+    .unwrap();
+    let p = SearchParams {
+        context_lines: Some(1),
+        ..kw(&["target"])
+    };
+    let res = search_files(dir.path(), &p, None).unwrap();
+    let m = &res.files[0].matches;
+    assert_eq!(m[0].context_before, vec!["two"]);
+    assert_eq!(m[0].context_after, vec!["four"]);
+    assert_eq!(m[1].context_before, vec!["six"]);
+    assert!(m[1].context_after.is_empty());
+}
+
+#[test]
+fn ranking_distinct_then_frequency_then_definitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, s: String| fs::write(dir.path().join(p), s).unwrap();
+    w("both.txt", "alpha beta\n".to_string());
+    w("many.txt", "alpha\n".repeat(40));
+    w("few.txt", "alpha\n".repeat(3));
+    w(
+        "big.txt",
+        format!("alpha\n{}", "filler line of text\n".repeat(5000)),
+    );
+    let res = search_files(dir.path(), &kw(&["alpha", "beta"]), None).unwrap();
+    let order: Vec<&str> = res.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(order, vec!["both.txt", "many.txt", "few.txt", "big.txt"]);
+    // A definition boost lifts the big file above frequency alone.
+    let defs = |p: &Path, text: &str| -> Vec<String> {
+        assert!(p.is_absolute());
+        if text.starts_with("alpha\nfiller") {
+            vec!["alpha".into()]
+        } else {
+            vec![]
+        }
+    };
+    let res = search_files(dir.path(), &kw(&["alpha", "beta"]), Some(&defs)).unwrap();
+    let order: Vec<&str> = res.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(order, vec!["both.txt", "big.txt", "many.txt", "few.txt"]);
+    assert_eq!(res.files[1].defines, vec!["alpha"]);
+    // Distinct keywords still dominate any boost.
+    assert!(score(2, 1, 1_000_000, 0) > score(1, 1_000_000, 10, 5));
+}
+
+#[test]
+fn crlf_lines_and_unicode_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("w.txt"), "héllo wörld\r\nend$\r\n").unwrap();
+    let res = search_files(dir.path(), &kw(&["wörld"]), None).unwrap();
+    let m = &res.files[0].matches[0];
+    assert_eq!(
+        (m.line, m.column, m.preview.as_str()),
+        (1, 7, "héllo wörld")
+    );
+    let re = SearchParams {
+        pattern: Some("end\\$$".into()),
+        ..SearchParams::default()
+    };
+    assert_eq!(
+        search_files(dir.path(), &re, None).unwrap().total_matches,
+        1
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_files_are_reported_not_fatal() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let locked = dir.path().join("locked.txt");
+    fs::write(&locked, "needle\n").unwrap();
+    fs::write(dir.path().join("open.txt"), "needle\n").unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    // Root (or CAP_DAC_OVERRIDE) reads mode-000 files anyway.
+    let privileged = fs::File::open(&locked).is_ok();
+    let res = search_files(dir.path(), &kw(&["needle"]), None).unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o644)).unwrap();
+    if privileged {
+        assert_eq!(paths(&res), vec!["locked.txt", "open.txt"]);
+        assert!(res.errors.is_empty());
+    } else {
+        assert_eq!(paths(&res), vec!["open.txt"]);
+        assert_eq!(res.errors.len(), 1);
+        assert_eq!(res.errors[0].path, "locked.txt");
+        assert!(
+            res.errors[0].message.to_lowercase().contains("permission"),
+            "{:?}",
+            res.errors
+        );
+    }
+}
+
+#[test]
+fn oversized_files_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("big.txt"), "needle\n".repeat(100)).unwrap();
+    let p = SearchParams {
+        max_file_size: Some(100),
+        ..kw(&["needle"])
+    };
+    let res = search_files(dir.path(), &p, None).unwrap();
+    assert!(res.files.is_empty());
+    assert_eq!(res.error_count, 1);
+    assert!(res.errors[0].message.contains("max_file_size"));
+}
+
+#[test]
+fn params_schema_and_serde() {
+    let p: SearchParams =
+        serde_json::from_value(serde_json::json!({"keywords": ["a"], "include": ["*.rs"]}))
+            .unwrap();
+    assert_eq!(p.include, vec!["*.rs"]);
+    assert!(serde_json::from_value::<SearchParams>(serde_json::json!({"keyword": ["a"]})).is_err());
+    let schema = schemars::schema_for!(SearchParams);
+    assert!(schema.as_value()["properties"]["max_results"]["description"].is_string());
+}

@@ -1,0 +1,354 @@
+//! `list_directory`: a token-lean tree view of a folder.
+//!
+//! Agents orient themselves by looking at a project's layout; `ls -R` on a
+//! real project floods the context with build output and dependencies. This
+//! view uses the same ignore rules as `search_files` (`.gitignore`, `.ignore`,
+//! `.scalpelignore`, hidden files, never `.git`), stops at a depth, and
+//! spends an item budget breadth-first: every level is shown before deeper
+//! levels take what is left, and a folder that does not fit ends with a
+//! "… N more" line, so the agent knows what it is not seeing and where.
+
+use crate::error::{Error, Result};
+use crate::fs::search::{rel_path, resolve_dir, walk_builder};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+
+pub const DEFAULT_TREE_DEPTH: usize = 3;
+pub const DEFAULT_TREE_MAX_ITEMS: usize = 200;
+
+/// What to list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TreeParams {
+    /// Folder to list, relative to the root; default: the root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Levels below the folder to show (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<usize>,
+    /// Most entries shown (default 200); the rest are counted in "… N more" lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<usize>,
+    /// Show file sizes.
+    #[serde(default)]
+    pub sizes: bool,
+    /// Include hidden files and folders (never `.git`).
+    #[serde(default)]
+    pub hidden: bool,
+}
+
+/// The rendered tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct TreeListing {
+    /// One entry per line: `├── name`, folders with a trailing `/`.
+    pub text: String,
+    /// Entries shown.
+    pub entries: usize,
+    /// True when some entries were left out (see the "… N more" lines).
+    pub truncated: bool,
+    /// How to see what was left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+struct Node {
+    name: String,
+    is_dir: bool,
+    size: Option<u64>,
+    link: Option<String>,
+    children: Vec<usize>,
+    /// Children shown (a prefix of the sorted `children`).
+    shown: usize,
+}
+
+/// List `params.path` (default: the root) as a tree.
+pub fn list_directory(root: &std::path::Path, params: &TreeParams) -> Result<TreeListing> {
+    let (root, dir) = resolve_dir(root, params.path.as_deref())?;
+    if !dir.is_dir() {
+        return Err(Error::invalid_argument(format!(
+            "{} is a file, not a folder",
+            rel_path(&root, &dir)
+        ))
+        .with_suggestion("use read_file for a file, or pass its folder"));
+    }
+    let depth = params.depth.unwrap_or(DEFAULT_TREE_DEPTH).max(1);
+    let max_items = params.max_items.unwrap_or(DEFAULT_TREE_MAX_ITEMS);
+
+    let mut builder = walk_builder(&root, &dir, params.hidden, None);
+    builder.max_depth(Some(depth));
+    let mut nodes = vec![Node {
+        name: String::new(),
+        is_dir: true,
+        size: None,
+        link: None,
+        children: Vec::new(),
+        shown: 0,
+    }];
+    let mut index: HashMap<PathBuf, usize> = HashMap::from([(dir.clone(), 0)]);
+    let mut unreadable = 0usize;
+    for entry in builder.build() {
+        let Ok(entry) = entry else {
+            unreadable += 1;
+            continue;
+        };
+        if entry.depth() == 0 {
+            continue;
+        }
+        let path = entry.path();
+        let Some(&parent) = path.parent().and_then(|p| index.get(p)) else {
+            continue;
+        };
+        let ft = entry.file_type();
+        let is_dir = ft.is_some_and(|t| t.is_dir());
+        let is_link = ft.is_some_and(|t| t.is_symlink());
+        let id = nodes.len();
+        nodes.push(Node {
+            name: entry.file_name().to_string_lossy().into_owned(),
+            is_dir,
+            size: (params.sizes && !is_dir && !is_link)
+                .then(|| entry.metadata().ok().map(|m| m.len()))
+                .flatten(),
+            link: is_link
+                .then(|| {
+                    std::fs::read_link(path)
+                        .ok()
+                        .map(|t| t.display().to_string())
+                })
+                .flatten(),
+            children: Vec::new(),
+            shown: 0,
+        });
+        nodes[parent].children.push(id);
+        if is_dir {
+            index.insert(path.to_path_buf(), id);
+        }
+    }
+    for i in 0..nodes.len() {
+        let mut kids = std::mem::take(&mut nodes[i].children);
+        kids.sort_by(|&a, &b| {
+            let (a, b) = (&nodes[a], &nodes[b]);
+            b.is_dir
+                .cmp(&a.is_dir)
+                .then_with(|| a.name.to_lowercase().cmp(&b.name.to_lowercase()))
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        nodes[i].children = kids;
+    }
+
+    // Spend the budget breadth-first.
+    let mut left = max_items;
+    let mut queue = VecDeque::from([0usize]);
+    while let Some(n) = queue.pop_front() {
+        let take = nodes[n].children.len().min(left);
+        left -= take;
+        nodes[n].shown = take;
+        queue.extend(
+            nodes[n].children[..take]
+                .iter()
+                .copied()
+                .filter(|&c| nodes[c].is_dir),
+        );
+    }
+
+    let top = rel_path(&root, &dir);
+    let mut text = if top == "." {
+        "./\n".to_string()
+    } else {
+        format!("{top}/\n")
+    };
+    let mut entries = 0;
+    let mut hidden_total = 0;
+    render(&nodes, 0, "", &mut text, &mut entries, &mut hidden_total);
+    if unreadable > 0 {
+        text.push_str(&format!("({unreadable} entries could not be read)\n"));
+    }
+    let truncated = hidden_total > 0;
+    Ok(TreeListing {
+        text,
+        entries,
+        truncated,
+        hint: truncated.then(|| {
+            format!("{hidden_total} entries not shown; raise max_items, or list a sub-folder with `path`")
+        }),
+    })
+}
+
+fn render(
+    nodes: &[Node],
+    n: usize,
+    prefix: &str,
+    out: &mut String,
+    shown: &mut usize,
+    hidden: &mut usize,
+) {
+    let node = &nodes[n];
+    let more = node.children.len() - node.shown;
+    for (i, &c) in node.children[..node.shown].iter().enumerate() {
+        let last = i + 1 == node.shown && more == 0;
+        let child = &nodes[c];
+        out.push_str(prefix);
+        out.push_str(if last { "└── " } else { "├── " });
+        out.push_str(&child.name);
+        if child.is_dir {
+            out.push('/');
+        }
+        if let Some(t) = &child.link {
+            out.push_str(" -> ");
+            out.push_str(t);
+        }
+        if let Some(s) = child.size {
+            out.push_str(&format!(" ({})", human_size(s)));
+        }
+        out.push('\n');
+        *shown += 1;
+        if child.is_dir {
+            let deeper = format!("{prefix}{}", if last { "    " } else { "│   " });
+            render(nodes, c, &deeper, out, shown, hidden);
+        }
+    }
+    if more > 0 {
+        *hidden += more;
+        out.push_str(&format!("{prefix}└── … {more} more\n"));
+    }
+}
+
+/// `512 B`, `1.2 KB`, `3.4 MB`.
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut v = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        let write = |p: &str, s: &str| {
+            let p = r.join(p);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, s).unwrap();
+        };
+        write(".gitignore", "target/\n");
+        write(".scalpelignore", "*.gen\n");
+        write("Cargo.toml", "[package]\n");
+        write("README.md", "hello\n");
+        write("src/lib.rs", &"x".repeat(2048));
+        write("src/a/b/c/deep.rs", "");
+        write("src/api.gen", "");
+        write("target/out", "");
+        write(".hidden", "");
+        write(".git/HEAD", "");
+        dir
+    }
+
+    #[test]
+    fn renders_a_sorted_ignore_aware_tree() {
+        let dir = tree();
+        let t = list_directory(dir.path(), &TreeParams::default()).unwrap();
+        let want = "./\n\
+                    ├── src/\n\
+                    │   ├── a/\n\
+                    │   │   └── b/\n\
+                    │   └── lib.rs\n\
+                    ├── Cargo.toml\n\
+                    └── README.md\n";
+        assert_eq!(t.text, want);
+        assert_eq!((t.entries, t.truncated), (6, false));
+    }
+
+    #[test]
+    fn sizes_hidden_depth_and_path() {
+        let dir = tree();
+        let p = TreeParams {
+            sizes: true,
+            hidden: true,
+            depth: Some(1),
+            ..TreeParams::default()
+        };
+        let t = list_directory(dir.path(), &p).unwrap();
+        assert!(t.text.contains("├── .hidden (0 B)\n"), "{}", t.text);
+        assert!(t.text.contains(".gitignore"));
+        assert!(!t.text.contains(".git/"));
+        assert!(!t.text.contains("lib.rs"));
+        let p = TreeParams {
+            path: Some("src".into()),
+            sizes: true,
+            ..TreeParams::default()
+        };
+        let t = list_directory(dir.path(), &p).unwrap();
+        assert!(t.text.starts_with("src/\n"));
+        assert!(t.text.contains("└── lib.rs (2.0 KB)\n"), "{}", t.text);
+        assert!(
+            t.text.contains("└── c/\n") && !t.text.contains("deep.rs"),
+            "{}",
+            t.text
+        );
+        let p = TreeParams {
+            path: Some("src/lib.rs".into()),
+            ..TreeParams::default()
+        };
+        assert!(list_directory(dir.path(), &p).is_err());
+    }
+
+    #[test]
+    fn budget_is_spent_breadth_first_with_more_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        for d in ["a", "b"] {
+            for i in 0..5 {
+                let p = dir.path().join(d).join(format!("f{i}.txt"));
+                fs::create_dir_all(p.parent().unwrap()).unwrap();
+                fs::write(p, "").unwrap();
+            }
+        }
+        fs::write(dir.path().join("top.txt"), "").unwrap();
+        let p = TreeParams {
+            max_items: Some(6),
+            ..TreeParams::default()
+        };
+        let t = list_directory(dir.path(), &p).unwrap();
+        let want = "./\n\
+                    ├── a/\n\
+                    │   ├── f0.txt\n\
+                    │   ├── f1.txt\n\
+                    │   ├── f2.txt\n\
+                    │   └── … 2 more\n\
+                    ├── b/\n\
+                    │   └── … 5 more\n\
+                    └── top.txt\n";
+        assert_eq!(t.text, want);
+        assert_eq!((t.entries, t.truncated), (6, true));
+        assert!(t.hint.unwrap().contains("7 entries not shown"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_shown_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("d")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("d"), dir.path().join("d/loop")).unwrap();
+        let t = list_directory(dir.path(), &TreeParams::default()).unwrap();
+        assert!(t.text.contains("└── loop -> "), "{}", t.text);
+        assert_eq!(t.entries, 2);
+    }
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(human_size(0), "0 B");
+        assert_eq!(human_size(1536), "1.5 KB");
+        assert_eq!(human_size(5 * 1024 * 1024), "5.0 MB");
+    }
+}

@@ -1,0 +1,234 @@
+//! Keyword and regex matching within one line, shared by `search_files` and
+//! `read_fragment`'s keyword requests so both agree on what a match is.
+//!
+//! Each keyword gets its own regex (escaped, optionally case-insensitive) so
+//! that every hit can say which keyword it is, and so that overlapping
+//! keywords (`foo` and `foobar`) are both found. Whole-word matching is
+//! decided here, not by the regex: a hit counts when the characters on both
+//! sides of it are not word characters (letters, digits, `_`). That is the
+//! same rule as `grep -w`, and it also works for keywords that begin or end
+//! with punctuation (`foo(`), where `\b` would not.
+
+use crate::error::{Error, ErrorCode, Result};
+use regex::{Regex, RegexBuilder};
+
+/// Limit on the compiled size of a user regex, so a pathological pattern is
+/// refused instead of exhausting memory.
+const REGEX_SIZE_LIMIT: usize = 32 * 1024 * 1024;
+
+/// One hit inside a line: which keyword (index into [`KeywordMatcher::labels`])
+/// and its byte range in the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeywordHit {
+    pub keyword: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Finds keywords (any of several literals) or one regex pattern in lines.
+#[derive(Debug, Clone)]
+pub struct KeywordMatcher {
+    labels: Vec<String>,
+    regexes: Vec<Regex>,
+    whole_word: bool,
+    case_sensitive: bool,
+    is_pattern: bool,
+    /// One pattern matching any keyword, for fast line prefiltering.
+    alternation: String,
+}
+
+impl KeywordMatcher {
+    /// Match any of `keywords` literally. Empty keywords are refused.
+    pub fn keywords(keywords: &[String], case_sensitive: bool, whole_word: bool) -> Result<Self> {
+        let mut labels: Vec<String> = Vec::new();
+        for k in keywords {
+            if k.is_empty() {
+                return Err(
+                    Error::invalid_argument("keywords must not contain an empty string")
+                        .with_suggestion(
+                            "remove the empty keyword, or pass at least one non-empty keyword",
+                        )
+                        .with_details(serde_json::json!({"keywords": keywords})),
+                );
+            }
+            if k.contains('\n') {
+                return Err(Error::invalid_argument(format!(
+                    "keyword {k:?} contains a newline; keywords match within one line"
+                ))
+                .with_suggestion(
+                    "split it into one keyword per line, or search for one line of it",
+                ));
+            }
+            if !labels.contains(k) {
+                labels.push(k.clone());
+            }
+        }
+        if labels.is_empty() {
+            return Err(Error::invalid_argument("no keywords given")
+                .with_suggestion("pass `keywords` (any of them matches) or a regex `pattern`"));
+        }
+        let escaped: Vec<String> = labels.iter().map(|k| regex::escape(k)).collect();
+        let regexes = escaped
+            .iter()
+            .map(|e| build(e, case_sensitive))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(KeywordMatcher {
+            alternation: escaped.join("|"),
+            labels,
+            regexes,
+            whole_word,
+            case_sensitive,
+            is_pattern: false,
+        })
+    }
+
+    /// Match a regular expression (Rust `regex` syntax). Hits are labelled
+    /// with the pattern itself.
+    pub fn pattern(pattern: &str, case_sensitive: bool, whole_word: bool) -> Result<Self> {
+        if pattern.is_empty() {
+            return Err(Error::invalid_argument("pattern is empty")
+                .with_suggestion("pass a non-empty regex, or use `keywords` for literal text"));
+        }
+        let re = build(pattern, case_sensitive)?;
+        Ok(KeywordMatcher {
+            labels: vec![pattern.to_string()],
+            regexes: vec![re],
+            whole_word,
+            case_sensitive,
+            is_pattern: true,
+            alternation: pattern.to_string(),
+        })
+    }
+
+    /// The keywords (or the single pattern) hits refer to.
+    pub fn labels(&self) -> &[String] {
+        &self.labels
+    }
+
+    /// True for a regex pattern, false for literal keywords.
+    pub fn is_pattern(&self) -> bool {
+        self.is_pattern
+    }
+
+    pub fn case_sensitive(&self) -> bool {
+        self.case_sensitive
+    }
+
+    /// One regex source that matches a superset of the lines with a hit
+    /// (whole-word filtering is applied afterwards by [`Self::find_in_line`]).
+    pub fn alternation(&self) -> &str {
+        &self.alternation
+    }
+
+    /// Every hit in `line` (terminator excluded by the caller or ignored
+    /// here), ordered by position, then keyword.
+    pub fn find_in_line(&self, line: &str) -> Vec<KeywordHit> {
+        let line = crate::text::lines::strip_eol(line);
+        let mut hits = Vec::new();
+        for (k, re) in self.regexes.iter().enumerate() {
+            let mut at = 0;
+            while at <= line.len() {
+                let Some(m) = re.find_at(line, at) else { break };
+                let accepted =
+                    !m.is_empty() && (!self.whole_word || is_whole_word(line, m.start(), m.end()));
+                if accepted {
+                    hits.push(KeywordHit {
+                        keyword: k,
+                        start: m.start(),
+                        end: m.end(),
+                    });
+                    at = m.end();
+                } else {
+                    // Retry one character later: a shifted occurrence may
+                    // still be a whole word (or non-empty).
+                    at = next_boundary(line, m.start());
+                }
+            }
+        }
+        hits.sort_by_key(|h| (h.start, h.keyword));
+        hits
+    }
+}
+
+fn build(source: &str, case_sensitive: bool) -> Result<Regex> {
+    RegexBuilder::new(source)
+        .case_insensitive(!case_sensitive)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::InvalidArgument,
+                format!("invalid regex {source:?}: {e}"),
+            )
+            .with_suggestion(
+                "fix the pattern (Rust regex syntax), or pass literal text as `keywords`",
+            )
+            .with_details(serde_json::json!({"pattern": source, "regex_error": e.to_string()}))
+        })
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// True when neither neighbour of `start..end` is a word character.
+pub fn is_whole_word(line: &str, start: usize, end: usize) -> bool {
+    let before = line.get(..start).and_then(|s| s.chars().next_back());
+    let after = line.get(end..).and_then(|s| s.chars().next());
+    !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
+}
+
+fn next_boundary(s: &str, i: usize) -> usize {
+    let mut j = i + 1;
+    while j < s.len() && !s.is_char_boundary(j) {
+        j += 1;
+    }
+    j
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kw(ks: &[&str], cs: bool, ww: bool) -> KeywordMatcher {
+        let ks: Vec<String> = ks.iter().map(|s| s.to_string()).collect();
+        KeywordMatcher::keywords(&ks, cs, ww).unwrap()
+    }
+
+    #[test]
+    fn overlapping_keywords_are_all_found() {
+        let m = kw(&["foo", "foobar"], true, false);
+        let hits = m.find_in_line("x foobar\n");
+        assert_eq!(hits.len(), 2);
+        assert_eq!((hits[0].keyword, hits[0].start), (0, 2));
+        assert_eq!((hits[1].keyword, hits[1].end), (1, 8));
+    }
+
+    #[test]
+    fn whole_word_and_case() {
+        let m = kw(&["foo"], false, true);
+        let hits = m.find_in_line("food FOO foo_x (foo)");
+        assert_eq!(
+            hits.iter().map(|h| h.start).collect::<Vec<_>>(),
+            vec![5, 16]
+        );
+        let m = kw(&["foo("], true, true);
+        assert_eq!(m.find_in_line("foo(x) foo( y").len(), 1);
+        let m = kw(&["Foo"], true, false);
+        assert!(m.find_in_line("foo").is_empty());
+    }
+
+    #[test]
+    fn regex_patterns_and_errors() {
+        let m = KeywordMatcher::pattern(r"fn \w+", true, false).unwrap();
+        assert_eq!(m.find_in_line("pub fn main() {").len(), 1);
+        // Empty matches are never hits and never loop.
+        let m = KeywordMatcher::pattern(r"x*", true, false).unwrap();
+        assert_eq!(m.find_in_line("ab x é").len(), 1);
+        let e = KeywordMatcher::pattern("(", true, false).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert!(KeywordMatcher::keywords(&["".into()], true, false).is_err());
+        assert!(KeywordMatcher::keywords(&[], true, false).is_err());
+        assert!(m.labels()[0] == "x*");
+    }
+}
