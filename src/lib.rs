@@ -3,6 +3,7 @@
 //! See ARCHITECTURE.md for the bird's-eye view and the code map.
 
 pub mod cli;
+pub mod edit;
 pub mod engine;
 pub mod error;
 pub mod fs;

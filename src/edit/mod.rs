@@ -1,0 +1,7 @@
+//! Edit plans: where new code goes, how it is fitted in (indentation, line
+//! endings), and whether the result still parses. Pure: the new content is
+//! built in memory and handed to `fs::commit_write`, the only writer.
+
+pub mod validate;
+
+pub use validate::{Change, SyntaxProblem, Validation, judge, reparse, syntax_problems};

@@ -1,0 +1,258 @@
+//! Parse-delta validation: an edit may not add parse errors the file did not
+//! already have. Files that are already broken elsewhere stay editable, so
+//! errors are compared as multisets of signatures (what went wrong and the
+//! text it went wrong on), which survive the line shifts an edit causes.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::lang::Language;
+use crate::symbols::parse_tree;
+use serde::Serialize;
+use std::collections::HashMap;
+use tree_sitter::{InputEdit, Node, Point, Tree};
+
+/// How many characters of an error's text are shown and compared.
+const SNIPPET: usize = 60;
+/// How many new errors a refusal lists (the count is always exact).
+const MAX_LISTED: usize = 20;
+
+/// One place where the parser had to recover.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct SyntaxProblem {
+    pub line: usize,
+    /// 1-based column, in bytes.
+    pub column: usize,
+    /// `unexpected` (an ERROR node) or `missing <token>`.
+    pub what: String,
+    /// The source text at the error (first line, shortened).
+    pub snippet: String,
+}
+
+/// The outcome of validating an edit, part of every write receipt.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Validation {
+    /// `ok`, `not_checked` (no grammar) or `errors_allowed`.
+    pub status: String,
+    /// Errors the edit introduced (empty unless `errors_allowed`).
+    pub new_errors: Vec<SyntaxProblem>,
+    /// Errors the file already had before the edit.
+    pub preexisting_errors: usize,
+}
+
+impl Validation {
+    pub fn not_checked() -> Validation {
+        Validation {
+            status: "not_checked".into(),
+            new_errors: Vec::new(),
+            preexisting_errors: 0,
+        }
+    }
+}
+
+/// Every ERROR and MISSING node of `tree` (outermost only), in order.
+pub fn syntax_problems(tree: &Tree, body: &str) -> Vec<SyntaxProblem> {
+    let mut out = Vec::new();
+    let root = tree.root_node();
+    if !root.has_error() {
+        return out;
+    }
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        let bad = node.is_error() || node.is_missing();
+        if bad {
+            out.push(problem(node, body));
+        }
+        if !bad && node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return out;
+            }
+        }
+    }
+}
+
+fn problem(node: Node, body: &str) -> SyntaxProblem {
+    let p = node.start_position();
+    let text = &body[node.start_byte()..node.end_byte().min(body.len())];
+    let first = text.lines().next().unwrap_or("").trim();
+    let snippet: String = first.chars().take(SNIPPET).collect();
+    SyntaxProblem {
+        line: p.row + 1,
+        column: p.column + 1,
+        what: if node.is_missing() {
+            format!("missing `{}`", node.kind())
+        } else {
+            "unexpected".to_string()
+        },
+        snippet,
+    }
+}
+
+/// A byte-range change in body coordinates (after any BOM): the text at
+/// `start..old_end` became `start..new_end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Change {
+    pub start: usize,
+    pub old_end: usize,
+    pub new_end: usize,
+}
+
+fn point_at(text: &str, byte: usize) -> Point {
+    let before = &text.as_bytes()[..byte];
+    let row = memchr::memchr_iter(b'\n', before).count();
+    let line_start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
+    Point::new(row, byte - line_start)
+}
+
+/// Reparse `new_body` incrementally from `old_tree` (edited by `change`) and
+/// return the new tree with the problems the edit introduced.
+pub fn reparse(
+    lang: &Language,
+    old_tree: &Tree,
+    old_body: &str,
+    new_body: &str,
+    change: Change,
+) -> Result<(Tree, Vec<SyntaxProblem>, usize)> {
+    let mut edited = old_tree.clone();
+    edited.edit(&InputEdit {
+        start_byte: change.start,
+        old_end_byte: change.old_end,
+        new_end_byte: change.new_end,
+        start_position: point_at(old_body, change.start),
+        old_end_position: point_at(old_body, change.old_end),
+        new_end_position: point_at(new_body, change.new_end),
+    });
+    let new_tree = parse_tree(lang, new_body, Some(&edited))?;
+    let before = syntax_problems(old_tree, old_body);
+    let after = syntax_problems(&new_tree, new_body);
+    let introduced = difference(&before, &after);
+    Ok((new_tree, introduced, before.len()))
+}
+
+/// Problems in `after` that `before` does not account for (multiset
+/// difference on `(what, snippet)`).
+fn difference(before: &[SyntaxProblem], after: &[SyntaxProblem]) -> Vec<SyntaxProblem> {
+    let mut budget: HashMap<(&str, &str), usize> = HashMap::new();
+    for p in before {
+        *budget.entry((&p.what, &p.snippet)).or_default() += 1;
+    }
+    after
+        .iter()
+        .filter(
+            |p| match budget.get_mut(&(p.what.as_str(), p.snippet.as_str())) {
+                Some(n) if *n > 0 => {
+                    *n -= 1;
+                    false
+                }
+                _ => true,
+            },
+        )
+        .cloned()
+        .collect()
+}
+
+/// Turn introduced problems into the validation outcome, or a refusal.
+pub fn judge(
+    introduced: Vec<SyntaxProblem>,
+    preexisting: usize,
+    allow: bool,
+    path: &str,
+) -> Result<Validation> {
+    if introduced.is_empty() {
+        return Ok(Validation {
+            status: "ok".into(),
+            new_errors: Vec::new(),
+            preexisting_errors: preexisting,
+        });
+    }
+    if allow {
+        return Ok(Validation {
+            status: "errors_allowed".into(),
+            new_errors: introduced,
+            preexisting_errors: preexisting,
+        });
+    }
+    let first = &introduced[0];
+    let listed: Vec<&SyntaxProblem> = introduced.iter().take(MAX_LISTED).collect();
+    Err(Error::new(
+        ErrorCode::SyntaxError,
+        format!(
+            "the edit would add {} parse error(s) to {path}; first at line {}, column {}: {} `{}`",
+            introduced.len(),
+            first.line,
+            first.column,
+            first.what,
+            first.snippet
+        ),
+    )
+    .with_suggestion("fix the new code at the reported lines and retry; nothing was written (pass allow_syntax_errors to write anyway)")
+    .with_details(serde_json::json!({
+        "path": path,
+        "new_errors": listed,
+        "new_error_count": introduced.len(),
+        "preexisting_errors": preexisting,
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::Registry;
+
+    fn check(old: &str, new: &str) -> Vec<SyntaxProblem> {
+        let reg = Registry::builtin();
+        let lang = reg.by_name("python").unwrap();
+        let tree = parse_tree(lang, old, None).unwrap();
+        // The smallest differing window, as a caller's splice would give.
+        let start = old
+            .bytes()
+            .zip(new.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let tail = old[start..]
+            .bytes()
+            .rev()
+            .zip(new[start..].bytes().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let change = Change {
+            start,
+            old_end: old.len() - tail,
+            new_end: new.len() - tail,
+        };
+        reparse(lang, &tree, old, new, change).unwrap().1
+    }
+
+    #[test]
+    fn new_errors_are_found_and_old_ones_forgiven() {
+        assert!(check("def f():\n    return 1\n", "def f():\n    return 2\n").is_empty());
+        let e = check("def f():\n    return 1\n", "def f(:\n    return 1\n");
+        assert!(!e.is_empty());
+        assert_eq!(e[0].line, 1);
+        // A file broken elsewhere: editing a healthy function adds nothing.
+        let old = "def broken(:\n    pass\n\ndef g():\n    return 1\n";
+        let new = "def broken(:\n    pass\n\ndef g():\n    return 42\n";
+        assert!(check(old, new).is_empty());
+    }
+
+    #[test]
+    fn refusal_lists_locations() {
+        let p = SyntaxProblem {
+            line: 3,
+            column: 5,
+            what: "unexpected".into(),
+            snippet: "(:".into(),
+        };
+        let e = judge(vec![p.clone()], 1, false, "a.py").unwrap_err();
+        assert_eq!(e.code(), ErrorCode::SyntaxError);
+        assert_eq!(e.details["new_errors"][0]["line"], 3);
+        assert_eq!(e.details["preexisting_errors"], 1);
+        let v = judge(vec![p], 0, true, "a.py").unwrap();
+        assert_eq!(v.status, "errors_allowed");
+    }
+}
