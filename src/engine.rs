@@ -3,8 +3,9 @@
 //! MCP server are thin adapters over these functions, so both give the same
 //! answers and the same errors.
 
+use crate::edit::{self, Operation, Validation};
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::{self, SourceText};
+use crate::fs::{self, Purpose, SourceText, Workspace, WriteMeta};
 use crate::lang::{Language, Registry};
 use crate::symbols::{self, Dependencies, ParseErrorLoc, ParsedFile, Symbol};
 use serde::Serialize;
@@ -204,6 +205,163 @@ pub fn extract_from(file: &ParsedFile, display: &str, req: &ExtractRequest) -> R
         dependency_code,
         parse_errors: file.parse_error_count,
     })
+}
+
+/// A symbol write (`update_symbol`, `scalpel update`).
+#[derive(Debug, Clone, Default)]
+pub struct UpdateRequest {
+    pub symbol: String,
+    pub kind: Option<String>,
+    pub operation: Option<Operation>,
+    pub new_code: Option<String>,
+    pub expected_hash: Option<String>,
+    pub dry_run: bool,
+    pub allow_syntax_errors: bool,
+    pub language: Option<String>,
+}
+
+/// What a symbol write did.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct UpdateReceipt {
+    pub path: String,
+    pub operation: Operation,
+    /// Name path of the symbol the operation was applied to.
+    pub symbol: String,
+    pub kind: String,
+    /// Pass to undo_edit to restore the file (absent for dry runs and no-ops).
+    pub edit_id: Option<String>,
+    pub changed: bool,
+    pub dry_run: bool,
+    /// Lines of the new code in the new file (for delete: where it was).
+    pub start_line: usize,
+    pub end_line: usize,
+    pub diff: String,
+    pub diff_truncated: bool,
+    pub file_hash: String,
+    pub previous_hash: String,
+    pub validation: Validation,
+    pub warnings: Vec<String>,
+}
+
+impl Engine {
+    /// Replace, insert next to, or delete a symbol, validated and written
+    /// through the workspace's atomic, journaled write path.
+    pub fn update_symbol(
+        &self,
+        ws: &Workspace,
+        path: &Path,
+        req: &UpdateRequest,
+    ) -> Result<UpdateReceipt> {
+        let target_path = ws.resolve(path, Purpose::Write)?;
+        let display = target_path.display.clone();
+        let file = self.load(&target_path.path, req.language.as_deref())?;
+        if let Some(h) = &req.expected_hash
+            && !h.eq_ignore_ascii_case(&file.source.hash)
+        {
+            return Err(stale(&display, h, &file.source.hash));
+        }
+        let target = symbols::resolve(&file.symbols, &req.symbol, req.kind.as_deref())
+            .map_err(|e| with_path(e, &display))?;
+        let op = req.operation.unwrap_or(Operation::Replace);
+        let plan = edit::plan(&file, target, op, req.new_code.as_deref())?;
+
+        let offset = file.source.body_offset();
+        let change = edit::Change {
+            start: plan.old_start - offset,
+            old_end: plan.old_end - offset,
+            new_end: plan.new_end - offset,
+        };
+        let new_body = &plan.new_text[offset..];
+        let (tree, introduced, preexisting) = edit::reparse(
+            &file.language,
+            &file.tree,
+            file.source.body(),
+            new_body,
+            change,
+        )?;
+        let validation = edit::judge(introduced, preexisting, req.allow_syntax_errors, &display)?;
+
+        let mut warnings = Vec::new();
+        if op != Operation::Delete {
+            let defined = symbols::definitions_in(
+                &file.language,
+                &tree,
+                new_body,
+                plan.code_start - offset..plan.code_end - offset,
+            )?;
+            match (op, defined.first()) {
+                (_, None) => warnings.push(format!(
+                    "the new code defines no symbol Scalpel recognises as a {} definition",
+                    file.language.name()
+                )),
+                (Operation::Replace, Some((name, kind))) if *name != target.name || *kind != target.kind => {
+                    warnings.push(format!(
+                        "the replacement defines `{name}` ({kind}) where `{}` ({}) was; references to `{}` may now be broken",
+                        target.name, target.kind, target.name
+                    ))
+                }
+                (Operation::InsertBefore | Operation::InsertAfter, Some((name, _))) => {
+                    if file.symbols.iter().any(|s| s.parent == target.parent && s.name == *name) {
+                        warnings.push(format!("`{name}` is now defined more than once in the same scope"));
+                    }
+                }
+                _ => {}
+            }
+        }
+
+        let outcome = fs::commit_write(
+            ws,
+            &target_path,
+            Some(&file.source),
+            plan.new_text.as_bytes(),
+            WriteMeta {
+                operation: format!("update_symbol:{}", op.as_str()),
+                symbol: Some(target.name_path.clone()),
+                expected_hash: req.expected_hash.clone(),
+                dry_run: req.dry_run,
+            },
+        )?;
+        warnings.extend(outcome.warnings.iter().cloned());
+        let line_at =
+            |b: usize| memchr::memchr_iter(b'\n', &plan.new_text.as_bytes()[..b]).count() + 1;
+        let start_line = line_at(plan.code_start);
+        let end_line = if plan.code_end > plan.code_start {
+            line_at(plan.code_end - 1)
+        } else {
+            start_line
+        };
+        Ok(UpdateReceipt {
+            path: display,
+            operation: op,
+            symbol: target.name_path.clone(),
+            kind: target.kind.clone(),
+            edit_id: outcome.edit_id,
+            changed: outcome.changed,
+            dry_run: req.dry_run,
+            start_line,
+            end_line,
+            diff: outcome.diff,
+            diff_truncated: outcome.diff_truncated,
+            file_hash: outcome.new_hash,
+            previous_hash: file.source.hash.clone(),
+            validation,
+            warnings,
+        })
+    }
+}
+
+/// `STALE_FILE`: the caller's view of the file is out of date.
+fn stale(display: &str, expected: &str, current: &str) -> Error {
+    Error::new(
+        ErrorCode::StaleFile,
+        format!(
+            "{display} changed since it was read (expected hash {expected}, current {current})"
+        ),
+    )
+    .with_suggestion("re-read the symbol (extract_code) and retry with the new file_hash")
+    .with_details(
+        serde_json::json!({"path": display, "expected_hash": expected, "current_hash": current}),
+    )
 }
 
 /// Add the file to an error's details so the caller knows where it happened.

@@ -5,8 +5,10 @@
 
 mod output;
 
-use crate::engine::{Engine, ExtractRequest, FileSymbols};
+use crate::edit::Operation;
+use crate::engine::{Engine, ExtractRequest, FileSymbols, UpdateRequest};
 use crate::error::{Error, Result};
+use crate::fs::Workspace;
 use crate::lang::{LANG_DIR_ENV, Registry};
 use clap::{Args, Parser, Subcommand};
 use output::Out;
@@ -35,6 +37,27 @@ struct GlobalArgs {
     /// Refuse files larger than this many bytes.
     #[arg(long, global = true, value_name = "BYTES", default_value_t = crate::fs::DEFAULT_MAX_FILE_SIZE)]
     max_file_size: u64,
+}
+
+#[derive(Args, Debug)]
+struct RootArg {
+    /// Workspace root: edits stay inside it; backups and the journal live in
+    /// ROOT/.scalpel. Default: the git work tree holding the file, else the
+    /// current directory.
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+}
+
+impl RootArg {
+    fn workspace(&self, file: Option<&Path>) -> Result<Workspace> {
+        match (&self.root, file) {
+            (Some(r), _) => Workspace::new(r),
+            (None, Some(f)) => Workspace::discover(f),
+            (None, None) => Workspace::new(
+                std::env::current_dir().map_err(|e| Error::io("getcwd", Path::new("."), &e))?,
+            ),
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -71,6 +94,55 @@ enum Command {
         json: bool,
         #[arg(long, value_name = "LANG")]
         language: Option<String>,
+    },
+    /// Replace, insert next to, or delete a symbol. New code comes from
+    /// --code-file or stdin.
+    Update {
+        file: PathBuf,
+        symbol: String,
+        #[arg(long, value_name = "OP", default_value = "replace", value_parser = ["replace", "insert-before", "insert-after", "delete", "insert_before", "insert_after"])]
+        op: String,
+        /// Read the new code from this file instead of stdin.
+        #[arg(long, value_name = "F")]
+        code_file: Option<PathBuf>,
+        #[arg(long)]
+        kind: Option<String>,
+        /// Show the receipt and diff without writing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Refuse unless the file still has this hash (from extract/symbols).
+        #[arg(long, value_name = "H")]
+        expected_hash: Option<String>,
+        /// Write even if the new code adds parse errors.
+        #[arg(long)]
+        allow_syntax_errors: bool,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, value_name = "LANG")]
+        language: Option<String>,
+        #[command(flatten)]
+        root: RootArg,
+    },
+    /// Restore a file as it was before an edit (default: its last edit).
+    Undo {
+        file: PathBuf,
+        #[arg(long = "edit", value_name = "ID")]
+        edit_id: Option<String>,
+        /// Undo even if the file changed since that edit.
+        #[arg(long)]
+        force: bool,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        root: RootArg,
+    },
+    /// List journal entries (newest first), for one file or the whole root.
+    History {
+        file: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        root: RootArg,
     },
     /// List the supported languages.
     Languages {
@@ -115,6 +187,9 @@ impl Command {
         match self {
             Command::Symbols { json, .. }
             | Command::Extract { json, .. }
+            | Command::Update { json, .. }
+            | Command::Undo { json, .. }
+            | Command::History { json, .. }
             | Command::Languages { json }
             | Command::Parse { json, .. } => *json,
         }
@@ -188,6 +263,111 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                     if !d.code.ends_with('\n') {
                         out.raw("\n");
                     }
+                }
+            }
+            Ok(0)
+        }
+        Command::Update {
+            file,
+            symbol,
+            op,
+            code_file,
+            kind,
+            dry_run,
+            expected_hash,
+            allow_syntax_errors,
+            json,
+            language,
+            root,
+        } => {
+            let operation = Operation::parse(&op)?;
+            let new_code = match (operation, code_file) {
+                (Operation::Delete, _) => None,
+                (_, Some(f)) => {
+                    Some(std::fs::read_to_string(&f).map_err(|e| Error::io("read", &f, &e))?)
+                }
+                (_, None) => {
+                    let mut buf = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut buf)
+                        .map_err(|e| Error::io("read", Path::new("<stdin>"), &e))?;
+                    Some(buf)
+                }
+            };
+            let ws = root.workspace(Some(&file))?;
+            let req = UpdateRequest {
+                symbol,
+                kind,
+                operation: Some(operation),
+                new_code,
+                expected_hash,
+                dry_run,
+                allow_syntax_errors,
+                language,
+            };
+            let r = engine.update_symbol(&ws, &file, &req)?;
+            if json {
+                out.line(&to_json(&r));
+            } else {
+                let what = if r.dry_run { "would apply" } else { "applied" };
+                out.line(&format!(
+                    "{what} {} to {} ({}) in {}, now lines {}-{}; edit {}; hash {}",
+                    r.operation.as_str(),
+                    r.symbol,
+                    r.kind,
+                    r.path,
+                    r.start_line,
+                    r.end_line,
+                    r.edit_id.as_deref().unwrap_or("-"),
+                    r.file_hash
+                ));
+                for w in &r.warnings {
+                    out.line(&format!("warning: {w}"));
+                }
+                out.raw(&r.diff);
+            }
+            Ok(0)
+        }
+        Command::Undo {
+            file,
+            edit_id,
+            force,
+            json,
+            root,
+        } => {
+            let ws = root.workspace(Some(&file))?;
+            let u = crate::fs::undo(&ws, &file, edit_id.as_deref(), force)?;
+            if json {
+                out.line(&to_json(&u));
+            } else {
+                out.line(&format!(
+                    "undid {} on {}{}; undo is edit {}",
+                    u.undone_edit_id,
+                    u.path,
+                    if u.removed { " (file removed)" } else { "" },
+                    u.edit_id.as_deref().unwrap_or("-")
+                ));
+                out.raw(&u.diff);
+            }
+            Ok(0)
+        }
+        Command::History { file, json, root } => {
+            let ws = root.workspace(file.as_deref())?;
+            let entries = crate::fs::history(&ws, file.as_deref())?;
+            if json {
+                out.line(&to_json(&entries));
+            } else {
+                for e in &entries {
+                    out.line(&format!(
+                        "{}  {}  {}  {}{}",
+                        e.edit_id,
+                        e.time,
+                        e.path,
+                        e.operation,
+                        e.symbol
+                            .as_deref()
+                            .map(|s| format!(" {s}"))
+                            .unwrap_or_default()
+                    ));
                 }
             }
             Ok(0)

@@ -2,6 +2,8 @@
 //! endings), and whether the result still parses. Pure: the new content is
 //! built in memory and handed to `fs::commit_write`, the only writer.
 
+pub mod symbol;
 pub mod validate;
 
+pub use symbol::{Operation, SymbolEdit, plan};
 pub use validate::{Change, SyntaxProblem, Validation, judge, reparse, syntax_problems};

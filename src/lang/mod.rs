@@ -49,6 +49,34 @@ pub struct LanguageConfig {
     pub comment_tokens: Vec<String>,
     #[serde(default)]
     pub symbols: SymbolRules,
+    #[serde(default)]
+    pub edit: EditRules,
+}
+
+/// Layout conventions for inserted code, used when the file itself shows
+/// none (a definition without siblings).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditRules {
+    /// Blank lines between definitions inside a class, impl, module, ...
+    #[serde(default = "one")]
+    pub blank_lines: usize,
+    /// Blank lines between top-level definitions.
+    #[serde(default = "one")]
+    pub top_level_blank_lines: usize,
+}
+
+impl Default for EditRules {
+    fn default() -> Self {
+        EditRules {
+            blank_lines: 1,
+            top_level_blank_lines: 1,
+        }
+    }
+}
+
+fn one() -> usize {
+    1
 }
 
 /// How definition ranges are widened and references found, per language.

@@ -449,6 +449,48 @@ fn signature(lang: &Language, node: Node, body: &str) -> String {
     out
 }
 
+/// Definitions whose definition node starts inside `range` (body offsets),
+/// outermost first: `(name, kind)`. Used to check what new code defines
+/// without building a whole outline.
+pub fn definitions_in(
+    lang: &Language,
+    tree: &Tree,
+    body: &str,
+    range: std::ops::Range<usize>,
+) -> Result<Vec<(String, &'static str)>> {
+    let query = lang.tags_query()?;
+    let mut cursor = QueryCursor::new();
+    cursor.set_byte_range(range.clone());
+    let mut found: Vec<(usize, usize, String, &'static str)> = Vec::new();
+    let mut matches = cursor.matches(&query.query, tree.root_node(), body.as_bytes());
+    while let Some(m) = matches.next() {
+        let mut def = None;
+        let mut name = None;
+        for c in m.captures() {
+            match query.roles[c.index as usize] {
+                TagRole::Definition(kind) => def = Some((c.node, kind)),
+                TagRole::Name => name = Some(c.node),
+                _ => {}
+            }
+        }
+        if let (Some((node, kind)), Some(name)) = (def, name)
+            && range.contains(&node.start_byte())
+            && !found
+                .iter()
+                .any(|f| f.0 == node.start_byte() && f.2 == node_text(name, body))
+        {
+            found.push((
+                node.start_byte(),
+                node.end_byte(),
+                node_text(name, body).to_string(),
+                kind,
+            ));
+        }
+    }
+    found.sort_by_key(|f| (f.0, std::cmp::Reverse(f.1)));
+    Ok(found.into_iter().map(|f| (f.2, f.3)).collect())
+}
+
 /// Count ERROR and MISSING nodes (outermost only) and locate the first few.
 pub fn collect_errors(tree: &Tree) -> (usize, Vec<ParseErrorLoc>) {
     let root = tree.root_node();
