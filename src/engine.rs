@@ -300,10 +300,10 @@ impl Engine {
                         target.name, target.kind, target.name
                     ))
                 }
-                (Operation::InsertBefore | Operation::InsertAfter, Some((name, _))) => {
-                    if file.symbols.iter().any(|s| s.parent == target.parent && s.name == *name) {
-                        warnings.push(format!("`{name}` is now defined more than once in the same scope"));
-                    }
+                (Operation::InsertBefore | Operation::InsertAfter, Some((name, _)))
+                    if file.symbols.iter().any(|s| s.parent == target.parent && s.name == *name) =>
+                {
+                    warnings.push(format!("`{name}` is now defined more than once in the same scope"));
                 }
                 _ => {}
             }
