@@ -2,7 +2,8 @@
 //! the machine's `python3` (checked against Python's own `ast`), the crate
 //! sources cargo downloaded for this build, and the JavaScript of the
 //! machine's npm. Nothing may panic, every symbol's address must resolve back
-//! to that symbol, and ranges must agree with the bytes.
+//! to that symbol, ranges must agree with the bytes, and replacing a symbol
+//! with its own extracted code must leave the file byte-identical.
 
 use scalpel::engine::Engine;
 use scalpel::symbols::{self, ParsedFile};

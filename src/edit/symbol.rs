@@ -8,7 +8,7 @@
 //! byte for byte, and no edit changes a byte outside the symbol's lines.
 
 use crate::error::{Error, Result};
-use crate::fs::{Indent, SourceText};
+use crate::fs::{Eol, Indent, SourceText};
 use crate::symbols::{ParsedFile, Symbol};
 use serde::{Deserialize, Serialize};
 
@@ -181,18 +181,24 @@ fn rel_indent(original: &str, target_indent: &str) -> Option<usize> {
 /// indentation (what `extract_code` returns: its first line starts at the
 /// symbol's column), and code indented from column 0 (what agents write).
 fn fit(code: &str, ctx: &Ctx, rel_orig: Option<usize>, src: &SourceText) -> String {
-    let normalized = code.replace("\r\n", "\n");
-    let body = normalized.trim_end_matches('\n');
-    let body = body.strip_prefix('\u{feff}').unwrap_or(body);
+    let code = code.strip_prefix('\u{feff}').unwrap_or(code);
+    let body = code.trim_end_matches(['\r', '\n']);
     let restyled = restyle(body, src.profile.indent);
-    let lines: Vec<&str> = restyled.split('\n').collect();
+    // Each line with its own terminator ("" for the last one).
+    let lines: Vec<(&str, &str)> = restyled
+        .split_inclusive('\n')
+        .map(|l| {
+            let content = l.trim_end_matches('\n').trim_end_matches('\r');
+            (content, &l[content.len()..])
+        })
+        .collect();
     let t = ctx.indent.as_str();
-    let first_ws = leading_ws(lines[0]);
+    let first_ws = leading_ws(lines[0].0);
     let rest_min = lines
         .iter()
         .skip(1)
-        .filter(|l| !is_blank(l))
-        .map(|l| leading_ws(l).len())
+        .filter(|(l, _)| !is_blank(l))
+        .map(|(l, _)| leading_ws(l).len())
         .min();
 
     // How much to strip from every line, and what to put in front of the
@@ -214,29 +220,30 @@ fn fit(code: &str, ctx: &Ctx, rel_orig: Option<usize>, src: &SourceText) -> Stri
             }
         }
     };
-    let mut out = String::with_capacity(restyled.len() + lines.len() * t.len());
-    for (i, line) in lines.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
+    // Line endings: the file's style; a mixed file keeps each line's own.
+    let eol = |own: &str| -> String {
+        if own.is_empty() {
+            return String::new();
         }
+        match src.profile.eol {
+            Eol::Mixed => own.to_string(),
+            _ => src.profile.newline().to_string(),
+        }
+    };
+    let mut out = String::with_capacity(restyled.len() + lines.len() * (t.len() + 1));
+    for (i, (line, term)) in lines.iter().enumerate() {
         let ws = leading_ws(line);
-        let cut = ws.len().min(strip);
-        let rest = &line[cut..];
+        let rest = &line[ws.len().min(strip)..];
         if i == 0 {
             out.push_str(rest);
-        } else if is_blank(line) {
-            // Blank lines get no indentation (no trailing whitespace).
-        } else {
+        } else if !is_blank(line) {
             out.push_str(prefix);
             out.push_str(rest);
         }
+        // Blank lines get no indentation (no trailing whitespace).
+        out.push_str(&eol(term));
     }
-    let nl = src.profile.newline();
-    if nl == "\n" {
-        out
-    } else {
-        out.replace('\n', nl)
-    }
+    out
 }
 
 /// Convert the code's leading indentation to the file's style: tabs in a

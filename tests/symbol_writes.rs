@@ -1,0 +1,682 @@
+//! Symbol writes end to end: `update_symbol` through the real write path on
+//! temp files. Identity round trips, layout of inserted and deleted code,
+//! style preservation, validation, and every bad input leaving the file's
+//! bytes and mode untouched.
+
+mod common;
+
+use assert_cmd::Command;
+use common::{fixture_files, fixtures};
+use proptest::prelude::*;
+use scalpel::edit::{self, Operation};
+use scalpel::engine::{Engine, ExtractRequest, UpdateReceipt, UpdateRequest};
+use scalpel::fs::{FaultPlan, Workspace, WriteStep};
+use scalpel::lang::Registry;
+use scalpel::symbols;
+use scalpel::{ErrorCode, Result};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+struct Ws {
+    dir: tempfile::TempDir,
+    ws: Workspace,
+}
+
+impl Ws {
+    fn new(files: &[(&str, &[u8])]) -> Ws {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, content) in files {
+            let p = dir.path().join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, content).unwrap();
+        }
+        let ws = Workspace::new(dir.path()).unwrap();
+        Ws { dir, ws }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn read(&self, name: &str) -> Vec<u8> {
+        std::fs::read(self.path(name)).unwrap()
+    }
+
+    fn update(
+        &self,
+        name: &str,
+        symbol: &str,
+        op: Operation,
+        code: Option<&str>,
+    ) -> Result<UpdateReceipt> {
+        self.update_with(
+            name,
+            UpdateRequest {
+                symbol: symbol.into(),
+                operation: Some(op),
+                new_code: code.map(Into::into),
+                ..Default::default()
+            },
+        )
+    }
+
+    fn update_with(&self, name: &str, req: UpdateRequest) -> Result<UpdateReceipt> {
+        Engine::default().update_symbol(&self.ws, Path::new(name), &req)
+    }
+}
+
+fn mode(p: &Path) -> u32 {
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+/// `update(S, extract(S).code)` is byte-identical for every symbol of every
+/// fixture, through the real write path.
+#[test]
+fn replace_with_extracted_code_is_identity_on_every_fixture_symbol() {
+    let engine = Engine::default();
+    let mut count = 0;
+    for f in fixture_files() {
+        let name = f.file_name().unwrap().to_str().unwrap().to_string();
+        let original = std::fs::read(&f).unwrap();
+        let ws = Ws::new(&[(&name, &original)]);
+        let outline = engine
+            .list_symbols(&ws.path(&name), &name, true, None)
+            .unwrap();
+        for s in &outline.symbols {
+            let addr = s.address.clone().unwrap_or_else(|| s.name_path.clone());
+            let req = ExtractRequest {
+                symbol: addr.clone(),
+                include_trivia: true,
+                ..Default::default()
+            };
+            let x = engine.extract(&ws.path(&name), &name, &req).unwrap();
+            let r = ws
+                .update(&name, &addr, Operation::Replace, Some(&x.code))
+                .unwrap();
+            assert!(!r.changed, "{name}: {addr} changed the file:\n{}", r.diff);
+            assert_eq!(ws.read(&name), original, "{name}: {addr}");
+            count += 1;
+        }
+    }
+    assert!(count > 100);
+}
+
+/// Style variants of a text: CRLF, BOM, no trailing newline, tabs.
+fn variants(text: &str, lang: &str) -> Vec<(String, String)> {
+    let mut v = vec![("plain".to_string(), text.to_string())];
+    v.push(("crlf".into(), text.replace('\n', "\r\n")));
+    v.push(("bom".into(), format!("\u{feff}{text}")));
+    v.push((
+        "no_final_newline".into(),
+        text.trim_end_matches('\n').to_string(),
+    ));
+    // Mixed endings: every third line CRLF.
+    let mixed: String = text
+        .split_inclusive('\n')
+        .enumerate()
+        .map(|(i, l)| {
+            if i % 3 == 0 {
+                l.replace('\n', "\r\n")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    v.push(("mixed".into(), mixed));
+    let _ = lang;
+    if let scalpel::fs::Indent::Spaces(w) = scalpel::fs::profile_of(text).indent {
+        let w = w as usize;
+        let tabs: String = text
+            .split_inclusive('\n')
+            .map(|l| {
+                let n = l.len() - l.trim_start_matches(' ').len();
+                format!("{}{}{}", "\t".repeat(n / w), " ".repeat(n % w), &l[n..])
+            })
+            .collect();
+        v.push(("tabs".into(), tabs));
+    }
+    v
+}
+
+fn parsed(lang: &str, text: &str) -> symbols::ParsedFile {
+    let reg = Registry::builtin();
+    let l = reg.by_name(lang).unwrap().clone();
+    let src = scalpel::fs::decode(Path::new("x"), text.as_bytes().to_vec()).unwrap();
+    symbols::parse(&l, Arc::new(src)).unwrap()
+}
+
+#[test]
+fn identity_holds_in_every_style_variant() {
+    for f in fixture_files() {
+        let lang = Registry::builtin()
+            .detect(&f, None)
+            .unwrap()
+            .name()
+            .to_string();
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (variant, v) in variants(&text, &lang) {
+            let file = parsed(&lang, &v);
+            for s in &file.symbols {
+                let code = file.text(s.full_span());
+                let plan = edit::plan(&file, s, Operation::Replace, Some(code)).unwrap();
+                assert!(
+                    plan.new_text == v,
+                    "{} [{variant}] {}",
+                    f.display(),
+                    s.name_path
+                );
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// Random replacements of random symbols never change a byte outside the
+    /// symbol's range, and the file keeps its line endings, BOM, final
+    /// newline and indentation style.
+    #[test]
+    fn replacements_touch_only_their_symbol(
+        which in 0usize..5,
+        variant in 0usize..6,
+        pick in any::<prop::sample::Index>(),
+        donor in any::<prop::sample::Index>(),
+        dedent in any::<bool>(),
+    ) {
+        let files = fixture_files();
+        let f = &files[which % files.len()];
+        let lang = Registry::builtin().detect(f, None).unwrap().name().to_string();
+        let text = std::fs::read_to_string(f).unwrap();
+        let vs = variants(&text, &lang);
+        let (vname, v) = &vs[variant % vs.len()];
+        let file = parsed(&lang, v);
+        let target = &file.symbols[pick.index(file.symbols.len())];
+        let donor = &file.symbols[donor.index(file.symbols.len())];
+        // New code: another symbol's code, optionally written dedented with LF.
+        let mut code = file.text(donor.full_span()).to_string();
+        if dedent {
+            code = code.replace("\r\n", "\n");
+            let lines: Vec<&str> = code.lines().collect();
+            let min = lines.iter().skip(1).filter(|l| !l.trim().is_empty())
+                .map(|l| l.len() - l.trim_start().len()).min().unwrap_or(0);
+            code = lines.iter().enumerate()
+                .map(|(i, l)| if i == 0 { l.to_string() } else { l.chars().skip(min.min(l.len() - l.trim_start().len())).collect() })
+                .collect::<Vec<_>>().join("\n");
+        }
+        let span = target.full_span();
+        let plan = edit::plan(&file, target, Operation::Replace, Some(&code)).unwrap();
+        let new = &plan.new_text;
+        prop_assert_eq!(&new[..span.start_byte], &v[..span.start_byte], "prefix [{}]", vname);
+        let tail = &v[span.end_byte..];
+        prop_assert!(new.ends_with(tail), "suffix [{}]", vname);
+        prop_assert_eq!(new.starts_with('\u{feff}'), v.starts_with('\u{feff}'));
+        prop_assert_eq!(new.ends_with('\n'), v.ends_with('\n'));
+        let inserted = &new[span.start_byte..new.len() - tail.len()];
+        let bare_lf = |s: &str| s.bytes().enumerate().filter(|&(i, b)| b == b'\n' && (i == 0 || s.as_bytes()[i - 1] != b'\r')).count();
+        if vname == "crlf" {
+            prop_assert_eq!(bare_lf(inserted), 0, "LF leaked into a CRLF file");
+        }
+        if vname == "plain" || vname == "tabs" || vname == "no_final_newline" {
+            prop_assert!(!inserted.contains('\r'), "CR leaked into an LF file");
+        }
+        if vname == "tabs" {
+            for line in inserted.lines().skip(1) {
+                prop_assert!(!line.starts_with("    "), "space indentation in a tab file: {:?}", line);
+            }
+        }
+    }
+}
+
+#[test]
+fn dedented_method_is_reindented_into_its_class() {
+    let src =
+        "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n";
+    let ws = Ws::new(&[("a.py", src.as_bytes())]);
+    ws.update(
+        "a.py",
+        "A.f",
+        Operation::Replace,
+        Some("def f(self):\n    x = 1\n    return x\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(ws.read("a.py")).unwrap(),
+        "class A:\n    def f(self):\n        x = 1\n        return x\n\n    def g(self):\n        return 2\n"
+    );
+    // Code sent already at the file's indentation lands the same way.
+    ws.update(
+        "a.py",
+        "A.g",
+        Operation::Replace,
+        Some("    def g(self):\n        return 3\n"),
+    )
+    .unwrap();
+    assert!(
+        String::from_utf8(ws.read("a.py"))
+            .unwrap()
+            .ends_with("    def g(self):\n        return 3\n")
+    );
+}
+
+#[test]
+fn inserts_follow_the_files_layout() {
+    let src =
+        "use std::fmt;\n\nstruct P;\n\nimpl P {\n    fn a(&self) -> u8 {\n        1\n    }\n}\n";
+    let ws = Ws::new(&[("p.rs", src.as_bytes())]);
+    let r = ws
+        .update(
+            "p.rs",
+            "P::a",
+            Operation::InsertAfter,
+            Some("fn b(&self) -> u8 {\n    2\n}"),
+        )
+        .unwrap();
+    assert_eq!((r.start_line, r.end_line), (10, 12));
+    ws.update(
+        "p.rs",
+        "P::a",
+        Operation::InsertBefore,
+        Some("/// Zero.\nfn z(&self) -> u8 {\n    0\n}\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(ws.read("p.rs")).unwrap(),
+        "use std::fmt;\n\nstruct P;\n\nimpl P {\n    /// Zero.\n    fn z(&self) -> u8 {\n        0\n    }\n\n    fn a(&self) -> u8 {\n        1\n    }\n\n    fn b(&self) -> u8 {\n        2\n    }\n}\n"
+    );
+    // Top-level Python definitions get two blank lines (the file's own gap).
+    let py = "import os\n\n\ndef a():\n    pass\n\n\ndef b():\n    pass\n";
+    let ws = Ws::new(&[("m.py", py.as_bytes())]);
+    ws.update(
+        "m.py",
+        "a",
+        Operation::InsertAfter,
+        Some("def c():\n    return os.sep"),
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(ws.read("m.py")).unwrap(),
+        "import os\n\n\ndef a():\n    pass\n\n\ndef c():\n    return os.sep\n\n\ndef b():\n    pass\n"
+    );
+}
+
+#[test]
+fn delete_leaves_tidy_blank_lines() {
+    let check = |name: &str, src: &str, sym: &str, want: &str| {
+        let ws = Ws::new(&[(name, src.as_bytes())]);
+        ws.update(name, sym, Operation::Delete, None).unwrap();
+        assert_eq!(
+            String::from_utf8(ws.read(name)).unwrap(),
+            want,
+            "delete {sym} from {src:?}"
+        );
+    };
+    let py = "def a():\n    pass\n\n\ndef b():\n    pass\n\n\ndef c():\n    pass\n";
+    check(
+        "m.py",
+        py,
+        "b",
+        "def a():\n    pass\n\n\ndef c():\n    pass\n",
+    );
+    check(
+        "m.py",
+        py,
+        "a",
+        "def b():\n    pass\n\n\ndef c():\n    pass\n",
+    );
+    check(
+        "m.py",
+        py,
+        "c",
+        "def a():\n    pass\n\n\ndef b():\n    pass\n",
+    );
+    // The last one in a block: no blank line left before the closing brace.
+    let rs = "impl P {\n    fn a() {}\n\n    /// Doc.\n    #[inline]\n    fn b() {}\n}\n";
+    check("p.rs", rs, "P::b", "impl P {\n    fn a() {}\n}\n");
+    // No final newline stays so.
+    check(
+        "n.py",
+        "def a():\n    pass\n\ndef b():\n    pass",
+        "b",
+        "def a():\n    pass",
+    );
+    // A decorated method goes with its decorators.
+    check(
+        "k.py",
+        "class K:\n    @property\n    def x(self):\n        return 1\n\n    def y(self):\n        return 2\n",
+        "K.x",
+        "class K:\n    def y(self):\n        return 2\n",
+    );
+}
+
+#[test]
+fn crlf_bom_file_keeps_its_style_through_the_disk() {
+    let src = "\u{feff}def a():\r\n    return 1\r\n\r\n\r\ndef b():\r\n    return 2\r\n";
+    let ws = Ws::new(&[("w.py", src.as_bytes())]);
+    ws.update(
+        "w.py",
+        "a",
+        Operation::Replace,
+        Some("def a():\n    return 10\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(ws.read("w.py")).unwrap(),
+        "\u{feff}def a():\r\n    return 10\r\n\r\n\r\ndef b():\r\n    return 2\r\n"
+    );
+}
+
+#[test]
+fn syntax_errors_are_refused_unless_allowed() {
+    let src = "def a():\n    return 1\n";
+    let ws = Ws::new(&[("a.py", src.as_bytes())]);
+    let e = ws
+        .update(
+            "a.py",
+            "a",
+            Operation::Replace,
+            Some("def a(:\n    return 1\n"),
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::SyntaxError);
+    assert_eq!(e.details["new_errors"][0]["line"], 1);
+    assert_eq!(ws.read("a.py"), src.as_bytes());
+    let r = ws
+        .update_with(
+            "a.py",
+            UpdateRequest {
+                symbol: "a".into(),
+                new_code: Some("def a(:\n    return 1\n".into()),
+                allow_syntax_errors: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(r.validation.status, "errors_allowed");
+    assert!(!r.validation.new_errors.is_empty());
+    assert_ne!(ws.read("a.py"), src.as_bytes());
+}
+
+#[test]
+fn a_file_broken_elsewhere_stays_editable() {
+    let src = "def broken(:\n    pass\n\ndef good():\n    return 1\n";
+    let ws = Ws::new(&[("b.py", src.as_bytes())]);
+    let r = ws
+        .update(
+            "b.py",
+            "good",
+            Operation::Replace,
+            Some("def good():\n    return 2"),
+        )
+        .unwrap();
+    assert_eq!(r.validation.status, "ok");
+    assert!(r.validation.preexisting_errors >= 1);
+    assert!(
+        String::from_utf8(ws.read("b.py"))
+            .unwrap()
+            .contains("return 2")
+    );
+}
+
+#[test]
+fn renaming_replacement_warns() {
+    let ws = Ws::new(&[("a.py", b"def a():\n    return 1\n")]);
+    let r = ws
+        .update(
+            "a.py",
+            "a",
+            Operation::Replace,
+            Some("def z():\n    return 1"),
+        )
+        .unwrap();
+    assert!(
+        r.warnings.iter().any(|w| w.contains("`z`")),
+        "{:?}",
+        r.warnings
+    );
+}
+
+/// Every bad input: the right code, and the file's bytes and mode unchanged.
+#[test]
+fn bad_input_leaves_the_file_untouched() {
+    let src: &[u8] = b"def a():\n    return 1\n\nclass K:\n    def a(self):\n        pass\n";
+    let ws = Ws::new(&[
+        ("a.py", src),
+        ("latin.py", b"x = '\xe9'\n"),
+        ("bin.py", b"\0\0def"),
+        ("d/x.py", b""),
+    ]);
+    let path = ws.path("a.py");
+    let before_mode = mode(&path);
+    let expect = |r: Result<UpdateReceipt>, code: ErrorCode| {
+        let e = r.expect_err("must fail");
+        assert_eq!(e.code(), code, "{e:?}");
+        assert!(!e.suggestion.is_empty(), "{e:?}");
+        assert_eq!(ws.read("a.py"), src);
+        assert_eq!(mode(&path), before_mode);
+    };
+    expect(
+        ws.update("a.py", "nope", Operation::Replace, Some("x = 1")),
+        ErrorCode::NotFound,
+    );
+    expect(
+        ws.update("a.py", "a", Operation::Replace, Some("def a(): pass")),
+        ErrorCode::Ambiguous,
+    );
+    expect(
+        ws.update("a.py", "/a", Operation::Replace, Some("def a(:")),
+        ErrorCode::SyntaxError,
+    );
+    expect(
+        ws.update("a.py", "/a", Operation::Replace, Some("  \n")),
+        ErrorCode::InvalidArgument,
+    );
+    expect(
+        ws.update("latin.py", "x", Operation::Replace, Some("x = 1")),
+        ErrorCode::Encoding,
+    );
+    expect(
+        ws.update("bin.py", "x", Operation::Replace, Some("x = 1")),
+        ErrorCode::BinaryFile,
+    );
+    expect(
+        ws.update("d", "x", Operation::Replace, Some("x = 1")),
+        ErrorCode::InvalidArgument,
+    );
+    expect(
+        ws.update("../outside.py", "x", Operation::Replace, Some("x = 1")),
+        ErrorCode::OutsideRoot,
+    );
+    expect(
+        ws.update(".git/config.py", "x", Operation::Replace, Some("x = 1")),
+        ErrorCode::IgnoredPath,
+    );
+    expect(
+        ws.update_with(
+            "a.py",
+            UpdateRequest {
+                symbol: "/a".into(),
+                new_code: Some("def a():\n    return 2".into()),
+                expected_hash: Some("0000000000000000".into()),
+                ..Default::default()
+            },
+        ),
+        ErrorCode::StaleFile,
+    );
+    // A symlink inside the root that leads out of it.
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("o.py"), "def o():\n    pass\n").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("o.py"), ws.path("link.py")).unwrap();
+    expect(
+        ws.update(
+            "link.py",
+            "o",
+            Operation::Replace,
+            Some("def o():\n    return 1"),
+        ),
+        ErrorCode::OutsideRoot,
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("o.py")).unwrap(),
+        "def o():\n    pass\n"
+    );
+    // A read-only file is refused (even for root: read-only means "don't").
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let e = ws
+        .update(
+            "a.py",
+            "/a",
+            Operation::Replace,
+            Some("def a():\n    return 2"),
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Io);
+    assert_eq!(ws.read("a.py"), src);
+    assert_eq!(mode(&path), 0o444);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(before_mode)).unwrap();
+    // The disk refusing at each step of the write.
+    for step in WriteStep::ALL {
+        let faulty = Workspace::new(ws.dir.path())
+            .unwrap()
+            .with_faults(FaultPlan::fail_at(step));
+        let req = UpdateRequest {
+            symbol: "/a".into(),
+            new_code: Some("def a():\n    return 99".into()),
+            ..Default::default()
+        };
+        match Engine::default().update_symbol(&faulty, Path::new("a.py"), &req) {
+            // Steps not on the path of an in-place edit by the file's owner:
+            // creating parent folders, changing ownership, removing a file.
+            Ok(r) => {
+                assert!(
+                    matches!(
+                        step,
+                        WriteStep::Remove | WriteStep::Chown | WriteStep::CreateDir
+                    ),
+                    "{step:?} did not fail: {r:?}"
+                );
+                std::fs::write(&path, src).unwrap();
+                continue;
+            }
+            Err(e) => {
+                assert_eq!(e.code(), ErrorCode::Io, "{step:?}");
+                assert_eq!(e.details["step"], step.as_str());
+            }
+        }
+        assert_eq!(ws.read("a.py"), src, "{step:?}");
+        assert_eq!(mode(&path), before_mode, "{step:?}");
+    }
+}
+
+#[test]
+fn dry_run_touches_nothing() {
+    let src: &[u8] = b"def a():\n    return 1\n";
+    let ws = Ws::new(&[("a.py", src)]);
+    let r = ws
+        .update_with(
+            "a.py",
+            UpdateRequest {
+                symbol: "a".into(),
+                new_code: Some("def a():\n    return 2".into()),
+                dry_run: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert!(r.dry_run && r.edit_id.is_none());
+    assert!(r.diff.contains("+    return 2"));
+    assert_eq!(ws.read("a.py"), src);
+    assert!(!ws.path(".scalpel").exists());
+}
+
+fn scalpel() -> Command {
+    Command::cargo_bin("scalpel").unwrap()
+}
+
+#[test]
+fn cli_update_undo_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("g.rs");
+    std::fs::copy(fixtures().join("rust/geometry.rs"), &f).unwrap();
+    let original = std::fs::read(&f).unwrap();
+    let root = dir.path().to_str().unwrap();
+    let out = scalpel()
+        .args(["update", f.to_str().unwrap(), "Point::distance", "--json", "--root", root])
+        .write_stdin("pub fn distance(&self, other: &Point) -> f64 {\n    (self.x - other.x).hypot(self.y - other.y)\n}\n")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["validation"]["status"], "ok");
+    let id = v["edit_id"].as_str().unwrap().to_string();
+    assert!(
+        std::fs::read_to_string(&f)
+            .unwrap()
+            .contains("        (self.x - other.x).hypot(self.y - other.y)\n")
+    );
+    // History lists it; undo restores the original bytes.
+    scalpel()
+        .args(["history", f.to_str().unwrap(), "--root", root])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(id.as_str()));
+    scalpel()
+        .args(["undo", f.to_str().unwrap(), "--root", root])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(&f).unwrap(), original);
+    // Edit again, change the file behind Scalpel's back: undo refuses.
+    scalpel()
+        .args([
+            "update",
+            f.to_str().unwrap(),
+            "centroid",
+            "--op",
+            "delete",
+            "--root",
+            root,
+        ])
+        .assert()
+        .success();
+    let mut changed = std::fs::read_to_string(&f).unwrap();
+    changed.push_str("// outside change\n");
+    std::fs::write(&f, &changed).unwrap();
+    let out = scalpel()
+        .args(["undo", f.to_str().unwrap(), "--root", root, "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8_lossy(&out).contains("STALE_FILE"));
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), changed);
+    scalpel()
+        .args(["undo", f.to_str().unwrap(), "--root", root, "--force"])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(&f).unwrap(), original);
+    // --dry-run writes nothing; a syntax error exits 1.
+    scalpel()
+        .args([
+            "update",
+            f.to_str().unwrap(),
+            "index",
+            "--dry-run",
+            "--root",
+            root,
+        ])
+        .write_stdin("pub fn index() {}\n")
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(&f).unwrap(), original);
+    scalpel()
+        .args(["update", f.to_str().unwrap(), "index", "--root", root])
+        .write_stdin("pub fn index( {}\n")
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("SYNTAX_ERROR"));
+    assert_eq!(std::fs::read(&f).unwrap(), original);
+}
