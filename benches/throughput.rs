@@ -9,7 +9,10 @@ use std::time::Instant;
 
 fn stdlib() -> Option<PathBuf> {
     let out = std::process::Command::new("python3")
-        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"])
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+        ])
         .output()
         .ok()?;
     Some(PathBuf::from(String::from_utf8(out.stdout).ok()?.trim()))
@@ -19,7 +22,9 @@ fn files(dir: &Path, ext: &str, limit_bytes: u64) -> Vec<PathBuf> {
     let mut total = 0;
     scalpel::fs::walk_files(dir)
         .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == ext) && !p.to_string_lossy().contains("/test"))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == ext) && !p.to_string_lossy().contains("/test")
+        })
         .take_while(|p| {
             total += std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
             total < limit_bytes
@@ -29,7 +34,10 @@ fn files(dir: &Path, ext: &str, limit_bytes: u64) -> Vec<PathBuf> {
 
 fn measure(name: &str, files: &[PathBuf]) {
     let engine = Engine::default();
-    let texts: Vec<(PathBuf, usize)> = files.iter().map(|f| (f.clone(), std::fs::metadata(f).unwrap().len() as usize)).collect();
+    let texts: Vec<(PathBuf, usize)> = files
+        .iter()
+        .map(|f| (f.clone(), std::fs::metadata(f).unwrap().len() as usize))
+        .collect();
     // Warm the page cache and the query compilation.
     for (f, _) in texts.iter().take(20) {
         let _ = engine.load(f, None);
@@ -62,7 +70,10 @@ fn main() {
     if registry.is_dir() {
         measure("rust", &files(&registry, "rs", 20_000_000));
     }
-    if let Ok(out) = std::process::Command::new("npm").args(["root", "-g"]).output() {
+    if let Ok(out) = std::process::Command::new("npm")
+        .args(["root", "-g"])
+        .output()
+    {
         let root = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("npm");
         measure("javascript", &files(&root, "js", 20_000_000));
     }

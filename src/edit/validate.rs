@@ -48,32 +48,12 @@ impl Validation {
     }
 }
 
-/// Every ERROR and MISSING node of `tree` (outermost only), in order.
+/// Every parse problem of `tree`, in order.
 pub fn syntax_problems(tree: &Tree, body: &str) -> Vec<SyntaxProblem> {
-    let mut out = Vec::new();
-    let root = tree.root_node();
-    if !root.has_error() {
-        return out;
-    }
-    let mut cursor = root.walk();
-    loop {
-        let node = cursor.node();
-        let bad = node.is_error() || node.is_missing();
-        if bad {
-            out.push(problem(node, body));
-        }
-        if !bad && node.has_error() && cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return out;
-            }
-        }
-    }
+    crate::symbols::error_nodes(tree)
+        .into_iter()
+        .map(|n| problem(n, body))
+        .collect()
 }
 
 fn problem(node: Node, body: &str) -> SyntaxProblem {

@@ -491,35 +491,22 @@ pub fn definitions_in(
     Ok(found.into_iter().map(|f| (f.2, f.3)).collect())
 }
 
-/// Count ERROR and MISSING nodes (outermost only) and locate the first few.
-pub fn collect_errors(tree: &Tree) -> (usize, Vec<ParseErrorLoc>) {
+/// Every ERROR and MISSING node of `tree`, outermost only, in document
+/// order. Descends only into subtrees that contain errors, so a healthy
+/// tree costs one check.
+pub fn error_nodes(tree: &Tree) -> Vec<Node<'_>> {
+    let mut out = Vec::new();
     let root = tree.root_node();
     if !root.has_error() {
-        return (0, Vec::new());
+        return out;
     }
-    let mut count = 0;
-    let mut locs = Vec::new();
     let mut cursor = root.walk();
     loop {
         let node = cursor.node();
         let bad = node.is_error() || node.is_missing();
         if bad {
-            count += 1;
-            if locs.len() < MAX_ERROR_LOCATIONS {
-                let p = node.start_position();
-                locs.push(ParseErrorLoc {
-                    line: p.row + 1,
-                    column: p.column + 1,
-                    end_line: node.end_position().row + 1,
-                    what: if node.is_missing() {
-                        format!("MISSING {}", node.kind())
-                    } else {
-                        "ERROR".to_string()
-                    },
-                });
-            }
+            out.push(node);
         }
-        // Descend only into subtrees that contain errors.
         if !bad && node.has_error() && cursor.goto_first_child() {
             continue;
         }
@@ -528,10 +515,33 @@ pub fn collect_errors(tree: &Tree) -> (usize, Vec<ParseErrorLoc>) {
                 break;
             }
             if !cursor.goto_parent() {
-                return (count, locs);
+                return out;
             }
         }
     }
+}
+
+/// Count the parse errors and locate the first few.
+pub fn collect_errors(tree: &Tree) -> (usize, Vec<ParseErrorLoc>) {
+    let nodes = error_nodes(tree);
+    let locs = nodes
+        .iter()
+        .take(MAX_ERROR_LOCATIONS)
+        .map(|node| {
+            let p = node.start_position();
+            ParseErrorLoc {
+                line: p.row + 1,
+                column: p.column + 1,
+                end_line: node.end_position().row + 1,
+                what: if node.is_missing() {
+                    format!("MISSING {}", node.kind())
+                } else {
+                    "ERROR".to_string()
+                },
+            }
+        })
+        .collect();
+    (nodes.len(), locs)
 }
 
 /// An indented dump of the syntax tree, for query authors
