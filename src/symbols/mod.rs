@@ -449,33 +449,64 @@ fn signature(lang: &Language, node: Node, body: &str) -> String {
     out
 }
 
-/// Count ERROR and MISSING nodes (outermost only) and locate the first few.
-pub fn collect_errors(tree: &Tree) -> (usize, Vec<ParseErrorLoc>) {
+/// One place where the parser had to recover: an `ERROR` node (text the
+/// grammar could not fit) or a `MISSING` node (a token the parser assumed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorNode {
+    /// Offsets into the parsed text (the body, after any BOM).
+    pub start_byte: usize,
+    pub end_byte: usize,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in bytes.
+    pub column: usize,
+    pub end_line: usize,
+    /// Where the trouble starts: the node's first child that is not a
+    /// complete, error-free named node. Parsers wrap the constructs they had
+    /// already recognised into the ERROR node (`y = f(1))` gives an ERROR
+    /// holding the whole assignment and the stray `)`); pointing at its start
+    /// would blame the valid part.
+    pub focus_byte: usize,
+    pub focus_line: usize,
+    pub focus_column: usize,
+    /// The token kind the parser assumed, for a `MISSING` node.
+    pub missing: Option<String>,
+}
+
+/// Every outermost ERROR and MISSING node, in document order. Nodes inside
+/// an ERROR node are not reported separately: the outer one covers them.
+pub fn error_nodes(tree: &Tree) -> Vec<ErrorNode> {
     let root = tree.root_node();
+    let mut out = Vec::new();
     if !root.has_error() {
-        return (0, Vec::new());
+        return out;
     }
-    let mut count = 0;
-    let mut locs = Vec::new();
     let mut cursor = root.walk();
     loop {
         let node = cursor.node();
         let bad = node.is_error() || node.is_missing();
         if bad {
-            count += 1;
-            if locs.len() < MAX_ERROR_LOCATIONS {
-                let p = node.start_position();
-                locs.push(ParseErrorLoc {
-                    line: p.row + 1,
-                    column: p.column + 1,
-                    end_line: node.end_position().row + 1,
-                    what: if node.is_missing() {
-                        format!("MISSING {}", node.kind())
-                    } else {
-                        "ERROR".to_string()
-                    },
-                });
+            let p = node.start_position();
+            let mut focus = node;
+            let mut children = node.walk();
+            if let Some(c) = node
+                .children(&mut children)
+                .find(|c| !c.is_named() || c.has_error() || c.is_missing())
+            {
+                focus = c;
             }
+            let f = focus.start_position();
+            out.push(ErrorNode {
+                start_byte: node.start_byte(),
+                end_byte: node.end_byte(),
+                line: p.row + 1,
+                column: p.column + 1,
+                end_line: node.end_position().row + 1,
+                focus_byte: focus.start_byte(),
+                focus_line: f.row + 1,
+                focus_column: f.column + 1,
+                missing: node.is_missing().then(|| node.kind().to_string()),
+            });
         }
         // Descend only into subtrees that contain errors.
         if !bad && node.has_error() && cursor.goto_first_child() {
@@ -486,10 +517,29 @@ pub fn collect_errors(tree: &Tree) -> (usize, Vec<ParseErrorLoc>) {
                 break;
             }
             if !cursor.goto_parent() {
-                return (count, locs);
+                return out;
             }
         }
     }
+}
+
+/// Count ERROR and MISSING nodes (outermost only) and locate the first few.
+pub fn collect_errors(tree: &Tree) -> (usize, Vec<ParseErrorLoc>) {
+    let all = error_nodes(tree);
+    let locs = all
+        .iter()
+        .take(MAX_ERROR_LOCATIONS)
+        .map(|e| ParseErrorLoc {
+            line: e.line,
+            column: e.column,
+            end_line: e.end_line,
+            what: match &e.missing {
+                Some(token) => format!("MISSING {token}"),
+                None => "ERROR".to_string(),
+            },
+        })
+        .collect();
+    (all.len(), locs)
 }
 
 /// An indented dump of the syntax tree, for query authors
