@@ -484,20 +484,18 @@ fn compare_with_old(
     }
     let oids: Vec<&str> = wanted.iter().map(|(_, o)| *o).collect();
     let blobs = cat.blobs(&oids)?;
-    let mut olds: HashMap<usize, Vec<u8>> = HashMap::new();
+    let mut olds: Vec<Option<Vec<u8>>> = vec![None; parsed.len()];
     for ((k, _), blob) in wanted.iter().zip(blobs) {
-        if let Some(b) = blob {
-            olds.insert(*k, b);
-        }
+        olds[*k] = blob;
     }
     parsed
         .par_iter_mut()
-        .enumerate()
-        .try_for_each(|(k, (i, p))| -> Result<()> {
-            let Some(bytes) = olds.get(&k) else {
+        .zip(olds)
+        .try_for_each(|((i, p), bytes)| -> Result<()> {
+            let Some(bytes) = bytes else {
                 return Ok(());
             };
-            let Ok(old) = fs::decode(&items[*i].name, bytes.clone()) else {
+            let Ok(old) = fs::decode(&items[*i].name, bytes) else {
                 return Ok(());
             };
             let before = diagnose::diagnose(&p.language, old.body())?;
