@@ -11,6 +11,18 @@ const GOOD_PY: &str = "def add(a, b):\n    return a + b\n";
 const BROKEN_PY: &str = "def add(a, b):\n    return foo(a, b))\n";
 const GOOD_RS: &str = "fn main() {\n    let x = 1;\n}\n";
 
+/// Run `cmd`, expect exit status `code`, return stdout.
+fn stdout(cmd: &mut Command, code: i32) -> String {
+    let out = cmd.assert().code(code).get_output().stdout.clone();
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Run `cmd` (with `--json`), expect `code`, parse stdout.
+fn json_doc(cmd: &mut Command, code: i32) -> Value {
+    let out = stdout(cmd, code);
+    serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("not JSON: {out}: {e}"))
+}
+
 /// A git repository in a temporary folder, isolated from the user's config.
 struct Repo {
     dir: tempfile::TempDir,
@@ -76,20 +88,12 @@ impl Repo {
 
     /// Run `scalpel args`, expect `code`, return stdout.
     fn run(&self, args: &[&str], code: i32) -> String {
-        let out = self
-            .scalpel()
-            .args(args)
-            .assert()
-            .code(code)
-            .get_output()
-            .clone();
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        stdout(self.scalpel().args(args), code)
     }
 
     /// Run `scalpel args --json`, expect `code`, return the document.
     fn json(&self, args: &[&str], code: i32) -> Value {
-        let out = self.run(&[args, &["--json"]].concat(), code);
-        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("not JSON: {out}: {e}"))
+        json_doc(self.scalpel().args(args).arg("--json"), code)
     }
 
     fn hook_file(&self) -> PathBuf {
@@ -357,15 +361,7 @@ fn since_compares_with_another_revision() {
     r.run(&["check", "--staged"], 0);
     r.run(&["check", "--staged", "--since", &good], 1);
     // An unknown revision is a usage error.
-    let out = r
-        .scalpel()
-        .args(["check", "--staged", "--since", "no-such-rev", "--json"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = r.json(&["check", "--staged", "--since", "no-such-rev"], 2);
     assert_eq!(v["error"]["error_code"], "INVALID_ARGUMENT");
     assert!(
         v["error"]["message"]
@@ -416,16 +412,13 @@ fn staged_check_can_be_limited_to_pathspecs() {
     r.run(&["check", "--staged", "a"], 1);
     // From a subfolder, the whole index is checked and paths are shown from
     // the top of the work tree, as git shows them.
-    let out = r
-        .scalpel()
-        .current_dir(r.path().join("b"))
-        .args(["check", "--staged"])
-        .assert()
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    assert!(String::from_utf8_lossy(&out).contains("a/x.py:2:21"));
+    let out = stdout(
+        r.scalpel()
+            .current_dir(r.path().join("b"))
+            .args(["check", "--staged"]),
+        1,
+    );
+    assert!(out.contains("a/x.py:2:21"), "{out}");
 }
 
 #[test]
@@ -450,17 +443,14 @@ fn usage_and_io_errors_exit_2() {
         .code(2)
         .stderr(predicates::str::contains("error[IO]"));
     let plain = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("scalpel")
-        .unwrap()
-        .current_dir(plain.path())
-        .env("GIT_CEILING_DIRECTORIES", plain.path().parent().unwrap())
-        .args(["check", "--staged", "--json"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = json_doc(
+        Command::cargo_bin("scalpel")
+            .unwrap()
+            .current_dir(plain.path())
+            .env("GIT_CEILING_DIRECTORIES", plain.path().parent().unwrap())
+            .args(["check", "--staged", "--json"]),
+        2,
+    );
     assert_eq!(v["error"]["error_code"], "INVALID_ARGUMENT");
     assert!(!v["error"]["suggestion"].as_str().unwrap().is_empty());
     // Outside git, a plain file check still works.
@@ -541,15 +531,7 @@ fn a_foreign_hook_is_kept_unless_forced() {
     let r = Repo::new();
     let foreign = "#!/bin/sh\necho mine\n";
     r.write(".git/hooks/pre-commit", foreign);
-    let out = r
-        .scalpel()
-        .args(["hook", "install", "--json"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = r.json(&["hook", "install"], 2);
     assert_eq!(v["error"]["error_code"], "INVALID_ARGUMENT");
     assert!(
         v["error"]["suggestion"]
@@ -586,16 +568,12 @@ fn hook_install_honours_core_hooks_path() {
     let r = Repo::new();
     r.git(&["config", "core.hooksPath", "my hooks"]);
     std::fs::create_dir_all(r.path().join("sub")).unwrap();
-    let out = r
-        .scalpel()
-        .current_dir(r.path().join("sub"))
-        .args(["hook", "install", "--json"])
-        .assert()
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = json_doc(
+        r.scalpel()
+            .current_dir(r.path().join("sub"))
+            .args(["hook", "install", "--json"]),
+        0,
+    );
     assert_eq!(v["action"], "installed");
     let hook = r.path().join("my hooks/pre-commit");
     assert!(hook.is_file(), "{v}");
