@@ -299,13 +299,13 @@ impl CatFile {
                 stdout.read_line(&mut header).map_err(broken)?;
                 // `<oid> <type> <size>` or `<name> missing`.
                 let f: Vec<&str> = header.trim_end().split(' ').collect();
-                let size = match f.as_slice() {
-                    [_, kind, size] if *kind != "missing" => size.parse::<usize>().ok(),
+                let (is_blob, size) = match f.as_slice() {
                     [_, "missing"] | [_, "ambiguous"] => {
                         out.push(None);
                         continue;
                     }
-                    _ => None,
+                    [_, kind, size] => (*kind == "blob", size.parse::<usize>().ok()),
+                    _ => (false, None),
                 };
                 let Some(size) = size else {
                     return Err(broken(std::io::Error::other(format!(
@@ -316,7 +316,7 @@ impl CatFile {
                 let mut body = vec![0u8; size + 1];
                 stdout.read_exact(&mut body).map_err(broken)?;
                 body.truncate(size);
-                out.push((f[1] == "blob").then_some(body));
+                out.push(is_blob.then_some(body));
             }
             match writer.join() {
                 Ok(r) => r.map_err(broken)?,
