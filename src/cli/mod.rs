@@ -5,6 +5,7 @@
 
 mod output;
 
+use crate::check;
 use crate::edit::Operation;
 use crate::engine::{Engine, ExtractRequest, FileSymbols, UpdateRequest};
 use crate::error::{Error, Result};
@@ -159,6 +160,50 @@ enum Command {
         #[arg(long, value_name = "LANG")]
         language: Option<String>,
     },
+    /// Check that files parse; exit 1 on parse errors. Folders are walked
+    /// honouring .gitignore; files without a grammar, binary and non-UTF-8
+    /// files are skipped and counted.
+    Check {
+        /// Files and folders (default `.`); with --staged, pathspecs.
+        paths: Vec<PathBuf>,
+        /// Check the staged content (the index), not the work tree.
+        #[arg(long)]
+        staged: bool,
+        /// Fail only on errors HEAD did not have (default with --staged).
+        #[arg(long)]
+        new_only: bool,
+        /// Every parse error counts (turns --new-only off).
+        #[arg(long, conflicts_with_all = ["new_only", "since"])]
+        all_errors: bool,
+        /// Fail only on errors this revision did not have.
+        #[arg(long, value_name = "REV")]
+        since: Option<String>,
+        /// Print the report as one JSON document.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Install or remove the git pre-commit hook running `scalpel check --staged`.
+    Hook {
+        #[command(subcommand)]
+        action: HookCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum HookCommand {
+    /// Write .git/hooks/pre-commit (honours core.hooksPath).
+    Install {
+        /// Replace a pre-commit hook Scalpel did not write (kept as a backup).
+        #[arg(long)]
+        force: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove the pre-commit hook if Scalpel wrote it.
+    Uninstall {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Entry point used by `main`.
@@ -191,7 +236,11 @@ impl Command {
             | Command::Undo { json, .. }
             | Command::History { json, .. }
             | Command::Languages { json }
-            | Command::Parse { json, .. } => *json,
+            | Command::Parse { json, .. }
+            | Command::Check { json, .. }
+            | Command::Hook {
+                action: HookCommand::Install { json, .. } | HookCommand::Uninstall { json },
+            } => *json,
         }
     }
 }
@@ -416,7 +465,55 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             }
             Ok(if parsed.parse_error_count > 0 { 1 } else { 0 })
         }
+        Command::Check {
+            paths,
+            staged,
+            new_only,
+            all_errors,
+            since,
+            json,
+        } => {
+            let opts = check::CheckOptions {
+                paths,
+                staged,
+                baseline: check::Baseline::from_flags(
+                    staged,
+                    new_only,
+                    all_errors,
+                    since.as_deref(),
+                ),
+            };
+            let report = check::run(&engine, &current_dir()?, &opts)?;
+            out.raw(&if json {
+                check::render_json(&report) + "\n"
+            } else {
+                check::render_human(&report)
+            });
+            Ok(if report.ok { 0 } else { 1 })
+        }
+        Command::Hook { action } => {
+            let (outcome, json) = match action {
+                HookCommand::Install { force, json } => {
+                    let exe = std::env::current_exe().ok();
+                    (
+                        check::hook::install(&current_dir()?, exe.as_deref(), force)?,
+                        json,
+                    )
+                }
+                HookCommand::Uninstall { json } => (check::hook::uninstall(&current_dir()?)?, json),
+            };
+            out.line(&if json {
+                to_json(&outcome)
+            } else {
+                outcome.message
+            });
+            Ok(0)
+        }
     }
+}
+
+fn current_dir() -> Result<PathBuf> {
+    std::env::current_dir().map_err(|e| Error::io("read", Path::new("."), &e))
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> String {

@@ -8,7 +8,7 @@ use crate::lang::Language;
 use crate::symbols::parse_tree;
 use serde::Serialize;
 use std::collections::HashMap;
-use tree_sitter::{InputEdit, Node, Point, Tree};
+use tree_sitter::{InputEdit, Point, Tree};
 
 /// How many characters of an error's text are shown and compared.
 const SNIPPET: usize = 60;
@@ -48,29 +48,27 @@ impl Validation {
     }
 }
 
-/// Every parse problem of `tree`, in order.
+/// Every parse problem of `tree`, in order, located where the trouble
+/// starts (see `symbols::ErrorNode::focus_byte`).
 pub fn syntax_problems(tree: &Tree, body: &str) -> Vec<SyntaxProblem> {
     crate::symbols::error_nodes(tree)
         .into_iter()
-        .map(|n| problem(n, body))
+        .map(|e| {
+            let text = body
+                .get(e.focus_byte..e.end_byte.min(body.len()))
+                .unwrap_or("");
+            let first = text.lines().next().unwrap_or("").trim();
+            SyntaxProblem {
+                line: e.focus_line,
+                column: e.focus_column,
+                what: match &e.missing {
+                    Some(token) => format!("missing `{token}`"),
+                    None => "unexpected".to_string(),
+                },
+                snippet: first.chars().take(SNIPPET).collect(),
+            }
+        })
         .collect()
-}
-
-fn problem(node: Node, body: &str) -> SyntaxProblem {
-    let p = node.start_position();
-    let text = &body[node.start_byte()..node.end_byte().min(body.len())];
-    let first = text.lines().next().unwrap_or("").trim();
-    let snippet: String = first.chars().take(SNIPPET).collect();
-    SyntaxProblem {
-        line: p.row + 1,
-        column: p.column + 1,
-        what: if node.is_missing() {
-            format!("missing `{}`", node.kind())
-        } else {
-            "unexpected".to_string()
-        },
-        snippet,
-    }
 }
 
 /// A byte-range change in body coordinates (after any BOM): the text at

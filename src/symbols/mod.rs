@@ -491,12 +491,35 @@ pub fn definitions_in(
     Ok(found.into_iter().map(|f| (f.2, f.3)).collect())
 }
 
-/// Every ERROR and MISSING node of `tree`, outermost only, in document
-/// order. Descends only into subtrees that contain errors, so a healthy
-/// tree costs one check.
-pub fn error_nodes(tree: &Tree) -> Vec<Node<'_>> {
-    let mut out = Vec::new();
+/// One place where the parser had to recover: an `ERROR` node (text the
+/// grammar could not fit) or a `MISSING` node (a token the parser assumed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorNode {
+    /// Offsets into the parsed text (the body, after any BOM).
+    pub start_byte: usize,
+    pub end_byte: usize,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in bytes.
+    pub column: usize,
+    pub end_line: usize,
+    /// Where the trouble starts: the node's first child that is not a
+    /// complete, error-free named node. Parsers wrap the constructs they had
+    /// already recognised into the ERROR node (`y = f(1))` gives an ERROR
+    /// holding the whole assignment and the stray `)`); pointing at its start
+    /// would blame the valid part.
+    pub focus_byte: usize,
+    pub focus_line: usize,
+    pub focus_column: usize,
+    /// The token kind the parser assumed, for a `MISSING` node.
+    pub missing: Option<String>,
+}
+
+/// Every outermost ERROR and MISSING node, in document order. Nodes inside
+/// an ERROR node are not reported separately: the outer one covers them.
+pub fn error_nodes(tree: &Tree) -> Vec<ErrorNode> {
     let root = tree.root_node();
+    let mut out = Vec::new();
     if !root.has_error() {
         return out;
     }
@@ -505,7 +528,27 @@ pub fn error_nodes(tree: &Tree) -> Vec<Node<'_>> {
         let node = cursor.node();
         let bad = node.is_error() || node.is_missing();
         if bad {
-            out.push(node);
+            let p = node.start_position();
+            let mut focus = node;
+            let mut children = node.walk();
+            if let Some(c) = node
+                .children(&mut children)
+                .find(|c| !c.is_named() || c.has_error() || c.is_missing())
+            {
+                focus = c;
+            }
+            let f = focus.start_position();
+            out.push(ErrorNode {
+                start_byte: node.start_byte(),
+                end_byte: node.end_byte(),
+                line: p.row + 1,
+                column: p.column + 1,
+                end_line: node.end_position().row + 1,
+                focus_byte: focus.start_byte(),
+                focus_line: f.row + 1,
+                focus_column: f.column + 1,
+                missing: node.is_missing().then(|| node.kind().to_string()),
+            });
         }
         if !bad && node.has_error() && cursor.goto_first_child() {
             continue;
@@ -521,27 +564,23 @@ pub fn error_nodes(tree: &Tree) -> Vec<Node<'_>> {
     }
 }
 
-/// Count the parse errors and locate the first few.
+/// Count ERROR and MISSING nodes (outermost only) and locate the first few.
 pub fn collect_errors(tree: &Tree) -> (usize, Vec<ParseErrorLoc>) {
-    let nodes = error_nodes(tree);
-    let locs = nodes
+    let all = error_nodes(tree);
+    let locs = all
         .iter()
         .take(MAX_ERROR_LOCATIONS)
-        .map(|node| {
-            let p = node.start_position();
-            ParseErrorLoc {
-                line: p.row + 1,
-                column: p.column + 1,
-                end_line: node.end_position().row + 1,
-                what: if node.is_missing() {
-                    format!("MISSING {}", node.kind())
-                } else {
-                    "ERROR".to_string()
-                },
-            }
+        .map(|e| ParseErrorLoc {
+            line: e.line,
+            column: e.column,
+            end_line: e.end_line,
+            what: match &e.missing {
+                Some(token) => format!("MISSING {token}"),
+                None => "ERROR".to_string(),
+            },
         })
         .collect();
-    (nodes.len(), locs)
+    (all.len(), locs)
 }
 
 /// An indented dump of the syntax tree, for query authors
