@@ -11,6 +11,9 @@ use serde::Serialize;
 use std::path::Path;
 use std::sync::Arc;
 
+mod cache;
+pub use cache::{CacheStats, ParseCache};
+
 /// Shared configuration: the language registry and input limits.
 #[derive(Debug, Clone)]
 pub struct Engine {
@@ -99,12 +102,24 @@ impl Engine {
 
     /// Read, decode, detect and parse `path`.
     pub fn load(&self, path: &Path, forced: Option<&str>) -> Result<ParsedFile> {
+        self.load_with(path, forced, || fs::read_source(path, self.max_file_size))
+    }
+
+    /// Detect and parse `path`, whose decoded content `read` supplies (read
+    /// from disk by [`Engine::load`], from bytes already in memory by
+    /// [`ParseCache`]).
+    fn load_with(
+        &self,
+        path: &Path,
+        forced: Option<&str>,
+        read: impl FnOnce() -> Result<SourceText>,
+    ) -> Result<ParsedFile> {
         // Decide by name first so that a `.png` is "unsupported", not "binary".
         let by_name = match forced {
             Some(_) => Some(self.language_for(path, None, forced)?),
             None => self.registry.detect(path, None).cloned(),
         };
-        let source = match fs::read_source(path, self.max_file_size) {
+        let source = match read() {
             Ok(s) => s,
             Err(e)
                 if by_name.is_none()
