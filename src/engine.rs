@@ -180,6 +180,33 @@ pub fn file_symbols(file: &ParsedFile, display: &str, include_trivia: bool) -> F
     }
 }
 
+/// Narrow an outline: keep symbols nested at most `depth` levels (1: top
+/// level only) and, when `kind` is given, only symbols of that kind.
+/// `INVALID_ARGUMENT` for a depth of 0 or an unknown kind.
+pub fn select_symbols(
+    mut outline: FileSymbols,
+    depth: Option<usize>,
+    kind: Option<&str>,
+) -> Result<FileSymbols> {
+    use crate::lang::query::SYMBOL_KINDS;
+    if depth == Some(0) {
+        return Err(Error::invalid_argument("depth must be at least 1")
+            .with_suggestion("use depth 1 for top-level symbols only, or omit it for all")
+            .with_details(serde_json::json!({"depth": 0})));
+    }
+    if let Some(k) = kind
+        && !SYMBOL_KINDS.contains(&k)
+    {
+        return Err(Error::invalid_argument(format!("unknown kind `{k}`"))
+            .with_suggestion(format!("kinds: {}", SYMBOL_KINDS.join(", ")))
+            .with_details(serde_json::json!({"kind": k, "legal": SYMBOL_KINDS})));
+    }
+    outline.symbols.retain(|s| {
+        depth.is_none_or(|d| s.segments().len() <= d) && kind.is_none_or(|k| s.kind == k)
+    });
+    Ok(outline)
+}
+
 pub fn extract_from(file: &ParsedFile, display: &str, req: &ExtractRequest) -> Result<Extraction> {
     let found = symbols::resolve(&file.symbols, &req.symbol, req.kind.as_deref())
         .map_err(|e| with_path(e, display))?;

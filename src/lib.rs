@@ -7,6 +7,7 @@ pub mod engine;
 pub mod error;
 pub mod fs;
 pub mod lang;
+pub mod mcp;
 pub mod symbols;
 
 pub use error::{Error, ErrorCode, Result};
