@@ -633,3 +633,29 @@ fn a_bad_root_is_refused_at_start() {
     .unwrap();
     assert_eq!(e.code(), scalpel::ErrorCode::Io);
 }
+
+/// The whole tools/list answer: names, descriptions, annotations, schemas.
+/// Every session pays for it in tokens, so its size is printed and capped.
+#[tokio::test]
+async fn tools_list_snapshot_and_token_budget() {
+    let repo = Repo::new();
+    let (server, client) = start(&repo.root()).await;
+    let listed = client.list_tools(None).await.unwrap();
+    let wire = serde_json::to_string(&listed.tools).unwrap();
+    let tokens = wire.len() / 4;
+    let per_tool = tokens / listed.tools.len();
+    println!(
+        "tools/list: {} tools, {} chars, about {tokens} tokens ({per_tool} per tool)",
+        listed.tools.len(),
+        wire.len()
+    );
+    assert!(
+        per_tool <= 350,
+        "tools/list grew to {per_tool} tokens per tool"
+    );
+    assert_eq!(serde_json::to_string(&server.tools()).unwrap(), wire);
+    insta::assert_snapshot!(
+        "tools_list",
+        serde_json::to_string_pretty(&listed.tools).unwrap()
+    );
+}
