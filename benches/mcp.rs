@@ -55,7 +55,10 @@ impl Session {
         let mut line = String::new();
         loop {
             line.clear();
-            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "server hung up");
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "server hung up"
+            );
             let v: Value = serde_json::from_str(&line).unwrap();
             if v["id"] == id {
                 return v;
@@ -64,7 +67,12 @@ impl Session {
     }
 
     fn notify(&mut self, method: &str) {
-        writeln!(self.stdin, "{}", json!({"jsonrpc": "2.0", "method": method})).unwrap();
+        writeln!(
+            self.stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "method": method})
+        )
+        .unwrap();
         self.stdin.flush().unwrap();
     }
 
@@ -95,7 +103,9 @@ impl Session {
 /// A plausible 2,000-line module: 28 classes of 5 methods, with imports,
 /// docstrings and decorators.
 fn python_module() -> String {
-    let mut s = String::from("\"\"\"Generated benchmark module.\"\"\"\n\nimport functools\nfrom typing import Dict, List, Optional\n\nLIMIT = 100\n\n\n");
+    let mut s = String::from(
+        "\"\"\"Generated benchmark module.\"\"\"\n\nimport functools\nfrom typing import Dict, List, Optional\n\nLIMIT = 100\n\n\n",
+    );
     for c in 0..28 {
         s.push_str(&format!("class Service{c}:\n    \"\"\"Service number {c}.\"\"\"\n\n    def __init__(self, name: str) -> None:\n        self.name = name\n        self.items: Dict[str, int] = {{}}\n\n"));
         for m in 0..5 {
@@ -134,7 +144,11 @@ fn main() {
         s.initialize();
         let tools = s.request("tools/list", json!({}));
         starts.push(t.elapsed());
-        assert!(tools["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()));
+        assert!(
+            tools["result"]["tools"]
+                .as_array()
+                .is_some_and(|t| !t.is_empty())
+        );
         s.close();
     }
     starts.sort();

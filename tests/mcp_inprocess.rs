@@ -659,3 +659,29 @@ async fn tools_list_snapshot_and_token_budget() {
         serde_json::to_string_pretty(&listed.tools).unwrap()
     );
 }
+
+/// Invariant: only `src/mcp/` knows rmcp and JSON-RPC.
+#[test]
+fn only_the_mcp_module_knows_rmcp() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut offenders = Vec::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                if p != src.join("mcp") {
+                    stack.push(p);
+                }
+            } else if p.extension().is_some_and(|e| e == "rs")
+                && std::fs::read_to_string(&p).unwrap().contains("rmcp")
+            {
+                offenders.push(p);
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "rmcp used outside src/mcp: {offenders:?}"
+    );
+}
