@@ -117,6 +117,13 @@ impl Env {
             .engine
             .load_cached(&self.shared.cache, &file.path, None)
     }
+
+    /// Resolve `path` for reading and parse it.
+    pub fn read_parsed(&self, path: &str) -> Result<(ResolvedPath, Arc<ParsedFile>)> {
+        let file = self.resolve(path, Purpose::Read)?;
+        let parsed = self.parse(&file)?;
+        Ok((file, parsed))
+    }
 }
 
 /// The MCP server. Cheap to clone; clones share the cache, root and locks.

@@ -87,8 +87,7 @@ impl ScalpelServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<FileSymbols>, ToolError> {
         self.read("list_symbols", &ctx, move |env| {
-            let file = env.resolve(&p.path, Purpose::Read)?;
-            let parsed = env.parse(&file)?;
+            let (file, parsed) = env.read_parsed(&p.path)?;
             let outline = file_symbols(&parsed, &file.display, p.include_trivia);
             crate::engine::select_symbols(outline, p.depth, p.kind.as_deref())
         })
@@ -106,8 +105,7 @@ impl ScalpelServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<Extraction>, ToolError> {
         self.read("extract_code", &ctx, move |env| {
-            let file = env.resolve(&p.path, Purpose::Read)?;
-            let parsed = env.parse(&file)?;
+            let (file, parsed) = env.read_parsed(&p.path)?;
             let req = ExtractRequest {
                 symbol: p.symbol,
                 kind: p.kind,
