@@ -12,6 +12,9 @@ use serde::Serialize;
 use std::path::Path;
 use std::sync::Arc;
 
+mod cache;
+pub use cache::{CacheStats, ParseCache};
+
 /// Shared configuration: the language registry and input limits.
 #[derive(Debug, Clone)]
 pub struct Engine {
@@ -100,12 +103,24 @@ impl Engine {
 
     /// Read, decode, detect and parse `path`.
     pub fn load(&self, path: &Path, forced: Option<&str>) -> Result<ParsedFile> {
+        self.load_with(path, forced, || fs::read_source(path, self.max_file_size))
+    }
+
+    /// Detect and parse `path`, whose decoded content `read` supplies (read
+    /// from disk by [`Engine::load`], from bytes already in memory by
+    /// [`ParseCache`]).
+    fn load_with(
+        &self,
+        path: &Path,
+        forced: Option<&str>,
+        read: impl FnOnce() -> Result<SourceText>,
+    ) -> Result<ParsedFile> {
         // Decide by name first so that a `.png` is "unsupported", not "binary".
         let by_name = match forced {
             Some(_) => Some(self.language_for(path, None, forced)?),
             None => self.registry.detect(path, None).cloned(),
         };
-        let source = match fs::read_source(path, self.max_file_size) {
+        let source = match read() {
             Ok(s) => s,
             Err(e)
                 if by_name.is_none()
@@ -164,6 +179,33 @@ pub fn file_symbols(file: &ParsedFile, display: &str, include_trivia: bool) -> F
         parse_error_locations: file.parse_errors.clone(),
         file_hash: file.source.hash.clone(),
     }
+}
+
+/// Narrow an outline: keep symbols nested at most `depth` levels (1: top
+/// level only) and, when `kind` is given, only symbols of that kind.
+/// `INVALID_ARGUMENT` for a depth of 0 or an unknown kind.
+pub fn select_symbols(
+    mut outline: FileSymbols,
+    depth: Option<usize>,
+    kind: Option<&str>,
+) -> Result<FileSymbols> {
+    use crate::lang::query::SYMBOL_KINDS;
+    if depth == Some(0) {
+        return Err(Error::invalid_argument("depth must be at least 1")
+            .with_suggestion("use depth 1 for top-level symbols only, or omit it for all")
+            .with_details(serde_json::json!({"depth": 0})));
+    }
+    if let Some(k) = kind
+        && !SYMBOL_KINDS.contains(&k)
+    {
+        return Err(Error::invalid_argument(format!("unknown kind `{k}`"))
+            .with_suggestion(format!("kinds: {}", SYMBOL_KINDS.join(", ")))
+            .with_details(serde_json::json!({"kind": k, "legal": SYMBOL_KINDS})));
+    }
+    outline.symbols.retain(|s| {
+        depth.is_none_or(|d| s.segments().len() <= d) && kind.is_none_or(|k| s.kind == k)
+    });
+    Ok(outline)
 }
 
 pub fn extract_from(file: &ParsedFile, display: &str, req: &ExtractRequest) -> Result<Extraction> {

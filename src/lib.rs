@@ -9,6 +9,7 @@ pub mod engine;
 pub mod error;
 pub mod fs;
 pub mod lang;
+pub mod mcp;
 pub mod symbols;
 pub mod text;
 

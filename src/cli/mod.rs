@@ -150,6 +150,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the tools over MCP on stdin/stdout (for Claude Code, Cursor,
+    /// VS Code, ...). Logs go to stderr.
+    Serve {
+        /// Directory the tools may read and edit (default: the client's
+        /// MCP roots, else the working directory).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Log filter for stderr: error, warn, info, debug, trace.
+        #[arg(long, value_name = "LEVEL", default_value = "warn")]
+        log_level: String,
+    },
     /// Parse a file and report errors; `--dump-tree` prints the syntax tree.
     Parse {
         file: PathBuf,
@@ -241,6 +252,7 @@ impl Command {
             | Command::Hook {
                 action: HookCommand::Install { json, .. } | HookCommand::Uninstall { json },
             } => *json,
+            Command::Serve { .. } => false,
         }
     }
 }
@@ -419,6 +431,13 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                     ));
                 }
             }
+            Ok(0)
+        }
+        Command::Serve { root, log_level } => {
+            crate::mcp::serve_stdio(
+                crate::mcp::ServerOptions::from_env(root, engine),
+                &log_level,
+            )?;
             Ok(0)
         }
         Command::Languages { json } => {

@@ -1,0 +1,356 @@
+//! The MCP server (`scalpel serve`): the only module that knows rmcp and
+//! JSON-RPC. Each tool is a thin adapter over the library (`tools.rs`);
+//! this file holds what they share:
+//!
+//! - [`ScalpelServer::read`] / [`ScalpelServer::write`]: resolve the
+//!   workspace (root), run the library call on the blocking pool with panics
+//!   caught, and for writes hold the file's lock ([`locks::PathLocks`]);
+//! - the parse cache ([`crate::engine::ParseCache`]) shared by all calls;
+//! - the root: `--root`, else the client's roots, else the working directory
+//!   ([`root::Roots`]);
+//! - the `ServerHandler`: server info and instructions, tools/list with
+//!   tidied schemas, tools/call with argument errors turned into structured
+//!   `INVALID_ARGUMENT` results.
+//!
+//! stdout carries JSON-RPC only: logs go to stderr (`--log-level`).
+
+mod locks;
+mod render;
+pub mod reply;
+mod root;
+mod schema;
+mod tools;
+
+pub use reply::{Json, Render, ToolError};
+pub use tools::{ExtractCodeParams, ListSymbolsParams, UndoEditParams};
+
+use crate::engine::{Engine, ParseCache};
+use crate::error::{Error, Result};
+use crate::fs::{Purpose, ResolvedPath, Workspace};
+use crate::symbols::ParsedFile;
+use rmcp::handler::server::tool::{ToolCallContext, ToolRouter};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Environment variable naming a tool that panics inside its library call:
+/// a fault injection for tests of the panic barrier (like `fs::FaultPlan`).
+/// Never set it in real use.
+pub const FAULT_PANIC_TOOL_ENV: &str = "SCALPEL_FAULT_PANIC_TOOL";
+
+/// What the server's `initialize` answer teaches the model.
+pub const INSTRUCTIONS: &str = "\
+Scalpel reads and edits code by symbol name, safely. Paths are relative to the root.
+Code workflow: list_symbols(path) for the outline -> extract_code(path, symbol) for one \
+symbol's exact code and file_hash -> update_symbol(path, symbol, new_code, expected_hash) \
+to replace, insert_before, insert_after or delete it.
+Text workflow (any file): search_files(keywords or pattern) -> read_fragment(path, ranges, \
+keywords or symbols) -> edit_file(path, edits with old_text/new_text).
+Symbols are name paths: `name`, `Class.method`, `Type::method`, `/top.level`, `f#2` for the \
+2nd match. Writes return an edit_id; undo_edit reverts it. Failures carry error_code, \
+message, suggestion and details: follow the suggestion.";
+
+/// How a server is set up.
+#[derive(Debug, Clone, Default)]
+pub struct ServerOptions {
+    /// `--root`; `None`: the client's roots, else the working directory.
+    pub root: Option<PathBuf>,
+    pub engine: Engine,
+    /// Parse cache bounds (entries, estimated bytes); `None`: the defaults.
+    pub cache_limits: Option<(usize, usize)>,
+    /// Fault injection: this tool panics inside its library call.
+    pub fault_panic_tool: Option<String>,
+}
+
+impl ServerOptions {
+    /// Options with the fault injection taken from [`FAULT_PANIC_TOOL_ENV`].
+    pub fn from_env(root: Option<PathBuf>, engine: Engine) -> ServerOptions {
+        ServerOptions {
+            root,
+            engine,
+            cache_limits: None,
+            fault_panic_tool: std::env::var(FAULT_PANIC_TOOL_ENV)
+                .ok()
+                .filter(|s| !s.is_empty()),
+        }
+    }
+}
+
+struct Shared {
+    engine: Engine,
+    cache: ParseCache,
+    roots: root::Roots,
+    locks: locks::PathLocks,
+    fault_panic_tool: Option<String>,
+}
+
+/// What a tool's library call gets: the engine, the parse cache and the
+/// workspace of this call.
+#[derive(Clone)]
+pub struct Env {
+    shared: Arc<Shared>,
+    ws: Arc<Workspace>,
+}
+
+impl Env {
+    pub fn ws(&self) -> &Workspace {
+        &self.ws
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.shared.engine
+    }
+
+    /// `path` through the root sandbox.
+    pub fn resolve(&self, path: &str, purpose: Purpose) -> Result<ResolvedPath> {
+        self.ws.resolve(Path::new(path), purpose)
+    }
+
+    /// The parsed file, from the cache when its bytes did not change.
+    pub fn parse(&self, file: &ResolvedPath) -> Result<Arc<ParsedFile>> {
+        self.shared
+            .engine
+            .load_cached(&self.shared.cache, &file.path, None)
+    }
+
+    /// Resolve `path` for reading and parse it.
+    pub fn read_parsed(&self, path: &str) -> Result<(ResolvedPath, Arc<ParsedFile>)> {
+        let file = self.resolve(path, Purpose::Read)?;
+        let parsed = self.parse(&file)?;
+        Ok((file, parsed))
+    }
+}
+
+/// The MCP server. Cheap to clone; clones share the cache, root and locks.
+#[derive(Clone)]
+pub struct ScalpelServer {
+    shared: Arc<Shared>,
+    router: Arc<ToolRouter<ScalpelServer>>,
+}
+
+impl ScalpelServer {
+    /// A server; fails only when `options.root` is not a usable directory.
+    pub fn new(options: ServerOptions) -> Result<ScalpelServer> {
+        let max = options.engine.max_file_size;
+        let fixed = match &options.root {
+            Some(dir) => Some(Workspace::new(dir)?.with_max_file_size(max)),
+            None => None,
+        };
+        let cache = match options.cache_limits {
+            Some((entries, bytes)) => ParseCache::new(entries, bytes),
+            None => ParseCache::default(),
+        };
+        let mut router = Self::tool_router();
+        for route in router.map.values_mut() {
+            let attr = &mut route.attr;
+            attr.input_schema = Arc::new(schema::tidy(&attr.input_schema, schema::Side::Input));
+            if let Some(out) = &attr.output_schema {
+                attr.output_schema = Some(Arc::new(schema::tidy(out, schema::Side::Output)));
+            }
+        }
+        Ok(ScalpelServer {
+            shared: Arc::new(Shared {
+                engine: options.engine,
+                cache,
+                roots: root::Roots::new(fixed, max),
+                locks: locks::PathLocks::default(),
+                fault_panic_tool: options.fault_panic_tool,
+            }),
+            router: Arc::new(router),
+        })
+    }
+
+    /// Every tool, sorted by name, as tools/list shows them.
+    pub fn tools(&self) -> Vec<Tool> {
+        self.router.list_all()
+    }
+
+    /// Parse cache counters.
+    pub fn cache_stats(&self) -> crate::engine::CacheStats {
+        self.shared.cache.stats()
+    }
+
+    async fn env(&self, ctx: &RequestContext<RoleServer>) -> Result<Env, ToolError> {
+        let ws = self.shared.roots.workspace(&ctx.peer).await?;
+        Ok(Env {
+            shared: self.shared.clone(),
+            ws,
+        })
+    }
+
+    fn injected_fault(&self, tool: &str) -> bool {
+        self.shared.fault_panic_tool.as_deref() == Some(tool)
+    }
+
+    /// Run a reading tool's library call `f` on the blocking pool.
+    pub async fn read<T, F>(
+        &self,
+        tool: &'static str,
+        ctx: &RequestContext<RoleServer>,
+        f: F,
+    ) -> Result<T, ToolError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Env) -> Result<T> + Send + 'static,
+    {
+        let env = self.env(ctx).await?;
+        let fault = self.injected_fault(tool);
+        reply::blocking(tool, move || {
+            if fault {
+                panic!("injected fault ({FAULT_PANIC_TOOL_ENV})");
+            }
+            f(&env)
+        })
+        .await
+    }
+
+    /// Run a writing tool's library call `f` on the blocking pool, holding
+    /// the lock of the file `path` resolves to (for `purpose`), so writes to
+    /// one file never overlap.
+    pub async fn write<T, F>(
+        &self,
+        tool: &'static str,
+        ctx: &RequestContext<RoleServer>,
+        path: String,
+        purpose: Purpose,
+        f: F,
+    ) -> Result<T, ToolError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Env, ResolvedPath) -> Result<T> + Send + 'static,
+    {
+        let env = self.env(ctx).await?;
+        let target = {
+            let env = env.clone();
+            reply::blocking(tool, move || env.resolve(&path, purpose)).await?
+        };
+        let _guard = self.shared.locks.lock(&target.path).await;
+        let fault = self.injected_fault(tool);
+        reply::blocking(tool, move || {
+            if fault {
+                panic!("injected fault ({FAULT_PANIC_TOOL_ENV})");
+            }
+            f(&env, target)
+        })
+        .await
+    }
+}
+
+/// rmcp reports undecodable arguments as an error result with plain text;
+/// give it the same structured shape as every other failure.
+fn structured_argument_error(resp: CallToolResponse, tool: &str) -> CallToolResponse {
+    let CallToolResponse::Complete(result) = resp else {
+        return resp;
+    };
+    if result.is_error != Some(true) || result.structured_content.is_some() {
+        return CallToolResponse::Complete(result);
+    }
+    let text: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
+        .collect();
+    let message = text.join(" ");
+    ToolError(
+        Error::invalid_argument(format!("{tool}: {message}"))
+            .with_suggestion("fix the arguments to match the tool's input schema")
+            .with_details(serde_json::json!({"tool": tool})),
+    )
+    .into_result()
+    .into()
+}
+
+impl ServerHandler for ScalpelServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("scalpel", env!("CARGO_PKG_VERSION")).with_title("Scalpel"),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.router.get(name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.clone();
+        tracing::debug!(tool = %name, "call");
+        let started = std::time::Instant::now();
+        let ctx = ToolCallContext::new(self, request, context);
+        let resp = self.router.call(ctx).await?;
+        let resp = structured_argument_error(resp, &name);
+        if let CallToolResponse::Complete(r) = &resp {
+            tracing::info!(
+                tool = %name,
+                ok = r.is_error != Some(true),
+                ms = started.elapsed().as_secs_f64() * 1000.0,
+                "tool call"
+            );
+        }
+        Ok(resp)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // Ask for the client's roots now rather than on the first call.
+        if let Err(e) = self.shared.roots.workspace(&context.peer).await {
+            tracing::warn!(error = %e, "no usable root yet");
+        }
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        tracing::info!("client roots changed");
+        self.shared.roots.invalidate();
+    }
+}
+
+/// `scalpel serve`: serve MCP over stdin/stdout until the client hangs up.
+/// Logs go to stderr at `log_level` (a tracing filter: `warn`, `info`,
+/// `scalpel=debug`, ...).
+pub fn serve_stdio(options: ServerOptions, log_level: &str) -> Result<()> {
+    let filter = tracing_subscriber::EnvFilter::try_new(log_level).map_err(|e| {
+        Error::invalid_argument(format!("bad --log-level `{log_level}`: {e}"))
+            .with_suggestion("use error, warn, info, debug or trace (or a tracing filter)")
+    })?;
+    // A subscriber may already be set when embedded; then keep that one.
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init();
+    let server = ScalpelServer::new(options)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io("start_runtime", Path::new("."), &e))?;
+    runtime.block_on(async move {
+        tracing::info!(
+            version = env!("CARGO_PKG_VERSION"),
+            "scalpel serve: listening on stdio"
+        );
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| Error::new(crate::ErrorCode::Io, format!("MCP handshake failed: {e}")))?;
+        let reason = running.waiting().await;
+        tracing::info!(?reason, "client disconnected");
+        Ok(())
+    })
+}

@@ -1,0 +1,210 @@
+//! How a tool's outcome becomes an MCP `CallToolResult`.
+//!
+//! - Success: [`Json<T>`] puts `T` in `structuredContent` and a compact text
+//!   rendering ([`Render`]) in `content`. It is named `Json` on purpose: the
+//!   `#[tool]` macro emits an `outputSchema` only for a return type written
+//!   literally as `Json<T>` or `Result<Json<T>, E>` (it matches the last path
+//!   segment), and this type keeps that while replacing rmcp's JSON-dump text
+//!   with a rendering that costs a fraction of the tokens.
+//! - Failure: [`ToolError`] becomes `isError: true` with `structuredContent`
+//!   `{error_code, message, suggestion, details}` and one line of text.
+//!   Never a JSON-RPC error: those are for malformed requests only.
+//! - Panics and lost blocking tasks become `ToolError`s too ([`internal`]).
+
+use crate::error::{Error, ErrorCode};
+use rmcp::handler::server::tool::IntoCallToolResult;
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::json;
+use std::borrow::Cow;
+
+/// A compact, human- and model-readable rendering of a result.
+pub trait Render {
+    fn render(&self) -> String;
+}
+
+/// A successful result: `structuredContent` plus `T::render()` as text.
+pub struct Json<T>(pub T);
+
+impl<T: JsonSchema> JsonSchema for Json<T> {
+    fn schema_name() -> Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        T::json_schema(generator)
+    }
+}
+
+impl<T: Serialize + Render> IntoCallToolResult for Json<T> {
+    fn into_call_tool_result(self) -> Result<CallToolResponse, rmcp::ErrorData> {
+        let text = self.0.render();
+        match serde_json::to_value(&self.0) {
+            Ok(value) => {
+                let mut result = CallToolResult::structured(value);
+                result.content = vec![ContentBlock::text(text)];
+                Ok(result.into())
+            }
+            // Our result types serialize infallibly; should one ever fail,
+            // the caller still gets an error result, not a protocol error.
+            Err(e) => ToolError(
+                Error::new(ErrorCode::Io, format!("cannot serialize the result: {e}"))
+                    .with_suggestion("this is a bug in Scalpel; please report it"),
+            )
+            .into_call_tool_result(),
+        }
+    }
+}
+
+/// A failed tool call, carried as an `isError: true` result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolError(pub Error);
+
+impl From<Error> for ToolError {
+    fn from(e: Error) -> Self {
+        ToolError(e)
+    }
+}
+
+impl ToolError {
+    /// The one-line text shown next to the structured payload.
+    pub fn text(&self) -> String {
+        let e = &self.0;
+        if e.suggestion.is_empty() {
+            format!("{}: {}", e.error_code, e.message)
+        } else {
+            format!("{}: {} Hint: {}", e.error_code, e.message, e.suggestion)
+        }
+    }
+
+    pub fn into_result(self) -> CallToolResult {
+        let mut result = CallToolResult::structured_error(self.0.to_json());
+        result.content = vec![ContentBlock::text(self.text())];
+        result
+    }
+}
+
+impl IntoCallToolResult for ToolError {
+    fn into_call_tool_result(self) -> Result<CallToolResponse, rmcp::ErrorData> {
+        Ok(self.into_result().into())
+    }
+}
+
+/// An error for a bug inside a tool (a panic, a lost worker): the call fails,
+/// the server keeps serving. The code set is fixed, so it is reported as `IO`
+/// with `details.internal: true` and the panic message.
+pub fn internal(tool: &str, what: &str) -> ToolError {
+    ToolError(
+        Error::new(
+            ErrorCode::Io,
+            format!("internal error in {tool}: {what}; nothing was written by this call"),
+        )
+        .with_suggestion(
+            "this is a bug in Scalpel; retry once, else use the text tools and report it",
+        )
+        .with_details(json!({"tool": tool, "internal": true, "cause": what})),
+    )
+}
+
+/// The message of a caught panic payload.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        format!("panic: {s}")
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        format!("panic: {s}")
+    } else {
+        "panic".to_string()
+    }
+}
+
+/// Map a failed `spawn_blocking` join (the task panicked outside our
+/// `catch_unwind`, or the runtime is shutting down) to a tool error.
+pub fn from_join_error(tool: &str, e: tokio::task::JoinError) -> ToolError {
+    if e.is_panic() {
+        internal(tool, &panic_message(e.into_panic().as_ref()))
+    } else {
+        internal(
+            tool,
+            "the worker task was cancelled (server shutting down?)",
+        )
+    }
+}
+
+/// Run blocking library work on tokio's blocking pool, with panics caught
+/// and turned into an error result for this call only.
+pub async fn blocking<T, F>(tool: &'static str, f: F) -> Result<T, ToolError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> crate::Result<T> + Send + 'static,
+{
+    let joined = tokio::task::spawn_blocking(move || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+    })
+    .await;
+    match joined {
+        Ok(Ok(result)) => result.map_err(ToolError),
+        Ok(Err(payload)) => {
+            let what = panic_message(payload.as_ref());
+            tracing::error!(tool, %what, "tool panicked; the call fails, the server goes on");
+            Err(internal(tool, &what))
+        }
+        Err(e) => Err(from_join_error(tool, e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn panics_become_error_results() {
+        let e = blocking::<(), _>("demo", || panic!("boom"))
+            .await
+            .unwrap_err();
+        assert_eq!(e.0.code(), ErrorCode::Io);
+        assert_eq!(e.0.details["internal"], true);
+        assert_eq!(e.0.details["cause"], "panic: boom");
+
+        let ok = blocking("demo", || Ok(41 + 1)).await.unwrap();
+        assert_eq!(ok, 42);
+        let err = blocking::<(), _>("demo", || Err(Error::invalid_argument("bad")))
+            .await
+            .unwrap_err();
+        assert_eq!(err.0.code(), ErrorCode::InvalidArgument);
+    }
+
+    #[tokio::test]
+    async fn join_errors_become_error_results() {
+        let join = tokio::task::spawn_blocking(|| -> () { panic!("lost {}", 7) })
+            .await
+            .unwrap_err();
+        let e = from_join_error("demo", join);
+        assert_eq!(e.0.details["cause"], "panic: lost 7");
+        assert!(e.0.message.contains("internal error in demo"));
+
+        let task = tokio::spawn(std::future::pending::<()>());
+        task.abort();
+        let e = from_join_error("demo", task.await.unwrap_err());
+        assert!(e.0.message.contains("cancelled"));
+    }
+
+    #[test]
+    fn error_result_shape() {
+        let r = ToolError(
+            Error::new(ErrorCode::NotFound, "no symbol `x` in a.py")
+                .with_suggestion("did you mean `y`?"),
+        )
+        .into_result();
+        assert_eq!(r.is_error, Some(true));
+        let s = r.structured_content.unwrap();
+        assert_eq!(s["error_code"], "NOT_FOUND");
+        assert_eq!(s["suggestion"], "did you mean `y`?");
+        assert!(s.get("details").is_some());
+        let text = r.content[0].as_text().unwrap().text.clone();
+        assert_eq!(
+            text,
+            "NOT_FOUND: no symbol `x` in a.py Hint: did you mean `y`?"
+        );
+    }
+}

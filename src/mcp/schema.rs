@@ -1,0 +1,245 @@
+//! Tidying the schemas schemars generates before clients see them, once,
+//! when the router is built. tools/list is paid for in tokens by every
+//! session, so everything that carries no information for a client goes:
+//!
+//! - `$ref`s into `$defs` are inlined (some clients do not resolve them;
+//!   our result types are not recursive, and a recursive one keeps `$defs`);
+//! - `$schema` (MCP fixes the dialect), integer `format`s (`uint`, `int64`:
+//!   non-standard, ignored by validators) and `minimum: 0` on unsigned ints;
+//! - inputs: optional fields are plain types (`"string"`, not
+//!   `["string", "null"]`) without `"default": null`;
+//! - outputs: descriptions (the model reads results, not output schemas),
+//!   and the inner structure of nested objects and array items: an output
+//!   schema states the top-level fields, their types and which are always
+//!   present; a nested object is `{"type": "object"}`. That halves
+//!   tools/list (the budget is about 250 tokens a tool) while clients can
+//!   still validate every result.
+
+use serde_json::{Map, Value};
+
+/// How deep `$ref`s are followed; a recursive type keeps its `$ref` below this.
+const MAX_INLINE_DEPTH: usize = 8;
+
+/// Which side of a tool a schema describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Input,
+    Output,
+}
+
+/// The tidied copy of `schema`.
+pub fn tidy(schema: &Map<String, Value>, side: Side) -> Map<String, Value> {
+    let mut out = schema.clone();
+    out.remove("$schema");
+    let defs = out.remove("$defs");
+    let defs = defs.as_ref().and_then(Value::as_object);
+    let mut value = Value::Object(out);
+    let mut kept_refs = false;
+    walk(&mut value, defs, 0, &mut kept_refs);
+    trim(&mut value, side, 0);
+    let Value::Object(mut out) = value else {
+        unreachable!("walk keeps an object an object")
+    };
+    if kept_refs && let Some(d) = defs {
+        out.insert("$defs".into(), Value::Object(d.clone()));
+    }
+    out
+}
+
+/// Drop what carries no information (see the module doc). `depth` counts
+/// the `properties` levels above `v`.
+fn trim(v: &mut Value, side: Side, depth: usize) {
+    match v {
+        Value::Object(map) => {
+            if side == Side::Output && depth > 0 && map.contains_key("properties") {
+                map.remove("properties");
+                map.remove("required");
+                map.remove("additionalProperties");
+            }
+            if map.get("minimum") == Some(&Value::from(0)) {
+                map.remove("minimum");
+            }
+            if side == Side::Output && map.get("description").is_some_and(Value::is_string) {
+                map.remove("description");
+            }
+            if side == Side::Input {
+                if map.get("default") == Some(&Value::Null) {
+                    map.remove("default");
+                }
+                if let Some(Value::Array(types)) = map.get("type") {
+                    let non_null: Vec<Value> =
+                        types.iter().filter(|t| *t != "null").cloned().collect();
+                    if non_null.len() == 1 && types.len() == 2 {
+                        map.insert("type".into(), non_null[0].clone());
+                    }
+                }
+            }
+            // A property called `description` is a name, not a description.
+            for (k, val) in map.iter_mut() {
+                if k == "properties" {
+                    if let Value::Object(props) = val {
+                        for p in props.values_mut() {
+                            trim(p, side, depth + 1);
+                        }
+                    }
+                } else {
+                    trim(val, side, depth);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                trim(item, side, depth);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn walk(v: &mut Value, defs: Option<&Map<String, Value>>, depth: usize, kept: &mut bool) {
+    match v {
+        Value::Object(map) => {
+            if let Some(Value::String(r)) = map.get("$ref") {
+                let target = r
+                    .strip_prefix("#/$defs/")
+                    .and_then(|name| defs.and_then(|d| d.get(name)));
+                match target {
+                    Some(Value::Object(def)) if depth < MAX_INLINE_DEPTH => {
+                        let mut merged = def.clone();
+                        for (k, val) in map.iter() {
+                            if k != "$ref" {
+                                merged.insert(k.clone(), val.clone());
+                            }
+                        }
+                        *map = merged;
+                        let mut inner = Value::Object(std::mem::take(map));
+                        walk(&mut inner, defs, depth + 1, kept);
+                        if let Value::Object(m) = inner {
+                            *map = m;
+                        }
+                        return;
+                    }
+                    _ => *kept = true,
+                }
+            }
+            let is_integer = match map.get("type") {
+                Some(Value::String(t)) => t == "integer",
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
+                _ => false,
+            };
+            if is_integer {
+                map.remove("format");
+            }
+            for val in map.values_mut() {
+                walk(val, defs, depth, kept);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                walk(item, defs, depth, kept);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn inlines_refs_and_drops_integer_formats() {
+        let s = obj(json!({
+            "type": "object",
+            "properties": {
+                "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+                "n": {"type": "integer", "format": "uint", "minimum": 0},
+                "when": {"type": "string", "format": "date-time"},
+                "opt": {"anyOf": [{"$ref": "#/$defs/Item"}, {"type": "null"}]}
+            },
+            "$defs": {"Item": {"type": "object", "properties": {"line": {"type": ["integer", "null"], "format": "uint32"}}}}
+        }));
+        let t = tidy(&s, Side::Input);
+        assert!(t.get("$defs").is_none());
+        assert_eq!(t["properties"]["items"]["items"]["type"], "object");
+        assert!(
+            t["properties"]["items"]["items"]["properties"]["line"]
+                .get("format")
+                .is_none()
+        );
+        assert!(t["properties"]["n"].get("format").is_none());
+        assert_eq!(t["properties"]["when"]["format"], "date-time");
+        assert_eq!(t["properties"]["opt"]["anyOf"][0]["type"], "object");
+    }
+
+    #[test]
+    fn trims_noise_by_side() {
+        let s = obj(json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "kind": {"type": ["string", "null"], "default": null, "description": "Kind."},
+                "n": {"type": "integer", "minimum": 0},
+                "depth": {"type": ["integer", "null"], "minimum": 1},
+                "description": {"type": "string", "description": "A field named description."}
+            }
+        }));
+        let i = tidy(&s, Side::Input);
+        assert!(i.get("$schema").is_none());
+        assert_eq!(
+            i["properties"]["kind"],
+            json!({"type": "string", "description": "Kind."})
+        );
+        assert_eq!(i["properties"]["n"], json!({"type": "integer"}));
+        assert_eq!(
+            i["properties"]["depth"],
+            json!({"type": "integer", "minimum": 1})
+        );
+        let o = tidy(&s, Side::Output);
+        assert_eq!(
+            o["properties"]["kind"],
+            json!({"type": ["string", "null"], "default": null})
+        );
+        assert_eq!(o["properties"]["description"], json!({"type": "string"}));
+    }
+
+    #[test]
+    fn outputs_keep_top_level_fields_only() {
+        let s = obj(json!({
+            "type": "object",
+            "required": ["list", "one"],
+            "properties": {
+                "list": {"type": "array", "items": {"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}}}},
+                "one": {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}
+            }
+        }));
+        let o = tidy(&s, Side::Output);
+        assert_eq!(o["required"], json!(["list", "one"]));
+        assert_eq!(
+            o["properties"]["list"],
+            json!({"type": "array", "items": {"type": "object"}})
+        );
+        assert_eq!(o["properties"]["one"], json!({"type": "object"}));
+        assert_eq!(
+            tidy(&s, Side::Input)["properties"]["one"]["required"],
+            json!(["b"])
+        );
+    }
+
+    #[test]
+    fn recursive_types_keep_their_defs() {
+        let s = obj(json!({
+            "type": "object",
+            "properties": {"node": {"$ref": "#/$defs/Node"}},
+            "$defs": {"Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}}}}
+        }));
+        let t = tidy(&s, Side::Input);
+        assert!(t.get("$defs").is_some());
+        assert!(serde_json::to_string(&t).unwrap().contains("#/$defs/Node"));
+    }
+}

@@ -1,0 +1,687 @@
+//! The MCP server in-process, driven by rmcp's client over an in-memory
+//! duplex: every tool, its successes and each error code it can produce,
+//! the error shape, argument and protocol errors, the panic barrier, roots
+//! and the parse cache.
+
+mod mcp_support;
+
+use mcp_support::*;
+use rmcp::ServiceExt;
+use rmcp::model::ErrorCode as RpcCode;
+use scalpel::engine::Engine;
+use scalpel::fs::{Purpose, Workspace, WriteMeta, commit_write, read_source};
+use scalpel::mcp::{ScalpelServer, ServerOptions};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+async fn start_with(options: ServerOptions, handler: TestClient) -> (ScalpelServer, Client) {
+    let server = ScalpelServer::new(options).unwrap();
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let s = server.clone();
+    tokio::spawn(async move {
+        if let Ok(running) = s.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = handler.serve(client_io).await.unwrap();
+    (server, client)
+}
+
+async fn start(root: &Path) -> (ScalpelServer, Client) {
+    start_with(
+        ServerOptions {
+            root: Some(root.to_path_buf()),
+            ..ServerOptions::default()
+        },
+        TestClient::default(),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn tools_have_schemas_annotations_and_instructions() {
+    let repo = Repo::new();
+    let (_s, client) = start(&repo.root()).await;
+    let info = client.peer_info().unwrap();
+    let instructions = info.instructions.clone().unwrap();
+    for word in [
+        "list_symbols",
+        "extract_code",
+        "update_symbol",
+        "search_files",
+        "read_fragment",
+        "edit_file",
+    ] {
+        assert!(instructions.contains(word), "instructions mention {word}");
+    }
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["extract_code", "list_symbols", "undo_edit"]);
+    for t in &tools {
+        let out = t
+            .output_schema
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} has an outputSchema", t.name));
+        assert_eq!(out["type"], "object");
+        let input = serde_json::to_value(t.input_schema.as_ref()).unwrap();
+        assert!(!input.to_string().contains("$ref"), "{}: no $ref", t.name);
+        for (field, schema) in input["properties"].as_object().unwrap() {
+            assert!(
+                schema.get("description").is_some(),
+                "{}.{field} has a description",
+                t.name
+            );
+        }
+        let ann = t.annotations.as_ref().unwrap();
+        let reader = t.name != "undo_edit";
+        assert_eq!(ann.read_only_hint.unwrap_or(false), reader, "{}", t.name);
+        if !reader {
+            assert_eq!(ann.destructive_hint, Some(true));
+            assert_eq!(ann.idempotent_hint, Some(false));
+        }
+        assert!(t.description.as_ref().unwrap().len() < 200);
+    }
+}
+
+#[tokio::test]
+async fn list_symbols_outline_and_filters() {
+    let repo = Repo::new();
+    let (_s, client) = start(&repo.root()).await;
+    let r = call(&client, "list_symbols", json!({"path": "src/inventory.py"})).await;
+    let v = ok(&r);
+    assert_eq!(v["path"], "src/inventory.py");
+    assert_eq!(v["language"], "python");
+    let syms = v["symbols"].as_array().unwrap();
+    assert!(syms.iter().any(|s| s["name_path"] == "Warehouse.add"));
+    let expected_hash = read_source(&repo.file("src/inventory.py"), u64::MAX)
+        .unwrap()
+        .hash;
+    assert_eq!(v["file_hash"], expected_hash);
+    // The text is an outline, not the JSON again.
+    let t = text(&r);
+    assert!(t.starts_with("src/inventory.py (python, "), "{t}");
+    assert!(
+        t.contains("\n  Warehouse.add method 61-66: def add(self, item: Item) -> None:\n"),
+        "{t}"
+    );
+    assert!(!t.contains("\"name_path\""), "not JSON: {t}");
+    assert!(t.len() < serde_json::to_string(&v).unwrap().len() / 3);
+
+    // Decorators are part of the range unless include_trivia is false.
+    let add = |v: &serde_json::Value| {
+        v["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name_path"] == "Warehouse.add")
+            .unwrap()["start_line"]
+            .clone()
+    };
+    let bare = ok(&call(
+        &client,
+        "list_symbols",
+        json!({"path": "src/inventory.py", "include_trivia": false}),
+    )
+    .await);
+    assert_eq!(add(&v), 61);
+    assert_eq!(add(&bare), 63);
+
+    let top = ok(&call(
+        &client,
+        "list_symbols",
+        json!({"path": "src/inventory.py", "depth": 1}),
+    )
+    .await);
+    let top = top["symbols"].as_array().unwrap();
+    assert!(top.iter().all(|s| s["parent"].is_null()), "{top:?}");
+    assert!(top.iter().any(|s| s["name"] == "Warehouse"));
+
+    let methods = ok(&call(
+        &client,
+        "list_symbols",
+        json!({"path": "src/geometry.rs", "kind": "method"}),
+    )
+    .await);
+    let methods = methods["symbols"].as_array().unwrap();
+    assert!(!methods.is_empty());
+    assert!(methods.iter().all(|s| s["kind"] == "method"));
+    assert!(methods.iter().any(|s| s["name_path"] == "Point::new"));
+
+    // Absolute paths inside the root work too.
+    let abs = repo.file("src/geometry.rs").display().to_string();
+    assert_eq!(
+        ok(&call(&client, "list_symbols", json!({"path": abs})).await)["path"],
+        "src/geometry.rs"
+    );
+}
+
+#[tokio::test]
+async fn extract_code_success() {
+    let repo = Repo::new();
+    let (_s, client) = start(&repo.root()).await;
+    let source = std::fs::read_to_string(repo.file("src/inventory.py")).unwrap();
+    let r = call(
+        &client,
+        "extract_code",
+        json!({"path": "src/inventory.py", "symbol": "Warehouse.add"}),
+    )
+    .await;
+    let v = ok(&r);
+    let (a, b) = (
+        v["start_byte"].as_u64().unwrap() as usize,
+        v["end_byte"].as_u64().unwrap() as usize,
+    );
+    assert_eq!(v["code"], &source[a..b]);
+    assert!(v["code"].as_str().unwrap().starts_with("@log_calls"));
+    assert_eq!(v["kind"], "method");
+    assert!(v["token_estimate"].as_u64().unwrap() > 10);
+    assert!(
+        v.get("dependency_code").is_none(),
+        "only with include_context"
+    );
+    let uses: Vec<&str> = v["dependencies"]["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["address"].as_str().unwrap())
+        .collect();
+    assert!(uses.contains(&"Item"), "{uses:?}");
+    let t = text(&r);
+    assert!(
+        t.starts_with("src/inventory.py:61-66 method Warehouse.add (hash "),
+        "{t}"
+    );
+    assert!(t.contains(v["code"].as_str().unwrap()));
+    assert!(t.contains("uses: "), "{t}");
+
+    let ctx = ok(&call(
+        &client,
+        "extract_code",
+        json!({"path": "src/inventory.py", "symbol": "Warehouse.add", "include_context": true}),
+    )
+    .await);
+    let deps = ctx["dependency_code"].as_array().unwrap();
+    assert!(
+        deps.iter()
+            .any(|d| d["address"] == "Item" && d["code"].as_str().unwrap().contains("class Item"))
+    );
+
+    let bare = ok(&call(
+        &client,
+        "extract_code",
+        json!({"path": "src/inventory.py", "symbol": "Warehouse.add", "include_trivia": false}),
+    )
+    .await);
+    assert!(bare["code"].as_str().unwrap().starts_with("def add"));
+
+    let rust = ok(&call(
+        &client,
+        "extract_code",
+        json!({"path": "src/geometry.rs", "symbol": "Point::new", "kind": "method"}),
+    )
+    .await);
+    assert!(
+        rust["code"]
+            .as_str()
+            .unwrap()
+            .contains("pub fn new(x: f64, y: f64) -> Self")
+    );
+    assert!(
+        rust["code"]
+            .as_str()
+            .unwrap()
+            .starts_with("/// Makes a point")
+    );
+}
+
+#[tokio::test]
+async fn read_tools_report_each_error_code() {
+    let repo = Repo::new();
+    let small = Engine {
+        max_file_size: 64,
+        ..Engine::default()
+    };
+    let (_s, client) = start(&repo.root()).await;
+    let (_s2, small_client) = start_with(
+        ServerOptions {
+            root: Some(repo.root()),
+            engine: small,
+            ..ServerOptions::default()
+        },
+        TestClient::default(),
+    )
+    .await;
+    let x = |path: &str, symbol: &str| json!({"path": path, "symbol": symbol});
+
+    let (c, e) = err(&call(
+        &client,
+        "extract_code",
+        x("src/inventory.py", "Warehous.add"),
+    )
+    .await);
+    assert_eq!(c, "NOT_FOUND");
+    assert!(
+        e["suggestion"].as_str().unwrap().contains("Warehouse.add"),
+        "{e}"
+    );
+    assert_eq!(e["details"]["path"], "src/inventory.py");
+
+    let (c, e) = err(&call(&client, "extract_code", x("src/inventory.py", "size")).await);
+    assert_eq!(c, "AMBIGUOUS");
+    let text = e.to_string();
+    assert!(
+        text.contains("Warehouse.size#1") && text.contains("Warehouse.size#2"),
+        "{e}"
+    );
+
+    for tool in ["list_symbols", "extract_code"] {
+        let cases = [
+            ("src/missing.py", "NOT_FOUND"),
+            ("../secret.py", "OUTSIDE_ROOT"),
+            ("/etc/hostname", "OUTSIDE_ROOT"),
+            (".git/config", "IGNORED_PATH"),
+            ("docs/notes.txt", "UNSUPPORTED_LANGUAGE"),
+            ("src/blob.py", "BINARY_FILE"),
+            ("src/latin1.py", "ENCODING"),
+            ("src", "INVALID_ARGUMENT"),
+        ];
+        for (path, want) in cases {
+            let a = if tool == "extract_code" {
+                x(path, "add")
+            } else {
+                json!({"path": path})
+            };
+            let r = call(&client, tool, a).await;
+            assert_eq!(code(&r), want, "{tool} {path}: {}", mcp_support::text(&r));
+        }
+        let a = if tool == "extract_code" {
+            x("src/inventory.py", "add")
+        } else {
+            json!({"path": "src/inventory.py"})
+        };
+        let r = call(&small_client, tool, a).await;
+        assert_eq!(code(&r), "TOO_LARGE", "{tool}");
+    }
+
+    let r = call(
+        &client,
+        "list_symbols",
+        json!({"path": "src/inventory.py", "kind": "methdo"}),
+    )
+    .await;
+    assert_eq!(code(&r), "INVALID_ARGUMENT");
+    let r = call(
+        &client,
+        "list_symbols",
+        json!({"path": "src/inventory.py", "depth": 0}),
+    )
+    .await;
+    assert_eq!(code(&r), "INVALID_ARGUMENT");
+    let r = call(
+        &client,
+        "extract_code",
+        json!({"path": "src/inventory.py", "symbol": "add", "kind": "methdo"}),
+    )
+    .await;
+    assert_eq!(code(&r), "INVALID_ARGUMENT");
+    let r = call(&client, "extract_code", x("src/inventory.py", "")).await;
+    assert_eq!(code(&r), "INVALID_ARGUMENT", "{}", mcp_support::text(&r));
+}
+
+#[tokio::test]
+async fn malformed_arguments_are_error_results_unknown_tools_protocol_errors() {
+    let repo = Repo::new();
+    let (_s, client) = start(&repo.root()).await;
+    for bad in [
+        json!({}),
+        json!({"path": 42}),
+        json!({"path": "src/inventory.py", "symbl": "x"}),
+        json!({"path": "src/inventory.py", "depth": -1}),
+    ] {
+        let r = call(&client, "list_symbols", bad.clone()).await;
+        let (c, e) = err(&r);
+        assert_eq!(c, "INVALID_ARGUMENT", "{bad}");
+        assert_eq!(e["details"]["tool"], "list_symbols");
+        assert!(
+            e["message"].as_str().unwrap().contains("deserialize"),
+            "{e}"
+        );
+    }
+    let e = client
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("no_such_tool").with_arguments(args(json!({}))),
+        )
+        .await
+        .unwrap_err();
+    match e {
+        rmcp::ServiceError::McpError(data) => assert_eq!(data.code, RpcCode::INVALID_PARAMS),
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+    // The session is still fine.
+    ok(&call(&client, "list_symbols", json!({"path": "src/inventory.py"})).await);
+}
+
+/// Make a journaled edit the way the write tools do.
+fn edit(root: &Path, rel: &str, from: &str, to: &str) -> String {
+    let ws = Workspace::new(root).unwrap();
+    let target = ws.resolve(Path::new(rel), Purpose::Write).unwrap();
+    let old = read_source(&target.path, u64::MAX).unwrap();
+    let new = old.text.replacen(from, to, 1);
+    assert_ne!(new, old.text);
+    let meta = WriteMeta {
+        operation: "test_edit".into(),
+        ..WriteMeta::default()
+    };
+    commit_write(&ws, &target, Some(&old), new.as_bytes(), meta)
+        .unwrap()
+        .edit_id
+        .unwrap()
+}
+
+#[tokio::test]
+async fn undo_edit_success_and_errors() {
+    let repo = Repo::new();
+    let (_s, client) = start(&repo.root()).await;
+    let path = repo.file("src/inventory.py");
+    let original = std::fs::read(&path).unwrap();
+
+    let r = call(&client, "undo_edit", json!({"path": "src/inventory.py"})).await;
+    assert_eq!(code(&r), "NOT_FOUND", "nothing to undo yet");
+
+    let id = edit(
+        &repo.root(),
+        "src/inventory.py",
+        "MAX_ITEMS = 1000",
+        "MAX_ITEMS = 2000",
+    );
+    let r = call(&client, "undo_edit", json!({"path": "src/inventory.py"})).await;
+    let v = ok(&r);
+    assert_eq!(v["undone_edit_id"], id.as_str());
+    assert_eq!(v["path"], "src/inventory.py");
+    assert_eq!(v["forced"], false);
+    assert!(v["diff"].as_str().unwrap().contains("-MAX_ITEMS = 2000"));
+    assert_eq!(std::fs::read(&path).unwrap(), original);
+    let t = text(&r);
+    assert!(
+        t.starts_with(&format!("undid {id} on src/inventory.py as edit ")),
+        "{t}"
+    );
+    let undo_id = v["edit_id"].as_str().unwrap().to_string();
+
+    // Undoing the same edit again by id: it is already undone.
+    let r = call(
+        &client,
+        "undo_edit",
+        json!({"path": "src/inventory.py", "edit_id": id}),
+    )
+    .await;
+    assert_eq!(code(&r), "INVALID_ARGUMENT");
+    let r = call(
+        &client,
+        "undo_edit",
+        json!({"path": "src/inventory.py", "edit_id": "e19990101-000000-0001"}),
+    )
+    .await;
+    assert_eq!(code(&r), "NOT_FOUND");
+    // Redo: undo the undo.
+    let v = ok(&call(
+        &client,
+        "undo_edit",
+        json!({"path": "src/inventory.py", "edit_id": undo_id}),
+    )
+    .await);
+    assert_eq!(v["undone_edit_id"], undo_id.as_str());
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("MAX_ITEMS = 2000")
+    );
+
+    // A change made outside Scalpel blocks the undo, force overrides it.
+    let id = edit(&repo.root(), "src/geometry.rs", "1.0e9", "2.0e9");
+    let g = repo.file("src/geometry.rs");
+    let changed = std::fs::read_to_string(&g)
+        .unwrap()
+        .replace("origin", "ORIGIN");
+    std::fs::write(&g, &changed).unwrap();
+    let r = call(&client, "undo_edit", json!({"path": "src/geometry.rs"})).await;
+    let (c, e) = err(&r);
+    assert_eq!(c, "STALE_FILE", "{e}");
+    assert_eq!(
+        std::fs::read_to_string(&g).unwrap(),
+        changed,
+        "file untouched"
+    );
+    let v = ok(&call(
+        &client,
+        "undo_edit",
+        json!({"path": "src/geometry.rs", "edit_id": id, "force": true}),
+    )
+    .await);
+    assert_eq!(v["forced"], true);
+    assert!(std::fs::read_to_string(&g).unwrap().contains("1.0e9"));
+
+    for (path, want) in [
+        ("../secret.py", "OUTSIDE_ROOT"),
+        (".git/config", "IGNORED_PATH"),
+        (".scalpel/journal.jsonl", "IGNORED_PATH"),
+        ("src", "INVALID_ARGUMENT"),
+    ] {
+        let r = call(&client, "undo_edit", json!({"path": path})).await;
+        assert_eq!(code(&r), want, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_tool_fails_alone_and_the_server_goes_on() {
+    let repo = Repo::new();
+    let (_s, client) = start_with(
+        ServerOptions {
+            root: Some(repo.root()),
+            fault_panic_tool: Some("extract_code".into()),
+            ..ServerOptions::default()
+        },
+        TestClient::default(),
+    )
+    .await;
+    for _ in 0..3 {
+        let r = call(
+            &client,
+            "extract_code",
+            json!({"path": "src/inventory.py", "symbol": "Item"}),
+        )
+        .await;
+        let (c, e) = err(&r);
+        assert_eq!(c, "IO");
+        assert_eq!(e["details"]["internal"], true);
+        assert_eq!(e["details"]["tool"], "extract_code");
+        assert!(
+            e["details"]["cause"]
+                .as_str()
+                .unwrap()
+                .contains("injected fault")
+        );
+        ok(&call(&client, "list_symbols", json!({"path": "src/inventory.py"})).await);
+    }
+}
+
+#[tokio::test]
+async fn root_comes_from_the_client_roots_and_follows_changes() {
+    let a = Repo::new();
+    let b = Repo::new();
+    std::fs::write(b.file("src/only_b.py"), "def only_b():\n    pass\n").unwrap();
+    let handler =
+        TestClient::with_roots(&["https://example.com/not-a-dir".into(), file_uri(&a.root())]);
+    let (_s, client) = start_with(ServerOptions::default(), handler.clone()).await;
+    ok(&call(&client, "list_symbols", json!({"path": "src/inventory.py"})).await);
+    let r = call(&client, "list_symbols", json!({"path": "src/only_b.py"})).await;
+    assert_eq!(code(&r), "NOT_FOUND");
+    // Outside the client's root is outside the sandbox.
+    let r = call(
+        &client,
+        "list_symbols",
+        json!({"path": b.file("src/only_b.py").display().to_string()}),
+    )
+    .await;
+    assert_eq!(code(&r), "OUTSIDE_ROOT");
+
+    handler.set_roots(&[file_uri(&b.root())]);
+    client.notify_roots_list_changed().await.unwrap();
+    // The notification is handled asynchronously: poll briefly.
+    let mut switched = false;
+    for _ in 0..100 {
+        let r = call(&client, "list_symbols", json!({"path": "src/only_b.py"})).await;
+        if r.is_error != Some(true) {
+            switched = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(switched, "the new root is used after roots/list_changed");
+}
+
+#[tokio::test]
+async fn without_root_or_client_roots_the_working_directory_is_the_root() {
+    let (_s, client) = start_with(ServerOptions::default(), TestClient::default()).await;
+    // cargo runs tests in the package root.
+    let v = ok(&call(
+        &client,
+        "list_symbols",
+        json!({"path": "fixtures/python/inventory.py"}),
+    )
+    .await);
+    assert_eq!(v["path"], "fixtures/python/inventory.py");
+}
+
+#[tokio::test]
+async fn an_explicit_root_wins_over_client_roots() {
+    let a = Repo::new();
+    let b = Repo::new();
+    std::fs::write(b.file("src/only_b.py"), "def only_b():\n    pass\n").unwrap();
+    let handler = TestClient::with_roots(&[file_uri(&a.root())]);
+    let options = ServerOptions {
+        root: Some(b.root()),
+        ..ServerOptions::default()
+    };
+    let (_s, client) = start_with(options, handler).await;
+    ok(&call(&client, "list_symbols", json!({"path": "src/only_b.py"})).await);
+}
+
+#[tokio::test]
+async fn repeated_reads_use_the_parse_cache_and_see_changes() {
+    let repo = Repo::new();
+    let (server, client) = start(&repo.root()).await;
+    let x = json!({"path": "src/geometry.rs", "symbol": "Point::new"});
+    ok(&call(&client, "extract_code", x.clone()).await);
+    let before = server.cache_stats();
+    for _ in 0..5 {
+        ok(&call(&client, "extract_code", x.clone()).await);
+        ok(&call(&client, "list_symbols", json!({"path": "src/geometry.rs"})).await);
+    }
+    let after = server.cache_stats();
+    assert_eq!(after.hits - before.hits, 10);
+    assert_eq!(after.misses, before.misses);
+
+    let g = repo.file("src/geometry.rs");
+    let text = std::fs::read_to_string(&g)
+        .unwrap()
+        .replace("pub fn new(", "pub fn make(");
+    std::fs::write(&g, text).unwrap();
+    let r = call(&client, "extract_code", x).await;
+    assert_eq!(code(&r), "NOT_FOUND", "a changed file is reparsed");
+    ok(&call(
+        &client,
+        "extract_code",
+        json!({"path": "src/geometry.rs", "symbol": "Point::make"}),
+    )
+    .await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls() {
+    let repo = Repo::new();
+    let (_s, client) = start(&repo.root()).await;
+    let client = std::sync::Arc::new(client);
+    let mut tasks = Vec::new();
+    for i in 0..24 {
+        let client = client.clone();
+        tasks.push(tokio::spawn(async move {
+            let (tool, a) = if i % 2 == 0 {
+                (
+                    "extract_code",
+                    json!({"path": "src/inventory.py", "symbol": "Warehouse.find"}),
+                )
+            } else {
+                ("list_symbols", json!({"path": "src/geometry.rs"}))
+            };
+            ok(&call(&client, tool, a).await)
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+}
+
+#[test]
+fn a_bad_root_is_refused_at_start() {
+    let e = ScalpelServer::new(ServerOptions {
+        root: Some(PathBuf::from("/definitely/not/here")),
+        ..ServerOptions::default()
+    })
+    .err()
+    .unwrap();
+    assert_eq!(e.code(), scalpel::ErrorCode::Io);
+}
+
+/// The whole tools/list answer: names, descriptions, annotations, schemas.
+/// Every session pays for it in tokens, so its size is printed and capped.
+#[tokio::test]
+async fn tools_list_snapshot_and_token_budget() {
+    let repo = Repo::new();
+    let (server, client) = start(&repo.root()).await;
+    let listed = client.list_tools(None).await.unwrap();
+    let wire = serde_json::to_string(&listed.tools).unwrap();
+    let tokens = wire.len() / 4;
+    let per_tool = tokens / listed.tools.len();
+    println!(
+        "tools/list: {} tools, {} chars, about {tokens} tokens ({per_tool} per tool)",
+        listed.tools.len(),
+        wire.len()
+    );
+    assert!(
+        per_tool <= 350,
+        "tools/list grew to {per_tool} tokens per tool"
+    );
+    assert_eq!(serde_json::to_string(&server.tools()).unwrap(), wire);
+    insta::assert_snapshot!(
+        "tools_list",
+        serde_json::to_string_pretty(&listed.tools).unwrap()
+    );
+}
+
+/// Invariant: only `src/mcp/` knows rmcp and JSON-RPC.
+#[test]
+fn only_the_mcp_module_knows_rmcp() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut offenders = Vec::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                if p != src.join("mcp") {
+                    stack.push(p);
+                }
+            } else if p.extension().is_some_and(|e| e == "rs")
+                && std::fs::read_to_string(&p).unwrap().contains("rmcp")
+            {
+                offenders.push(p);
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "rmcp used outside src/mcp: {offenders:?}"
+    );
+}

@@ -1,0 +1,297 @@
+//! The real `scalpel serve` binary as a child process: a full session through
+//! rmcp's client (TokioChildProcess), and the raw stdout of a verbose session
+//! checked frame by frame.
+
+mod mcp_support;
+
+use mcp_support::*;
+use rmcp::ServiceExt;
+use rmcp::transport::TokioChildProcess;
+use scalpel::fs::{Purpose, Workspace, WriteMeta, commit_write, read_source};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_scalpel");
+
+#[tokio::test]
+async fn full_session_through_the_binary() {
+    let repo = Repo::new();
+    let mut cmd = tokio::process::Command::new(BIN);
+    cmd.arg("serve").arg("--root").arg(repo.root());
+    let (transport, _stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = TestClient::default().serve(transport).await.unwrap();
+
+    let info = client.peer_info().unwrap();
+    assert_eq!(info.server_info.as_ref().unwrap().name, "scalpel");
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert!(
+        names.contains(&"list_symbols")
+            && names.contains(&"extract_code")
+            && names.contains(&"undo_edit")
+    );
+
+    let outline = ok(&call(&client, "list_symbols", json!({"path": "src/geometry.rs"})).await);
+    assert!(
+        outline["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["name_path"] == "Point::new")
+    );
+    let x = ok(&call(
+        &client,
+        "extract_code",
+        json!({"path": "src/geometry.rs", "symbol": "Point::new"}),
+    )
+    .await);
+    assert!(x["code"].as_str().unwrap().contains("fn new"));
+
+    // An edit through the library's write path, then its undo through MCP.
+    let ws = Workspace::new(repo.root()).unwrap();
+    let target = ws
+        .resolve(Path::new("src/geometry.rs"), Purpose::Write)
+        .unwrap();
+    let old = read_source(&target.path, u64::MAX).unwrap();
+    let original = old.text.clone();
+    let new = old
+        .text
+        .replace("x.min(MAX_COORD)", "x.max(-MAX_COORD).min(MAX_COORD)");
+    let meta = WriteMeta {
+        operation: "replace".into(),
+        symbol: Some("Point::new".into()),
+        ..WriteMeta::default()
+    };
+    let edit_id = commit_write(&ws, &target, Some(&old), new.as_bytes(), meta)
+        .unwrap()
+        .edit_id
+        .unwrap();
+    let changed = ok(&call(
+        &client,
+        "extract_code",
+        json!({"path": "src/geometry.rs", "symbol": "Point::new"}),
+    )
+    .await);
+    assert!(
+        changed["code"]
+            .as_str()
+            .unwrap()
+            .contains("x.max(-MAX_COORD)"),
+        "the cache saw the edit"
+    );
+    assert_ne!(changed["file_hash"], x["file_hash"]);
+
+    let undone = ok(&call(
+        &client,
+        "undo_edit",
+        json!({"path": "src/geometry.rs", "edit_id": edit_id}),
+    )
+    .await);
+    assert_eq!(undone["undone_edit_id"], edit_id.as_str());
+    assert_eq!(std::fs::read_to_string(&target.path).unwrap(), original);
+
+    // A failure is a result with isError, and the session goes on.
+    let (c, _) = err(&call(
+        &client,
+        "extract_code",
+        json!({"path": "src/geometry.rs", "symbol": "Point::neww"}),
+    )
+    .await);
+    assert_eq!(c, "NOT_FOUND");
+    let (c, _) = err(&call(&client, "undo_edit", json!({"path": "src/geometry.rs"})).await);
+    assert_eq!(c, "NOT_FOUND");
+    ok(&call(
+        &client,
+        "list_symbols",
+        json!({"path": "src/inventory.py", "depth": 1}),
+    )
+    .await);
+
+    client.cancel().await.unwrap();
+}
+
+/// Send newline-delimited JSON-RPC to a raw `scalpel serve`, wait until
+/// `answers` responses (frames with an id) came back, then close stdin and
+/// return all of stdout and stderr.
+fn raw_session(
+    root: &Path,
+    extra_env: &[(&str, &str)],
+    frames: &[Value],
+    answers: usize,
+) -> (String, String) {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["serve", "--log-level", "trace", "--root"])
+        .arg(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in extra_env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut BufReader::new(stderr), &mut s);
+        s
+    });
+    for f in frames {
+        writeln!(stdin, "{f}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut out = String::new();
+    let mut seen = 0;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while seen < answers {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = rx
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("only {seen} of {answers} answers:\n{out}"));
+        if serde_json::from_str::<Value>(&line).is_ok_and(|v| v.get("id").is_some()) {
+            seen += 1;
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    drop(stdin);
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    for line in rx.try_iter() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    assert!(
+        status.success(),
+        "serve exits cleanly when stdin closes: {status}"
+    );
+    (out, err_reader.join().unwrap())
+}
+
+#[test]
+fn stdout_carries_only_json_rpc_frames() {
+    let repo = Repo::new();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+    let call = |id: u64, name: &str, args: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}});
+    let frames = vec![
+        init,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        call(3, "list_symbols", json!({"path": "src/inventory.py"})),
+        call(
+            4,
+            "extract_code",
+            json!({"path": "src/inventory.py", "symbol": "nope"}),
+        ),
+        call(
+            5,
+            "extract_code",
+            json!({"path": "src/inventory.py", "symbol": "Warehouse.add"}),
+        ),
+        call(6, "list_symbols", json!({"path": "../secret.py"})),
+        call(7, "list_symbols", json!({"wrong": true})),
+        call(8, "no_such_tool", json!({})),
+        call(9, "undo_edit", json!({"path": "src/inventory.py"})),
+        json!({"jsonrpc": "2.0", "id": 10, "method": "no/such/method"}),
+    ];
+    // extract_code panics (fault injection): the panic message goes to
+    // stderr, the client gets an error result.
+    let (stdout, stderr) = raw_session(
+        &repo.root(),
+        &[("SCALPEL_FAULT_PANIC_TOOL", "extract_code")],
+        &frames,
+        10,
+    );
+    assert!(
+        stderr.contains("TRACE") || stderr.contains("DEBUG"),
+        "verbose logs went to stderr"
+    );
+    assert!(
+        stderr.contains("injected fault"),
+        "the panic is reported on stderr"
+    );
+    let mut ids = Vec::new();
+    for line in stdout.lines() {
+        let v: Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"));
+        assert_eq!(v["jsonrpc"], "2.0", "{line}");
+        assert!(
+            v.get("result").is_some() || v.get("error").is_some() || v.get("method").is_some(),
+            "{line}"
+        );
+        if let Some(id) = v["id"].as_u64() {
+            ids.push(id);
+        }
+    }
+    ids.sort();
+    assert_eq!(
+        ids,
+        (1..=10).collect::<Vec<u64>>(),
+        "every request answered:\n{stdout}"
+    );
+    let by_id = |id: u64| -> Value {
+        stdout
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|v| v["id"] == id)
+            .unwrap()
+    };
+    assert_eq!(by_id(4)["result"]["isError"], true);
+    assert_eq!(
+        by_id(4)["result"]["structuredContent"]["details"]["internal"],
+        true
+    );
+    assert_eq!(
+        by_id(6)["result"]["structuredContent"]["error_code"],
+        "OUTSIDE_ROOT"
+    );
+    assert_eq!(
+        by_id(7)["result"]["structuredContent"]["error_code"],
+        "INVALID_ARGUMENT"
+    );
+    assert!(
+        by_id(8).get("error").is_some(),
+        "unknown tool: JSON-RPC error"
+    );
+    assert!(
+        by_id(10).get("error").is_some(),
+        "unknown method: JSON-RPC error"
+    );
+    assert_eq!(by_id(3)["result"]["isError"], false);
+}
+
+#[test]
+fn serve_rejects_a_bad_root_and_log_level_on_stderr() {
+    let out = Command::new(BIN)
+        .args(["serve", "--root", "/definitely/not/here"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error[IO]"));
+    let out = Command::new(BIN)
+        .args(["serve", "--log-level", "=[bad"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("INVALID_ARGUMENT"));
+}

@@ -1,0 +1,68 @@
+//! The official Python MCP SDK (pinned in tests/support/requirements.txt,
+//! installed into target/mcp-venv by .ci/run) drives `scalpel serve`: lists
+//! the tools, calls each one and validates every structuredContent against
+//! the tool's outputSchema (tests/support/mcp_client.py).
+
+mod mcp_support;
+
+use mcp_support::Repo;
+use scalpel::fs::{Purpose, Workspace, WriteMeta, commit_write, read_source};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn venv_python() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = manifest.join("target/mcp-venv/bin/python");
+    assert!(
+        python.exists(),
+        "the Python MCP SDK venv is missing ({}).\n\
+         Create it with .ci/run, or:\n  \
+         python3 -m venv target/mcp-venv && \
+         target/mcp-venv/bin/pip install -r tests/support/requirements.txt",
+        python.display()
+    );
+    python
+}
+
+#[test]
+fn python_sdk_lists_calls_and_validates_every_tool() {
+    let python = venv_python();
+    let repo = Repo::new();
+    let ws = Workspace::new(repo.root()).unwrap();
+    let target = ws
+        .resolve(Path::new("src/geometry.rs"), Purpose::Write)
+        .unwrap();
+    let old = read_source(&target.path, u64::MAX).unwrap();
+    let new = old.text.replace("1.0e9", "1.0e6");
+    let meta = WriteMeta {
+        operation: "replace".into(),
+        ..WriteMeta::default()
+    };
+    let edit_id = commit_write(&ws, &target, Some(&old), new.as_bytes(), meta)
+        .unwrap()
+        .edit_id
+        .unwrap();
+
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/mcp_client.py");
+    let out = Command::new(&python)
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_scalpel"))
+        .arg(repo.root())
+        .arg(&edit_id)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "the Python client failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert!(stdout.contains("OK: "), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(&target.path).unwrap(),
+        old.text,
+        "undo_edit restored the file"
+    );
+}
