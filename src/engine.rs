@@ -295,8 +295,21 @@ impl Engine {
         req: &UpdateRequest,
     ) -> Result<UpdateReceipt> {
         let target_path = ws.resolve(path, Purpose::Write)?;
-        let display = target_path.display.clone();
         let file = self.load(&target_path.path, req.language.as_deref())?;
+        self.update_parsed(ws, &target_path, &file, req)
+    }
+
+    /// `update_symbol` on a file already resolved for writing and parsed
+    /// (the MCP server passes its cached parse; the write path re-checks the
+    /// bytes on disk under its lock, so a stale cache cannot slip through).
+    pub fn update_parsed(
+        &self,
+        ws: &Workspace,
+        target_path: &fs::ResolvedPath,
+        file: &ParsedFile,
+        req: &UpdateRequest,
+    ) -> Result<UpdateReceipt> {
+        let display = target_path.display.clone();
         if let Some(h) = &req.expected_hash
             && !h.eq_ignore_ascii_case(&file.source.hash)
         {
@@ -305,7 +318,7 @@ impl Engine {
         let target = symbols::resolve(&file.symbols, &req.symbol, req.kind.as_deref())
             .map_err(|e| with_path(e, &display))?;
         let op = req.operation.unwrap_or(Operation::Replace);
-        let plan = edit::plan(&file, target, op, req.new_code.as_deref())?;
+        let plan = edit::plan(file, target, op, req.new_code.as_deref())?;
 
         let offset = file.source.body_offset();
         let change = edit::Change {
@@ -353,7 +366,7 @@ impl Engine {
 
         let outcome = fs::commit_write(
             ws,
-            &target_path,
+            target_path,
             Some(&file.source),
             plan.new_text.as_bytes(),
             WriteMeta {

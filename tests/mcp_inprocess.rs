@@ -57,7 +57,10 @@ async fn tools_have_schemas_annotations_and_instructions() {
     }
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["extract_code", "list_symbols", "undo_edit"]);
+    assert_eq!(
+        names,
+        ["extract_code", "list_symbols", "undo_edit", "update_symbol"]
+    );
     for t in &tools {
         let out = t
             .output_schema
@@ -74,7 +77,7 @@ async fn tools_have_schemas_annotations_and_instructions() {
             );
         }
         let ann = t.annotations.as_ref().unwrap();
-        let reader = t.name != "undo_edit";
+        let reader = !["undo_edit", "update_symbol"].contains(&t.name.as_ref());
         assert_eq!(ann.read_only_hint.unwrap_or(false), reader, "{}", t.name);
         if !reader {
             assert_eq!(ann.destructive_hint, Some(true));
@@ -377,6 +380,160 @@ fn edit(root: &Path, rel: &str, from: &str, to: &str) -> String {
         .unwrap()
         .edit_id
         .unwrap()
+}
+
+#[tokio::test]
+async fn update_symbol_success_errors_and_undo() {
+    let repo = Repo::new();
+    let (_s, client) = start(&repo.root()).await;
+    let path = repo.file("src/inventory.py");
+    let original = std::fs::read_to_string(&path).unwrap();
+    let up = |args: serde_json::Value| {
+        let mut base = json!({"path": "src/inventory.py", "symbol": "Warehouse.find"});
+        base.as_object_mut()
+            .unwrap()
+            .extend(args.as_object().unwrap().clone());
+        base
+    };
+
+    // Dry run: a receipt with a diff, nothing written.
+    let v = ok(&call(
+        &client,
+        "update_symbol",
+        up(json!({
+            "new_code": "def find(self, sku):\n    return self._items.get(sku.upper())\n",
+            "dry_run": true,
+        })),
+    )
+    .await);
+    assert_eq!(v["dry_run"], true);
+    assert!(v["edit_id"].is_null());
+    assert!(
+        v["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+        return self._items.get(sku.upper())")
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
+
+    // Replace with dedented code: re-indented into the class, validated.
+    let r = call(
+        &client,
+        "update_symbol",
+        up(json!({
+            "new_code": "def find(self, sku):\n    return self._items.get(sku.upper())\n",
+            "expected_hash": read_source(&path, u64::MAX).unwrap().hash,
+        })),
+    )
+    .await;
+    assert!(
+        text(&r).starts_with("applied replace to method Warehouse.find"),
+        "{}",
+        text(&r)
+    );
+    let v = ok(&r);
+    assert_eq!(v["validation"]["status"], "ok");
+    assert_eq!(v["operation"], "replace");
+    let id = v["edit_id"].as_str().unwrap().to_string();
+    let now = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        now.contains("    def find(self, sku):\n        return self._items.get(sku.upper())\n")
+    );
+    // The next read sees the edit (the cache is keyed by content).
+    let x = ok(&call(
+        &client,
+        "extract_code",
+        json!({"path": "src/inventory.py", "symbol": "Warehouse.find"}),
+    )
+    .await);
+    assert!(x["code"].as_str().unwrap().contains("sku.upper()"));
+
+    // Insert after, then delete it again.
+    ok(&call(
+        &client,
+        "update_symbol",
+        up(json!({
+            "operation": "insert_after",
+            "new_code": "def count(self):\n    return len(self._items)",
+        })),
+    )
+    .await);
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("\n\n    def count(self):\n        return len(self._items)\n")
+    );
+    ok(&call(
+        &client,
+        "update_symbol",
+        json!({"path": "src/inventory.py", "symbol": "Warehouse.count", "operation": "delete"}),
+    )
+    .await);
+
+    // Each failure: its code, and the file untouched.
+    let before = std::fs::read_to_string(&path).unwrap();
+    for (args, want) in [
+        (
+            up(json!({"symbol": "Warehouse.nope", "new_code": "def nope(self): pass"})),
+            "NOT_FOUND",
+        ),
+        (
+            up(json!({"symbol": "size", "new_code": "def size(self): pass"})),
+            "AMBIGUOUS",
+        ),
+        (
+            up(json!({"new_code": "def find(self, sku:\n    return 1"})),
+            "SYNTAX_ERROR",
+        ),
+        (
+            up(json!({"new_code": "def find(self): pass", "expected_hash": "0123456789abcdef"})),
+            "STALE_FILE",
+        ),
+        (up(json!({"new_code": ""})), "INVALID_ARGUMENT"),
+        (
+            up(json!({"operation": "rename", "new_code": "x"})),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"path": "../outside.py", "symbol": "x", "new_code": "x = 1"}),
+            "OUTSIDE_ROOT",
+        ),
+        (
+            json!({"path": ".git/x.py", "symbol": "x", "new_code": "x = 1"}),
+            "IGNORED_PATH",
+        ),
+    ] {
+        let (c, e) = err(&call(&client, "update_symbol", args.clone()).await);
+        assert_eq!(c, want, "{args}: {e}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            before,
+            "{want} left the file untouched"
+        );
+    }
+    let (_, e) = err(&call(
+        &client,
+        "update_symbol",
+        up(json!({"new_code": "def find(self, sku:\n    return 1"})),
+    )
+    .await);
+    assert_eq!(
+        e["details"]["new_errors"][0]["line"], 68,
+        "file line of the broken code"
+    );
+
+    // Undo the delete, the insert, and the replace: back to the original.
+    for _ in 0..3 {
+        ok(&call(&client, "undo_edit", json!({"path": "src/inventory.py"})).await);
+    }
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
+    let (c, _) = err(&call(
+        &client,
+        "undo_edit",
+        json!({"path": "src/inventory.py", "edit_id": id}),
+    )
+    .await);
+    assert_eq!(c, "INVALID_ARGUMENT", "already undone");
 }
 
 #[tokio::test]

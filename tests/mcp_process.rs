@@ -96,6 +96,28 @@ async fn full_session_through_the_binary() {
     assert_eq!(undone["undone_edit_id"], edit_id.as_str());
     assert_eq!(std::fs::read_to_string(&target.path).unwrap(), original);
 
+    // An edit through update_symbol, and its undo.
+    let receipt = ok(&call(
+        &client,
+        "update_symbol",
+        json!({"path": "src/geometry.rs", "symbol": "Point::distance",
+               "new_code": "pub fn distance(&self, other: &Point) -> f64 {\n    (self.x - other.x).hypot(self.y - other.y)\n}"}),
+    )
+    .await);
+    assert_eq!(receipt["validation"]["status"], "ok");
+    assert!(
+        std::fs::read_to_string(&target.path)
+            .unwrap()
+            .contains("        (self.x - other.x).hypot")
+    );
+    ok(&call(
+        &client,
+        "undo_edit",
+        json!({"path": "src/geometry.rs", "edit_id": receipt["edit_id"]}),
+    )
+    .await);
+    assert_eq!(std::fs::read_to_string(&target.path).unwrap(), original);
+
     // A failure is a result with isError, and the session goes on.
     let (c, _) = err(&call(
         &client,

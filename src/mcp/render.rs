@@ -4,7 +4,7 @@
 //! code verbatim, one line per fact.
 
 use super::reply::Render;
-use crate::engine::{Extraction, FileSymbols};
+use crate::engine::{Extraction, FileSymbols, UpdateReceipt};
 use crate::fs::UndoOutcome;
 use std::fmt::Write;
 
@@ -116,6 +116,46 @@ impl Render for UndoOutcome {
             out.push_str("; forced over a later change");
         }
         out.push('\n');
+        for w in &self.warnings {
+            let _ = writeln!(out, "warning: {w}");
+        }
+        push_code(&mut out, &self.diff);
+        if self.diff_truncated {
+            out.push_str("(diff truncated)\n");
+        }
+        out
+    }
+}
+
+impl Render for UpdateReceipt {
+    fn render(&self) -> String {
+        let verb = match (self.dry_run, self.changed) {
+            (true, _) => "dry run: would apply",
+            (false, true) => "applied",
+            (false, false) => "no change:",
+        };
+        let mut out = format!(
+            "{verb} {} to {} {} in {}; now lines {}-{}; hash {} -> {}",
+            self.operation.as_str(),
+            self.kind,
+            self.symbol,
+            self.path,
+            self.start_line,
+            self.end_line,
+            self.previous_hash,
+            self.file_hash
+        );
+        if let Some(id) = &self.edit_id {
+            let _ = write!(out, "; edit {id} (undo_edit reverts it)");
+        }
+        let _ = writeln!(out, "; validation {}", self.validation.status);
+        for e in &self.validation.new_errors {
+            let _ = writeln!(
+                out,
+                "new parse error at {}:{}: {} `{}`",
+                e.line, e.column, e.what, e.snippet
+            );
+        }
         for w in &self.warnings {
             let _ = writeln!(out, "warning: {w}");
         }

@@ -10,8 +10,9 @@
 //!   `["string", "null"]`) without `"default": null`;
 //! - outputs: descriptions (the model reads results, not output schemas),
 //!   and the inner structure of nested objects and array items: an output
-//!   schema states the top-level fields, their types and which are always
-//!   present; a nested object is `{"type": "object"}`. That halves
+//!   schema states the top-level fields and their types (not which are
+//!   required: every result shows that); a nested object is
+//!   `{"type": "object"}`. That halves
 //!   tools/list (the budget is about 250 tokens a tool) while clients can
 //!   still validate every result.
 
@@ -51,6 +52,47 @@ pub fn tidy(schema: &Map<String, Value>, side: Side) -> Map<String, Value> {
 fn trim(v: &mut Value, side: Side, depth: usize) {
     match v {
         Value::Object(map) => {
+            // An enum documented variant by variant (`oneOf` of `const`s) is
+            // stated as a plain `enum`: the field's own description says
+            // what the values mean.
+            if let Some(Value::Array(alts)) = map.get("oneOf")
+                && !alts.is_empty()
+                && alts
+                    .iter()
+                    .all(|a| a.get("const").is_some_and(Value::is_string))
+            {
+                let values: Vec<Value> = alts
+                    .iter()
+                    .filter_map(|a| a.get("const").cloned())
+                    .collect();
+                map.remove("oneOf");
+                map.insert("type".into(), Value::from("string"));
+                map.insert("enum".into(), Value::Array(values));
+            }
+            // Inputs: an optional field is its plain type, not `X or null`.
+            if side == Side::Input
+                && let Some(Value::Array(alts)) = map.get("anyOf")
+                && alts.len() == 2
+                && let Some(pos) = alts
+                    .iter()
+                    .position(|a| a.get("type") == Some(&Value::from("null")))
+            {
+                let Value::Object(inner) = alts[1 - pos].clone() else {
+                    unreachable!()
+                };
+                map.remove("anyOf");
+                for (k, val) in inner {
+                    if k != "description" || !map.contains_key("description") {
+                        map.entry(k).or_insert(val);
+                    }
+                }
+                return trim(v, side, depth);
+            }
+            // Outputs: which fields are present is visible in every result;
+            // the token cost of stating it is paid by every session.
+            if side == Side::Output {
+                map.remove("required");
+            }
             if side == Side::Output && depth > 0 && map.contains_key("properties") {
                 map.remove("properties");
                 map.remove("required");
@@ -174,7 +216,10 @@ mod tests {
         );
         assert!(t["properties"]["n"].get("format").is_none());
         assert_eq!(t["properties"]["when"]["format"], "date-time");
-        assert_eq!(t["properties"]["opt"]["anyOf"][0]["type"], "object");
+        assert_eq!(
+            t["properties"]["opt"]["type"], "object",
+            "optional input: its plain type"
+        );
     }
 
     #[test]
@@ -219,7 +264,8 @@ mod tests {
             }
         }));
         let o = tidy(&s, Side::Output);
-        assert_eq!(o["required"], json!(["list", "one"]));
+        assert!(o.get("required").is_none());
+
         assert_eq!(
             o["properties"]["list"],
             json!({"type": "array", "items": {"type": "object"}})
@@ -241,5 +287,26 @@ mod tests {
         let t = tidy(&s, Side::Input);
         assert!(t.get("$defs").is_some());
         assert!(serde_json::to_string(&t).unwrap().contains("#/$defs/Node"));
+    }
+
+    #[test]
+    fn documented_enums_become_plain_enums_and_optional_inputs_plain_types() {
+        let s = json!({
+            "type": "object",
+            "properties": {
+                "op": {"anyOf": [
+                    {"description": "What to do.", "oneOf": [
+                        {"const": "a", "type": "string", "description": "A."},
+                        {"const": "b", "type": "string", "description": "B."}
+                    ]},
+                    {"type": "null"}
+                ], "description": "a or b"}
+            }
+        });
+        let t = tidy(s.as_object().unwrap(), Side::Input);
+        assert_eq!(
+            t["properties"]["op"],
+            json!({"description": "a or b", "type": "string", "enum": ["a", "b"]})
+        );
     }
 }

@@ -13,7 +13,11 @@
 
 use super::ScalpelServer;
 use super::reply::{Json, ToolError};
-use crate::engine::{ExtractRequest, Extraction, FileSymbols, extract_from, file_symbols};
+use crate::edit::Operation;
+use crate::engine::{
+    ExtractRequest, Extraction, FileSymbols, UpdateReceipt, UpdateRequest, extract_from,
+    file_symbols,
+};
 use crate::fs::{Purpose, UndoOutcome};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
@@ -60,6 +64,33 @@ pub struct ExtractCodeParams {
     #[serde(default = "yes")]
     #[schemars(default = "yes")]
     pub include_trivia: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateSymbolParams {
+    /// File path, relative to the root or absolute inside it.
+    pub path: String,
+    /// Name path of the target symbol, as list_symbols/extract_code show it.
+    pub symbol: String,
+    /// replace (default), insert_before, insert_after or delete.
+    #[serde(default)]
+    pub operation: Option<Operation>,
+    /// The new code (not for delete). Indentation and line endings are fitted to the file.
+    #[serde(default)]
+    pub new_code: Option<String>,
+    /// Only match symbols of this kind.
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Refuse (STALE_FILE) unless the file still has this file_hash.
+    #[serde(default)]
+    pub expected_hash: Option<String>,
+    /// Return the receipt and diff without writing.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Write even if the result has new parse errors (they are reported).
+    #[serde(default)]
+    pub allow_syntax_errors: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -115,6 +146,43 @@ impl ScalpelServer {
             };
             extract_from(&parsed, &file.display, &req)
         })
+        .await
+        .map(Json)
+    }
+
+    #[tool(
+        description = "Replace, insert_before, insert_after or delete a symbol by name path. Refuses code that breaks parsing; atomic write; returns a diff and an edit_id for undo_edit.",
+        annotations(
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn update_symbol(
+        &self,
+        Parameters(p): Parameters<UpdateSymbolParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<UpdateReceipt>, ToolError> {
+        self.write(
+            "update_symbol",
+            &ctx,
+            p.path,
+            Purpose::Write,
+            move |env, target| {
+                let parsed = env.parse(&target)?;
+                let req = UpdateRequest {
+                    symbol: p.symbol,
+                    kind: p.kind,
+                    operation: p.operation,
+                    new_code: p.new_code,
+                    expected_hash: p.expected_hash,
+                    dry_run: p.dry_run,
+                    allow_syntax_errors: p.allow_syntax_errors,
+                    language: None,
+                };
+                env.engine().update_parsed(env.ws(), &target, &parsed, &req)
+            },
+        )
         .await
         .map(Json)
     }

@@ -36,7 +36,7 @@ async def main(binary, root, edit_id):
                 fail("instructions do not teach the workflow")
 
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            expected = {"list_symbols", "extract_code", "undo_edit"}
+            expected = {"list_symbols", "extract_code", "update_symbol", "undo_edit"}
             if not expected <= set(tools):
                 fail(f"tools {sorted(tools)} lack {sorted(expected - set(tools))}")
             for t in tools.values():
@@ -53,6 +53,13 @@ async def main(binary, root, edit_id):
                 ("extract_code", {"path": "src/geometry.rs", "symbol": "Point::new",
                                   "include_trivia": False}, None),
                 ("undo_edit", {"path": "src/geometry.rs", "edit_id": edit_id}, None),
+                ("update_symbol", {"path": "src/inventory.py", "symbol": "Warehouse.find",
+                                   "new_code": "def find(self, sku):\n    return None\n"}, None),
+                ("update_symbol", {"path": "src/inventory.py", "symbol": "Warehouse.find",
+                                   "operation": "delete", "dry_run": True}, None),
+                ("update_symbol", {"path": "src/inventory.py", "symbol": "Warehouse.find",
+                                   "new_code": "def find(self, sku:\n"}, "SYNTAX_ERROR"),
+                ("undo_edit", {"path": "src/inventory.py"}, None),
                 ("extract_code", {"path": "src/inventory.py", "symbol": "size"}, "AMBIGUOUS"),
                 ("extract_code", {"path": "src/inventory.py", "symbol": "Warehous"}, "NOT_FOUND"),
                 ("list_symbols", {"path": "../outside.py"}, "OUTSIDE_ROOT"),
