@@ -106,45 +106,76 @@ pub fn dependencies(file: &ParsedFile, target: &Symbol) -> Result<(Dependencies,
         })
         .collect();
 
-    let mut imports = Vec::new();
-    if let Some(q) = file.language.imports_query()? {
-        let mut by_stmt: BTreeMap<usize, (Node, BTreeSet<String>)> = BTreeMap::new();
-        let mut cursor = QueryCursor::new();
-        let mut it = cursor.matches(&q.query, file.tree.root_node(), body.as_bytes());
-        while let Some(m) = it.next() {
-            let stmt = m
-                .captures()
+    let imports = file
+        .imports()?
+        .iter()
+        // An import inside the symbol is already part of its code.
+        .filter(|i| !(i.start_byte >= local.start_byte && i.end_byte <= local.end_byte))
+        .filter_map(|i| {
+            let names: Vec<String> = i
+                .names
                 .iter()
-                .find(|c| q.roles[c.index as usize] == ImportRole::Import)
-                .map(|c| c.node);
-            let Some(stmt) = stmt else { continue };
-            // An import inside the symbol is already part of its code.
-            if stmt.start_byte() >= local.start_byte && stmt.end_byte() <= local.end_byte {
-                continue;
-            }
-            for c in m.captures() {
-                if q.roles[c.index as usize] == ImportRole::Name {
-                    let name = &body[c.node.start_byte()..c.node.end_byte()];
-                    if refs.contains(name) {
-                        by_stmt
-                            .entry(stmt.start_byte())
-                            .or_insert_with(|| (stmt, BTreeSet::new()))
-                            .1
-                            .insert(name.to_string());
-                    }
-                }
-            }
-        }
-        for (_, (stmt, names)) in by_stmt {
-            imports.push(ImportRef {
+                .filter(|n| refs.contains(n.as_str()))
+                .cloned()
+                .collect();
+            (!names.is_empty()).then(|| ImportRef {
+                start_line: i.start_line,
+                end_line: i.end_line,
+                code: body[i.start_byte..i.end_byte].to_string(),
+                names,
+            })
+        })
+        .collect();
+    Ok((Dependencies { symbols, imports }, picked))
+}
+
+/// An import statement of a file and the names it binds (body offsets).
+#[derive(Debug, Clone)]
+pub struct ImportStmt {
+    pub start_byte: usize,
+    pub end_byte: usize,
+    pub start_line: usize,
+    pub end_line: usize,
+    pub names: BTreeSet<String>,
+}
+
+/// Every import statement of the file, from `imports.scm` (empty when the
+/// language has none). Runs the query once; `ParsedFile::imports` caches it.
+pub(crate) fn collect_imports(file: &ParsedFile) -> Result<Vec<ImportStmt>> {
+    let Some(q) = file.language.imports_query()? else {
+        return Ok(Vec::new());
+    };
+    let body = file.source.body();
+    let mut by_stmt: BTreeMap<usize, ImportStmt> = BTreeMap::new();
+    let mut cursor = QueryCursor::new();
+    let mut it = cursor.matches(&q.query, file.tree.root_node(), body.as_bytes());
+    while let Some(m) = it.next() {
+        let Some(stmt) = m
+            .captures()
+            .iter()
+            .find(|c| q.roles[c.index as usize] == ImportRole::Import)
+            .map(|c| c.node)
+        else {
+            continue;
+        };
+        let entry = by_stmt
+            .entry(stmt.start_byte())
+            .or_insert_with(|| ImportStmt {
+                start_byte: stmt.start_byte(),
+                end_byte: stmt.end_byte(),
                 start_line: stmt.start_position().row + 1,
                 end_line: stmt.end_position().row + 1,
-                code: body[stmt.start_byte()..stmt.end_byte()].to_string(),
-                names: names.into_iter().collect(),
+                names: BTreeSet::new(),
             });
+        for c in m.captures() {
+            if q.roles[c.index as usize] == ImportRole::Name {
+                entry
+                    .names
+                    .insert(body[c.node.start_byte()..c.node.end_byte()].to_string());
+            }
         }
     }
-    Ok((Dependencies { symbols, imports }, picked))
+    Ok(by_stmt.into_values().collect())
 }
 
 /// Is symbol `i` nested in a function (a local, invisible from outside)?

@@ -9,7 +9,7 @@
 mod deps;
 mod namepath;
 
-pub use deps::{Dependencies, DependencySymbol, ImportRef, dependencies};
+pub use deps::{Dependencies, DependencySymbol, ImportRef, ImportStmt, dependencies};
 pub use namepath::{NamePathQuery, resolve};
 
 use crate::error::{Error, ErrorCode, Result};
@@ -142,6 +142,8 @@ pub struct ParsedFile {
     pub symbols: Vec<Symbol>,
     pub parse_error_count: usize,
     pub parse_errors: Vec<ParseErrorLoc>,
+    /// The file's import statements, computed on first use.
+    imports: std::sync::OnceLock<Vec<ImportStmt>>,
 }
 
 impl std::fmt::Debug for ParsedFile {
@@ -155,6 +157,16 @@ impl std::fmt::Debug for ParsedFile {
 }
 
 impl ParsedFile {
+    /// Every import statement of the file (the imports query runs once per
+    /// parsed file, however many symbols are extracted from it).
+    pub fn imports(&self) -> Result<&[ImportStmt]> {
+        if let Some(v) = self.imports.get() {
+            return Ok(v);
+        }
+        let v = deps::collect_imports(self)?;
+        Ok(self.imports.get_or_init(|| v))
+    }
+
     /// The file's bytes over `span`.
     pub fn text(&self, span: Span) -> &str {
         &self.source.text[span.start_byte..span.end_byte]
@@ -347,6 +359,7 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
         symbols,
         parse_error_count,
         parse_errors,
+        imports: std::sync::OnceLock::new(),
     })
 }
 
