@@ -297,18 +297,21 @@ impl Engine {
         let target_path = ws.resolve(path, Purpose::Write)?;
         let file = self.load(&target_path.path, req.language.as_deref())?;
         self.update_parsed(ws, &target_path, &file, req)
+            .map(|(r, _)| r)
     }
 
     /// `update_symbol` on a file already resolved for writing and parsed
     /// (the MCP server passes its cached parse; the write path re-checks the
     /// bytes on disk under its lock, so a stale cache cannot slip through).
+    /// Also returns the new file as parsed incrementally during validation,
+    /// when something was written, for a cache to keep.
     pub fn update_parsed(
         &self,
         ws: &Workspace,
         target_path: &fs::ResolvedPath,
         file: &ParsedFile,
         req: &UpdateRequest,
-    ) -> Result<UpdateReceipt> {
+    ) -> Result<(UpdateReceipt, Option<ParsedFile>)> {
         let display = target_path.display.clone();
         if let Some(h) = &req.expected_hash
             && !h.eq_ignore_ascii_case(&file.source.hash)
@@ -385,7 +388,13 @@ impl Engine {
         } else {
             start_line
         };
-        Ok(UpdateReceipt {
+        let reparsed = if outcome.changed && !req.dry_run {
+            let source = fs::decode(&target_path.path, plan.new_text.clone().into_bytes())?;
+            Some(symbols::outline(&file.language, Arc::new(source), tree)?)
+        } else {
+            None
+        };
+        let receipt = UpdateReceipt {
             path: display,
             operation: op,
             symbol: target.name_path.clone(),
@@ -401,7 +410,8 @@ impl Engine {
             previous_hash: file.source.hash.clone(),
             validation,
             warnings,
-        })
+        };
+        Ok((receipt, reparsed))
     }
 }
 

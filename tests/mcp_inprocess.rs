@@ -385,7 +385,7 @@ fn edit(root: &Path, rel: &str, from: &str, to: &str) -> String {
 #[tokio::test]
 async fn update_symbol_success_errors_and_undo() {
     let repo = Repo::new();
-    let (_s, client) = start(&repo.root()).await;
+    let (server, client) = start(&repo.root()).await;
     let path = repo.file("src/inventory.py");
     let original = std::fs::read_to_string(&path).unwrap();
     let up = |args: serde_json::Value| {

@@ -179,6 +179,18 @@ impl ParseCache {
     }
 }
 
+impl ParseCache {
+    /// Remember a parse made elsewhere (after an edit, from the incremental
+    /// reparse), so the next read of those exact bytes is a hit.
+    pub fn remember(&self, path: &Path, file: Arc<ParsedFile>) {
+        let key = Key {
+            path: path.to_path_buf(),
+            language: None,
+        };
+        self.insert(key, file);
+    }
+}
+
 impl Engine {
     /// [`Engine::load`] through `cache`: the file is read and hashed on every
     /// call, and parsed only when no parse of these exact bytes is cached.

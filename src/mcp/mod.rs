@@ -118,6 +118,11 @@ impl Env {
             .load_cached(&self.shared.cache, &file.path, None)
     }
 
+    /// Keep the parse of a file just written (from the incremental reparse).
+    pub fn remember(&self, file: &ResolvedPath, parsed: ParsedFile) {
+        self.shared.cache.remember(&file.path, Arc::new(parsed));
+    }
+
     /// Resolve `path` for reading and parse it.
     pub fn read_parsed(&self, path: &str) -> Result<(ResolvedPath, Arc<ParsedFile>)> {
         let file = self.resolve(path, Purpose::Read)?;

@@ -180,7 +180,13 @@ impl ScalpelServer {
                     allow_syntax_errors: p.allow_syntax_errors,
                     language: None,
                 };
-                env.engine().update_parsed(env.ws(), &target, &parsed, &req)
+                let (receipt, reparsed) =
+                    env.engine()
+                        .update_parsed(env.ws(), &target, &parsed, &req)?;
+                if let Some(new) = reparsed {
+                    env.remember(&target, new);
+                }
+                Ok(receipt)
             },
         )
         .await
