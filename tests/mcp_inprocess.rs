@@ -439,7 +439,9 @@ async fn update_symbol_success_errors_and_undo() {
     assert!(
         now.contains("    def find(self, sku):\n        return self._items.get(sku.upper())\n")
     );
-    // The next read sees the edit (the cache is keyed by content).
+    // The next read sees the edit, from the incremental reparse the write
+    // left in the cache: a hit, not a new parse.
+    let before = server.cache_stats();
     let x = ok(&call(
         &client,
         "extract_code",
@@ -447,6 +449,8 @@ async fn update_symbol_success_errors_and_undo() {
     )
     .await);
     assert!(x["code"].as_str().unwrap().contains("sku.upper()"));
+    assert_eq!(server.cache_stats().hits, before.hits + 1);
+    assert_eq!(server.cache_stats().misses, before.misses);
 
     // Insert after, then delete it again.
     ok(&call(
