@@ -10,5 +10,6 @@ pub mod fs;
 pub mod lang;
 pub mod symbols;
 pub mod text;
+pub mod textops;
 
 pub use error::{Error, ErrorCode, Result};
