@@ -19,8 +19,8 @@ use crate::fs::{self, Purpose, ResolvedPath, SourceText, Workspace, WriteMeta};
 use crate::lang::Language;
 use crate::symbols;
 use crate::text::{
-    DroppedRegion, LineIndex, LineRange, LineRequest, MatchMode, RangeNote, TextEdit,
-    apply_budget, keyword_lines, merge, plan_edits, validate_ranges,
+    DroppedRegion, LineIndex, LineRange, LineRequest, MatchMode, RangeNote, TextEdit, apply_budget,
+    keyword_lines, merge, plan_edits, validate_ranges,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -245,11 +245,10 @@ pub fn read_fragment(ws: &Workspace, engine: &Engine, params: &FragmentParams) -
             sources: r.sources,
         })
         .collect();
-    let lines_returned = regions
-        .iter()
-        .map(|r| r.end_line + 1 - r.start_line)
-        .sum();
-    let hint = budget.truncated.then(|| dropped_hint(&budget.dropped, max_lines));
+    let lines_returned = regions.iter().map(|r| r.end_line + 1 - r.start_line).sum();
+    let hint = budget
+        .truncated
+        .then(|| dropped_hint(&budget.dropped, max_lines));
     Ok(Fragment {
         path: target.display,
         regions,

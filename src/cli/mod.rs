@@ -4,6 +4,7 @@
 //! ambiguous, syntax error, check failed), 2 usage or I/O error.
 
 mod output;
+mod text;
 
 use crate::engine::{Engine, ExtractRequest, FileSymbols};
 use crate::error::{Error, Result};
@@ -39,6 +40,8 @@ struct GlobalArgs {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    #[command(flatten)]
+    Text(text::TextCommand),
     /// List the symbols of files or directories (directories are walked,
     /// honouring .gitignore).
     Symbols {
@@ -113,6 +116,7 @@ pub fn main() -> ExitCode {
 impl Command {
     fn json(&self) -> bool {
         match self {
+            Command::Text(t) => t.json(),
             Command::Symbols { json, .. }
             | Command::Extract { json, .. }
             | Command::Languages { json }
@@ -144,6 +148,7 @@ fn engine(g: &GlobalArgs) -> Result<Engine> {
 fn run(cli: Cli, out: &mut Out) -> Result<u8> {
     let engine = engine(&cli.global)?;
     match cli.command {
+        Command::Text(cmd) => text::run(cmd, &engine, out),
         Command::Symbols {
             paths,
             json,
