@@ -48,26 +48,30 @@ impl Repo {
         std::fs::read(self.path(rel)).unwrap()
     }
     fn edit(&self, rel: &str, edits: Vec<TextEdit>) -> scalpel::Result<textops::EditReceipt> {
-        textops::edit_file(
-            &self.ws,
-            &self.engine,
-            &EditParams {
-                path: rel.into(),
-                edits,
-                ..EditParams::default()
-            },
-        )
+        self.edit_with(EditParams {
+            path: rel.into(),
+            edits,
+            ..EditParams::default()
+        })
     }
     fn write(&self, rel: &str, content: &str) -> scalpel::Result<textops::WriteReceipt> {
-        textops::write_file(
-            &self.ws,
-            &self.engine,
-            &WriteParams {
-                path: rel.into(),
-                content: content.into(),
-                ..WriteParams::default()
-            },
-        )
+        self.write_with(WriteParams {
+            path: rel.into(),
+            content: content.into(),
+            ..WriteParams::default()
+        })
+    }
+    fn edit_with(&self, p: EditParams) -> scalpel::Result<textops::EditReceipt> {
+        textops::edit_file(&self.ws, &self.engine, &p)
+    }
+    fn write_with(&self, p: WriteParams) -> scalpel::Result<textops::WriteReceipt> {
+        textops::write_file(&self.ws, &self.engine, &p)
+    }
+    fn fragment(&self, p: FragmentParams) -> scalpel::Result<textops::Fragment> {
+        textops::read_fragment(&self.ws, &self.engine, &p)
+    }
+    fn search(&self, p: SearchParams) -> scalpel::Result<scalpel::fs::search::SearchResult> {
+        textops::search(&self.ws, &self.engine, &p)
     }
 }
 
@@ -130,16 +134,13 @@ fn read_fragment_adr_001_example() {
     let r = repo();
     r.put("big.txt", numbered(100));
     let range = |start, end| LineRange { start, end };
-    let f = textops::read_fragment(
-        &r.ws,
-        &r.engine,
-        &FragmentParams {
+    let f = r
+        .fragment(FragmentParams {
             path: "big.txt".into(),
             ranges: vec![range(10, 15), range(12, 18), range(50, 55), range(52, 60)],
             ..FragmentParams::default()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     let spans: Vec<(usize, usize)> = f
         .regions
         .iter()
@@ -158,18 +159,15 @@ fn read_fragment_adr_001_example() {
 fn read_fragment_keywords_symbols_and_budget() {
     let r = repo();
     r.put("m.py", format!("\u{FEFF}{}", PY.replace('\n', "\r\n")));
-    let f = textops::read_fragment(
-        &r.ws,
-        &r.engine,
-        &FragmentParams {
+    let f = r
+        .fragment(FragmentParams {
             path: "m.py".into(),
             keywords: vec!["open".into(), "nowhere".into()],
             symbols: vec!["Store.put".into()],
             context_lines: Some(0),
             ..FragmentParams::default()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     let spans: Vec<(usize, usize)> = f
         .regions
         .iter()
@@ -184,25 +182,20 @@ fn read_fragment_keywords_symbols_and_budget() {
     assert_eq!(f.symbols[0].kind, "method");
 
     // A symbol that does not resolve fails the call.
-    let e = textops::read_fragment(
-        &r.ws,
-        &r.engine,
-        &FragmentParams {
+    let e = r
+        .fragment(FragmentParams {
             path: "m.py".into(),
             symbols: vec!["Store.gett".into()],
             ..FragmentParams::default()
-        },
-    )
-    .unwrap_err();
+        })
+        .unwrap_err();
     assert_eq!(e.code(), ErrorCode::NotFound);
     assert_eq!(e.details["path"], "m.py");
 
     // The budget cuts and says how to get the rest.
     r.put("big.txt", numbered(100));
-    let f = textops::read_fragment(
-        &r.ws,
-        &r.engine,
-        &FragmentParams {
+    let f = r
+        .fragment(FragmentParams {
             path: "big.txt".into(),
             ranges: vec![
                 LineRange { start: 1, end: 30 },
@@ -211,24 +204,20 @@ fn read_fragment_keywords_symbols_and_budget() {
             context_lines: Some(0),
             max_lines: Some(20),
             ..FragmentParams::default()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     assert!(f.truncated);
     assert_eq!(f.lines_returned, 20);
     assert_eq!((f.dropped[0].start, f.dropped[0].end), (21, 30));
     assert_eq!((f.dropped[1].start, f.dropped[1].end), (60, 70));
     assert!(f.hint.unwrap().contains("{\"start\": 21, \"end\": 30}"));
 
-    let e = textops::read_fragment(
-        &r.ws,
-        &r.engine,
-        &FragmentParams {
+    let e = r
+        .fragment(FragmentParams {
             path: "big.txt".into(),
             ..FragmentParams::default()
-        },
-    )
-    .unwrap_err();
+        })
+        .unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidArgument);
 }
 
@@ -387,17 +376,14 @@ fn syntax_errors_refused_unless_allowed() {
     assert_eq!(e.code(), ErrorCode::SyntaxError);
     assert_eq!(e.details["path"], "a.py");
     assert_eq!(r.bytes("a.py"), PY.as_bytes());
-    let rec = textops::edit_file(
-        &r.ws,
-        &r.engine,
-        &EditParams {
+    let rec = r
+        .edit_with(EditParams {
             path: "a.py".into(),
             edits: broken,
             allow_syntax_errors: true,
             ..EditParams::default()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     assert_eq!(rec.validation.status, "errors_allowed");
     assert!(!rec.validation.new_errors.is_empty());
     assert!(
@@ -422,31 +408,25 @@ fn syntax_errors_refused_unless_allowed() {
 fn expected_hash_and_undo() {
     let r = repo();
     r.put("a.py", PY);
-    let e = textops::edit_file(
-        &r.ws,
-        &r.engine,
-        &EditParams {
+    let e = r
+        .edit_with(EditParams {
             path: "a.py".into(),
             edits: vec![TextEdit::new("import os", "import re")],
             expected_hash: Some("0000000000000000".into()),
             ..EditParams::default()
-        },
-    )
-    .unwrap_err();
+        })
+        .unwrap_err();
     assert_eq!(e.code(), ErrorCode::StaleFile);
     assert_eq!(r.bytes("a.py"), PY.as_bytes());
 
-    let rec = textops::edit_file(
-        &r.ws,
-        &r.engine,
-        &EditParams {
+    let rec = r
+        .edit_with(EditParams {
             path: "a.py".into(),
             edits: vec![TextEdit::new("import os", "import re")],
             expected_hash: Some(scalpel::fs::hash_bytes(PY.as_bytes())),
             ..EditParams::default()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     assert_ne!(r.bytes("a.py"), PY.as_bytes());
     let u = undo(&r.ws, Path::new("a.py"), rec.edit_id.as_deref(), false).unwrap();
     assert_eq!(u.undone_edit_id, rec.edit_id.unwrap());
@@ -488,17 +468,14 @@ fn write_create_overwrite_and_stale() {
     let e = r.write("other/bad.py", "def f(:\n").unwrap_err();
     assert_eq!(e.code(), ErrorCode::SyntaxError);
     assert!(!r.path("other").exists());
-    let rec = textops::write_file(
-        &r.ws,
-        &r.engine,
-        &WriteParams {
+    let rec = r
+        .write_with(WriteParams {
             path: "other/bad.py".into(),
             content: "def f(:\n".into(),
             allow_syntax_errors: true,
             ..WriteParams::default()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     assert_eq!(rec.validation.status, "errors_allowed");
 
     // Overwrite: backup, journal, previous hash, undoable.
@@ -513,17 +490,14 @@ fn write_create_overwrite_and_stale() {
     assert_eq!(r.bytes("pkg/sub/new.py"), before);
 
     // Wrong expected hash: STALE_FILE, untouched.
-    let e = textops::write_file(
-        &r.ws,
-        &r.engine,
-        &WriteParams {
+    let e = r
+        .write_with(WriteParams {
             path: "pkg/sub/new.py".into(),
             content: "x = 1\n".into(),
             expected_hash: Some("ffffffffffffffff".into()),
             ..WriteParams::default()
-        },
-    )
-    .unwrap_err();
+        })
+        .unwrap_err();
     assert_eq!(e.code(), ErrorCode::StaleFile);
     assert_eq!(r.bytes("pkg/sub/new.py"), before);
 
@@ -574,15 +548,12 @@ fn search_tree(r: &Repo) {
 fn search_ranks_the_defining_file_first() {
     let r = repo();
     search_tree(&r);
-    let res = textops::search(
-        &r.ws,
-        &r.engine,
-        &SearchParams {
+    let res = r
+        .search(SearchParams {
             keywords: vec!["tokenize".into()],
             ..SearchParams::default()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     let paths: Vec<&str> = res.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths[0], "src/lexer.py", "{paths:?}");
     assert_eq!(res.files[0].defines, vec!["tokenize"]);
@@ -595,27 +566,21 @@ fn search_ranks_the_defining_file_first() {
     assert_eq!(res.files_matched, 3);
 
     // Scoped to a folder, given as an absolute path inside the root.
-    let res = textops::search(
-        &r.ws,
-        &r.engine,
-        &SearchParams {
+    let res = r
+        .search(SearchParams {
             keywords: vec!["tokenize".into()],
             path: Some(r.path("src").display().to_string()),
             ..SearchParams::default()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     assert_eq!(res.files_matched, 2);
-    let e = textops::search(
-        &r.ws,
-        &r.engine,
-        &SearchParams {
+    let e = r
+        .search(SearchParams {
             keywords: vec!["x".into()],
             path: Some("..".into()),
             ..SearchParams::default()
-        },
-    )
-    .unwrap_err();
+        })
+        .unwrap_err();
     assert_eq!(e.code(), ErrorCode::OutsideRoot);
 }
 
@@ -671,19 +636,19 @@ proptest! {
                 }
             })
             .collect();
-        let _ = textops::edit_file(&r.ws, &r.engine, &EditParams {
+        let _ = r.edit_with(EditParams {
             path: "f.txt".into(),
             edits,
             dry_run: true,
             ..EditParams::default()
         });
-        let _ = textops::write_file(&r.ws, &r.engine, &WriteParams {
+        let _ = r.write_with(WriteParams {
             path: "f.txt".into(),
             content: "replaced\n".into(),
             dry_run: true,
             ..WriteParams::default()
         });
-        let _ = textops::write_file(&r.ws, &r.engine, &WriteParams {
+        let _ = r.write_with(WriteParams {
             path: "new/g.txt".into(),
             content: "new\n".into(),
             dry_run: true,

@@ -151,15 +151,8 @@ pub(super) struct EditArgs {
     /// Replace exactly this many occurrences of --old.
     #[arg(long, value_name = "N", requires = "old")]
     expected_matches: Option<usize>,
-    /// Show the diff, write nothing.
-    #[arg(long)]
-    dry_run: bool,
-    /// Refuse unless the file still has this hash.
-    #[arg(long, value_name = "H")]
-    expected_hash: Option<String>,
-    /// Write even if the edit adds parse errors.
-    #[arg(long)]
-    allow_syntax_errors: bool,
+    #[command(flatten)]
+    write: WriteOpts,
     #[command(flatten)]
     common: Common,
     #[arg(long)]
@@ -172,15 +165,8 @@ pub(super) struct WriteArgs {
     /// Read the content from this file (default: stdin).
     #[arg(long, value_name = "F")]
     from: Option<PathBuf>,
-    /// Show the diff, write nothing.
-    #[arg(long)]
-    dry_run: bool,
-    /// Refuse unless the file still has this hash.
-    #[arg(long, value_name = "H")]
-    expected_hash: Option<String>,
-    /// Write even if the content has new parse errors.
-    #[arg(long)]
-    allow_syntax_errors: bool,
+    #[command(flatten)]
+    write: WriteOpts,
     #[command(flatten)]
     common: Common,
     #[arg(long)]
@@ -207,6 +193,20 @@ pub(super) struct TreeArgs {
     common: Common,
     #[arg(long)]
     json: bool,
+}
+
+/// The options every writing command shares.
+#[derive(Args, Debug)]
+struct WriteOpts {
+    /// Show the diff, write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Refuse unless the file still has this hash (from an earlier read).
+    #[arg(long, value_name = "H")]
+    expected_hash: Option<String>,
+    /// Write even if the result has new parse errors.
+    #[arg(long)]
+    allow_syntax_errors: bool,
 }
 
 #[derive(Args, Debug)]
@@ -505,9 +505,9 @@ fn edit_cmd(a: EditArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let params = EditParams {
         path: path_string(&file),
         edits,
-        dry_run: a.dry_run,
-        expected_hash: a.expected_hash,
-        allow_syntax_errors: a.allow_syntax_errors,
+        dry_run: a.write.dry_run,
+        expected_hash: a.write.expected_hash,
+        allow_syntax_errors: a.write.allow_syntax_errors,
     };
     let r = textops::edit_file(&ws, engine, &params)?;
     if a.json {
@@ -585,9 +585,9 @@ fn write_cmd(a: WriteArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let params = WriteParams {
         path: path_string(&file),
         content,
-        expected_hash: a.expected_hash,
-        dry_run: a.dry_run,
-        allow_syntax_errors: a.allow_syntax_errors,
+        expected_hash: a.write.expected_hash,
+        dry_run: a.write.dry_run,
+        allow_syntax_errors: a.write.allow_syntax_errors,
     };
     let r: WriteReceipt = textops::write_file(&ws, engine, &params)?;
     if a.json {
