@@ -14,10 +14,12 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::fs::Workspace;
 use crate::fs::read::WindowRequest;
 use crate::fs::search::SearchParams;
+use crate::fs::search::SearchResult;
+use crate::fs::tree::TreeListing;
 use crate::fs::tree::TreeParams;
 use crate::text::{FuzzyMode, LineRange, TextEdit, lines::strip_eol};
 use crate::textops::{
-    self, EditParams, EditReceipt, Fragment, FragmentParams, WriteParams, WriteReceipt,
+    self, EditParams, EditReceipt, FileWindow, Fragment, FragmentParams, WriteParams, WriteReceipt,
 };
 use clap::{Args, Subcommand};
 use std::io::Read;
@@ -282,54 +284,7 @@ fn search_cmd(a: SearchArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         max_file_size: Some(engine.max_file_size),
     };
     let r = textops::search(&ws, engine, &params)?;
-    if a.json {
-        out.line(&to_json(&r));
-    } else {
-        for f in &r.files {
-            let defines = if f.defines.is_empty() {
-                String::new()
-            } else {
-                format!("; defines {}", f.defines.join(", "))
-            };
-            out.line(&format!(
-                "{}  (score {}, {} match{}{defines})",
-                f.path,
-                f.score,
-                f.match_count,
-                if f.match_count == 1 { "" } else { "es" }
-            ));
-            for m in &f.matches {
-                for c in &m.context_before {
-                    out.line(&format!("{:>8}  {c}", "-"));
-                }
-                out.line(&format!(
-                    "{:>8}  {}",
-                    format!("{}:{}", m.line, m.column),
-                    m.preview
-                ));
-                for c in &m.context_after {
-                    out.line(&format!("{:>8}  {c}", "+"));
-                }
-            }
-            if f.matches_truncated {
-                out.line(&format!(
-                    "{:>8}  … {} more",
-                    "",
-                    f.match_count - f.matches.len()
-                ));
-            }
-        }
-        eprintln!(
-            "{} file(s) matched, {} match(es), {} searched",
-            r.files_matched, r.total_matches, r.files_searched
-        );
-        if let Some(h) = &r.hint {
-            eprintln!("note: {h}");
-        }
-        for e in &r.errors {
-            eprintln!("warning: {}: {}", e.path, e.message);
-        }
-    }
+    emit(out, a.json, &r, print_search);
     Ok(if r.files_matched == 0 { 1 } else { 0 })
 }
 
@@ -357,20 +312,7 @@ fn read_cmd(a: ReadArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
             ..WindowRequest::default()
         };
         let w = textops::read_file(&ws, engine, &file, &req)?;
-        if a.json {
-            out.line(&to_json(&w));
-        } else {
-            out.raw(&w.window.text);
-            if !w.window.text.is_empty() && !w.window.text.ends_with('\n') {
-                out.raw("\n");
-            }
-            if let Some(next) = w.window.next_start_line {
-                eprintln!(
-                    "note: cut at line {} of {}; continue with --lines {next}-{}",
-                    w.window.end_line, w.window.total_lines, w.window.total_lines
-                );
-            }
-        }
+        emit(out, a.json, &w, print_window);
         return Ok(0);
     }
     let params = FragmentParams {
@@ -388,11 +330,7 @@ fn read_cmd(a: ReadArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         whole_word: a.whole_word,
     };
     let f = textops::read_fragment(&ws, engine, &params)?;
-    if a.json {
-        out.line(&to_json(&f));
-    } else {
-        print_fragment(&f, out);
-    }
+    emit(out, a.json, &f, print_fragment);
     Ok(0)
 }
 
@@ -510,11 +448,7 @@ fn edit_cmd(a: EditArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         allow_syntax_errors: a.write.allow_syntax_errors,
     };
     let r = textops::edit_file(&ws, engine, &params)?;
-    if a.json {
-        out.line(&to_json(&r));
-    } else {
-        print_edit(&r, out);
-    }
+    emit(out, a.json, &r, print_edit);
     Ok(0)
 }
 
@@ -589,33 +523,8 @@ fn write_cmd(a: WriteArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         dry_run: a.write.dry_run,
         allow_syntax_errors: a.write.allow_syntax_errors,
     };
-    let r: WriteReceipt = textops::write_file(&ws, engine, &params)?;
-    if a.json {
-        out.line(&to_json(&r));
-    } else {
-        if !r.created {
-            out.raw(&r.diff);
-        }
-        let created = if r.created {
-            format!("created ({} lines), ", r.total_lines)
-        } else {
-            String::new()
-        };
-        out.line(&format!(
-            "{created}{}",
-            receipt_line(
-                &r.path,
-                r.changed,
-                r.dry_run,
-                &r.validation.status,
-                &r.file_hash,
-                r.edit_id.as_deref()
-            )
-        ));
-        for w in &r.warnings {
-            eprintln!("warning: {w}");
-        }
-    }
+    let r = textops::write_file(&ws, engine, &params)?;
+    emit(out, a.json, &r, print_write);
     Ok(0)
 }
 
@@ -630,16 +539,110 @@ fn tree_cmd(a: TreeArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         hidden: a.hidden,
     };
     let t = textops::tree(&ws, &params)?;
-    if a.json {
-        out.line(&to_json(&t));
-    } else {
-        out.raw(&t.text);
-        if !t.text.is_empty() && !t.text.ends_with('\n') {
-            out.raw("\n");
+    emit(out, a.json, &t, print_tree);
+    Ok(0)
+}
+
+fn print_search(r: &SearchResult, out: &mut Out) {
+    for f in &r.files {
+        let defines = if f.defines.is_empty() {
+            String::new()
+        } else {
+            format!("; defines {}", f.defines.join(", "))
+        };
+        out.line(&format!(
+            "{}  (score {}, {} match{}{defines})",
+            f.path,
+            f.score,
+            f.match_count,
+            if f.match_count == 1 { "" } else { "es" }
+        ));
+        for m in &f.matches {
+            for c in &m.context_before {
+                out.line(&format!("{:>8}  {c}", "-"));
+            }
+            out.line(&format!(
+                "{:>8}  {}",
+                format!("{}:{}", m.line, m.column),
+                m.preview
+            ));
+            for c in &m.context_after {
+                out.line(&format!("{:>8}  {c}", "+"));
+            }
         }
-        if let Some(h) = &t.hint {
-            eprintln!("note: {h}");
+        if f.matches_truncated {
+            out.line(&format!(
+                "{:>8}  … {} more",
+                "",
+                f.match_count - f.matches.len()
+            ));
         }
     }
-    Ok(0)
+    eprintln!(
+        "{} file(s) matched, {} match(es), {} searched",
+        r.files_matched, r.total_matches, r.files_searched
+    );
+    if let Some(h) = &r.hint {
+        eprintln!("note: {h}");
+    }
+    for e in &r.errors {
+        eprintln!("warning: {}: {}", e.path, e.message);
+    }
+}
+
+fn print_window(w: &FileWindow, out: &mut Out) {
+    out.raw(&w.window.text);
+    if !w.window.text.is_empty() && !w.window.text.ends_with('\n') {
+        out.raw("\n");
+    }
+    if let Some(next) = w.window.next_start_line {
+        eprintln!(
+            "note: cut at line {} of {}; continue with --lines {next}-{}",
+            w.window.end_line, w.window.total_lines, w.window.total_lines
+        );
+    }
+}
+
+fn print_write(r: &WriteReceipt, out: &mut Out) {
+    if !r.created {
+        out.raw(&r.diff);
+    }
+    let created = if r.created {
+        format!("created ({} lines), ", r.total_lines)
+    } else {
+        String::new()
+    };
+    out.line(&format!(
+        "{created}{}",
+        receipt_line(
+            &r.path,
+            r.changed,
+            r.dry_run,
+            &r.validation.status,
+            &r.file_hash,
+            r.edit_id.as_deref()
+        )
+    ));
+    for w in &r.warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
+fn print_tree(t: &TreeListing, out: &mut Out) {
+    out.raw(&t.text);
+    if !t.text.is_empty() && !t.text.ends_with('\n') {
+        out.raw("\n");
+    }
+    if let Some(h) = &t.hint {
+        eprintln!("note: {h}");
+    }
+}
+
+/// Print `value` as the JSON payload with `--json`, else in human form.
+fn emit<T: serde::Serialize>(out: &mut Out, json: bool, value: &T, human: fn(&T, &mut Out)) {
+    if json {
+        out.line(&to_json(value));
+    } else {
+        human(value, out);
+    }
 }
