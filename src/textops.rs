@@ -539,7 +539,9 @@ pub struct WriteReceipt {
     pub warnings: Vec<String>,
 }
 
-/// Create `params.path` or replace its whole content.
+/// Create `params.path` or replace its whole content. An existing file must
+/// be readable as UTF-8 text (else `BINARY_FILE` / `ENCODING`, untouched):
+/// its old content is what the backup, the diff and validation start from.
 ///
 /// Overwriting keeps the file's shape when the content does not say
 /// otherwise: a BOM the file had is kept, and LF-only content written over a

@@ -61,7 +61,7 @@ pub(super) struct SearchArgs {
     /// Treat the terms as regular expressions (several are OR-ed).
     #[arg(long)]
     regex: bool,
-    /// Folder to search (default: the current directory).
+    /// Folder to search (default: --root, else the current directory).
     #[arg(long, value_name = "P")]
     path: Option<PathBuf>,
     /// Only files matching this glob ("*.rs", "src/**/*.py"); repeatable.
@@ -177,7 +177,7 @@ pub(super) struct WriteArgs {
 
 #[derive(Args, Debug)]
 pub(super) struct TreeArgs {
-    /// Folder to show (default: the current directory).
+    /// Folder to show (default: --root, else the current directory).
     dir: Option<PathBuf>,
     /// Levels shown (default 3).
     #[arg(long, value_name = "N")]
@@ -238,6 +238,12 @@ fn absolute(p: &Path) -> Result<PathBuf> {
     Ok(cwd.join(p))
 }
 
+/// The folder a command works on: the one given, else `--root`, else the
+/// current directory.
+fn folder(given: Option<&Path>, common: &Common) -> Result<PathBuf> {
+    absolute(given.or(common.root.as_deref()).unwrap_or(Path::new(".")))
+}
+
 /// The workspace for a command on `near`: `--root`, else discovered.
 fn workspace(common: &Common, near: &Path, engine: &Engine) -> Result<Workspace> {
     let ws = match &common.root {
@@ -252,7 +258,7 @@ fn path_string(p: &Path) -> String {
 }
 
 fn search_cmd(a: SearchArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
-    let dir = absolute(a.path.as_deref().unwrap_or(Path::new(".")))?;
+    let dir = folder(a.path.as_deref(), &a.common)?;
     let ws = workspace(&a.common, &dir, engine)?;
     let (keywords, pattern) = if a.regex {
         let pattern = if a.terms.len() == 1 {
@@ -529,7 +535,7 @@ fn write_cmd(a: WriteArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
 }
 
 fn tree_cmd(a: TreeArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
-    let dir = absolute(a.dir.as_deref().unwrap_or(Path::new(".")))?;
+    let dir = folder(a.dir.as_deref(), &a.common)?;
     let ws = workspace(&a.common, &dir, engine)?;
     let params = TreeParams {
         path: Some(path_string(&dir)),
