@@ -47,8 +47,8 @@ run() { # name, rg args..., -- scalpel args...
     echo "== $name"
     echo "rg: $(cd "$corpus" && rg -n "${rg_args[@]}" . | wc -l) matching lines; scalpel: $("$scalpel" search "${sc_args[@]}" --path "$corpus" --max-results 100000 --json | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["total_matches"], "matches in", r["files_matched"], "files")')"
     hyperfine --warmup 2 --runs "${RUNS:-10}" --export-json "$work/$name.json" \
-        "rg -n ${rg_args[*]} $corpus" \
-        "$scalpel search ${sc_args[*]} --path $corpus --max-results 100000 --json"
+        "rg -n $(printf '%q ' "${rg_args[@]}") $corpus" \
+        "$scalpel search $(printf '%q ' "${sc_args[@]}") --path $corpus --max-results 100000 --json"
     python3 - "$work/$name.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]

@@ -726,25 +726,108 @@ fn problems(
 // search_files and list_directory
 
 /// Search the workspace (`search_files`), ranking files that define a
-/// keyword (per the symbol engine) above files that only mention it.
+/// keyword (per the grammar's tags query) above files that only mention it.
 /// `params.path` is a folder relative to the root or absolute inside it.
 pub fn search(ws: &Workspace, engine: &Engine, params: &SearchParams) -> Result<SearchResult> {
     let registry = Arc::clone(&engine.registry);
+    let words = params.pattern.is_none().then(|| params.keywords.clone());
+    let case_sensitive = params.case_sensitive;
     let definitions = move |path: &Path, text: &str| -> Vec<String> {
-        let first = strip_bom(text).lines().next();
-        let Some(lang) = registry.detect(path, first) else {
-            return Vec::new();
-        };
-        let Ok(src) = fs::decode(path, text.as_bytes().to_vec()) else {
-            return Vec::new();
-        };
-        match symbols::parse(lang, Arc::new(src)) {
-            Ok(file) => file.symbols.into_iter().map(|s| s.name).collect(),
-            Err(_) => Vec::new(),
+        let body = strip_bom(text);
+        match registry.detect(path, body.lines().next()) {
+            Some(lang) => defined_names(lang, body, words.as_deref(), case_sensitive)
+                .unwrap_or_else(|e| {
+                    tracing::debug!(path = %path.display(), error = %e, "no definitions");
+                    Vec::new()
+                }),
+            None => Vec::new(),
         }
     };
     let definitions: &DefinitionsFn = &definitions;
     search_files(ws.root(), params, Some(definitions))
+}
+
+/// Above this many keyword lines, the tags query runs over the whole file.
+const MAX_QUERY_RANGES: usize = 64;
+
+/// Names of the definitions in `body` (the `@name` of every match with a
+/// `@definition.*` capture). With `words`, the query runs only over the
+/// lines that mention one of them: the ranking only asks whether a keyword
+/// is defined, and a definition whose name is a keyword intersects such a
+/// line, so this finds the same answer for a fraction of the query cost.
+fn defined_names(
+    lang: &Language,
+    body: &str,
+    words: Option<&[String]>,
+    case_sensitive: bool,
+) -> Result<Vec<String>> {
+    use crate::lang::query::TagRole;
+    use streaming_iterator::StreamingIterator;
+    let ranges = match words {
+        Some(words) => keyword_line_spans(body, words, case_sensitive)?,
+        None => std::iter::once(0..body.len()).collect(),
+    };
+    if ranges.is_empty() {
+        return Ok(Vec::new());
+    }
+    let tree = symbols::parse_tree(lang, body, None)?;
+    let query = lang.tags_query()?;
+    let mut cursor = tree_sitter::QueryCursor::new();
+    let mut names: Vec<String> = Vec::new();
+    for range in ranges {
+        cursor.set_byte_range(range);
+        let mut matches = cursor.matches(&query.query, tree.root_node(), body.as_bytes());
+        while let Some(m) = matches.next() {
+            let role = |c: &tree_sitter::QueryCapture| query.roles.get(c.index as usize).copied();
+            if !m
+                .captures()
+                .iter()
+                .any(|c| matches!(role(c), Some(TagRole::Definition(_))))
+            {
+                continue;
+            }
+            for c in m
+                .captures()
+                .iter()
+                .filter(|c| role(c) == Some(TagRole::Name))
+            {
+                if let Some(name) = body.get(c.node.byte_range())
+                    && !names.iter().any(|n| n == name)
+                {
+                    names.push(name.to_string());
+                }
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// Byte spans of the lines of `body` that contain one of `words` as a whole
+/// word; the whole body when there are more than [`MAX_QUERY_RANGES`].
+fn keyword_line_spans(
+    body: &str,
+    words: &[String],
+    case_sensitive: bool,
+) -> Result<Vec<std::ops::Range<usize>>> {
+    let alternation: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
+    let re = regex::RegexBuilder::new(&format!(r"\b(?:{})\b", alternation.join("|")))
+        .case_insensitive(!case_sensitive)
+        .build()
+        .map_err(|e| Error::invalid_argument(format!("cannot search for these keywords: {e}")))?;
+    let bytes = body.as_bytes();
+    let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
+    for m in re.find_iter(body) {
+        let start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |p| p + 1);
+        let end = memchr::memchr(b'\n', &bytes[m.end()..]).map_or(body.len(), |p| m.end() + p);
+        if spans.last().is_some_and(|s| s.start == start) {
+            continue;
+        }
+        if spans.len() == MAX_QUERY_RANGES {
+            return Ok(std::iter::once(0..body.len()).collect());
+        }
+        spans.push(start..end);
+    }
+    Ok(spans)
 }
 
 /// A token-lean tree of a folder (`list_directory`).
@@ -763,4 +846,41 @@ fn with_path(mut e: Error, display: &str) -> Error {
         _ => {}
     }
     e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn python() -> Arc<Language> {
+        Engine::default()
+            .registry
+            .by_name("python")
+            .cloned()
+            .unwrap()
+    }
+
+    #[test]
+    fn defined_names_only_looks_at_keyword_lines() {
+        let body =
+            "class Store:\n    def get(self):\n        return load()\n\n\ndef load():\n    pass\n";
+        let all = defined_names(&python(), body, None, false).unwrap();
+        assert_eq!(all, vec!["Store", "get", "load"]);
+        // `load` is mentioned on line 3 and defined on line 6: found once.
+        let some = defined_names(&python(), body, Some(&["LOAD".to_string()]), false).unwrap();
+        assert!(some.contains(&"load".to_string()), "{some:?}");
+        // Not mentioned as a whole word: nothing parsed, nothing found.
+        let none = defined_names(&python(), body, Some(&["oad".to_string()]), true).unwrap();
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn diff_window_stays_on_char_boundaries() {
+        let c = diff_window("aé b", "aè b");
+        assert_eq!((c.start, c.old_end, c.new_end), (1, 3, 3));
+        let c = diff_window("abc", "abc");
+        assert_eq!((c.start, c.old_end, c.new_end), (3, 3, 3));
+        let c = diff_window("ab", "axb");
+        assert_eq!((c.start, c.old_end, c.new_end), (1, 1, 2));
+    }
 }
