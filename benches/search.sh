@@ -78,6 +78,7 @@ open(sys.argv[1], "w").write("".join(out))
 PY
     git -C "$work/edit" init -q
 fi
+sed -i 's/^MARKER = 1$/MARKER = 0/' "$big"   # a run cut short may leave it at 1
 echo
 echo "== edit_file on $(du -h "$big" | cut -f1) ($(wc -l < "$big") lines)"
 hyperfine --warmup 1 --runs "${RUNS:-10}" --export-json "$work/edit.json" \

@@ -23,7 +23,8 @@
 //! computed after the walk, for a bounded set of candidates only: files where
 //! a keyword occurs as a whole word (a definition's name is a whole word),
 //! that could still reach the requested top results with the boost, best
-//! first, at most [`DEFINITION_CANDIDATES`] of them, parsed in parallel.
+//! first, at most [`DEFINITION_CANDIDATES`] of them and about 1 MiB of
+//! source in all, parsed in parallel.
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::text::matcher::{KeywordMatcher, is_whole_word};
@@ -58,6 +59,9 @@ const CONTEXT_LINE_CHARS: usize = 200;
 pub const DEFINITION_CANDIDATES: usize = 32;
 /// Files larger than this are not parsed for the definition boost.
 const DEFINITION_MAX_FILE_SIZE: u64 = 1024 * 1024;
+/// At most this many bytes, over all candidates, are parsed for the boost
+/// (parsing runs at a few MB/s; this keeps it near the cost of the walk).
+const DEFINITION_MAX_BYTES: u64 = 1024 * 1024;
 /// The largest boost [`score`] gives for definitions.
 const MAX_DEFINITION_BOOST: f64 = 5.5;
 /// At most this many distinct matched words per file are kept as
@@ -430,6 +434,7 @@ fn boost_definitions(
     let floor = files
         .get(max_results.saturating_sub(1))
         .map_or(f64::NEG_INFINITY, |s| s.file.score - MAX_DEFINITION_BOOST);
+    let mut bytes = 0u64;
     let picked: Vec<usize> = files
         .iter()
         .enumerate()
@@ -437,6 +442,10 @@ fn boost_definitions(
             !s.idents.is_empty()
                 && s.file.file_size <= DEFINITION_MAX_FILE_SIZE
                 && s.file.score >= floor
+        })
+        .take_while(|(_, s)| {
+            bytes += s.file.file_size;
+            bytes <= DEFINITION_MAX_BYTES.max(s.file.file_size)
         })
         .map(|(i, _)| i)
         .take(DEFINITION_CANDIDATES)
