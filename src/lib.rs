@@ -12,5 +12,6 @@ pub mod lang;
 pub mod mcp;
 pub mod symbols;
 pub mod text;
+pub mod textops;
 
 pub use error::{Error, ErrorCode, Result};

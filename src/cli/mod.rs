@@ -4,6 +4,7 @@
 //! ambiguous, syntax error, check failed), 2 usage or I/O error.
 
 mod output;
+mod text;
 
 use crate::check;
 use crate::edit::Operation;
@@ -63,6 +64,8 @@ impl RootArg {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    #[command(flatten)]
+    Text(text::TextCommand),
     /// List the symbols of files or directories (directories are walked,
     /// honouring .gitignore).
     Symbols {
@@ -241,6 +244,7 @@ pub fn main() -> ExitCode {
 impl Command {
     fn json(&self) -> bool {
         match self {
+            Command::Text(t) => t.json(),
             Command::Symbols { json, .. }
             | Command::Extract { json, .. }
             | Command::Update { json, .. }
@@ -280,6 +284,7 @@ fn engine(g: &GlobalArgs) -> Result<Engine> {
 fn run(cli: Cli, out: &mut Out) -> Result<u8> {
     let engine = engine(&cli.global)?;
     match cli.command {
+        Command::Text(cmd) => text::run(cmd, &engine, out),
         Command::Symbols {
             paths,
             json,

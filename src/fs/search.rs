@@ -18,9 +18,16 @@
 //! through a callback, so this module needs no parser). Ties are broken by
 //! path so the output is deterministic. Every list is bounded and says how to
 //! get the rest.
+//!
+//! Parsing is two orders of magnitude slower than grepping, so the boost is
+//! computed after the walk, for a bounded set of candidates only: files where
+//! a keyword occurs as a whole word (a definition's name is a whole word),
+//! that could still reach the requested top results with the boost, best
+//! first, at most [`DEFINITION_CANDIDATES`] of them and about 1 MiB of
+//! source in all, parsed in parallel.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::text::matcher::KeywordMatcher;
+use crate::text::matcher::{KeywordMatcher, is_whole_word};
 use crate::text::preview::{PREVIEW_WIDTH, preview};
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use grep_regex::RegexMatcherBuilder;
@@ -48,6 +55,18 @@ pub const ALWAYS_SKIPPED_DIRS: [&str; 2] = [".git", ".scalpel"];
 const MAX_ERRORS: usize = 50;
 /// Context lines are cut to this many characters.
 const CONTEXT_LINE_CHARS: usize = 200;
+/// At most this many files are parsed for the definition boost.
+pub const DEFINITION_CANDIDATES: usize = 32;
+/// Files larger than this are not parsed for the definition boost.
+const DEFINITION_MAX_FILE_SIZE: u64 = 1024 * 1024;
+/// At most this many bytes, over all candidates, are parsed for the boost
+/// (parsing runs at a few MB/s; this keeps it near the cost of the walk).
+const DEFINITION_MAX_BYTES: u64 = 1024 * 1024;
+/// The largest boost [`score`] gives for definitions.
+const MAX_DEFINITION_BOOST: f64 = 5.5;
+/// At most this many distinct matched words per file are kept as
+/// definition candidates in regex mode.
+const MAX_IDENTS: usize = 32;
 
 /// What to search for and where.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -153,6 +172,8 @@ pub struct SearchResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
     pub binary_files_skipped: usize,
+    /// Files parsed to find which keywords they define (the ranking boost).
+    pub definitions_checked: usize,
     /// Non-fatal problems (unreadable or oversized files), at most 50.
     pub errors: Vec<SearchError>,
     /// Total number of errors, listed or not.
@@ -160,7 +181,8 @@ pub struct SearchResult {
 }
 
 /// Names defined in a file, for the ranking boost: called with the file's
-/// absolute path and its text, only for files that matched.
+/// absolute path and its text, only for the best-ranked files that matched
+/// (see [`DEFINITION_CANDIDATES`]), possibly from several threads.
 pub type DefinitionsFn = dyn Fn(&Path, &str) -> Vec<String> + Sync;
 
 struct Limits {
@@ -202,7 +224,8 @@ pub fn search_files(
     let binary = AtomicUsize::new(0);
     let matched = AtomicUsize::new(0);
     let total = AtomicUsize::new(0);
-    let best: Mutex<Vec<FileMatches>> = Mutex::new(Vec::new());
+    let best: Mutex<Vec<Scored>> = Mutex::new(Vec::new());
+    let boost = definitions.is_some();
     let errors: Mutex<Vec<SearchError>> = Mutex::new(Vec::new());
     let push_error = |path: &Path, message: String| {
         let mut errs = errors.lock().unwrap_or_else(|p| p.into_inner());
@@ -241,8 +264,14 @@ pub fn search_files(
             {
                 return WalkState::Continue;
             }
-            let size = match entry.metadata() {
-                Ok(m) => m.len(),
+            // Open first and ask the open file for its size: one path lookup
+            // per file instead of two (a stat by path, then the open).
+            let opened = std::fs::File::open(path).and_then(|f| {
+                let len = f.metadata()?.len();
+                Ok((f, len))
+            });
+            let (file, size) = match opened {
+                Ok(x) => x,
                 Err(err) => {
                     push_error(path, err.to_string());
                     return WalkState::Continue;
@@ -260,7 +289,7 @@ pub fn search_files(
             }
             searched.fetch_add(1, Ordering::Relaxed);
             let mut sink = FileSink::new(matcher, limits);
-            if let Err(err) = searcher.search_path(grep, path, &mut sink) {
+            if let Err(err) = searcher.search_file(grep, &file, &mut sink) {
                 push_error(path, err.to_string());
                 return WalkState::Continue;
             }
@@ -273,19 +302,23 @@ pub fn search_files(
             }
             matched.fetch_add(1, Ordering::Relaxed);
             total.fetch_add(sink.match_count, Ordering::Relaxed);
-            let file = sink.finish(rel_path(root, path), size, path, definitions);
+            let file = sink.finish(rel_path(root, path), size, path);
             let mut best = best.lock().unwrap_or_else(|p| p.into_inner());
             best.push(file);
-            if best.len() >= 2 * max_results + 64 {
-                rank(&mut best);
-                best.truncate(max_results);
+            if best.len() >= 2 * (max_results + DEFINITION_CANDIDATES) + 64 {
+                prune(&mut best, max_results, boost);
             }
             WalkState::Continue
         })
     });
 
-    let mut files = best.into_inner().unwrap_or_else(|p| p.into_inner());
-    rank(&mut files);
+    let mut scored = best.into_inner().unwrap_or_else(|p| p.into_inner());
+    rank(&mut scored);
+    let definitions_checked = match definitions {
+        Some(defs) => boost_definitions(&mut scored, max_results, defs, matcher.case_sensitive()),
+        None => 0,
+    };
+    let mut files: Vec<FileMatches> = scored.into_iter().map(|s| s.file).collect();
     let files_matched = matched.into_inner();
     let more_files = files_matched > max_results;
     files.truncate(max_results);
@@ -324,6 +357,7 @@ pub fn search_files(
         files_matched,
         files_searched: searched.into_inner(),
         binary_files_skipped: binary.into_inner(),
+        definitions_checked,
         errors,
         error_count,
     })
@@ -342,13 +376,121 @@ fn build_matcher(params: &SearchParams) -> Result<KeywordMatcher> {
     }
 }
 
+/// A matching file during the search: its result plus what the definition
+/// boost needs.
+struct Scored {
+    file: FileMatches,
+    abs: PathBuf,
+    /// Keywords (or, for a regex, matched texts) that occur as whole words:
+    /// the only ones that can name a definition here.
+    idents: Vec<String>,
+}
+
 /// Best first: higher score, then path.
-fn rank(files: &mut [FileMatches]) {
+fn rank(files: &mut [Scored]) {
     files.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| a.path.cmp(&b.path))
+        b.file
+            .score
+            .total_cmp(&a.file.score)
+            .then_with(|| a.file.path.cmp(&b.file.path))
     });
+}
+
+/// Bound memory during the walk: keep the best `max_results` files, plus
+/// (when the boost is on) the best [`DEFINITION_CANDIDATES`] of the rest that
+/// could be boosted. Both are top-n sets under a total order, so pruning at
+/// any moment of the parallel walk leaves the same final answer.
+fn prune(files: &mut Vec<Scored>, max_results: usize, boost: bool) {
+    rank(files);
+    if !boost {
+        files.truncate(max_results);
+        return;
+    }
+    let mut spare = DEFINITION_CANDIDATES;
+    let mut i = 0;
+    files.retain(|s| {
+        i += 1;
+        if i <= max_results {
+            return true;
+        }
+        let keep = spare > 0 && !s.idents.is_empty();
+        spare -= usize::from(keep);
+        keep
+    });
+}
+
+/// Ask `defs` which keywords the best candidates define, in parallel, and
+/// re-rank. Candidates: files with a whole-word occurrence, small enough to
+/// parse, whose score plus the largest boost reaches the score of the
+/// `max_results`-th file (others cannot move into the results), best first,
+/// at most [`DEFINITION_CANDIDATES`]. Returns how many files were parsed.
+fn boost_definitions(
+    files: &mut [Scored],
+    max_results: usize,
+    defs: &DefinitionsFn,
+    case_sensitive: bool,
+) -> usize {
+    use rayon::prelude::*;
+    let floor = files
+        .get(max_results.saturating_sub(1))
+        .map_or(f64::NEG_INFINITY, |s| s.file.score - MAX_DEFINITION_BOOST);
+    let mut bytes = 0u64;
+    let picked: Vec<usize> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| {
+            !s.idents.is_empty()
+                && s.file.file_size <= DEFINITION_MAX_FILE_SIZE
+                && s.file.score >= floor
+        })
+        .take_while(|(_, s)| {
+            bytes += s.file.file_size;
+            bytes <= DEFINITION_MAX_BYTES.max(s.file.file_size)
+        })
+        .map(|(i, _)| i)
+        .take(DEFINITION_CANDIDATES)
+        .collect();
+    let found: Vec<(usize, Vec<String>)> = picked
+        .par_iter()
+        .map(|&i| (i, defined_here(&files[i], defs, case_sensitive)))
+        .collect();
+    for (i, defines) in found {
+        if defines.is_empty() {
+            continue;
+        }
+        let f = &mut files[i].file;
+        f.score = score(
+            f.keywords_matched.len(),
+            f.match_count,
+            f.file_size,
+            defines.len(),
+        );
+        f.defines = defines;
+    }
+    rank(files);
+    picked.len()
+}
+
+/// The candidate words of `s` that name a definition in its file.
+fn defined_here(s: &Scored, defs: &DefinitionsFn, case_sensitive: bool) -> Vec<String> {
+    let text = match std::fs::read(&s.abs) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(_) => return Vec::new(),
+    };
+    let names = defs(&s.abs, &text);
+    let mut defines: Vec<String> = Vec::new();
+    for k in &s.idents {
+        let hit = if case_sensitive {
+            names.iter().any(|n| n == k)
+        } else {
+            let k = k.to_lowercase();
+            names.iter().any(|n| n.to_lowercase() == k)
+        };
+        if hit && !defines.contains(k) {
+            defines.push(k.clone());
+        }
+    }
+    defines
 }
 
 /// Relevance: 10 per distinct keyword (dominant), plus up to 4 for
@@ -376,8 +518,9 @@ struct FileSink<'a> {
     binary: bool,
     match_count: usize,
     per_keyword: Vec<usize>,
-    /// Distinct matched texts, for the definition boost in regex mode.
-    texts: Vec<String>,
+    /// Definition candidates: keywords (or regex-matched texts) that occur
+    /// as whole words.
+    idents: Vec<String>,
     matches: Vec<SearchMatch>,
     truncated: bool,
     before: Vec<String>,
@@ -393,7 +536,7 @@ impl<'a> FileSink<'a> {
             binary: false,
             match_count: 0,
             per_keyword: vec![0; matcher.labels().len()],
-            texts: Vec::new(),
+            idents: Vec::new(),
             matches: Vec::new(),
             truncated: false,
             before: Vec::new(),
@@ -401,13 +544,7 @@ impl<'a> FileSink<'a> {
         }
     }
 
-    fn finish(
-        self,
-        rel: String,
-        size: u64,
-        abs: &Path,
-        definitions: Option<&DefinitionsFn>,
-    ) -> FileMatches {
+    fn finish(self, rel: String, size: u64, abs: &Path) -> Scored {
         let labels = self.matcher.labels();
         let keywords_matched: Vec<String> = labels
             .iter()
@@ -415,44 +552,20 @@ impl<'a> FileSink<'a> {
             .filter(|(_, n)| **n > 0)
             .map(|(k, _)| k.clone())
             .collect();
-        let mut defines = Vec::new();
-        if let Some(defs) = definitions {
-            let text = match std::fs::read(abs) {
-                Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-                Err(_) => String::new(),
-            };
-            let names = defs(abs, &text);
-            let candidates = if self.texts.is_empty() {
-                &keywords_matched
-            } else {
-                &self.texts
-            };
-            for k in candidates {
-                let hit = if self.matcher.case_sensitive() {
-                    names.iter().any(|n| n == k)
-                } else {
-                    let k = k.to_lowercase();
-                    names.iter().any(|n| n.to_lowercase() == k)
-                };
-                if hit && !defines.contains(k) {
-                    defines.push(k.clone());
-                }
-            }
-        }
-        FileMatches {
-            score: score(
-                keywords_matched.len(),
-                self.match_count,
-                size,
-                defines.len(),
-            ),
+        let file = FileMatches {
+            score: score(keywords_matched.len(), self.match_count, size, 0),
             path: rel,
             file_size: size,
             match_count: self.match_count,
             keywords_matched,
-            defines,
+            defines: Vec::new(),
             matches: self.matches,
             matches_truncated: self.truncated,
+        };
+        Scored {
+            file,
+            abs: abs.to_path_buf(),
+            idents: self.idents,
         }
     }
 }
@@ -483,10 +596,14 @@ impl Sink for FileSink<'_> {
         for h in hits {
             self.match_count += 1;
             self.per_keyword[h.keyword] += 1;
-            if regex_mode && self.texts.len() < 32 {
-                let t = &line[h.start..h.end];
-                if !self.texts.iter().any(|x| x == t) {
-                    self.texts.push(t.to_string());
+            if self.idents.len() < MAX_IDENTS && is_whole_word(&line, h.start, h.end) {
+                let word = if regex_mode {
+                    &line[h.start..h.end]
+                } else {
+                    self.matcher.labels()[h.keyword].as_str()
+                };
+                if !self.idents.iter().any(|x| x == word) {
+                    self.idents.push(word.to_string());
                 }
             }
             if self.matches.len() >= self.limits.per_file {

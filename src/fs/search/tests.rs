@@ -400,3 +400,44 @@ fn params_schema_and_serde() {
     let schema = schemars::schema_for!(SearchParams);
     assert!(schema.as_value()["properties"]["max_results"]["description"].is_string());
 }
+
+#[test]
+fn definition_boost_parses_a_bounded_set_of_whole_word_candidates() {
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..(DEFINITION_CANDIDATES + 10) {
+        fs::write(dir.path().join(format!("m{i:02}.txt")), "use alpha\n").unwrap();
+    }
+    // Only a longer word: it cannot name a definition `alpha`.
+    fs::write(
+        dir.path().join("partial.txt"),
+        "alphabet alphabet alphabet\n",
+    )
+    .unwrap();
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let log = Arc::clone(&seen);
+    let defs = move |p: &Path, _: &str| -> Vec<String> {
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        log.lock().unwrap().push(name.clone());
+        if name == "m03.txt" {
+            vec!["alpha".into()]
+        } else {
+            vec![]
+        }
+    };
+    let res = search_files(dir.path(), &kw(&["alpha"]), Some(&defs)).unwrap();
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), DEFINITION_CANDIDATES);
+    assert_eq!(res.definitions_checked, DEFINITION_CANDIDATES);
+    assert!(!seen.contains(&"partial.txt".to_string()));
+    assert_eq!(res.files[0].path, "m03.txt");
+    assert_eq!(res.files[0].defines, vec!["alpha"]);
+    // Files that cannot reach the top results are not parsed at all.
+    let few = SearchParams {
+        max_results: Some(1),
+        ..kw(&["alpha", "use"])
+    };
+    let res = search_files(dir.path(), &few, Some(&|_: &Path, _: &str| vec![])).unwrap();
+    assert_eq!(res.files.len(), 1);
+    assert!(res.definitions_checked <= DEFINITION_CANDIDATES);
+}

@@ -1,0 +1,654 @@
+//! The text commands (`search`, `read`, `edit`, `write`, `tree`): thin
+//! adapters over [`crate::textops`]. `--json` prints the payload the MCP
+//! tool returns; human output is compact and grep-like.
+//!
+//! Paths on the command line are relative to the current directory, as for
+//! any command-line tool; they are made absolute before they reach the
+//! library, which checks that they lie inside the root. The root is `--root`,
+//! else the git work tree around the path, else the current directory.
+
+use super::output::Out;
+use super::to_json;
+use crate::engine::Engine;
+use crate::error::{Error, ErrorCode, Result};
+use crate::fs::Workspace;
+use crate::fs::read::WindowRequest;
+use crate::fs::search::SearchParams;
+use crate::fs::search::SearchResult;
+use crate::fs::tree::TreeListing;
+use crate::fs::tree::TreeParams;
+use crate::text::{FuzzyMode, LineRange, TextEdit, lines::strip_eol};
+use crate::textops::{
+    self, EditParams, EditReceipt, FileWindow, Fragment, FragmentParams, WriteParams, WriteReceipt,
+};
+use clap::{Args, Subcommand};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+#[derive(Subcommand, Debug)]
+pub(super) enum TextCommand {
+    /// Search files for keywords (a line matches if it has any of them) or a
+    /// regex; files ranked by relevance, .gitignore honoured.
+    Search(SearchArgs),
+    /// Print a file, or only some lines: ranges, keyword lines, symbols.
+    Read(ReadArgs),
+    /// Replace text in a file: unique match, anchors, fuzzy fallback,
+    /// all-or-nothing, validated, undoable.
+    Edit(EditArgs),
+    /// Create a file or replace its content (from --from FILE or stdin).
+    Write(WriteArgs),
+    /// Show a folder as a tree (.gitignore honoured).
+    Tree(TreeArgs),
+}
+
+impl TextCommand {
+    pub(super) fn json(&self) -> bool {
+        match self {
+            TextCommand::Search(a) => a.json,
+            TextCommand::Read(a) => a.json,
+            TextCommand::Edit(a) => a.json,
+            TextCommand::Write(a) => a.json,
+            TextCommand::Tree(a) => a.json,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub(super) struct SearchArgs {
+    /// Keywords (any of them), or regexes with --regex.
+    #[arg(required = true, value_name = "TERM")]
+    terms: Vec<String>,
+    /// Treat the terms as regular expressions (several are OR-ed).
+    #[arg(long)]
+    regex: bool,
+    /// Folder to search (default: --root, else the current directory).
+    #[arg(long, value_name = "P")]
+    path: Option<PathBuf>,
+    /// Only files matching this glob ("*.rs", "src/**/*.py"); repeatable.
+    #[arg(long, value_name = "G")]
+    include: Vec<String>,
+    /// Skip files and folders matching this glob; repeatable.
+    #[arg(long, value_name = "G")]
+    exclude: Vec<String>,
+    #[arg(long)]
+    case_sensitive: bool,
+    #[arg(long)]
+    whole_word: bool,
+    /// Most files listed (default 100).
+    #[arg(long, value_name = "N")]
+    max_results: Option<usize>,
+    /// Most matches listed per file (default 20).
+    #[arg(long, value_name = "N")]
+    max_matches_per_file: Option<usize>,
+    /// Most matches listed over all files (default 300).
+    #[arg(long, value_name = "N")]
+    max_total_matches: Option<usize>,
+    /// Lines of context around each match.
+    #[arg(long, value_name = "N")]
+    context: Option<usize>,
+    /// Also search hidden files and folders.
+    #[arg(long)]
+    hidden: bool,
+    #[command(flatten)]
+    common: Common,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct ReadArgs {
+    file: PathBuf,
+    /// Line ranges, e.g. 10-20,40-60 (a single number is one line).
+    #[arg(long, value_name = "RANGES", value_delimiter = ',')]
+    lines: Vec<String>,
+    /// Lines containing any of these words.
+    #[arg(long, value_name = "WORDS", value_delimiter = ',')]
+    keywords: Vec<String>,
+    /// Symbols by name path, e.g. Parser.run.
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    symbols: Vec<String>,
+    /// Context lines around each range, keyword line and symbol (default 3).
+    #[arg(long, value_name = "N")]
+    context: Option<usize>,
+    /// Most lines printed (default 500 with selectors, 1000 without).
+    #[arg(long, value_name = "N")]
+    max_lines: Option<usize>,
+    /// Keywords match case exactly.
+    #[arg(long)]
+    case_sensitive: bool,
+    /// Keywords match whole words only.
+    #[arg(long)]
+    whole_word: bool,
+    /// Only the first N lines.
+    #[arg(long, value_name = "N", conflicts_with_all = ["lines", "keywords", "symbols", "tail"])]
+    head: Option<usize>,
+    /// Only the last N lines.
+    #[arg(long, value_name = "N", conflicts_with_all = ["lines", "keywords", "symbols"])]
+    tail: Option<usize>,
+    #[command(flatten)]
+    common: Common,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct EditArgs {
+    file: PathBuf,
+    /// The text to replace (must be unique unless --expected-matches).
+    #[arg(long, value_name = "T", requires = "new", conflicts_with = "edits")]
+    old: Option<String>,
+    /// The replacement text.
+    #[arg(long, value_name = "T", requires = "old")]
+    new: Option<String>,
+    /// A JSON file with the edits: [{"old_text", "new_text", ...}] or
+    /// {"edits": [...]}; `-` reads stdin.
+    #[arg(long, value_name = "F.json")]
+    edits: Option<PathBuf>,
+    /// Fallback when --old does not match exactly: exact, whitespace, levenshtein.
+    #[arg(long, value_name = "MODE", requires = "old")]
+    fuzzy: Option<String>,
+    /// Largest edit distance for --fuzzy levenshtein.
+    #[arg(long, value_name = "N", requires = "old")]
+    max_distance: Option<usize>,
+    /// Replace exactly this many occurrences of --old.
+    #[arg(long, value_name = "N", requires = "old")]
+    expected_matches: Option<usize>,
+    #[command(flatten)]
+    write: WriteOpts,
+    #[command(flatten)]
+    common: Common,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct WriteArgs {
+    file: PathBuf,
+    /// Read the content from this file (default: stdin).
+    #[arg(long, value_name = "F")]
+    from: Option<PathBuf>,
+    #[command(flatten)]
+    write: WriteOpts,
+    #[command(flatten)]
+    common: Common,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct TreeArgs {
+    /// Folder to show (default: --root, else the current directory).
+    dir: Option<PathBuf>,
+    /// Levels shown (default 3).
+    #[arg(long, value_name = "N")]
+    depth: Option<usize>,
+    /// Most entries shown (default 200).
+    #[arg(long, value_name = "N")]
+    max_items: Option<usize>,
+    /// Show file sizes.
+    #[arg(long)]
+    sizes: bool,
+    /// Include hidden files and folders.
+    #[arg(long)]
+    hidden: bool,
+    #[command(flatten)]
+    common: Common,
+    #[arg(long)]
+    json: bool,
+}
+
+/// The options every writing command shares.
+#[derive(Args, Debug)]
+struct WriteOpts {
+    /// Show the diff, write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Refuse unless the file still has this hash (from an earlier read).
+    #[arg(long, value_name = "H")]
+    expected_hash: Option<String>,
+    /// Write even if the result has new parse errors.
+    #[arg(long)]
+    allow_syntax_errors: bool,
+}
+
+#[derive(Args, Debug)]
+struct Common {
+    /// Workspace root (default: the enclosing git work tree, else the
+    /// current directory). Paths outside it are refused.
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+}
+
+pub(super) fn run(cmd: TextCommand, engine: &Engine, out: &mut Out) -> Result<u8> {
+    match cmd {
+        TextCommand::Search(a) => search_cmd(a, engine, out),
+        TextCommand::Read(a) => read_cmd(a, engine, out),
+        TextCommand::Edit(a) => edit_cmd(a, engine, out),
+        TextCommand::Write(a) => write_cmd(a, engine, out),
+        TextCommand::Tree(a) => tree_cmd(a, engine, out),
+    }
+}
+
+/// `p` made absolute against the current directory.
+fn absolute(p: &Path) -> Result<PathBuf> {
+    if p.is_absolute() {
+        return Ok(p.to_path_buf());
+    }
+    let cwd = std::env::current_dir().map_err(|e| Error::io("current_dir", p, &e))?;
+    Ok(cwd.join(p))
+}
+
+/// The folder a command works on: the one given, else `--root`, else the
+/// current directory.
+fn folder(given: Option<&Path>, common: &Common) -> Result<PathBuf> {
+    absolute(given.or(common.root.as_deref()).unwrap_or(Path::new(".")))
+}
+
+/// The workspace for a command on `near`: `--root`, else discovered.
+fn workspace(common: &Common, near: &Path, engine: &Engine) -> Result<Workspace> {
+    let ws = match &common.root {
+        Some(root) => Workspace::new(root)?,
+        None => Workspace::discover(near)?,
+    };
+    Ok(ws.with_max_file_size(engine.max_file_size))
+}
+
+fn path_string(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+fn search_cmd(a: SearchArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let dir = folder(a.path.as_deref(), &a.common)?;
+    let ws = workspace(&a.common, &dir, engine)?;
+    let (keywords, pattern) = if a.regex {
+        let pattern = if a.terms.len() == 1 {
+            a.terms[0].clone()
+        } else {
+            a.terms
+                .iter()
+                .map(|t| format!("(?:{t})"))
+                .collect::<Vec<_>>()
+                .join("|")
+        };
+        (Vec::new(), Some(pattern))
+    } else {
+        (a.terms, None)
+    };
+    let params = SearchParams {
+        keywords,
+        pattern,
+        path: Some(path_string(&dir)),
+        include: a.include,
+        exclude: a.exclude,
+        case_sensitive: a.case_sensitive,
+        whole_word: a.whole_word,
+        max_results: a.max_results,
+        max_matches_per_file: a.max_matches_per_file,
+        max_total_matches: a.max_total_matches,
+        context_lines: a.context,
+        hidden: a.hidden,
+        max_file_size: Some(engine.max_file_size),
+    };
+    let r = textops::search(&ws, engine, &params)?;
+    emit(out, a.json, &r, print_search);
+    Ok(if r.files_matched == 0 { 1 } else { 0 })
+}
+
+/// `10-20` or `15`.
+fn parse_range(s: &str) -> Result<LineRange> {
+    let bad = || {
+        Error::invalid_argument(format!("invalid line range {s:?}"))
+            .with_suggestion("write ranges like 10-20,40-60 (1-based, inclusive)")
+    };
+    let s = s.trim();
+    let (a, b) = s.split_once('-').unwrap_or((s, s));
+    let start = a.trim().parse().map_err(|_| bad())?;
+    let end = b.trim().parse().map_err(|_| bad())?;
+    Ok(LineRange { start, end })
+}
+
+fn read_cmd(a: ReadArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let file = absolute(&a.file)?;
+    let ws = workspace(&a.common, &file, engine)?;
+    if a.lines.is_empty() && a.keywords.is_empty() && a.symbols.is_empty() {
+        let req = WindowRequest {
+            head: a.head,
+            tail: a.tail,
+            max_lines: a.max_lines,
+            ..WindowRequest::default()
+        };
+        let w = textops::read_file(&ws, engine, &file, &req)?;
+        emit(out, a.json, &w, print_window);
+        return Ok(0);
+    }
+    let params = FragmentParams {
+        path: path_string(&file),
+        ranges: a
+            .lines
+            .iter()
+            .map(|s| parse_range(s))
+            .collect::<Result<_>>()?,
+        keywords: a.keywords,
+        symbols: a.symbols,
+        context_lines: a.context,
+        max_lines: a.max_lines,
+        case_sensitive: a.case_sensitive,
+        whole_word: a.whole_word,
+    };
+    let f = textops::read_fragment(&ws, engine, &params)?;
+    emit(out, a.json, &f, print_fragment);
+    Ok(0)
+}
+
+fn print_fragment(f: &Fragment, out: &mut Out) {
+    let width = f.total_lines.max(1).to_string().len();
+    for r in &f.regions {
+        out.line(&format!(
+            "── {} lines {}-{} ({}) ──",
+            f.path,
+            r.start_line,
+            r.end_line,
+            r.sources.join(", ")
+        ));
+        for (i, line) in r.text.split_inclusive('\n').enumerate() {
+            out.line(&format!(
+                "{:>width$}│ {}",
+                r.start_line + i,
+                strip_eol(line)
+            ));
+        }
+    }
+    for k in &f.keywords_not_found {
+        eprintln!("note: keyword {k:?} occurs on no line");
+    }
+    for n in &f.notes {
+        eprintln!("note: range {}: {}", n.requested, n.note);
+    }
+    if let Some(h) = &f.hint {
+        eprintln!("note: {h}");
+    }
+}
+
+fn read_input(from: Option<&Path>) -> Result<Vec<u8>> {
+    match from {
+        Some(p) if p != Path::new("-") => std::fs::read(p).map_err(|e| Error::io("read", p, &e)),
+        _ => {
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut buf)
+                .map_err(|e| Error::io("read", Path::new("<stdin>"), &e))?;
+            Ok(buf)
+        }
+    }
+}
+
+fn utf8(bytes: Vec<u8>, what: &str) -> Result<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        Error::new(
+            ErrorCode::Encoding,
+            format!(
+                "{what} is not valid UTF-8 (byte {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+        .with_suggestion("pass UTF-8 text")
+    })
+}
+
+/// The edits of `--edits F.json`: an array of edits, or an object with
+/// `edits`.
+fn edits_from(path: &Path) -> Result<Vec<TextEdit>> {
+    let shown = path.display().to_string();
+    let text = utf8(read_input(Some(path))?, &shown)?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        Error::invalid_argument(format!("{shown} is not valid JSON: {e}"))
+            .with_suggestion("write [{\"old_text\": \"...\", \"new_text\": \"...\"}]")
+    })?;
+    let list = match value {
+        serde_json::Value::Object(mut map) if map.contains_key("edits") => {
+            map.remove("edits").unwrap_or_default()
+        }
+        other => other,
+    };
+    serde_json::from_value(list).map_err(|e| {
+        Error::invalid_argument(format!("{shown} does not hold a list of edits: {e}"))
+            .with_suggestion("each edit is {\"old_text\", \"new_text\", optional \"anchor\", \"fuzzy\", \"max_distance\", \"expected_matches\"}")
+    })
+}
+
+fn fuzzy_mode(s: &str) -> Result<FuzzyMode> {
+    serde_json::from_value(serde_json::Value::String(s.to_ascii_lowercase())).map_err(|_| {
+        Error::invalid_argument(format!("unknown fuzzy mode {s:?}"))
+            .with_suggestion("use exact, whitespace or levenshtein")
+    })
+}
+
+fn edit_cmd(a: EditArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let file = absolute(&a.file)?;
+    let ws = workspace(&a.common, &file, engine)?;
+    let edits = match (&a.old, &a.new, &a.edits) {
+        (Some(old), Some(new), None) => vec![TextEdit {
+            fuzzy: a
+                .fuzzy
+                .as_deref()
+                .map(fuzzy_mode)
+                .transpose()?
+                .unwrap_or_default(),
+            max_distance: a.max_distance,
+            expected_matches: a.expected_matches,
+            ..TextEdit::new(old.clone(), new.clone())
+        }],
+        (None, None, Some(f)) => edits_from(f)?,
+        _ => {
+            return Err(
+                Error::invalid_argument("give --old and --new, or --edits F.json")
+                    .with_suggestion("e.g. scalpel edit f.py --old 'x = 1' --new 'x = 2'"),
+            );
+        }
+    };
+    let params = EditParams {
+        path: path_string(&file),
+        edits,
+        dry_run: a.write.dry_run,
+        expected_hash: a.write.expected_hash,
+        allow_syntax_errors: a.write.allow_syntax_errors,
+    };
+    let r = textops::edit_file(&ws, engine, &params)?;
+    emit(out, a.json, &r, print_edit);
+    Ok(0)
+}
+
+fn print_edit(r: &EditReceipt, out: &mut Out) {
+    out.raw(&r.diff);
+    if r.diff_truncated {
+        out.line("… (diff cut)");
+    }
+    for e in &r.edits {
+        let lines = match (e.start_line, e.end_line) {
+            (Some(s), Some(t)) => format!(", now lines {s}-{t}"),
+            _ => String::new(),
+        };
+        let times = if e.matches > 1 {
+            format!(" ×{}", e.matches)
+        } else {
+            String::new()
+        };
+        out.line(&format!(
+            "edit {}: {}{times}{lines}",
+            e.index,
+            serde_json::to_value(e.mode)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        ));
+    }
+    out.line(&receipt_line(
+        &r.path,
+        r.changed,
+        r.dry_run,
+        &r.validation.status,
+        &r.file_hash,
+        r.edit_id.as_deref(),
+    ));
+    for w in &r.warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
+fn receipt_line(
+    path: &str,
+    changed: bool,
+    dry_run: bool,
+    validation: &str,
+    hash: &str,
+    edit_id: Option<&str>,
+) -> String {
+    let what = match (dry_run, changed) {
+        (true, _) => "dry run, nothing written:",
+        (false, true) => "wrote",
+        (false, false) => "unchanged:",
+    };
+    let id = edit_id
+        .map(|i| format!(", edit id {i}"))
+        .unwrap_or_default();
+    format!("{what} {path} (validation {validation}, hash {hash}{id})")
+}
+
+fn write_cmd(a: WriteArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let file = absolute(&a.file)?;
+    let ws = workspace(&a.common, &file, engine)?;
+    let source = a
+        .from
+        .as_ref()
+        .map_or("stdin".to_string(), |p| p.display().to_string());
+    let content = utf8(read_input(a.from.as_deref())?, &source)?;
+    let params = WriteParams {
+        path: path_string(&file),
+        content,
+        expected_hash: a.write.expected_hash,
+        dry_run: a.write.dry_run,
+        allow_syntax_errors: a.write.allow_syntax_errors,
+    };
+    let r = textops::write_file(&ws, engine, &params)?;
+    emit(out, a.json, &r, print_write);
+    Ok(0)
+}
+
+fn tree_cmd(a: TreeArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let dir = folder(a.dir.as_deref(), &a.common)?;
+    let ws = workspace(&a.common, &dir, engine)?;
+    let params = TreeParams {
+        path: Some(path_string(&dir)),
+        depth: a.depth,
+        max_items: a.max_items,
+        sizes: a.sizes,
+        hidden: a.hidden,
+    };
+    let t = textops::tree(&ws, &params)?;
+    emit(out, a.json, &t, print_tree);
+    Ok(0)
+}
+
+fn print_search(r: &SearchResult, out: &mut Out) {
+    for f in &r.files {
+        let defines = if f.defines.is_empty() {
+            String::new()
+        } else {
+            format!("; defines {}", f.defines.join(", "))
+        };
+        out.line(&format!(
+            "{}  (score {}, {} match{}{defines})",
+            f.path,
+            f.score,
+            f.match_count,
+            if f.match_count == 1 { "" } else { "es" }
+        ));
+        for m in &f.matches {
+            for c in &m.context_before {
+                out.line(&format!("{:>8}  {c}", "-"));
+            }
+            out.line(&format!(
+                "{:>8}  {}",
+                format!("{}:{}", m.line, m.column),
+                m.preview
+            ));
+            for c in &m.context_after {
+                out.line(&format!("{:>8}  {c}", "+"));
+            }
+        }
+        if f.matches_truncated {
+            out.line(&format!(
+                "{:>8}  … {} more",
+                "",
+                f.match_count - f.matches.len()
+            ));
+        }
+    }
+    eprintln!(
+        "{} file(s) matched, {} match(es), {} searched",
+        r.files_matched, r.total_matches, r.files_searched
+    );
+    if let Some(h) = &r.hint {
+        eprintln!("note: {h}");
+    }
+    for e in &r.errors {
+        eprintln!("warning: {}: {}", e.path, e.message);
+    }
+}
+
+fn print_window(w: &FileWindow, out: &mut Out) {
+    out.raw(&w.window.text);
+    if !w.window.text.is_empty() && !w.window.text.ends_with('\n') {
+        out.raw("\n");
+    }
+    if let Some(next) = w.window.next_start_line {
+        eprintln!(
+            "note: cut at line {} of {}; continue with --lines {next}-{}",
+            w.window.end_line, w.window.total_lines, w.window.total_lines
+        );
+    }
+}
+
+fn print_write(r: &WriteReceipt, out: &mut Out) {
+    if !r.created {
+        out.raw(&r.diff);
+    }
+    let created = if r.created {
+        format!("created ({} lines), ", r.total_lines)
+    } else {
+        String::new()
+    };
+    out.line(&format!(
+        "{created}{}",
+        receipt_line(
+            &r.path,
+            r.changed,
+            r.dry_run,
+            &r.validation.status,
+            &r.file_hash,
+            r.edit_id.as_deref()
+        )
+    ));
+    for w in &r.warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
+fn print_tree(t: &TreeListing, out: &mut Out) {
+    out.raw(&t.text);
+    if !t.text.is_empty() && !t.text.ends_with('\n') {
+        out.raw("\n");
+    }
+    if let Some(h) = &t.hint {
+        eprintln!("note: {h}");
+    }
+}
+
+/// Print `value` as the JSON payload with `--json`, else in human form.
+fn emit<T: serde::Serialize>(out: &mut Out, json: bool, value: &T, human: fn(&T, &mut Out)) {
+    if json {
+        out.line(&to_json(value));
+    } else {
+        human(value, out);
+    }
+}

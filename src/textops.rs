@@ -1,0 +1,886 @@
+//! The text tools' library facade: `read_file`, `read_fragment`, `edit_file`,
+//! `write_file`, `search_files` and `list_directory`, one function each.
+//!
+//! The algorithms live elsewhere and are pure (`text`: intervals, safe
+//! replace; `fs`: windows, the search walk, the tree) or are the single door
+//! to the disk (`fs::commit_write`). This module only composes them, so the
+//! CLI and the MCP server stay thin adapters that give the same answers and
+//! the same errors. Every function takes the [`Workspace`], so each path is
+//! sandboxed before a byte is read, and every result names its file relative
+//! to the root.
+
+use crate::edit::validate::{self, Change, Validation};
+use crate::engine::Engine;
+use crate::error::{Error, ErrorCode, Result};
+use crate::fs::read::{Window, WindowRequest, read_window};
+use crate::fs::search::{DefinitionsFn, SearchParams, SearchResult, search_files};
+use crate::fs::tree::{TreeListing, TreeParams, list_directory};
+use crate::fs::{self, Purpose, ResolvedPath, SourceText, Workspace, WriteMeta};
+use crate::lang::Language;
+use crate::symbols;
+use crate::text::{
+    DroppedRegion, LineIndex, LineRange, LineRequest, MatchMode, RangeNote, TextEdit, apply_budget,
+    keyword_lines, merge, plan_edits, validate_ranges,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Lines of context around each requested range, keyword line or symbol.
+pub const DEFAULT_CONTEXT_LINES: usize = 3;
+/// Line budget of one `read_fragment` answer (about 6k tokens of code).
+pub const DEFAULT_FRAGMENT_MAX_LINES: usize = 500;
+/// At most this many left-out ranges are spelled out in a hint.
+const HINT_RANGES: usize = 8;
+
+const BOM: &str = "\u{FEFF}";
+
+// ---------------------------------------------------------------------------
+// read_file
+
+/// A line window of one file (`read_file`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileWindow {
+    /// The file, relative to the root.
+    pub path: String,
+    #[serde(flatten)]
+    pub window: Window,
+}
+
+/// Read a window of `path` (the whole file by default), bounded by lines and
+/// bytes. Errors: the sandbox's (`OUTSIDE_ROOT`, `NOT_FOUND`, ...),
+/// `BINARY_FILE`, `ENCODING`, `TOO_LARGE`, `INVALID_RANGE`.
+pub fn read_file(
+    ws: &Workspace,
+    engine: &Engine,
+    path: &Path,
+    req: &WindowRequest,
+) -> Result<FileWindow> {
+    let (target, src) = read_target(ws, engine, path)?;
+    Ok(FileWindow {
+        path: target.display,
+        window: read_window(&src, req)?,
+    })
+}
+
+/// Resolve `path` for reading and decode it.
+fn read_target(ws: &Workspace, engine: &Engine, path: &Path) -> Result<(ResolvedPath, SourceText)> {
+    let target = ws.resolve(path, Purpose::Read)?;
+    let src = fs::read_source(&target.path, engine.max_file_size)
+        .map_err(|e| with_path(e, &target.display))?;
+    Ok((target, src))
+}
+
+// ---------------------------------------------------------------------------
+// read_fragment
+
+/// What to read from one file (`read_fragment`): line ranges, lines holding
+/// keywords, and symbols by name path, in any combination.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FragmentParams {
+    /// The file, relative to the root or absolute inside it.
+    pub path: String,
+    /// Line ranges `[{start, end}]` (1-based, inclusive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranges: Vec<LineRange>,
+    /// Read the lines that contain any of these (literal text).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keywords: Vec<String>,
+    /// Read these symbols (name paths such as `Parser.run`), decorators and
+    /// doc comments included.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub symbols: Vec<String>,
+    /// Lines of context added around each piece (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_lines: Option<usize>,
+    /// Most lines returned (default 500); what does not fit is listed in
+    /// `dropped`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_lines: Option<usize>,
+    /// Keywords match case exactly (default: false).
+    #[serde(default)]
+    pub case_sensitive: bool,
+    /// Keywords match whole words only.
+    #[serde(default)]
+    pub whole_word: bool,
+}
+
+/// One merged region of lines and the requests that formed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct FragmentRegion {
+    pub start_line: usize,
+    pub end_line: usize,
+    /// The requests inside this region: `"10-15"`, `"keyword:parse"`,
+    /// `"symbol:Parser.run"`.
+    pub sources: Vec<String>,
+    /// The lines, with their original line endings.
+    pub text: String,
+}
+
+/// Where a requested symbol was found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct FragmentSymbol {
+    /// The name path as requested.
+    pub requested: String,
+    /// The address that selects it unambiguously.
+    pub address: String,
+    pub kind: String,
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
+/// The answer of `read_fragment`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Fragment {
+    pub path: String,
+    /// Regions in line order; adjacent and overlapping requests are merged.
+    pub regions: Vec<FragmentRegion>,
+    pub total_lines: usize,
+    /// Lines returned over all regions.
+    pub lines_returned: usize,
+    /// True when the line budget left something out (see `dropped`).
+    pub truncated: bool,
+    /// What the budget left out; ask for these lines as `ranges` to read them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<DroppedRegion>,
+    /// How to get what was left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// The requested symbols and their lines.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub symbols: Vec<FragmentSymbol>,
+    /// Keywords that occur on no line.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keywords_not_found: Vec<String>,
+    /// Requested ranges that were clamped or skipped.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<RangeNote>,
+    pub file_hash: String,
+}
+
+/// Read the lines of `params.path` that the ranges, keywords and symbols
+/// select, each expanded by `context_lines`, merged, and cut to `max_lines`.
+///
+/// A symbol that cannot be resolved (`NOT_FOUND`, `AMBIGUOUS`) fails the
+/// whole call: a silently missing piece would be read as "not there".
+/// Symbols in a file without a grammar are `UNSUPPORTED_LANGUAGE`.
+pub fn read_fragment(ws: &Workspace, engine: &Engine, params: &FragmentParams) -> Result<Fragment> {
+    if params.ranges.is_empty() && params.keywords.is_empty() && params.symbols.is_empty() {
+        return Err(Error::invalid_argument(
+            "nothing to read: give ranges, keywords or symbols",
+        )
+        .with_suggestion(
+            "e.g. {\"ranges\": [{\"start\": 10, \"end\": 40}]}, or use read_file for a whole file",
+        ));
+    }
+    let max_lines = params.max_lines.unwrap_or(DEFAULT_FRAGMENT_MAX_LINES);
+    if max_lines == 0 {
+        return Err(Error::invalid_argument("max_lines must be at least 1")
+            .with_suggestion("omit max_lines to use the default (500)"));
+    }
+    let context = params.context_lines.unwrap_or(DEFAULT_CONTEXT_LINES);
+    let (target, src) = read_target(ws, engine, Path::new(&params.path))?;
+    let body = src.body();
+    let total = src.total_lines();
+
+    let checked = validate_ranges(&params.ranges, total)?;
+    let mut requests = checked.requests;
+
+    let mut keywords_not_found = Vec::new();
+    if !params.keywords.is_empty() {
+        let hits = keyword_lines(
+            body,
+            &params.keywords,
+            params.case_sensitive,
+            params.whole_word,
+        )?;
+        for k in &params.keywords {
+            if !hits.iter().any(|(_, label)| label == k) && !keywords_not_found.contains(k) {
+                keywords_not_found.push(k.clone());
+            }
+        }
+        requests.extend(
+            hits.into_iter()
+                .map(|(line, k)| LineRequest::new(format!("keyword:{k}"), line, line)),
+        );
+    }
+
+    let mut found_symbols = Vec::new();
+    if !params.symbols.is_empty() {
+        let lang = engine
+            .language_for(&target.path, Some(&src), None)
+            .map_err(|e| with_path(e, &target.display))?;
+        let file = symbols::parse(&lang, Arc::new(src.clone()))?;
+        for name in &params.symbols {
+            let s = symbols::resolve(&file.symbols, name, None)
+                .map_err(|e| with_path(e, &target.display))?;
+            let span = s.full_span();
+            requests.push(LineRequest::new(
+                format!("symbol:{name}"),
+                span.start_line,
+                span.end_line,
+            ));
+            found_symbols.push(FragmentSymbol {
+                requested: name.clone(),
+                address: s.address().to_string(),
+                kind: s.kind.clone(),
+                start_line: span.start_line,
+                end_line: span.end_line,
+            });
+        }
+    }
+
+    let budget = apply_budget(merge(&requests, context, total), max_lines);
+    let index = LineIndex::new(body);
+    let regions: Vec<FragmentRegion> = budget
+        .kept
+        .into_iter()
+        .map(|r| FragmentRegion {
+            text: body[index.lines_span(r.start, r.end)].to_string(),
+            start_line: r.start,
+            end_line: r.end,
+            sources: r.sources,
+        })
+        .collect();
+    let lines_returned = regions.iter().map(|r| r.end_line + 1 - r.start_line).sum();
+    let hint = budget
+        .truncated
+        .then(|| dropped_hint(&budget.dropped, max_lines));
+    Ok(Fragment {
+        path: target.display,
+        regions,
+        total_lines: total,
+        lines_returned,
+        truncated: budget.truncated,
+        dropped: budget.dropped,
+        hint,
+        symbols: found_symbols,
+        keywords_not_found,
+        notes: checked.notes,
+        file_hash: src.hash,
+    })
+}
+
+/// "N lines left out; read them with ranges [...]".
+fn dropped_hint(dropped: &[DroppedRegion], max_lines: usize) -> String {
+    let lines: usize = dropped.iter().map(|d| d.end + 1 - d.start).sum();
+    let ranges: Vec<String> = dropped
+        .iter()
+        .take(HINT_RANGES)
+        .map(|d| format!("{{\"start\": {}, \"end\": {}}}", d.start, d.end))
+        .collect();
+    let more = if dropped.len() > HINT_RANGES {
+        format!(" and {} more", dropped.len() - HINT_RANGES)
+    } else {
+        String::new()
+    };
+    format!(
+        "{lines} line(s) over the budget of {max_lines} were left out; read them with ranges [{}]{more}, or raise max_lines",
+        ranges.join(", ")
+    )
+}
+
+// ---------------------------------------------------------------------------
+// edit_file
+
+/// A batch of text edits to one file (`edit_file`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditParams {
+    /// The file, relative to the root or absolute inside it.
+    pub path: String,
+    /// Replacements, all matched against the current content and applied
+    /// together; if one fails, nothing is written.
+    pub edits: Vec<TextEdit>,
+    /// Match, validate and show the diff, but write nothing.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Refuse with STALE_FILE unless the file still has this hash (from a read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_hash: Option<String>,
+    /// Write even if the result has new parse errors.
+    #[serde(default)]
+    pub allow_syntax_errors: bool,
+}
+
+/// How one edit of a batch landed.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct EditSummary {
+    pub index: usize,
+    /// `exact`, `whitespace`, `levenshtein`, or `noop` (identical texts).
+    pub mode: MatchMode,
+    /// Occurrences replaced.
+    pub matches: usize,
+    /// First line of the new text in the new file (absent for a no-op).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_line: Option<usize>,
+    /// Last line of the new text in the new file (absent for a no-op).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<usize>,
+    /// Each occurrence's new lines, when there are several.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub occurrences: Vec<LineRange>,
+    /// Edit distance of a levenshtein match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance: Option<usize>,
+    /// Similarity (0..1) of a fuzzy match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f64>,
+}
+
+/// The receipt of `edit_file`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct EditReceipt {
+    pub path: String,
+    /// Id for undo; absent for a dry run or when nothing changed.
+    pub edit_id: Option<String>,
+    /// The content differs from before (false for a batch of no-ops).
+    pub changed: bool,
+    pub dry_run: bool,
+    pub edits: Vec<EditSummary>,
+    /// Unified diff of the change (capped).
+    pub diff: String,
+    pub diff_truncated: bool,
+    /// Hash of the new content (the current one if nothing changed).
+    pub file_hash: String,
+    pub previous_hash: String,
+    pub validation: Validation,
+    pub warnings: Vec<String>,
+}
+
+/// Apply a batch of text edits to an existing file: match every edit against
+/// the current text (`text::plan_edits`: exact, anchors, fuzzy, conflicts),
+/// splice once, check that the result adds no parse errors (files with a
+/// grammar), and commit through the one write path (backup, journal, atomic
+/// replace). One failing edit fails the batch with its index and the file is
+/// not touched; a dry run returns the same receipt and writes nothing.
+pub fn edit_file(ws: &Workspace, engine: &Engine, params: &EditParams) -> Result<EditReceipt> {
+    if params.edits.is_empty() {
+        return Err(Error::invalid_argument("no edits given").with_suggestion(
+            "pass edits: [{\"old_text\": \"...\", \"new_text\": \"...\"}]; use write_file to replace a whole file",
+        ));
+    }
+    let target = ws.resolve(Path::new(&params.path), Purpose::Write)?;
+    let src = fs::read_source(&target.path, engine.max_file_size)
+        .map_err(|e| with_path(e, &target.display))?;
+    // Check the hash before matching: against a file that changed, the
+    // edits' failures would only be noise.
+    if let Some(expected) = &params.expected_hash {
+        check_expected(&target.display, &src, expected)?;
+    }
+    let plan = plan_edits(&src.text, &params.edits).map_err(|e| with_path(e, &target.display))?;
+    let summaries = summarize(&plan.edits);
+    let mut warnings = plan.warnings.clone();
+
+    if plan.is_noop() {
+        warnings.push("nothing changed: every edit's old_text equals its new_text".to_string());
+        return Ok(EditReceipt {
+            path: target.display,
+            edit_id: None,
+            changed: false,
+            dry_run: params.dry_run,
+            edits: summaries,
+            diff: String::new(),
+            diff_truncated: false,
+            file_hash: src.hash.clone(),
+            previous_hash: src.hash,
+            validation: Validation::not_checked(),
+            warnings,
+        });
+    }
+
+    let new_text = plan.apply(&src.text)?;
+    let reps = plan.replacements();
+    let offset = src.body_offset();
+    let start = reps.iter().map(|r| r.start).min().unwrap_or(offset);
+    let old_end = reps.iter().map(|r| r.end).max().unwrap_or(offset);
+    // Every splice lies inside start..old_end, so the whole length change
+    // happens there.
+    let new_end = (old_end + new_text.len()).saturating_sub(src.text.len());
+    let change = Change {
+        start: start.saturating_sub(offset),
+        old_end: old_end.saturating_sub(offset),
+        new_end: new_end.saturating_sub(offset),
+    };
+    let validation = validate_change(
+        engine,
+        &target,
+        Some((&src, change)),
+        &new_text,
+        params.allow_syntax_errors,
+        &mut warnings,
+    )?;
+    let outcome = fs::commit_write(
+        ws,
+        &target,
+        Some(&src),
+        new_text.as_bytes(),
+        WriteMeta {
+            operation: "edit_file".to_string(),
+            symbol: None,
+            expected_hash: params.expected_hash.clone(),
+            dry_run: params.dry_run,
+        },
+    )?;
+    warnings.extend(outcome.warnings);
+    Ok(EditReceipt {
+        path: outcome.path,
+        edit_id: outcome.edit_id,
+        changed: outcome.changed,
+        dry_run: outcome.dry_run,
+        edits: summaries,
+        diff: outcome.diff,
+        diff_truncated: outcome.diff_truncated,
+        file_hash: outcome.new_hash,
+        previous_hash: src.hash,
+        validation,
+        warnings,
+    })
+}
+
+fn summarize(planned: &[crate::text::PlannedEdit]) -> Vec<EditSummary> {
+    planned
+        .iter()
+        .map(|p| {
+            let occurrences: Vec<LineRange> = p
+                .matches
+                .iter()
+                .map(|m| LineRange {
+                    start: m.new_start_line,
+                    end: m.new_end_line,
+                })
+                .collect();
+            EditSummary {
+                index: p.index,
+                mode: p.mode,
+                matches: p.matches.len(),
+                start_line: occurrences.iter().map(|o| o.start).min(),
+                end_line: occurrences.iter().map(|o| o.end).max(),
+                occurrences: if occurrences.len() > 1 {
+                    occurrences
+                } else {
+                    Vec::new()
+                },
+                distance: p.distance,
+                similarity: p.similarity,
+            }
+        })
+        .collect()
+}
+
+/// `STALE_FILE` when the file's hash is not `expected` (compared as
+/// `commit_write` does: trimmed, lower case).
+fn check_expected(display: &str, src: &SourceText, expected: &str) -> Result<()> {
+    let expected = expected.trim().to_ascii_lowercase();
+    if expected == src.hash {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::StaleFile,
+        format!(
+            "{display} has hash {}, not the expected {expected}",
+            src.hash
+        ),
+    )
+    .with_suggestion("re-read the file (read_file or read_fragment) and retry with the new hash")
+    .with_details(json!({
+        "path": display,
+        "current_hash": src.hash,
+        "expected_hash": expected,
+        "exists": true,
+    })))
+}
+
+// ---------------------------------------------------------------------------
+// write_file
+
+/// A whole file to create or overwrite (`write_file`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WriteParams {
+    /// The file, relative to the root or absolute inside it; missing parent
+    /// folders are created (inside the root only).
+    pub path: String,
+    /// The complete new content.
+    pub content: String,
+    /// Refuse with STALE_FILE unless the file still has this hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_hash: Option<String>,
+    /// Validate and show the diff, but write nothing.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Write even if the content has (new) parse errors.
+    #[serde(default)]
+    pub allow_syntax_errors: bool,
+}
+
+/// The receipt of `write_file`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct WriteReceipt {
+    pub path: String,
+    /// Id for undo; absent for a dry run or when nothing changed.
+    pub edit_id: Option<String>,
+    /// The file did not exist before.
+    pub created: bool,
+    pub changed: bool,
+    pub dry_run: bool,
+    /// Hash of the new content.
+    pub file_hash: String,
+    /// Hash before the write; absent for a new file.
+    pub previous_hash: Option<String>,
+    pub total_lines: usize,
+    pub bytes: usize,
+    pub diff: String,
+    pub diff_truncated: bool,
+    pub validation: Validation,
+    pub warnings: Vec<String>,
+}
+
+/// Create `params.path` or replace its whole content. An existing file must
+/// be readable as UTF-8 text (else `BINARY_FILE` / `ENCODING`, untouched):
+/// its old content is what the backup, the diff and validation start from.
+///
+/// Overwriting keeps the file's shape when the content does not say
+/// otherwise: a BOM the file had is kept, and LF-only content written over a
+/// CRLF file is converted to CRLF (both reported in `warnings`), so that
+/// rewriting a file does not turn into a whole-file diff. Files with a
+/// grammar are validated: a new file must parse (unless
+/// `allow_syntax_errors`); an overwrite may not add parse errors the old
+/// content did not have.
+pub fn write_file(ws: &Workspace, engine: &Engine, params: &WriteParams) -> Result<WriteReceipt> {
+    let target = ws.resolve(Path::new(&params.path), Purpose::Create)?;
+    let old = if target.path.exists() {
+        Some(
+            fs::read_source(&target.path, engine.max_file_size)
+                .map_err(|e| with_path(e, &target.display))?,
+        )
+    } else {
+        None
+    };
+    if let (Some(expected), Some(src)) = (&params.expected_hash, &old) {
+        check_expected(&target.display, src, expected)?;
+    }
+    let mut warnings = Vec::new();
+    let content = match &old {
+        Some(src) => keep_shape(src, &params.content, &mut warnings),
+        None => params.content.clone(),
+    };
+    let base = old
+        .as_ref()
+        .map(|src| (src, diff_window(src.body(), strip_bom(&content))));
+    let validation = validate_change(
+        engine,
+        &target,
+        base,
+        &content,
+        params.allow_syntax_errors,
+        &mut warnings,
+    )?;
+    let outcome = fs::commit_write(
+        ws,
+        &target,
+        old.as_ref(),
+        content.as_bytes(),
+        WriteMeta {
+            operation: "write_file".to_string(),
+            symbol: None,
+            expected_hash: params.expected_hash.clone(),
+            dry_run: params.dry_run,
+        },
+    )?;
+    warnings.extend(outcome.warnings);
+    Ok(WriteReceipt {
+        path: outcome.path,
+        edit_id: outcome.edit_id,
+        created: outcome.created,
+        changed: outcome.changed,
+        dry_run: outcome.dry_run,
+        file_hash: outcome.new_hash,
+        previous_hash: outcome.old_hash,
+        total_lines: fs::count_lines(strip_bom(&content)),
+        bytes: content.len(),
+        diff: outcome.diff,
+        diff_truncated: outcome.diff_truncated,
+        validation,
+        warnings,
+    })
+}
+
+/// Keep the BOM and CRLF line endings of `old` in new whole-file content
+/// that does not mention them.
+fn keep_shape(old: &SourceText, content: &str, warnings: &mut Vec<String>) -> String {
+    let mut out = content.to_string();
+    if old.profile.eol == fs::Eol::Crlf && content.contains('\n') && !content.contains('\r') {
+        out = out.replace('\n', "\r\n");
+        warnings.push(
+            "the file uses CRLF line endings; the new content's LF endings were converted"
+                .to_string(),
+        );
+    }
+    if old.profile.bom && !out.starts_with(BOM) {
+        out.insert_str(0, BOM);
+        warnings.push("the file starts with a UTF-8 BOM; it was kept".to_string());
+    }
+    out
+}
+
+fn strip_bom(s: &str) -> &str {
+    s.strip_prefix(BOM).unwrap_or(s)
+}
+
+/// The smallest window where `old` and `new` differ, as a tree edit.
+fn diff_window(old: &str, new: &str) -> Change {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    // Keep the window on character boundaries of both texts.
+    while !(old.is_char_boundary(prefix) && new.is_char_boundary(prefix)) {
+        prefix -= 1;
+    }
+    let mut suffix = a[prefix..]
+        .iter()
+        .rev()
+        .zip(b[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    while !(old.is_char_boundary(a.len() - suffix) && new.is_char_boundary(b.len() - suffix)) {
+        suffix -= 1;
+    }
+    Change {
+        start: prefix,
+        old_end: a.len() - suffix,
+        new_end: b.len() - suffix,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Validation shared by edit_file and write_file
+
+/// Parse-delta validation of `new_text` (the whole new file, BOM included)
+/// for files with a grammar. With a `base` (the old content and the change
+/// in body coordinates) the old content is parsed and the new one reparsed
+/// incrementally, and only errors the change adds count; without one (a new
+/// file) every parse error counts. Files
+/// without a grammar are `not_checked`; so are files whose parser gives up
+/// (with a warning), because refusing a write over a parser limit would block
+/// the text tools exactly where they are the fallback.
+fn validate_change(
+    engine: &Engine,
+    target: &ResolvedPath,
+    base: Option<(&SourceText, Change)>,
+    new_text: &str,
+    allow: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Validation> {
+    let new_body = strip_bom(new_text);
+    // The language of the file as it is (a shebang decides for files without
+    // an extension), else of the content about to be written.
+    let first_line = match base {
+        Some((old, _)) => old.body().lines().next(),
+        None => new_body.lines().next(),
+    };
+    let Some(lang) = engine.registry.detect(&target.path, first_line).cloned() else {
+        return Ok(Validation::not_checked());
+    };
+    match problems(&lang, base, new_body) {
+        Ok((introduced, preexisting)) => {
+            let v = validate::judge(introduced, preexisting, allow, &target.display)?;
+            if v.status == "errors_allowed" {
+                warnings.push(format!(
+                    "written with {} new parse error(s) (allow_syntax_errors)",
+                    v.new_errors.len()
+                ));
+            }
+            Ok(v)
+        }
+        Err(e) => {
+            warnings.push(format!("not validated: {}", e.message));
+            Ok(Validation::not_checked())
+        }
+    }
+}
+
+/// Parse errors the change introduces, and how many the old content had.
+fn problems(
+    lang: &Arc<Language>,
+    base: Option<(&SourceText, Change)>,
+    new_body: &str,
+) -> Result<(Vec<validate::SyntaxProblem>, usize)> {
+    match base {
+        Some((old, change)) => {
+            let old_tree = symbols::parse_tree(lang, old.body(), None)?;
+            let (_, introduced, preexisting) =
+                validate::reparse(lang, &old_tree, old.body(), new_body, change)?;
+            Ok((introduced, preexisting))
+        }
+        None => {
+            let tree = symbols::parse_tree(lang, new_body, None)?;
+            Ok((validate::syntax_problems(&tree, new_body), 0))
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// search_files and list_directory
+
+/// Search the workspace (`search_files`), ranking files that define a
+/// keyword (per the grammar's tags query) above files that only mention it.
+/// `params.path` is a folder relative to the root or absolute inside it.
+pub fn search(ws: &Workspace, engine: &Engine, params: &SearchParams) -> Result<SearchResult> {
+    let registry = Arc::clone(&engine.registry);
+    let words = params.pattern.is_none().then(|| params.keywords.clone());
+    let case_sensitive = params.case_sensitive;
+    let definitions = move |path: &Path, text: &str| -> Vec<String> {
+        let body = strip_bom(text);
+        match registry.detect(path, body.lines().next()) {
+            Some(lang) => defined_names(lang, body, words.as_deref(), case_sensitive)
+                .unwrap_or_else(|e| {
+                    tracing::debug!(path = %path.display(), error = %e, "no definitions");
+                    Vec::new()
+                }),
+            None => Vec::new(),
+        }
+    };
+    let definitions: &DefinitionsFn = &definitions;
+    search_files(ws.root(), params, Some(definitions))
+}
+
+/// Above this many keyword lines, the tags query runs over the whole file.
+const MAX_QUERY_RANGES: usize = 64;
+
+/// Names of the definitions in `body` (the `@name` of every match with a
+/// `@definition.*` capture). With `words`, the query runs only over the
+/// lines that mention one of them: the ranking only asks whether a keyword
+/// is defined, and a definition whose name is a keyword intersects such a
+/// line, so this finds the same answer for a fraction of the query cost.
+fn defined_names(
+    lang: &Language,
+    body: &str,
+    words: Option<&[String]>,
+    case_sensitive: bool,
+) -> Result<Vec<String>> {
+    use crate::lang::query::TagRole;
+    use streaming_iterator::StreamingIterator;
+    let ranges = match words {
+        Some(words) => keyword_line_spans(body, words, case_sensitive)?,
+        None => std::iter::once(0..body.len()).collect(),
+    };
+    if ranges.is_empty() {
+        return Ok(Vec::new());
+    }
+    let tree = symbols::parse_tree(lang, body, None)?;
+    let query = lang.tags_query()?;
+    let mut cursor = tree_sitter::QueryCursor::new();
+    let mut names: Vec<String> = Vec::new();
+    for range in ranges {
+        cursor.set_byte_range(range);
+        let mut matches = cursor.matches(&query.query, tree.root_node(), body.as_bytes());
+        while let Some(m) = matches.next() {
+            let role = |c: &tree_sitter::QueryCapture| query.roles.get(c.index as usize).copied();
+            if !m
+                .captures()
+                .iter()
+                .any(|c| matches!(role(c), Some(TagRole::Definition(_))))
+            {
+                continue;
+            }
+            for c in m
+                .captures()
+                .iter()
+                .filter(|c| role(c) == Some(TagRole::Name))
+            {
+                if let Some(name) = body.get(c.node.byte_range())
+                    && !names.iter().any(|n| n == name)
+                {
+                    names.push(name.to_string());
+                }
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// Byte spans of the lines of `body` that contain one of `words` as a whole
+/// word; the whole body when there are more than [`MAX_QUERY_RANGES`].
+fn keyword_line_spans(
+    body: &str,
+    words: &[String],
+    case_sensitive: bool,
+) -> Result<Vec<std::ops::Range<usize>>> {
+    let alternation: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
+    let re = regex::RegexBuilder::new(&format!(r"\b(?:{})\b", alternation.join("|")))
+        .case_insensitive(!case_sensitive)
+        .build()
+        .map_err(|e| Error::invalid_argument(format!("cannot search for these keywords: {e}")))?;
+    let bytes = body.as_bytes();
+    let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
+    for m in re.find_iter(body) {
+        let start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |p| p + 1);
+        let end = memchr::memchr(b'\n', &bytes[m.end()..]).map_or(body.len(), |p| m.end() + p);
+        if spans.last().is_some_and(|s| s.start == start) {
+            continue;
+        }
+        if spans.len() == MAX_QUERY_RANGES {
+            return Ok(std::iter::once(0..body.len()).collect());
+        }
+        spans.push(start..end);
+    }
+    Ok(spans)
+}
+
+/// A token-lean tree of a folder (`list_directory`).
+pub fn tree(ws: &Workspace, params: &TreeParams) -> Result<TreeListing> {
+    list_directory(ws.root(), params)
+}
+
+/// Name the file in an error's details, so the caller knows where it
+/// happened.
+fn with_path(mut e: Error, display: &str) -> Error {
+    match &mut e.details {
+        Value::Object(map) => {
+            map.insert("path".into(), Value::String(display.to_string()));
+        }
+        Value::Null => e.details = json!({"path": display}),
+        _ => {}
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn python() -> Arc<Language> {
+        Engine::default()
+            .registry
+            .by_name("python")
+            .cloned()
+            .unwrap()
+    }
+
+    #[test]
+    fn defined_names_only_looks_at_keyword_lines() {
+        let body =
+            "class Store:\n    def get(self):\n        return load()\n\n\ndef load():\n    pass\n";
+        let all = defined_names(&python(), body, None, false).unwrap();
+        assert_eq!(all, vec!["Store", "get", "load"]);
+        // `load` is mentioned on line 3 and defined on line 6: found once.
+        let some = defined_names(&python(), body, Some(&["LOAD".to_string()]), false).unwrap();
+        assert!(some.contains(&"load".to_string()), "{some:?}");
+        // Not mentioned as a whole word: nothing parsed, nothing found.
+        let none = defined_names(&python(), body, Some(&["oad".to_string()]), true).unwrap();
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn diff_window_stays_on_char_boundaries() {
+        let c = diff_window("aé b", "aè b");
+        assert_eq!((c.start, c.old_end, c.new_end), (1, 3, 3));
+        let c = diff_window("abc", "abc");
+        assert_eq!((c.start, c.old_end, c.new_end), (3, 3, 3));
+        let c = diff_window("ab", "axb");
+        assert_eq!((c.start, c.old_end, c.new_end), (1, 1, 2));
+    }
+}
