@@ -39,7 +39,7 @@ cat "$W/extract.md"
 
 echo; echo "== symbols over the stdlib directory =="
 NFILES=$(find "$STDLIB" -name '*.py' -not -path '*/site-packages/*' | wc -l)
-mkdir -p "$W/stdlib" && (cd "$STDLIB" && find . -name '*.py' -not -path './site-packages/*' -print0 | cpio -0pdm --quiet "$W/stdlib")
+mkdir -p "$W/stdlib" && (cd "$STDLIB" && find . -name '*.py' -not -path './site-packages/*' -print0 | tar -cf - --null -T -) | tar -xf - -C "$W/stdlib"
 hyperfine --warmup 1 --runs 5 --export-markdown "$W/symbols.md" "$S symbols $W/stdlib > /dev/null" 2>&1 | grep -E 'Time|Range' || true
 cat "$W/symbols.md"
 echo "files: $NFILES"
