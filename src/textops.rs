@@ -81,7 +81,7 @@ fn read_target(ws: &Workspace, engine: &Engine, path: &Path) -> Result<(Resolved
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FragmentParams {
-    /// The file, relative to the root or absolute inside it.
+    /// File, relative to the root.
     pub path: String,
     /// Line ranges `[{start, end}]` (1-based, inclusive).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -91,6 +91,7 @@ pub struct FragmentParams {
     pub keywords: Vec<String>,
     /// Read these symbols (name paths such as `Parser.run`), decorators and
     /// doc comments included.
+    #[schemars(description = "Symbols (name paths) to read.")]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub symbols: Vec<String>,
     /// Lines of context added around each piece (default 3).
@@ -98,6 +99,7 @@ pub struct FragmentParams {
     pub context_lines: Option<usize>,
     /// Most lines returned (default 500); what does not fit is listed in
     /// `dropped`.
+    #[schemars(description = "Line budget (default 500).")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_lines: Option<usize>,
     /// Keywords match case exactly (default: false).
@@ -290,15 +292,17 @@ fn dropped_hint(dropped: &[DroppedRegion], max_lines: usize) -> String {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EditParams {
-    /// The file, relative to the root or absolute inside it.
+    /// File, relative to the root.
     pub path: String,
     /// Replacements, all matched against the current content and applied
     /// together; if one fails, nothing is written.
+    #[schemars(description = "Replacements, applied together or not at all.")]
     pub edits: Vec<TextEdit>,
     /// Match, validate and show the diff, but write nothing.
     #[serde(default)]
     pub dry_run: bool,
     /// Refuse with STALE_FILE unless the file still has this hash (from a read).
+    #[schemars(description = "Refuse (STALE_FILE) unless the file has this file_hash.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_hash: Option<String>,
     /// Write even if the result has new parse errors.
@@ -503,10 +507,12 @@ fn check_expected(display: &str, src: &SourceText, expected: &str) -> Result<()>
 pub struct WriteParams {
     /// The file, relative to the root or absolute inside it; missing parent
     /// folders are created (inside the root only).
+    #[schemars(description = "File, relative to the root.")]
     pub path: String,
     /// The complete new content.
     pub content: String,
     /// Refuse with STALE_FILE unless the file still has this hash.
+    #[schemars(description = "Refuse (STALE_FILE) unless the file has this file_hash.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_hash: Option<String>,
     /// Validate and show the diff, but write nothing.

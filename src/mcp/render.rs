@@ -5,7 +5,11 @@
 
 use super::reply::Render;
 use crate::engine::{Extraction, FileSymbols, UpdateReceipt};
+use crate::edit::Validation;
 use crate::fs::UndoOutcome;
+use crate::fs::search::SearchResult;
+use crate::fs::tree::TreeListing;
+use crate::textops::{EditReceipt, FileWindow, Fragment, WriteReceipt};
 use std::fmt::Write;
 
 impl Render for FileSymbols {
@@ -145,23 +149,154 @@ impl Render for UpdateReceipt {
             self.previous_hash,
             self.file_hash
         );
-        if let Some(id) = &self.edit_id {
-            let _ = write!(out, "; edit {id} (undo_edit reverts it)");
-        }
-        let _ = writeln!(out, "; validation {}", self.validation.status);
-        for e in &self.validation.new_errors {
-            let _ = writeln!(
-                out,
-                "new parse error at {}:{}: {} `{}`",
-                e.line, e.column, e.what, e.snippet
-            );
-        }
-        for w in &self.warnings {
-            let _ = writeln!(out, "warning: {w}");
-        }
+        receipt_tail(&mut out, &self.edit_id, &self.validation, &self.warnings);
         push_code(&mut out, &self.diff);
         if self.diff_truncated {
             out.push_str("(diff truncated)\n");
+        }
+        out
+    }
+}
+
+impl Render for FileWindow {
+    fn render(&self) -> String {
+        let w = &self.window;
+        let mut out = format!(
+            "{} lines {}-{} of {} (hash {})",
+            self.path, w.start_line, w.end_line, w.total_lines, w.file_hash
+        );
+        if let Some(next) = w.next_start_line {
+            let _ = write!(out, "; truncated, continue at start_line {next}");
+        }
+        out.push('\n');
+        push_code(&mut out, &w.text);
+        out
+    }
+}
+
+impl Render for Fragment {
+    fn render(&self) -> String {
+        let mut out = format!(
+            "{}: {} regions, {} of {} lines (hash {})\n",
+            self.path,
+            self.regions.len(),
+            self.lines_returned,
+            self.total_lines,
+            self.file_hash
+        );
+        for r in &self.regions {
+            let _ = writeln!(out, "@@ {}-{} [{}]", r.start_line, r.end_line, r.sources.join(", "));
+            push_code(&mut out, &r.text);
+        }
+        if !self.keywords_not_found.is_empty() {
+            let _ = writeln!(out, "not found: {}", self.keywords_not_found.join(", "));
+        }
+        if let Some(h) = &self.hint {
+            let _ = writeln!(out, "truncated: {h}");
+        }
+        out
+    }
+}
+
+/// `edit e.. (undo_edit reverts it); validation ok` and warnings.
+fn receipt_tail(out: &mut String, edit_id: &Option<String>, validation: &Validation, warnings: &[String]) {
+    if let Some(id) = edit_id {
+        let _ = write!(out, "; edit {id} (undo_edit reverts it)");
+    }
+    let _ = writeln!(out, "; validation {}", validation.status);
+    for e in &validation.new_errors {
+        let _ = writeln!(out, "new parse error at {}:{}: {} `{}`", e.line, e.column, e.what, e.snippet);
+    }
+    for w in warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+}
+
+impl Render for EditReceipt {
+    fn render(&self) -> String {
+        let verb = match (self.dry_run, self.changed) {
+            (true, _) => "dry run: would apply",
+            (false, true) => "applied",
+            (false, false) => "no change from",
+        };
+        let modes: Vec<String> = self
+            .edits
+            .iter()
+            .map(|e| match (e.start_line, e.end_line) {
+                (Some(a), Some(b)) => format!("#{} {:?} -> lines {a}-{b}", e.index, e.mode),
+                _ => format!("#{} {:?}", e.index, e.mode),
+            })
+            .collect();
+        let mut out = format!(
+            "{verb} {} edit(s) to {} ({}); hash {} -> {}",
+            self.edits.len(),
+            self.path,
+            modes.join(", ").to_lowercase(),
+            self.previous_hash,
+            self.file_hash
+        );
+        receipt_tail(&mut out, &self.edit_id, &self.validation, &self.warnings);
+        push_code(&mut out, &self.diff);
+        out
+    }
+}
+
+impl Render for WriteReceipt {
+    fn render(&self) -> String {
+        let verb = match (self.dry_run, self.created, self.changed) {
+            (true, _, _) => "dry run: would write",
+            (false, true, _) => "created",
+            (false, false, true) => "overwrote",
+            (false, false, false) => "unchanged:",
+        };
+        let mut out = format!(
+            "{verb} {} ({} lines, {} bytes, hash {})",
+            self.path, self.total_lines, self.bytes, self.file_hash
+        );
+        receipt_tail(&mut out, &self.edit_id, &self.validation, &self.warnings);
+        push_code(&mut out, &self.diff);
+        out
+    }
+}
+
+impl Render for SearchResult {
+    fn render(&self) -> String {
+        let mut out = format!(
+            "{} matches in {} files ({} searched)\n",
+            self.total_matches, self.files_matched, self.files_searched
+        );
+        for f in &self.files {
+            let defines = if f.defines.is_empty() {
+                String::new()
+            } else {
+                format!(", defines {}", f.defines.join(", "))
+            };
+            let _ = writeln!(out, "{} ({} matches{defines})", f.path, f.match_count);
+            for m in &f.matches {
+                let _ = writeln!(out, "  {}:{}: {}", m.line, m.column, m.preview.trim());
+            }
+            if f.matches_truncated {
+                out.push_str("  …\n");
+            }
+        }
+        if let Some(h) = &self.hint {
+            let _ = writeln!(out, "truncated: {h}");
+        }
+        if self.error_count > 0 {
+            let _ = writeln!(out, "{} files could not be searched", self.error_count);
+        }
+        out
+    }
+}
+
+impl Render for TreeListing {
+    fn render(&self) -> String {
+        let mut out = self.text.clone();
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        if let Some(h) = &self.hint {
+            let _ = writeln!(out, "{h}");
         }
         out
     }

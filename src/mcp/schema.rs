@@ -7,7 +7,8 @@
 //! - `$schema` (MCP fixes the dialect), integer `format`s (`uint`, `int64`:
 //!   non-standard, ignored by validators) and `minimum: 0` on unsigned ints;
 //! - inputs: optional fields are plain types (`"string"`, not
-//!   `["string", "null"]`) without `"default": null`;
+//!   `["string", "null"]`) without `"default": null` or `false`;
+//!   `additionalProperties` (the server refuses unknown fields anyway);
 //! - outputs: descriptions (the model reads results, not output schemas),
 //!   and the inner structure of nested objects and array items: an output
 //!   schema states the top-level fields and their types (not which are
@@ -97,6 +98,10 @@ fn trim(v: &mut Value, side: Side, depth: usize) {
                 map.remove("properties");
                 map.remove("required");
                 map.remove("additionalProperties");
+                // An array's items repeat what the array's own description says.
+                if let Some(Value::Object(items)) = map.get_mut("items") {
+                    items.remove("description");
+                }
             }
             if map.get("minimum") == Some(&Value::from(0)) {
                 map.remove("minimum");
@@ -105,8 +110,15 @@ fn trim(v: &mut Value, side: Side, depth: usize) {
                 map.remove("description");
             }
             if side == Side::Input {
-                if map.get("default") == Some(&Value::Null) {
+                // `null` and `false` defaults say nothing an optional field
+                // does not; unknown fields are refused by the server anyway.
+                if matches!(map.get("default"), Some(Value::Null | Value::Bool(false))) {
                     map.remove("default");
+                }
+                map.remove("additionalProperties");
+                // An array's items repeat what the array's own description says.
+                if let Some(Value::Object(items)) = map.get_mut("items") {
+                    items.remove("description");
                 }
                 if let Some(Value::Array(types)) = map.get("type") {
                     let non_null: Vec<Value> =
@@ -127,6 +139,13 @@ fn trim(v: &mut Value, side: Side, depth: usize) {
                 } else {
                     trim(val, side, depth);
                 }
+            }
+            // Outputs: an array of objects whose inside was dropped is just
+            // an array.
+            if side == Side::Output
+                && map.get("items").is_some_and(|i| *i == serde_json::json!({"type": "object"}))
+            {
+                map.remove("items");
             }
         }
         Value::Array(items) => {
@@ -266,10 +285,7 @@ mod tests {
         let o = tidy(&s, Side::Output);
         assert!(o.get("required").is_none());
 
-        assert_eq!(
-            o["properties"]["list"],
-            json!({"type": "array", "items": {"type": "object"}})
-        );
+        assert_eq!(o["properties"]["list"], json!({"type": "array"}));
         assert_eq!(o["properties"]["one"], json!({"type": "object"}));
         assert_eq!(
             tidy(&s, Side::Input)["properties"]["one"]["required"],

@@ -18,7 +18,14 @@ use crate::engine::{
     ExtractRequest, Extraction, FileSymbols, UpdateReceipt, UpdateRequest, extract_from,
     file_symbols,
 };
+use crate::fs::read::WindowRequest;
+use crate::fs::search::{SearchParams, SearchResult};
+use crate::fs::tree::{TreeListing, TreeParams};
 use crate::fs::{Purpose, UndoOutcome};
+use crate::textops::{
+    self, EditParams, EditReceipt, FileWindow, Fragment, FragmentParams, WriteParams, WriteReceipt,
+};
+use std::path::Path;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
@@ -32,7 +39,7 @@ fn yes() -> bool {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListSymbolsParams {
-    /// File path, relative to the root or absolute inside it.
+    /// File, relative to the root.
     pub path: String,
     /// Ranges include decorators, attributes and doc comments.
     #[serde(default = "yes")]
@@ -50,7 +57,7 @@ pub struct ListSymbolsParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtractCodeParams {
-    /// File path, relative to the root or absolute inside it.
+    /// File, relative to the root.
     pub path: String,
     /// Name path: `name`, `Outer.inner`, `/Top.level`, `Type::method#2`.
     pub symbol: String,
@@ -69,26 +76,26 @@ pub struct ExtractCodeParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateSymbolParams {
-    /// File path, relative to the root or absolute inside it.
+    /// File, relative to the root.
     pub path: String,
-    /// Name path of the target symbol, as list_symbols/extract_code show it.
+    /// Name path, as list_symbols shows it.
     pub symbol: String,
     /// replace (default), insert_before, insert_after or delete.
     #[serde(default)]
     pub operation: Option<Operation>,
-    /// The new code (not for delete). Indentation and line endings are fitted to the file.
+    /// New code (not for delete); indentation and line endings are fitted.
     #[serde(default)]
     pub new_code: Option<String>,
     /// Only match symbols of this kind.
     #[serde(default)]
     pub kind: Option<String>,
-    /// Refuse (STALE_FILE) unless the file still has this file_hash.
+    /// Refuse (STALE_FILE) unless the file has this file_hash.
     #[serde(default)]
     pub expected_hash: Option<String>,
     /// Return the receipt and diff without writing.
     #[serde(default)]
     pub dry_run: bool,
-    /// Write even if the result has new parse errors (they are reported).
+    /// Write even with new parse errors (reported).
     #[serde(default)]
     pub allow_syntax_errors: bool,
 }
@@ -98,18 +105,72 @@ pub struct UpdateSymbolParams {
 pub struct UndoEditParams {
     /// The edited file.
     pub path: String,
-    /// Edit to revert (default: the newest not yet undone on this file).
+    /// Edit to revert (default: the newest on this file).
     #[serde(default)]
     pub edit_id: Option<String>,
-    /// Undo even if the file changed since the edit (that change is backed up).
+    /// Undo even if the file changed since (that change is backed up).
     #[serde(default)]
     pub force: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchFilesParams {
+    /// Literal keywords; a line matches if it contains any of them.
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    /// A regular expression instead of keywords.
+    #[serde(default)]
+    pub pattern: Option<String>,
+    /// Folder to search, relative to the root (default: the root).
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Only files matching these globs ("*.rs", "src/**/*.py").
+    #[serde(default)]
+    pub include: Vec<String>,
+    /// Skip files and folders matching these globs.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Match case exactly (default: case-insensitive).
+    #[serde(default)]
+    pub case_sensitive: bool,
+    /// Whole words only.
+    #[serde(default)]
+    pub whole_word: bool,
+    /// Most files returned (default 100).
+    #[serde(default)]
+    pub max_results: Option<usize>,
+    /// Lines of context around each match (default 0).
+    #[serde(default)]
+    pub context_lines: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadFileParams {
+    /// File, relative to the root.
+    pub path: String,
+    /// First line (1-based).
+    #[serde(default)]
+    pub start_line: Option<usize>,
+    /// Last line (inclusive).
+    #[serde(default)]
+    pub end_line: Option<usize>,
+    /// Only the first N lines.
+    #[serde(default)]
+    pub head: Option<usize>,
+    /// Only the last N lines.
+    #[serde(default)]
+    pub tail: Option<usize>,
+    /// Line limit (default 1000).
+    #[serde(default)]
+    pub max_lines: Option<usize>,
 }
 
 #[tool_router(vis = "pub(super)")]
 impl ScalpelServer {
     #[tool(
-        description = "Outline of a source file: symbol name paths, kinds, line ranges, signatures, file_hash.",
+        description = "Outline of a file: symbol name paths, kinds, lines, signatures.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_symbols(
@@ -127,7 +188,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "One symbol's exact code by name path, with line range, file_hash, token estimate and the same-file symbols and imports it uses.",
+        description = "One symbol's exact code by name path, with lines, file_hash and the same-file names and imports it uses.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn extract_code(
@@ -151,7 +212,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Replace, insert_before, insert_after or delete a symbol by name path. Refuses code that breaks parsing; atomic write; returns a diff and an edit_id for undo_edit.",
+        description = "Replace, insert_before, insert_after or delete a symbol by name path. Validated, atomic, undoable; returns a diff.",
         annotations(
             destructive_hint = true,
             idempotent_hint = false,
@@ -194,7 +255,131 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Restore a file to its state before an edit made through Scalpel. Refuses (STALE_FILE) if the file changed since, unless force.",
+        description = "Find lines with any of the keywords (or a regex) across the root; gitignore-aware, ranked, bounded.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn search_files(
+        &self,
+        Parameters(p): Parameters<SearchFilesParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<SearchResult>, ToolError> {
+        self.read("search_files", &ctx, move |env| {
+            let params = SearchParams {
+                keywords: p.keywords,
+                pattern: p.pattern,
+                path: p.path,
+                include: p.include,
+                exclude: p.exclude,
+                case_sensitive: p.case_sensitive,
+                whole_word: p.whole_word,
+                max_results: p.max_results,
+                context_lines: p.context_lines,
+                ..SearchParams::default()
+            };
+            textops::search(env.ws(), env.engine(), &params)
+        })
+        .await
+        .map(Json)
+    }
+
+    #[tool(
+        description = "Read a file or a line window, bounded, with total_lines and file_hash.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn read_file(
+        &self,
+        Parameters(p): Parameters<ReadFileParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<FileWindow>, ToolError> {
+        self.read("read_file", &ctx, move |env| {
+            let req = WindowRequest {
+                start_line: p.start_line,
+                end_line: p.end_line,
+                head: p.head,
+                tail: p.tail,
+                max_lines: p.max_lines,
+                max_bytes: None,
+            };
+            textops::read_file(env.ws(), env.engine(), Path::new(&p.path), &req)
+        })
+        .await
+        .map(Json)
+    }
+
+    #[tool(
+        description = "Read line ranges, keyword lines and symbols of a file, with context, merged, within a line budget.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn read_fragment(
+        &self,
+        Parameters(p): Parameters<FragmentParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<Fragment>, ToolError> {
+        self.read("read_fragment", &ctx, move |env| {
+            textops::read_fragment(env.ws(), env.engine(), &p)
+        })
+        .await
+        .map(Json)
+    }
+
+    #[tool(
+        description = "Batch of {old_text, new_text} replacements, each matching once; all or nothing, validated, undoable.",
+        annotations(
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn edit_file(
+        &self,
+        Parameters(p): Parameters<EditParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<EditReceipt>, ToolError> {
+        let path = p.path.clone();
+        self.write("edit_file", &ctx, path, Purpose::Write, move |env, _| {
+            textops::edit_file(env.ws(), env.engine(), &p)
+        })
+        .await
+        .map(Json)
+    }
+
+    #[tool(
+        description = "Create or overwrite a whole file; validated, undoable.",
+        annotations(
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn write_file(
+        &self,
+        Parameters(p): Parameters<WriteParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<WriteReceipt>, ToolError> {
+        let path = p.path.clone();
+        self.write("write_file", &ctx, path, Purpose::Create, move |env, _| {
+            textops::write_file(env.ws(), env.engine(), &p)
+        })
+        .await
+        .map(Json)
+    }
+
+    #[tool(
+        description = "Directory tree, gitignore-aware, depth and item limits.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn list_directory(
+        &self,
+        Parameters(p): Parameters<TreeParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<TreeListing>, ToolError> {
+        self.read("list_directory", &ctx, move |env| textops::tree(env.ws(), &p))
+            .await
+            .map(Json)
+    }
+
+    #[tool(
+        description = "Restore a file to before an edit (default: its last). STALE_FILE if changed since, unless force.",
         annotations(
             destructive_hint = true,
             idempotent_hint = false,

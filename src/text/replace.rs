@@ -84,12 +84,15 @@ pub enum MatchMode {
 pub struct Anchor {
     /// Text that must occur within 50 lines before the match (the part of the
     /// match's own line before it counts), e.g. the enclosing `def name(`.
+    #[schemars(description = "Text within 50 lines before, e.g. `def name(`.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<String>,
     /// Text that must occur within 50 lines after the match.
+    #[schemars(description = "Text within 50 lines after.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<String>,
     /// The match must lie entirely within these lines (1-based, inclusive).
+    #[schemars(description = "Lines the match must lie in.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_range: Option<LineRange>,
 }
@@ -101,22 +104,28 @@ pub struct TextEdit {
     /// The current text to replace; must be unique in the file unless
     /// `expected_matches` is set. Include a few surrounding lines to make it
     /// unique. LF line endings match CRLF files.
+    #[schemars(description = "Text to replace; must match once (add surrounding lines to make it unique).")]
     pub old_text: String,
     /// The replacement text. Written with the file's line ending.
+    #[schemars(description = "Replacement text.")]
     pub new_text: String,
     /// Context that picks one of several matches.
+    #[schemars(description = "Picks one of several matches.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anchor: Option<Anchor>,
     /// Fallback when there is no exact match: "exact" (default),
     /// "whitespace", or "levenshtein".
+    #[schemars(description = "Fallback when nothing matches exactly.")]
     #[serde(default)]
     pub fuzzy: FuzzyMode,
     /// Largest edit distance accepted by "levenshtein" (default: a tenth of
     /// `old_text`'s length, at least 1).
+    #[schemars(description = "Levenshtein limit (default: length/10).")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_distance: Option<usize>,
     /// Replace exactly this many occurrences (a deliberate replace-all);
     /// fails if the file has a different number.
+    #[schemars(description = "Replace exactly this many occurrences (replace-all).")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_matches: Option<usize>,
 }
