@@ -128,14 +128,14 @@ impl Error {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Error {
             error_code: code,
-            message: message.into(),
+            message: one_line(message.into()),
             suggestion: String::new(),
             details: Value::Null,
         }
     }
 
     pub fn with_suggestion(mut self, suggestion: impl Into<String>) -> Self {
-        self.suggestion = suggestion.into();
+        self.suggestion = one_line(suggestion.into());
         self
     }
 
@@ -173,6 +173,17 @@ impl Error {
     }
 }
 
+/// Messages and suggestions are one line, whatever a wrapped library error
+/// looked like (regex errors draw carets over several lines); the full text
+/// belongs in `details`.
+fn one_line(s: String) -> String {
+    if s.contains('\n') {
+        s.split_whitespace().collect::<Vec<_>>().join(" ")
+    } else {
+        s
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.error_code, self.message)
@@ -191,6 +202,17 @@ mod tests {
             let v = serde_json::to_value(code).unwrap();
             assert_eq!(v.as_str().unwrap(), code.as_str());
         }
+    }
+
+    #[test]
+    fn messages_are_one_line() {
+        let e = Error::new(
+            ErrorCode::InvalidArgument,
+            "bad regex:\n    fn (\n       ^\nerror: unclosed group",
+        )
+        .with_suggestion("fix it\nplease");
+        assert_eq!(e.message, "bad regex: fn ( ^ error: unclosed group");
+        assert_eq!(e.suggestion, "fix it please");
     }
 
     #[test]

@@ -59,7 +59,18 @@ async fn tools_have_schemas_annotations_and_instructions() {
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(
         names,
-        ["extract_code", "list_symbols", "undo_edit", "update_symbol"]
+        [
+            "edit_file",
+            "extract_code",
+            "list_directory",
+            "list_symbols",
+            "read_file",
+            "read_fragment",
+            "search_files",
+            "undo_edit",
+            "update_symbol",
+            "write_file"
+        ]
     );
     for t in &tools {
         let out = t
@@ -77,11 +88,18 @@ async fn tools_have_schemas_annotations_and_instructions() {
             );
         }
         let ann = t.annotations.as_ref().unwrap();
-        let reader = !["undo_edit", "update_symbol"].contains(&t.name.as_ref());
+        let writers = ["undo_edit", "update_symbol", "edit_file", "write_file"];
+        let reader = !writers.contains(&t.name.as_ref());
         assert_eq!(ann.read_only_hint.unwrap_or(false), reader, "{}", t.name);
         if !reader {
             assert_eq!(ann.destructive_hint, Some(true));
-            assert_eq!(ann.idempotent_hint, Some(false));
+            // Writing the same whole content twice is the only idempotent write.
+            assert_eq!(
+                ann.idempotent_hint,
+                Some(t.name == "write_file"),
+                "{}",
+                t.name
+            );
         }
         assert!(t.description.as_ref().unwrap().len() < 200);
     }
@@ -538,6 +556,170 @@ async fn update_symbol_success_errors_and_undo() {
     )
     .await);
     assert_eq!(c, "INVALID_ARGUMENT", "already undone");
+}
+
+#[tokio::test]
+async fn text_tools_success_and_errors() {
+    let repo = Repo::new();
+    let (_s, client) = start(&repo.root()).await;
+    let inv = repo.file("src/inventory.py");
+    let original = std::fs::read_to_string(&inv).unwrap();
+
+    // search_files: ranked, the defining file first.
+    let r = call(&client, "search_files", json!({"keywords": ["Warehouse"]})).await;
+    assert!(text(&r).contains("src/inventory.py"), "{}", text(&r));
+    let v = ok(&r);
+    assert_eq!(v["files"][0]["path"], "src/inventory.py");
+    assert!(v["total_matches"].as_u64().unwrap() >= 2);
+    let (c, _) = err(&call(&client, "search_files", json!({"pattern": "fn ("})).await);
+    assert_eq!(c, "INVALID_ARGUMENT");
+    let (c, _) = err(&call(
+        &client,
+        "search_files",
+        json!({"keywords": ["x"], "path": "../"}),
+    )
+    .await);
+    assert_eq!(c, "OUTSIDE_ROOT");
+
+    // read_file: a window, bounded, with where to continue.
+    let v = ok(&call(
+        &client,
+        "read_file",
+        json!({"path": "src/inventory.py", "start_line": 8, "max_lines": 2}),
+    )
+    .await);
+    assert_eq!(
+        v["text"],
+        "MAX_ITEMS = 1000\nDEFAULT_WAREHOUSE = \"main\"\n"
+    );
+    assert_eq!(v["next_start_line"], 10);
+    let (c, _) = err(&call(&client, "read_file", json!({"path": "src/blob.py"})).await);
+    assert_eq!(c, "BINARY_FILE");
+    let (c, _) = err(&call(&client, "read_file", json!({"path": "src/latin1.py"})).await);
+    assert_eq!(c, "ENCODING");
+
+    // read_fragment: ranges, keywords and symbols merged.
+    let v = ok(&call(
+        &client,
+        "read_fragment",
+        json!({
+            "path": "src/inventory.py", "ranges": [{"start": 8, "end": 9}],
+            "symbols": ["Warehouse.find"], "keywords": ["asyncio.gather"], "context_lines": 0,
+        }),
+    )
+    .await);
+    let sources: Vec<String> = v["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| {
+            r["sources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str().unwrap().to_string())
+        })
+        .collect();
+    assert_eq!(
+        sources,
+        ["8-9", "symbol:Warehouse.find", "keyword:asyncio.gather"]
+    );
+    let (c, _) = err(&call(
+        &client,
+        "read_fragment",
+        json!({"path": "src/inventory.py", "symbols": ["Nope"]}),
+    )
+    .await);
+    assert_eq!(c, "NOT_FOUND");
+    let (c, _) = err(&call(
+        &client,
+        "read_fragment",
+        json!({"path": "src/inventory.py", "ranges": [{"start": 9, "end": 2}]}),
+    )
+    .await);
+    assert_eq!(c, "INVALID_RANGE");
+
+    // edit_file: exact match, CRLF-agnostic, validated; each refusal leaves
+    // the file as it was.
+    let r = call(
+        &client,
+        "edit_file",
+        json!({"path": "src/inventory.py", "edits": [
+            {"old_text": "MAX_ITEMS = 1000", "new_text": "MAX_ITEMS = 5000"}
+        ]}),
+    )
+    .await;
+    let v = ok(&r);
+    assert_eq!(v["edits"][0]["mode"], "exact");
+    assert!(
+        std::fs::read_to_string(&inv)
+            .unwrap()
+            .contains("MAX_ITEMS = 5000")
+    );
+    let edited = std::fs::read_to_string(&inv).unwrap();
+    for (edits, want) in [
+        (
+            json!([{"old_text": "no such text", "new_text": "x"}]),
+            "NO_MATCH",
+        ),
+        (
+            json!([{"old_text": "return", "new_text": "yield"}]),
+            "MULTIPLE_MATCHES",
+        ),
+        (
+            json!([{"old_text": "def find(self, sku: str)", "new_text": "def find(self, sku: str"}]),
+            "SYNTAX_ERROR",
+        ),
+        (
+            json!([{"old_text": "MAX_ITEMS = 5000", "new_text": "A = 1"}, {"old_text": "ITEMS = 5000", "new_text": "B = 2"}]),
+            "CONFLICT",
+        ),
+    ] {
+        let (c, e) = err(&call(
+            &client,
+            "edit_file",
+            json!({"path": "src/inventory.py", "edits": edits}),
+        )
+        .await);
+        assert_eq!(c, want, "{e}");
+        assert_eq!(
+            std::fs::read_to_string(&inv).unwrap(),
+            edited,
+            "{want} wrote nothing"
+        );
+    }
+    ok(&call(&client, "undo_edit", json!({"path": "src/inventory.py"})).await);
+    assert_eq!(std::fs::read_to_string(&inv).unwrap(), original);
+
+    // write_file: create (parents made), refuse a stale overwrite.
+    let v = ok(&call(
+        &client,
+        "write_file",
+        json!({"path": "src/pkg/new.py", "content": "def fresh():\n    return 1\n"}),
+    )
+    .await);
+    assert_eq!(v["created"], true);
+    assert!(repo.file("src/pkg/new.py").exists());
+    let (c, _) = err(&call(&client, "write_file", json!({"path": "src/pkg/new.py", "content": "x = 2\n", "expected_hash": "0000000000000000"})).await);
+    assert_eq!(c, "STALE_FILE");
+    let (c, _) = err(&call(
+        &client,
+        "write_file",
+        json!({"path": "src/bad.py", "content": "def broken(:\n"}),
+    )
+    .await);
+    assert_eq!(c, "SYNTAX_ERROR");
+    assert!(!repo.file("src/bad.py").exists());
+
+    // list_directory: a tree, gitignore-aware, .git never shown.
+    let r = call(&client, "list_directory", json!({"depth": 2})).await;
+    let listing = text(&r);
+    assert!(
+        listing.contains("inventory.py") && !listing.contains(".git"),
+        "{listing}"
+    );
+    let (c, _) = err(&call(&client, "list_directory", json!({"path": "../"})).await);
+    assert_eq!(c, "OUTSIDE_ROOT");
 }
 
 #[tokio::test]

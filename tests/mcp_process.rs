@@ -118,6 +118,35 @@ async fn full_session_through_the_binary() {
     .await);
     assert_eq!(std::fs::read_to_string(&target.path).unwrap(), original);
 
+    // The text tools, each once.
+    let found = ok(&call(&client, "search_files", json!({"keywords": ["centroid"]})).await);
+    assert_eq!(found["files"][0]["path"], "src/geometry.rs");
+    ok(&call(
+        &client,
+        "read_file",
+        json!({"path": "src/geometry.rs", "head": 5}),
+    )
+    .await);
+    ok(&call(
+        &client,
+        "read_fragment",
+        json!({"path": "src/geometry.rs", "symbols": ["centroid"]}),
+    )
+    .await);
+    ok(&call(&client, "list_directory", json!({})).await);
+    ok(&call(
+        &client,
+        "write_file",
+        json!({"path": "notes/todo.md", "content": "- ship\n"}),
+    )
+    .await);
+    let e = ok(&call(&client, "edit_file", json!({"path": "notes/todo.md", "edits": [{"old_text": "- ship", "new_text": "- ship it"}]})).await);
+    assert_eq!(e["validation"]["status"], "not_checked");
+    assert_eq!(
+        std::fs::read_to_string(repo.file("notes/todo.md")).unwrap(),
+        "- ship it\n"
+    );
+
     // A failure is a result with isError, and the session goes on.
     let (c, _) = err(&call(
         &client,

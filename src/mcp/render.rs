@@ -4,8 +4,8 @@
 //! code verbatim, one line per fact.
 
 use super::reply::Render;
-use crate::engine::{Extraction, FileSymbols, UpdateReceipt};
 use crate::edit::Validation;
+use crate::engine::{Extraction, FileSymbols, UpdateReceipt};
 use crate::fs::UndoOutcome;
 use crate::fs::search::SearchResult;
 use crate::fs::tree::TreeListing;
@@ -185,7 +185,13 @@ impl Render for Fragment {
             self.file_hash
         );
         for r in &self.regions {
-            let _ = writeln!(out, "@@ {}-{} [{}]", r.start_line, r.end_line, r.sources.join(", "));
+            let _ = writeln!(
+                out,
+                "@@ {}-{} [{}]",
+                r.start_line,
+                r.end_line,
+                r.sources.join(", ")
+            );
             push_code(&mut out, &r.text);
         }
         if !self.keywords_not_found.is_empty() {
@@ -199,13 +205,22 @@ impl Render for Fragment {
 }
 
 /// `edit e.. (undo_edit reverts it); validation ok` and warnings.
-fn receipt_tail(out: &mut String, edit_id: &Option<String>, validation: &Validation, warnings: &[String]) {
+fn receipt_tail(
+    out: &mut String,
+    edit_id: &Option<String>,
+    validation: &Validation,
+    warnings: &[String],
+) {
     if let Some(id) = edit_id {
         let _ = write!(out, "; edit {id} (undo_edit reverts it)");
     }
     let _ = writeln!(out, "; validation {}", validation.status);
     for e in &validation.new_errors {
-        let _ = writeln!(out, "new parse error at {}:{}: {} `{}`", e.line, e.column, e.what, e.snippet);
+        let _ = writeln!(
+            out,
+            "new parse error at {}:{}: {} `{}`",
+            e.line, e.column, e.what, e.snippet
+        );
     }
     for w in warnings {
         let _ = writeln!(out, "warning: {w}");

@@ -143,7 +143,9 @@ fn trim(v: &mut Value, side: Side, depth: usize) {
             // Outputs: an array of objects whose inside was dropped is just
             // an array.
             if side == Side::Output
-                && map.get("items").is_some_and(|i| *i == serde_json::json!({"type": "object"}))
+                && map
+                    .get("items")
+                    .is_some_and(|i| *i == serde_json::json!({"type": "object"}))
             {
                 map.remove("items");
             }

@@ -25,12 +25,12 @@ use crate::fs::{Purpose, UndoOutcome};
 use crate::textops::{
     self, EditParams, EditReceipt, FileWindow, Fragment, FragmentParams, WriteParams, WriteReceipt,
 };
-use std::path::Path;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::path::Path;
 
 fn yes() -> bool {
     true
@@ -373,9 +373,11 @@ impl ScalpelServer {
         Parameters(p): Parameters<TreeParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<TreeListing>, ToolError> {
-        self.read("list_directory", &ctx, move |env| textops::tree(env.ws(), &p))
-            .await
-            .map(Json)
+        self.read("list_directory", &ctx, move |env| {
+            textops::tree(env.ws(), &p)
+        })
+        .await
+        .map(Json)
     }
 
     #[tool(

@@ -104,7 +104,9 @@ pub struct TextEdit {
     /// The current text to replace; must be unique in the file unless
     /// `expected_matches` is set. Include a few surrounding lines to make it
     /// unique. LF line endings match CRLF files.
-    #[schemars(description = "Text to replace; must match once (add surrounding lines to make it unique).")]
+    #[schemars(
+        description = "Text to replace; must match once (add surrounding lines to make it unique)."
+    )]
     pub old_text: String,
     /// The replacement text. Written with the file's line ending.
     #[schemars(description = "Replacement text.")]

@@ -36,7 +36,9 @@ async def main(binary, root, edit_id):
                 fail("instructions do not teach the workflow")
 
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            expected = {"list_symbols", "extract_code", "update_symbol", "undo_edit"}
+            expected = {"list_symbols", "extract_code", "update_symbol", "undo_edit",
+                        "search_files", "read_file", "read_fragment", "edit_file",
+                        "write_file", "list_directory"}
             if not expected <= set(tools):
                 fail(f"tools {sorted(tools)} lack {sorted(expected - set(tools))}")
             for t in tools.values():
@@ -60,6 +62,17 @@ async def main(binary, root, edit_id):
                 ("update_symbol", {"path": "src/inventory.py", "symbol": "Warehouse.find",
                                    "new_code": "def find(self, sku:\n"}, "SYNTAX_ERROR"),
                 ("undo_edit", {"path": "src/inventory.py"}, None),
+                ("search_files", {"keywords": ["Warehouse", "centroid"], "include": ["*.py"]}, None),
+                ("search_files", {"pattern": "def ("}, "INVALID_ARGUMENT"),
+                ("read_file", {"path": "src/inventory.py", "tail": 3}, None),
+                ("read_file", {"path": "../outside.py"}, "OUTSIDE_ROOT"),
+                ("read_fragment", {"path": "src/inventory.py", "ranges": [{"start": 1, "end": 3}],
+                                   "keywords": ["asyncio"], "symbols": ["Warehouse.add"]}, None),
+                ("read_fragment", {"path": "src/inventory.py", "symbols": ["size"]}, "AMBIGUOUS"),
+                ("write_file", {"path": "docs/new.py", "content": "X = 1\n"}, None),
+                ("edit_file", {"path": "docs/new.py", "edits": [{"old_text": "X = 1", "new_text": "X = 2"}]}, None),
+                ("edit_file", {"path": "docs/new.py", "edits": [{"old_text": "Y = 1", "new_text": "Y = 2"}]}, "NO_MATCH"),
+                ("list_directory", {"depth": 1}, None),
                 ("extract_code", {"path": "src/inventory.py", "symbol": "size"}, "AMBIGUOUS"),
                 ("extract_code", {"path": "src/inventory.py", "symbol": "Warehous"}, "NOT_FOUND"),
                 ("list_symbols", {"path": "../outside.py"}, "OUTSIDE_ROOT"),
