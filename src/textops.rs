@@ -13,7 +13,9 @@ use crate::edit::validate::{self, Change, Validation};
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs::read::{Window, WindowRequest, read_window};
-use crate::fs::search::{DefinitionsFn, SearchParams, SearchResult, search_files};
+use crate::fs::search::{
+    DefinitionsFn, SearchControl, SearchParams, SearchResult, search_files_with,
+};
 use crate::fs::tree::{TreeListing, TreeParams, list_directory};
 use crate::fs::{self, Purpose, ResolvedPath, SourceText, Workspace, WriteMeta};
 use crate::lang::Language;
@@ -735,6 +737,17 @@ fn problems(
 /// keyword (per the grammar's tags query) above files that only mention it.
 /// `params.path` is a folder relative to the root or absolute inside it.
 pub fn search(ws: &Workspace, engine: &Engine, params: &SearchParams) -> Result<SearchResult> {
+    search_with(ws, engine, params, SearchControl::default())
+}
+
+/// [`search`] that can be cancelled and reports progress (the MCP server
+/// wires these to the request's cancellation and progress token).
+pub fn search_with(
+    ws: &Workspace,
+    engine: &Engine,
+    params: &SearchParams,
+    control: SearchControl<'_>,
+) -> Result<SearchResult> {
     let registry = Arc::clone(&engine.registry);
     let words = params.pattern.is_none().then(|| params.keywords.clone());
     let case_sensitive = params.case_sensitive;
@@ -750,7 +763,7 @@ pub fn search(ws: &Workspace, engine: &Engine, params: &SearchParams) -> Result<
         }
     };
     let definitions: &DefinitionsFn = &definitions;
-    search_files(ws.root(), params, Some(definitions))
+    search_files_with(ws.root(), params, Some(definitions), control)
 }
 
 /// Above this many keyword lines, the tags query runs over the whole file.

@@ -723,6 +723,60 @@ async fn text_tools_success_and_errors() {
 }
 
 #[tokio::test]
+async fn a_long_search_sends_progress_to_a_progress_token() {
+    let repo = Repo::new();
+    for i in 0..2100 {
+        let dir = repo.file(&format!("gen/d{}", i / 100));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(format!("m{i}.py")),
+            format!("def f{i}():\n    return 'needle'\n"),
+        )
+        .unwrap();
+    }
+    let handler = TestClient::default();
+    let progress = handler.progress.clone();
+    let (_s, client) = start_with(
+        ServerOptions {
+            root: Some(repo.root()),
+            ..ServerOptions::default()
+        },
+        handler,
+    )
+    .await;
+    let mut params = rmcp::model::CallToolRequestParams::new("search_files").with_arguments(
+        json!({"keywords": ["needle"], "max_results": 5})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    params.meta = Some(rmcp::model::RequestMetaObject::with_progress_token(
+        rmcp::model::ProgressToken(rmcp::model::NumberOrString::String("s1".into())),
+    ));
+    let r = client.call_tool(params).await.unwrap();
+    let v = ok(&r);
+    assert_eq!(v["files_matched"], 2100);
+    assert_eq!(v["cancelled"], false);
+    // Notifications are sent as the walk goes; give the last one a moment.
+    for _ in 0..50 {
+        if progress.lock().unwrap().len() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let got = progress.lock().unwrap().clone();
+    let mut counts: Vec<f64> = got.iter().map(|p| p.0).collect();
+    counts.sort_by(f64::total_cmp);
+    assert_eq!(counts, [1000.0, 2000.0], "{got:?}");
+    assert_eq!(
+        got[0].1.as_deref().map(|m| m.ends_with("files searched")),
+        Some(true)
+    );
+    // (rmcp's client puts a progress token on every request; the case
+    // without one is tested over raw JSON-RPC in mcp_process.rs.)
+}
+
+#[tokio::test]
 async fn undo_edit_success_and_errors() {
     let repo = Repo::new();
     let (_s, client) = start(&repo.root()).await;

@@ -170,6 +170,57 @@ async fn full_session_through_the_binary() {
 /// Send newline-delimited JSON-RPC to a raw `scalpel serve`, wait until
 /// `answers` responses (frames with an id) came back, then close stdin and
 /// return all of stdout and stderr.
+/// Progress notifications go out only for a request that carries a progress
+/// token, and only as notifications (no id).
+#[test]
+fn progress_only_for_a_progress_token() {
+    let repo = Repo::new();
+    for i in 0..2100 {
+        let dir = repo.file(&format!("gen/d{}", i / 100));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("m{i}.txt")), "needle\n").unwrap();
+    }
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let search = |id: u64, meta: Option<Value>| {
+        let mut params = json!({"name": "search_files", "arguments": {"keywords": ["needle"], "max_results": 1}});
+        if let Some(m) = meta {
+            params["_meta"] = m;
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    let progress_frames = |out: &str| -> Vec<Value> {
+        out.lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|v| v["method"] == "notifications/progress")
+            .collect()
+    };
+    let (out, _) = raw_session(
+        &repo.root(),
+        &[],
+        &[init.clone(), initialized.clone(), search(2, None)],
+        2,
+    );
+    assert!(progress_frames(&out).is_empty(), "{out}");
+    let (out, _) = raw_session(
+        &repo.root(),
+        &[],
+        &[
+            init,
+            initialized,
+            search(2, Some(json!({"progressToken": "tok-7"}))),
+        ],
+        2,
+    );
+    let frames = progress_frames(&out);
+    assert_eq!(frames.len(), 2, "{out}");
+    for f in &frames {
+        assert_eq!(f["params"]["progressToken"], "tok-7");
+        assert!(f.get("id").is_none());
+    }
+}
+
 fn raw_session(
     root: &Path,
     extra_env: &[(&str, &str)],

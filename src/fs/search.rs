@@ -39,7 +39,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 pub const DEFAULT_MAX_RESULTS: usize = 100;
 pub const DEFAULT_MAX_MATCHES_PER_FILE: usize = 20;
@@ -168,6 +168,8 @@ pub struct SearchResult {
     pub files_searched: usize,
     /// True when files or matches were left out.
     pub truncated: bool,
+    /// The caller cancelled the search; the results are partial.
+    pub cancelled: bool,
     /// How to get what was left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
@@ -191,11 +193,34 @@ struct Limits {
     max_size: u64,
 }
 
+/// How often (in files searched) progress is reported.
+pub const PROGRESS_EVERY: usize = 1000;
+
+/// Lets a caller stop a long search and watch it go: `cancel` is polled
+/// before each file (a cancelled search returns what it found so far,
+/// marked `cancelled`), `progress` is called with the number of files
+/// searched every [`PROGRESS_EVERY`] files, from the walker's threads.
+#[derive(Default, Clone, Copy)]
+pub struct SearchControl<'a> {
+    pub cancel: Option<&'a AtomicBool>,
+    pub progress: Option<&'a (dyn Fn(usize) + Sync)>,
+}
+
 /// Search `params.path` (default: all of `root`).
 pub fn search_files(
     root: &Path,
     params: &SearchParams,
     definitions: Option<&DefinitionsFn>,
+) -> Result<SearchResult> {
+    search_files_with(root, params, definitions, SearchControl::default())
+}
+
+/// [`search_files`] that can be cancelled and reports progress.
+pub fn search_files_with(
+    root: &Path,
+    params: &SearchParams,
+    definitions: Option<&DefinitionsFn>,
+    control: SearchControl<'_>,
 ) -> Result<SearchResult> {
     let matcher = build_matcher(params)?;
     let grep = RegexMatcherBuilder::new()
@@ -247,6 +272,9 @@ pub fn search_files(
         let (limits, push_error) = (&limits, &push_error);
         let (searched, binary, matched, total, best) = (&searched, &binary, &matched, &total, &best);
         Box::new(move |entry| {
+            if control.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return WalkState::Quit;
+            }
             let entry = match entry {
                 Ok(e) => e,
                 Err(err) => {
@@ -287,7 +315,12 @@ pub fn search_files(
                 );
                 return WalkState::Continue;
             }
-            searched.fetch_add(1, Ordering::Relaxed);
+            let n = searched.fetch_add(1, Ordering::Relaxed) + 1;
+            if n % PROGRESS_EVERY == 0
+                && let Some(report) = control.progress
+            {
+                report(n);
+            }
             let mut sink = FileSink::new(matcher, limits);
             if let Err(err) = searcher.search_file(grep, &file, &mut sink) {
                 push_error(path, err.to_string());
@@ -335,7 +368,12 @@ pub fn search_files(
         shown += f.matches.len();
     }
     let some_cut = files.iter().any(|f| f.matches_truncated);
+    let cancelled = control.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
     let hint = match (more_files, some_cut) {
+        _ if cancelled => Some(format!(
+            "cancelled after {} files: results are partial",
+            searched.load(Ordering::Relaxed)
+        )),
         (false, false) => None,
         (true, _) => Some(format!(
             "{} of {files_matched} matching files shown; narrow with `path` or `include`, add keywords, or raise max_results",
@@ -350,7 +388,8 @@ pub fn search_files(
     let error_count = errors.len();
     errors.truncate(MAX_ERRORS);
     Ok(SearchResult {
-        truncated: more_files || some_cut,
+        truncated: more_files || some_cut || cancelled,
+        cancelled,
         hint,
         files,
         total_matches: total.into_inner(),

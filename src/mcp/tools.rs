@@ -19,18 +19,21 @@ use crate::engine::{
     file_symbols,
 };
 use crate::fs::read::WindowRequest;
-use crate::fs::search::{SearchParams, SearchResult};
+use crate::fs::search::{SearchControl, SearchParams, SearchResult};
 use crate::fs::tree::{TreeListing, TreeParams};
 use crate::fs::{Purpose, UndoOutcome};
 use crate::textops::{
     self, EditParams, EditReceipt, FileWindow, Fragment, FragmentParams, WriteParams, WriteReceipt,
 };
 use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::ProgressNotificationParam;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 fn yes() -> bool {
     true
@@ -263,23 +266,52 @@ impl ScalpelServer {
         Parameters(p): Parameters<SearchFilesParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<SearchResult>, ToolError> {
-        self.read("search_files", &ctx, move |env| {
-            let params = SearchParams {
-                keywords: p.keywords,
-                pattern: p.pattern,
-                path: p.path,
-                include: p.include,
-                exclude: p.exclude,
-                case_sensitive: p.case_sensitive,
-                whole_word: p.whole_word,
-                max_results: p.max_results,
-                context_lines: p.context_lines,
-                ..SearchParams::default()
-            };
-            textops::search(env.ws(), env.engine(), &params)
-        })
-        .await
-        .map(Json)
+        // The request's cancellation stops the walk; a progress token gets a
+        // notification every PROGRESS_EVERY files.
+        let cancel = Arc::new(AtomicBool::new(false));
+        let watcher = {
+            let (ct, cancel) = (ctx.ct.clone(), cancel.clone());
+            tokio::spawn(async move {
+                ct.cancelled().await;
+                cancel.store(true, Ordering::Relaxed);
+            })
+        };
+        let token = ctx.meta.get_progress_token();
+        let peer = ctx.peer.clone();
+        let runtime = tokio::runtime::Handle::current();
+        let result = self
+            .read("search_files", &ctx, move |env| {
+                let report = |n: usize| {
+                    if let Some(token) = &token {
+                        let (peer, token) = (peer.clone(), token.clone());
+                        runtime.spawn(async move {
+                            let note = ProgressNotificationParam::new(token, n as f64)
+                                .with_message(format!("{n} files searched"));
+                            let _ = peer.notify_progress(note).await;
+                        });
+                    }
+                };
+                let control = SearchControl {
+                    cancel: Some(&cancel),
+                    progress: Some(&report),
+                };
+                let params = SearchParams {
+                    keywords: p.keywords,
+                    pattern: p.pattern,
+                    path: p.path,
+                    include: p.include,
+                    exclude: p.exclude,
+                    case_sensitive: p.case_sensitive,
+                    whole_word: p.whole_word,
+                    max_results: p.max_results,
+                    context_lines: p.context_lines,
+                    ..SearchParams::default()
+                };
+                textops::search_with(env.ws(), env.engine(), &params, control)
+            })
+            .await;
+        watcher.abort();
+        result.map(Json)
     }
 
     #[tool(

@@ -66,14 +66,19 @@ impl Default for Repo {
 /// A client that declares the roots capability (when given roots) and
 /// answers `roots/list` with what the test sets.
 #[derive(Clone, Default)]
+/// Progress notifications received: (progress, message).
+pub type ProgressLog = Arc<Mutex<Vec<(f64, Option<String>)>>>;
+
 pub struct TestClient {
     pub roots: Option<Arc<Mutex<Vec<String>>>>,
+    pub progress: ProgressLog,
 }
 
 impl TestClient {
     pub fn with_roots(uris: &[String]) -> TestClient {
         TestClient {
             roots: Some(Arc::new(Mutex::new(uris.to_vec()))),
+            ..TestClient::default()
         }
     }
 
@@ -83,6 +88,17 @@ impl TestClient {
 }
 
 impl ClientHandler for TestClient {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.progress
+            .lock()
+            .unwrap()
+            .push((params.progress, params.message));
+    }
+
     fn get_info(&self) -> ClientConfig {
         let caps = if self.roots.is_some() {
             ClientCapabilities::builder()

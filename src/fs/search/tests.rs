@@ -441,3 +441,38 @@ fn definition_boost_parses_a_bounded_set_of_whole_word_candidates() {
     assert_eq!(res.files.len(), 1);
     assert!(res.definitions_checked <= DEFINITION_CANDIDATES);
 }
+
+#[test]
+fn progress_is_reported_and_cancel_stops_the_walk() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..2500 {
+        fs::write(dir.path().join(format!("f{i}.txt")), "needle\n").unwrap();
+    }
+    let params = SearchParams {
+        keywords: vec!["needle".into()],
+        ..Default::default()
+    };
+    let seen = Mutex::new(Vec::new());
+    let report = |n: usize| seen.lock().unwrap().push(n);
+    let control = SearchControl {
+        cancel: None,
+        progress: Some(&report),
+    };
+    let res = search_files_with(dir.path(), &params, None, control).unwrap();
+    assert_eq!(res.files_searched, 2500);
+    assert!(!res.cancelled);
+    let mut seen = seen.into_inner().unwrap();
+    seen.sort();
+    assert_eq!(seen, [1000, 2000]);
+
+    // Cancelled before it starts: nothing searched, marked partial.
+    let stop = AtomicBool::new(true);
+    let control = SearchControl {
+        cancel: Some(&stop),
+        progress: None,
+    };
+    let res = search_files_with(dir.path(), &params, None, control).unwrap();
+    assert!(res.cancelled && res.truncated);
+    assert_eq!(res.files_searched, 0);
+    assert!(res.hint.unwrap().contains("cancelled"));
+}
