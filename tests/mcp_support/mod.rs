@@ -65,10 +65,10 @@ impl Default for Repo {
 
 /// A client that declares the roots capability (when given roots) and
 /// answers `roots/list` with what the test sets.
-#[derive(Clone, Default)]
 /// Progress notifications received: (progress, message).
 pub type ProgressLog = Arc<Mutex<Vec<(f64, Option<String>)>>>;
 
+#[derive(Clone, Default)]
 pub struct TestClient {
     pub roots: Option<Arc<Mutex<Vec<String>>>>,
     pub progress: ProgressLog,
