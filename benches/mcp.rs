@@ -8,6 +8,8 @@
 //!   it (JSON encoding, stdio, spawn_blocking, cache hit, extraction);
 //! - the same file through the library: a full parse (`Engine::load`) versus
 //!   a cache hit (`Engine::load_cached`: read + hash);
+//! - `search_files` over >= 10,000 real source files (stdlib + crate
+//!   sources copied into a temp tree), median of 5;
 //! - peak RSS of the server (VmHWM from /proc) after those calls.
 
 use scalpel::engine::{Engine, ParseCache};
@@ -194,6 +196,64 @@ fn main() {
         "list_symbols warm, 200 calls: p50 {}, p99 {}",
         ms(percentile(&lat, 0.5)),
         ms(percentile(&lat, 0.99))
+    );
+    // search_files over a tree of >= 10,000 real source files: the Python
+    // standard library and the crate sources, replicated until there are
+    // enough (real code, available offline).
+    let tree = root.join("tree");
+    let mut sources: Vec<std::path::PathBuf> = Vec::new();
+    let stdlib = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+        ])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let home = std::env::var("HOME").unwrap_or_default();
+    for dir in stdlib
+        .into_iter()
+        .chain([format!("{home}/.cargo/registry/src")])
+    {
+        sources.extend(
+            scalpel::fs::walk_files(Path::new(&dir))
+                .into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "py" || e == "rs")),
+        );
+    }
+    let mut n = 0;
+    'fill: for copy in 0.. {
+        for (i, src) in sources.iter().enumerate() {
+            if n >= 10_000 {
+                break 'fill;
+            }
+            let dest = tree.join(format!("c{copy}/d{}", i / 200));
+            std::fs::create_dir_all(&dest).unwrap();
+            let name = src.file_name().unwrap().to_string_lossy();
+            std::fs::copy(src, dest.join(format!("{i}_{name}"))).unwrap();
+            n += 1;
+        }
+        if sources.is_empty() {
+            break;
+        }
+    }
+    let search = json!({"name": "search_files", "arguments": {"keywords": ["parse_args", "serialize"], "path": "tree"}});
+    let mut lat = Vec::new();
+    let mut last = Value::Null;
+    for _ in 0..5 {
+        let t = Instant::now();
+        last = s.request("tools/call", search.clone());
+        lat.push(t.elapsed());
+    }
+    lat.sort();
+    let sc = &last["result"]["structuredContent"];
+    println!(
+        "search_files over {} files ({} matched, {} matches): median {}, best {}",
+        sc["files_searched"],
+        sc["files_matched"],
+        sc["total_matches"],
+        ms(percentile(&lat, 0.5)),
+        ms(lat[0])
     );
     match s.peak_rss_kib() {
         Some(kib) => println!("server peak RSS: {:.1} MiB", kib as f64 / 1024.0),

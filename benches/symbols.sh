@@ -20,7 +20,7 @@ echo "typical file: $F2K ($(wc -l < "$W/typical.py") lines), symbol $SYM2K"
 # Big files: stdlib modules concatenated, then a unique function appended.
 make_big() { # size_bytes out
   : > "$2"
-  for f in $(find "$STDLIB" -maxdepth 1 -name '*.py' | sort); do
+  for f in $(find "$STDLIB" -name '*.py' -not -path '*/site-packages/*' -not -path '*/test/*' | sort); do
     cat "$f" >> "$2"; printf '\n' >> "$2"
     [ "$(stat -c %s "$2")" -ge "$1" ] && break
   done
@@ -50,8 +50,8 @@ for f in one_mb ten_mb; do
   printf 'def bench_target(x):\n    return x + 2\n' > "$W/new_code.py"
   hyperfine -N --warmup 2 --runs 15 --export-markdown "$W/update_$f.md" \
     --prepare "sh -c 'cp $W/$f.orig $W/$f.py; rm -rf $W/.scalpel'" \
-    "$S update $W/$f.py bench_target --root $W --code-file $W/new_code.py" \
-    "$S parse $W/$f.orig" \
+    "$S update $W/$f.py bench_target --root $W --code-file $W/new_code.py --allow-syntax-errors" \
+    -i "$S parse $W/$f.orig" \
     "cp $W/$f.orig $W/$f.copy" 2>&1 | grep -E 'Time|Range' || true
   cat "$W/update_$f.md"
 done
