@@ -12,7 +12,7 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
 # A typical ~2,000-line file: the stdlib module closest to 2,000 lines.
-F2K=$(find "$STDLIB" -maxdepth 1 -name '*.py' -exec wc -l {} + | grep -v total | awk '{d=$1-2000; if(d<0)d=-d; print d, $2}' | sort -n | head -1 | cut -d' ' -f2)
+F2K=$(find "$STDLIB" -maxdepth 1 -name '*.py' -exec wc -l {} + | grep -v total | awk '{d=$1-2000; if(d<0)d=-d; print d, $2}' | sort -n | awk 'NR==1 {print $2}')
 cp "$F2K" "$W/typical.py"
 SYM2K=$("$S" symbols --json "$W/typical.py" | python3 -c 'import json,sys; s=[x for x in json.load(sys.stdin)["symbols"] if x["kind"]=="method"]; print(s[len(s)//2].get("address") or s[len(s)//2]["name_path"])')
 echo "typical file: $F2K ($(wc -l < "$W/typical.py") lines), symbol $SYM2K"
@@ -51,7 +51,7 @@ for f in one_mb ten_mb; do
   hyperfine -N --warmup 2 --runs 15 --export-markdown "$W/update_$f.md" \
     --prepare "sh -c 'cp $W/$f.orig $W/$f.py; rm -rf $W/.scalpel'" \
     "$S update $W/$f.py bench_target --root $W --code-file $W/new_code.py --allow-syntax-errors" \
-    -i "$S parse $W/$f.orig" \
+    -i "$S parse --language python $W/$f.orig" \
     "cp $W/$f.orig $W/$f.copy" 2>&1 | grep -E 'Time|Range' || true
   cat "$W/update_$f.md"
 done
