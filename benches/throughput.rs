@@ -52,7 +52,10 @@ fn measure(name: &str, files: &[PathBuf]) {
     }
     let secs = t.elapsed().as_secs_f64();
     // The same files, parse only (no outline): the tree-sitter share.
-    let sources: Vec<_> = texts.iter().filter_map(|(f, _)| engine.load(f, None).ok()).collect();
+    let sources: Vec<_> = texts
+        .iter()
+        .filter_map(|(f, _)| engine.load(f, None).ok())
+        .collect();
     let t = Instant::now();
     for p in &sources {
         let _ = scalpel::symbols::parse_tree(&p.language, p.source.body(), None);

@@ -41,25 +41,41 @@ struct GlobalArgs {
     max_file_size: u64,
 }
 
+/// `--root`, shared by every command that needs a workspace.
 #[derive(Args, Debug)]
 struct RootArg {
-    /// Workspace root: edits stay inside it; backups and the journal live in
-    /// ROOT/.scalpel. Default: the git work tree holding the file, else the
-    /// current directory.
+    /// Workspace root: paths outside it are refused; backups and the journal
+    /// live in ROOT/.scalpel. Default: the git work tree holding the file,
+    /// else the current directory.
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
 }
 
 impl RootArg {
-    fn workspace(&self, file: Option<&Path>) -> Result<Workspace> {
-        match (&self.root, file) {
-            (Some(r), _) => Workspace::new(r),
-            (None, Some(f)) => Workspace::discover(f),
+    fn workspace(&self, near: Option<&Path>, engine: &Engine) -> Result<Workspace> {
+        let ws = match (&self.root, near) {
+            (Some(r), _) => Workspace::new(r)?,
+            (None, Some(f)) => Workspace::discover(f)?,
             (None, None) => Workspace::new(
                 std::env::current_dir().map_err(|e| Error::io("getcwd", Path::new("."), &e))?,
-            ),
-        }
+            )?,
+        };
+        Ok(ws.with_max_file_size(engine.max_file_size))
     }
+}
+
+/// The options every writing command shares.
+#[derive(Args, Debug)]
+struct WriteOpts {
+    /// Show the receipt and diff, write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Refuse unless the file still has this hash (from an earlier read).
+    #[arg(long, value_name = "H")]
+    expected_hash: Option<String>,
+    /// Write even if the result has new parse errors.
+    #[arg(long)]
+    allow_syntax_errors: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -111,15 +127,8 @@ enum Command {
         code_file: Option<PathBuf>,
         #[arg(long)]
         kind: Option<String>,
-        /// Show the receipt and diff without writing.
-        #[arg(long)]
-        dry_run: bool,
-        /// Refuse unless the file still has this hash (from extract/symbols).
-        #[arg(long, value_name = "H")]
-        expected_hash: Option<String>,
-        /// Write even if the new code adds parse errors.
-        #[arg(long)]
-        allow_syntax_errors: bool,
+        #[command(flatten)]
+        write: WriteOpts,
         #[arg(long)]
         json: bool,
         #[arg(long, value_name = "LANG")]
@@ -339,9 +348,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             op,
             code_file,
             kind,
-            dry_run,
-            expected_hash,
-            allow_syntax_errors,
+            write,
             json,
             language,
             root,
@@ -359,15 +366,15 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                     Some(buf)
                 }
             };
-            let ws = root.workspace(Some(&file))?;
+            let ws = root.workspace(Some(&file), &engine)?;
             let req = UpdateRequest {
                 symbol,
                 kind,
                 operation: Some(operation),
                 new_code,
-                expected_hash,
-                dry_run,
-                allow_syntax_errors,
+                expected_hash: write.expected_hash,
+                dry_run: write.dry_run,
+                allow_syntax_errors: write.allow_syntax_errors,
                 language,
             };
             let r = engine.update_symbol(&ws, &file, &req)?;
@@ -400,7 +407,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             json,
             root,
         } => {
-            let ws = root.workspace(Some(&file))?;
+            let ws = root.workspace(Some(&file), &engine)?;
             let u = crate::fs::undo(&ws, &file, edit_id.as_deref(), force)?;
             if json {
                 out.line(&to_json(&u));
@@ -417,7 +424,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             Ok(0)
         }
         Command::History { file, json, root } => {
-            let ws = root.workspace(file.as_deref())?;
+            let ws = root.workspace(file.as_deref(), &engine)?;
             let entries = crate::fs::history(&ws, file.as_deref())?;
             if json {
                 out.line(&to_json(&entries));

@@ -9,6 +9,7 @@
 
 use super::output::Out;
 use super::to_json;
+use super::{RootArg as Common, WriteOpts};
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs::Workspace;
@@ -197,28 +198,6 @@ pub(super) struct TreeArgs {
     json: bool,
 }
 
-/// The options every writing command shares.
-#[derive(Args, Debug)]
-struct WriteOpts {
-    /// Show the diff, write nothing.
-    #[arg(long)]
-    dry_run: bool,
-    /// Refuse unless the file still has this hash (from an earlier read).
-    #[arg(long, value_name = "H")]
-    expected_hash: Option<String>,
-    /// Write even if the result has new parse errors.
-    #[arg(long)]
-    allow_syntax_errors: bool,
-}
-
-#[derive(Args, Debug)]
-struct Common {
-    /// Workspace root (default: the enclosing git work tree, else the
-    /// current directory). Paths outside it are refused.
-    #[arg(long, value_name = "DIR")]
-    root: Option<PathBuf>,
-}
-
 pub(super) fn run(cmd: TextCommand, engine: &Engine, out: &mut Out) -> Result<u8> {
     match cmd {
         TextCommand::Search(a) => search_cmd(a, engine, out),
@@ -246,11 +225,7 @@ fn folder(given: Option<&Path>, common: &Common) -> Result<PathBuf> {
 
 /// The workspace for a command on `near`: `--root`, else discovered.
 fn workspace(common: &Common, near: &Path, engine: &Engine) -> Result<Workspace> {
-    let ws = match &common.root {
-        Some(root) => Workspace::new(root)?,
-        None => Workspace::discover(near)?,
-    };
-    Ok(ws.with_max_file_size(engine.max_file_size))
+    common.workspace(Some(near), engine)
 }
 
 fn path_string(p: &Path) -> String {
