@@ -303,15 +303,15 @@ impl Engine {
     /// `update_symbol` on a file already resolved for writing and parsed
     /// (the MCP server passes its cached parse; the write path re-checks the
     /// bytes on disk under its lock, so a stale cache cannot slip through).
-    /// Also returns the new file as parsed incrementally during validation,
-    /// when something was written, for a cache to keep.
+    /// Also returns the new tree from validation's incremental reparse, when
+    /// something was written, for a cache to keep ([`Reparsed::outline`]).
     pub fn update_parsed(
         &self,
         ws: &Workspace,
         target_path: &fs::ResolvedPath,
         file: &ParsedFile,
         req: &UpdateRequest,
-    ) -> Result<(UpdateReceipt, Option<ParsedFile>)> {
+    ) -> Result<(UpdateReceipt, Option<Reparsed>)> {
         let display = target_path.display.clone();
         if let Some(h) = &req.expected_hash
             && !h.eq_ignore_ascii_case(&file.source.hash)
@@ -388,12 +388,12 @@ impl Engine {
         } else {
             start_line
         };
-        let reparsed = if outcome.changed && !req.dry_run {
-            let source = fs::decode(&target_path.path, plan.new_text.clone().into_bytes())?;
-            Some(symbols::outline(&file.language, Arc::new(source), tree)?)
-        } else {
-            None
-        };
+        let reparsed = (outcome.changed && !req.dry_run).then(|| Reparsed {
+            language: file.language.clone(),
+            path: target_path.path.clone(),
+            text: plan.new_text,
+            tree,
+        });
         let receipt = UpdateReceipt {
             path: display,
             operation: op,
@@ -412,6 +412,24 @@ impl Engine {
             warnings,
         };
         Ok((receipt, reparsed))
+    }
+}
+
+/// A file just written, with the tree validation parsed incrementally.
+/// Building its outline costs a tags query over the whole file, so it is
+/// left to a caller that keeps parses (the MCP server's cache).
+pub struct Reparsed {
+    language: Arc<Language>,
+    path: std::path::PathBuf,
+    text: String,
+    tree: tree_sitter::Tree,
+}
+
+impl Reparsed {
+    /// The written file as a [`ParsedFile`], without parsing it again.
+    pub fn outline(self) -> Result<ParsedFile> {
+        let source = fs::decode(&self.path, self.text.into_bytes())?;
+        symbols::outline(&self.language, Arc::new(source), self.tree)
     }
 }
 

@@ -247,8 +247,12 @@ impl ScalpelServer {
                 let (receipt, reparsed) =
                     env.engine()
                         .update_parsed(env.ws(), &target, &parsed, &req)?;
-                if let Some(new) = reparsed {
-                    env.remember(&target, new);
+                // Best effort: the write succeeded, so a failure to keep its
+                // parse must not turn the receipt into an error.
+                match reparsed.map(|new| new.outline()) {
+                    Some(Ok(parsed)) => env.remember(&target, parsed),
+                    Some(Err(e)) => tracing::warn!(error = %e, "not caching the edited file"),
+                    None => {}
                 }
                 Ok(receipt)
             },
