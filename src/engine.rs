@@ -210,7 +210,7 @@ pub fn select_symbols(
 
 pub fn extract_from(file: &ParsedFile, display: &str, req: &ExtractRequest) -> Result<Extraction> {
     let found = symbols::resolve(&file.symbols, &req.symbol, req.kind.as_deref())
-        .map_err(|e| with_path(e, display))?;
+        .map_err(|e| e.with_path(display))?;
     let shown = found.presented(req.include_trivia);
     let span = if req.include_trivia {
         found.full_span()
@@ -313,13 +313,11 @@ impl Engine {
         req: &UpdateRequest,
     ) -> Result<(UpdateReceipt, Option<Reparsed>)> {
         let display = target_path.display.clone();
-        if let Some(h) = &req.expected_hash
-            && !h.eq_ignore_ascii_case(&file.source.hash)
-        {
-            return Err(stale(&display, h, &file.source.hash));
+        if let Some(h) = &req.expected_hash {
+            fs::check_expected_hash(&display, &file.source, h)?;
         }
         let target = symbols::resolve(&file.symbols, &req.symbol, req.kind.as_deref())
-            .map_err(|e| with_path(e, &display))?;
+            .map_err(|e| e.with_path(&display))?;
         let op = req.operation.unwrap_or(Operation::Replace);
         let plan = edit::plan(file, target, op, req.new_code.as_deref())?;
 
@@ -431,29 +429,4 @@ impl Reparsed {
         let source = fs::decode(&self.path, self.text.into_bytes())?;
         symbols::outline(&self.language, Arc::new(source), self.tree)
     }
-}
-
-/// `STALE_FILE`: the caller's view of the file is out of date.
-fn stale(display: &str, expected: &str, current: &str) -> Error {
-    Error::new(
-        ErrorCode::StaleFile,
-        format!(
-            "{display} changed since it was read (expected hash {expected}, current {current})"
-        ),
-    )
-    .with_suggestion("re-read the symbol (extract_code) and retry with the new file_hash")
-    .with_details(
-        serde_json::json!({"path": display, "expected_hash": expected, "current_hash": current}),
-    )
-}
-
-/// Add the file to an error's details so the caller knows where it happened.
-fn with_path(mut e: Error, display: &str) -> Error {
-    if let serde_json::Value::Object(map) = &mut e.details {
-        map.insert(
-            "path".into(),
-            serde_json::Value::String(display.to_string()),
-        );
-    }
-    e
 }

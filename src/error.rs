@@ -163,6 +163,18 @@ impl Error {
         }))
     }
 
+    /// Name the file in the details, so the caller knows where it happened.
+    pub fn with_path(mut self, display: &str) -> Self {
+        match &mut self.details {
+            Value::Object(map) => {
+                map.insert("path".into(), Value::String(display.to_string()));
+            }
+            Value::Null => self.details = serde_json::json!({"path": display}),
+            _ => {}
+        }
+        self
+    }
+
     pub fn invalid_argument(message: impl Into<String>) -> Self {
         Error::new(ErrorCode::InvalidArgument, message)
     }

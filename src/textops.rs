@@ -11,7 +11,7 @@
 
 use crate::edit::validate::{self, Change, Validation};
 use crate::engine::Engine;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 use crate::fs::read::{Window, WindowRequest, read_window};
 use crate::fs::search::{
     DefinitionsFn, SearchControl, SearchParams, SearchResult, search_files_with,
@@ -26,7 +26,6 @@ use crate::text::{
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -71,7 +70,7 @@ pub fn read_file(
 fn read_target(ws: &Workspace, engine: &Engine, path: &Path) -> Result<(ResolvedPath, SourceText)> {
     let target = ws.resolve(path, Purpose::Read)?;
     let src = fs::read_source(&target.path, engine.max_file_size)
-        .map_err(|e| with_path(e, &target.display))?;
+        .map_err(|e| e.with_path(&target.display))?;
     Ok((target, src))
 }
 
@@ -216,11 +215,11 @@ pub fn read_fragment(ws: &Workspace, engine: &Engine, params: &FragmentParams) -
     if !params.symbols.is_empty() {
         let lang = engine
             .language_for(&target.path, Some(&src), None)
-            .map_err(|e| with_path(e, &target.display))?;
+            .map_err(|e| e.with_path(&target.display))?;
         let file = symbols::parse(&lang, Arc::new(src.clone()))?;
         for name in &params.symbols {
             let s = symbols::resolve(&file.symbols, name, None)
-                .map_err(|e| with_path(e, &target.display))?;
+                .map_err(|e| e.with_path(&target.display))?;
             let span = s.full_span();
             requests.push(LineRequest::new(
                 format!("symbol:{name}"),
@@ -371,13 +370,13 @@ pub fn edit_file(ws: &Workspace, engine: &Engine, params: &EditParams) -> Result
     }
     let target = ws.resolve(Path::new(&params.path), Purpose::Write)?;
     let src = fs::read_source(&target.path, engine.max_file_size)
-        .map_err(|e| with_path(e, &target.display))?;
+        .map_err(|e| e.with_path(&target.display))?;
     // Check the hash before matching: against a file that changed, the
     // edits' failures would only be noise.
     if let Some(expected) = &params.expected_hash {
-        check_expected(&target.display, &src, expected)?;
+        fs::check_expected_hash(&target.display, &src, expected)?;
     }
-    let plan = plan_edits(&src.text, &params.edits).map_err(|e| with_path(e, &target.display))?;
+    let plan = plan_edits(&src.text, &params.edits).map_err(|e| e.with_path(&target.display))?;
     let summaries = summarize(&plan.edits);
     let mut warnings = plan.warnings.clone();
 
@@ -477,29 +476,6 @@ fn summarize(planned: &[crate::text::PlannedEdit]) -> Vec<EditSummary> {
         .collect()
 }
 
-/// `STALE_FILE` when the file's hash is not `expected` (compared as
-/// `commit_write` does: trimmed, lower case).
-fn check_expected(display: &str, src: &SourceText, expected: &str) -> Result<()> {
-    let expected = expected.trim().to_ascii_lowercase();
-    if expected == src.hash {
-        return Ok(());
-    }
-    Err(Error::new(
-        ErrorCode::StaleFile,
-        format!(
-            "{display} has hash {}, not the expected {expected}",
-            src.hash
-        ),
-    )
-    .with_suggestion("re-read the file (read_file or read_fragment) and retry with the new hash")
-    .with_details(json!({
-        "path": display,
-        "current_hash": src.hash,
-        "expected_hash": expected,
-        "exists": true,
-    })))
-}
-
 // ---------------------------------------------------------------------------
 // write_file
 
@@ -563,13 +539,13 @@ pub fn write_file(ws: &Workspace, engine: &Engine, params: &WriteParams) -> Resu
     let old = if target.path.exists() {
         Some(
             fs::read_source(&target.path, engine.max_file_size)
-                .map_err(|e| with_path(e, &target.display))?,
+                .map_err(|e| e.with_path(&target.display))?,
         )
     } else {
         None
     };
     if let (Some(expected), Some(src)) = (&params.expected_hash, &old) {
-        check_expected(&target.display, src, expected)?;
+        fs::check_expected_hash(&target.display, src, expected)?;
     }
     let mut warnings = Vec::new();
     let content = match &old {
@@ -852,19 +828,6 @@ fn keyword_line_spans(
 /// A token-lean tree of a folder (`list_directory`).
 pub fn tree(ws: &Workspace, params: &TreeParams) -> Result<TreeListing> {
     list_directory(ws.root(), params)
-}
-
-/// Name the file in an error's details, so the caller knows where it
-/// happened.
-fn with_path(mut e: Error, display: &str) -> Error {
-    match &mut e.details {
-        Value::Object(map) => {
-            map.insert("path".into(), Value::String(display.to_string()));
-        }
-        Value::Null => e.details = json!({"path": display}),
-        _ => {}
-    }
-    e
 }
 
 #[cfg(test)]

@@ -556,6 +556,32 @@ fn stale(
         .with_details(details)
 }
 
+/// `STALE_FILE` when `src` (just read) does not have the caller's
+/// `expected` hash (compared as `commit_write` does: trimmed, any case).
+/// Facades check this before planning, so a stale caller gets `STALE_FILE`
+/// rather than a misleading `NOT_FOUND` or `NO_MATCH`; `commit_write`
+/// checks again under the lock.
+pub fn check_expected_hash(display: &str, src: &SourceText, expected: &str) -> Result<()> {
+    let expected = expected.trim().to_ascii_lowercase();
+    if expected == src.hash {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::StaleFile,
+        format!(
+            "{display} has hash {}, not the expected {expected}",
+            src.hash
+        ),
+    )
+    .with_suggestion("re-read the file (extract_code, read_file) and retry with the new hash")
+    .with_details(json!({
+        "path": display,
+        "current_hash": src.hash,
+        "expected_hash": expected,
+        "exists": true,
+    })))
+}
+
 /// The lines of `now` that differ from `before` (common prefix and suffix
 /// lines stripped), with their current content, capped.
 fn changed_region(before: &str, now: &str) -> serde_json::Map<String, Value> {

@@ -13,7 +13,7 @@ pub mod walk;
 pub mod workspace;
 pub mod write;
 
-pub use commit::{DIFF_MAX_LINES, WriteMeta, WriteOutcome, commit_write};
+pub use commit::{DIFF_MAX_LINES, WriteMeta, WriteOutcome, check_expected_hash, commit_write};
 pub use journal::{JournalEntry, Retention};
 pub use profile::{
     DEFAULT_MAX_FILE_SIZE, Eol, FileProfile, Indent, SourceText, count_lines, decode, hash_bytes,
