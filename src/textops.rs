@@ -186,6 +186,8 @@ pub fn read_fragment(ws: &Workspace, engine: &Engine, params: &FragmentParams) -
     }
     let context = params.context_lines.unwrap_or(DEFAULT_CONTEXT_LINES);
     let (target, src) = read_target(ws, engine, Path::new(&params.path))?;
+    // Shared with the parse below rather than copied.
+    let src = Arc::new(src);
     let body = src.body();
     let total = src.total_lines();
 
@@ -216,7 +218,7 @@ pub fn read_fragment(ws: &Workspace, engine: &Engine, params: &FragmentParams) -
         let lang = engine
             .language_for(&target.path, Some(&src), None)
             .map_err(|e| e.with_path(&target.display))?;
-        let file = symbols::parse(&lang, Arc::new(src.clone()))?;
+        let file = symbols::parse(&lang, Arc::clone(&src))?;
         for name in &params.symbols {
             let s = symbols::resolve(&file.symbols, name, None)
                 .map_err(|e| e.with_path(&target.display))?;
@@ -263,7 +265,7 @@ pub fn read_fragment(ws: &Workspace, engine: &Engine, params: &FragmentParams) -
         symbols: found_symbols,
         keywords_not_found,
         notes: checked.notes,
-        file_hash: src.hash,
+        file_hash: src.hash.clone(),
     })
 }
 
