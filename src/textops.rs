@@ -673,7 +673,7 @@ fn validate_change(
     match problems(&lang, base, new_body) {
         Ok((introduced, preexisting)) => {
             let v = validate::judge(introduced, preexisting, allow, &target.display)?;
-            if v.status == "errors_allowed" {
+            if v.status == validate::ValidationStatus::ErrorsAllowed {
                 warnings.push(format!(
                     "written with {} new parse error(s) (allow_syntax_errors)",
                     v.new_errors.len()
@@ -703,7 +703,7 @@ fn problems(
         }
         None => {
             let tree = symbols::parse_tree(lang, new_body, None)?;
-            Ok((validate::syntax_problems(&tree, new_body), 0))
+            Ok((validate::syntax_problems(lang, &tree, new_body), 0))
         }
     }
 }

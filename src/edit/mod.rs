@@ -6,4 +6,6 @@ pub mod symbol;
 pub mod validate;
 
 pub use symbol::{Operation, SymbolEdit, plan};
-pub use validate::{Change, SyntaxProblem, Validation, judge, reparse, syntax_problems};
+pub use validate::{
+    Change, SyntaxProblem, Validation, ValidationStatus, judge, reparse, syntax_problems,
+};

@@ -8,6 +8,7 @@
 
 mod deps;
 mod namepath;
+pub mod offside;
 
 pub use deps::{Dependencies, DependencySymbol, ImportRef, ImportStmt, dependencies};
 pub use namepath::{NamePathQuery, resolve};
@@ -526,6 +527,55 @@ pub struct ErrorNode {
     pub focus_column: usize,
     /// The token kind the parser assumed, for a `MISSING` node.
     pub missing: Option<String>,
+    /// The language rule a well-formed tree still breaks (an offside-rule
+    /// violation: `unexpected indent`, ...).
+    pub rule: Option<&'static str>,
+}
+
+/// Characters of offending text quoted in a problem's message.
+const SNIPPET_CHARS: usize = 32;
+
+impl ErrorNode {
+    /// What went wrong, in words that survive edits elsewhere in the file:
+    /// the rule broken, the token assumed (`missing `;``) or the text not
+    /// understood (`unexpected `)``), never a line number. Validation and
+    /// `scalpel check` both compare problems by this message, so an edit
+    /// passes exactly when `check --new-only` would.
+    pub fn message(&self, body: &str) -> String {
+        if let Some(rule) = self.rule {
+            return rule.to_string();
+        }
+        if let Some(token) = &self.missing {
+            return format!("missing `{token}`");
+        }
+        let text = body.get(self.focus_byte..self.end_byte).unwrap_or("");
+        let first = text.lines().map(str::trim).find(|l| !l.is_empty());
+        let Some(first) = first else {
+            return if body[self.focus_byte.min(body.len())..].trim().is_empty() {
+                "unexpected end of file".to_string()
+            } else {
+                "syntax error".to_string()
+            };
+        };
+        let collapsed = first.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut shown: String = collapsed.chars().take(SNIPPET_CHARS).collect();
+        if shown.len() < collapsed.len() {
+            shown.push('…');
+        }
+        format!("unexpected `{shown}`")
+    }
+}
+
+/// Every problem of a parsed file: the parser's ERROR and MISSING nodes and,
+/// for an offside-rule language, indentation the language rejects, in
+/// document order.
+pub fn syntax_errors(lang: &Language, tree: &Tree, body: &str) -> Vec<ErrorNode> {
+    let mut all = error_nodes(tree);
+    if let Some(rules) = &lang.config.offside {
+        all.extend(offside::violations(rules, tree, body));
+        all.sort_by_key(|e| (e.focus_byte, e.rule.is_some()));
+    }
+    all
 }
 
 /// Every outermost ERROR and MISSING node, in document order. Nodes inside
@@ -561,6 +611,7 @@ pub fn error_nodes(tree: &Tree) -> Vec<ErrorNode> {
                 focus_line: f.row + 1,
                 focus_column: f.column + 1,
                 missing: node.is_missing().then(|| node.kind().to_string()),
+                rule: None,
             });
         }
         if !bad && node.has_error() && cursor.goto_first_child() {
