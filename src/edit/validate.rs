@@ -130,6 +130,21 @@ pub fn reparse(
     new_body: &str,
     change: Change,
 ) -> Result<(Tree, Vec<SyntaxProblem>, usize)> {
+    let before = syntax_problems(lang, old_tree, old_body);
+    let (tree, introduced) = reparse_against(lang, old_tree, old_body, &before, new_body, change)?;
+    Ok((tree, introduced, before.len()))
+}
+
+/// [`reparse`] with the old version's problems already known (several
+/// candidate edits of one file share them).
+pub fn reparse_against(
+    lang: &Language,
+    old_tree: &Tree,
+    old_body: &str,
+    before: &[SyntaxProblem],
+    new_body: &str,
+    change: Change,
+) -> Result<(Tree, Vec<SyntaxProblem>)> {
     let mut edited = old_tree.clone();
     edited.edit(&InputEdit {
         start_byte: change.start,
@@ -140,10 +155,8 @@ pub fn reparse(
         new_end_position: point_at(new_body, change.new_end),
     });
     let new_tree = parse_tree(lang, new_body, Some(&edited))?;
-    let before = syntax_problems(lang, old_tree, old_body);
     let after = syntax_problems(lang, &new_tree, new_body);
-    let introduced = difference(&before, &after);
-    Ok((new_tree, introduced, before.len()))
+    Ok((new_tree, difference(before, &after)))
 }
 
 /// Problems in `after` that `before` does not account for (multiset

@@ -130,6 +130,11 @@ pub struct SymbolRules {
     /// Field names of a definition's body; the signature is the text before it.
     #[serde(default = "default_body_fields")]
     pub body_fields: Vec<String>,
+    /// Node kinds from a body's first statement down to a docstring
+    /// (Python: an `expression_statement` holding a `string`). A docstring
+    /// is part of the body; a replacement that drops one is warned about.
+    #[serde(default)]
+    pub docstring: Vec<String>,
 }
 
 impl Default for SymbolRules {
@@ -139,6 +144,7 @@ impl Default for SymbolRules {
             leading: Vec::new(),
             identifiers: Vec::new(),
             body_fields: default_body_fields(),
+            docstring: Vec::new(),
         }
     }
 }
@@ -262,6 +268,7 @@ fn check_node_kinds(
         .map(|k| ("symbols.wrappers", k))
         .chain(rules.leading.iter().map(|r| ("symbols.leading", &r.kind)))
         .chain(rules.identifiers.iter().map(|k| ("symbols.identifiers", k)))
+        .chain(rules.docstring.iter().map(|k| ("symbols.docstring", k)))
         .chain(
             config
                 .offside

@@ -463,27 +463,90 @@ fn signature(lang: &Language, node: Node, body: &str) -> String {
     out
 }
 
+/// A definition found in a range of new code (see [`definitions_in`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Defined {
+    pub name: String,
+    pub kind: &'static str,
+    /// It brings leading trivia lines of its own (decorators, attributes,
+    /// doc comments above its definition line).
+    pub trivia_lines: bool,
+    /// Its definition line starts with a wrapper of its own (`export `).
+    pub trivia_prefix: bool,
+    /// Its body starts with a docstring.
+    pub docstring: bool,
+}
+
+/// Does the definition `node` have a docstring (per `symbols.docstring`)?
+fn has_docstring(lang: &Language, node: Node) -> bool {
+    let rules = lang.rules();
+    if rules.docstring.is_empty() {
+        return false;
+    }
+    let Some(body) = rules
+        .body_fields
+        .iter()
+        .find_map(|f| node.child_by_field_name(f))
+    else {
+        return false;
+    };
+    let mut at = body;
+    for kind in &rules.docstring {
+        let mut cursor = at.walk();
+        let Some(first) = at.named_children(&mut cursor).find(|c| !c.is_extra()) else {
+            return false;
+        };
+        if first.kind() != kind {
+            return false;
+        }
+        at = first;
+    }
+    true
+}
+
+/// Does `sym`, a symbol of `file`, have a docstring?
+pub fn docstring_of(file: &ParsedFile, sym: &Symbol) -> bool {
+    let off = file.source.body_offset();
+    let bare = sym.bare_span();
+    let mut node = file
+        .tree
+        .root_node()
+        .descendant_for_byte_range(bare.start_byte - off, bare.end_byte - off);
+    // The widest node with exactly the bare range is the definition.
+    while let Some(n) = node {
+        match n.parent() {
+            Some(p) if p.start_byte() == n.start_byte() && p.end_byte() == n.end_byte() => {
+                node = Some(p)
+            }
+            _ => break,
+        }
+    }
+    node.is_some_and(|n| has_docstring(&file.language, n))
+}
+
 /// Definitions whose definition node starts inside `range` (body offsets),
-/// outermost first: `(name, kind)`. Used to check what new code defines
-/// without building a whole outline.
+/// outermost first. Used to check what new code defines, and which leading
+/// trivia it brings, without building a whole outline.
 pub fn definitions_in(
     lang: &Language,
     tree: &Tree,
     body: &str,
     range: std::ops::Range<usize>,
-) -> Result<Vec<(String, &'static str)>> {
+) -> Result<Vec<Defined>> {
     let query = lang.tags_query()?;
     let mut cursor = QueryCursor::new();
     cursor.set_byte_range(range.clone());
-    let mut found: Vec<(usize, usize, String, &'static str)> = Vec::new();
+    let mut found: Vec<(usize, usize, Defined)> = Vec::new();
     let mut matches = cursor.matches(&query.query, tree.root_node(), body.as_bytes());
     while let Some(m) = matches.next() {
         let mut def = None;
         let mut name = None;
+        let mut doc = None;
         for c in m.captures() {
             match query.roles[c.index as usize] {
                 TagRole::Definition(kind) => def = Some((c.node, kind)),
                 TagRole::Name => name = Some(c.node),
+                TagRole::Doc => doc = Some(c.node),
                 _ => {}
             }
         }
@@ -491,18 +554,26 @@ pub fn definitions_in(
             && range.contains(&node.start_byte())
             && !found
                 .iter()
-                .any(|f| f.0 == node.start_byte() && f.2 == node_text(name, body))
+                .any(|f| f.0 == node.start_byte() && f.2.name == node_text(name, body))
         {
+            let (first, top) = widen(lang, node, doc, body);
+            let row = node.start_position().row;
             found.push((
                 node.start_byte(),
                 node.end_byte(),
-                node_text(name, body).to_string(),
-                kind,
+                Defined {
+                    name: node_text(name, body).to_string(),
+                    kind,
+                    trivia_lines: first.start_position().row < row,
+                    trivia_prefix: top.start_byte() < node.start_byte()
+                        && top.start_position().row == row,
+                    docstring: has_docstring(lang, node),
+                },
             ));
         }
     }
     found.sort_by_key(|f| (f.0, std::cmp::Reverse(f.1)));
-    Ok(found.into_iter().map(|f| (f.2, f.3)).collect())
+    Ok(found.into_iter().map(|f| f.2).collect())
 }
 
 /// One place where the parser had to recover: an `ERROR` node (text the
