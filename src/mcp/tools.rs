@@ -215,7 +215,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Replace, insert_before, insert_after or delete a symbol by name path. Validated, atomic, undoable; returns a diff.",
+        description = "Replace, insert_before, insert_after or delete a symbol by name path. Decorators, attributes and doc comments are kept unless new_code brings its own. Validated, atomic, undoable; returns a diff.",
         annotations(
             destructive_hint = true,
             idempotent_hint = false,
