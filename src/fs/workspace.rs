@@ -326,10 +326,19 @@ impl Workspace {
                 // exists outside.
                 let text = std::fs::read_link(link).unwrap_or_default();
                 let lexical = lexical_join(link.parent().unwrap_or(&self.root), &text);
-                if !lexical.starts_with(&self.root) {
+                let Ok(target) = lexical.strip_prefix(&self.root) else {
                     return Err(self.outside(given));
-                }
+                };
                 if e.kind() == std::io::ErrorKind::NotFound {
+                    // The text stays inside, but a link on its way may leave:
+                    // walk it the same way (a chain without a loop, or
+                    // canonicalize would have said so, so this ends).
+                    if self
+                        .resolve(target, Purpose::Create)
+                        .is_err_and(|e| e.code() == ErrorCode::OutsideRoot)
+                    {
+                        return Err(self.outside(given));
+                    }
                     let link_rel = display_of(link.strip_prefix(&self.root).unwrap_or(link));
                     return Err(Error::invalid_argument(format!(
                         "{given} is (or goes through) a symlink to something that does not exist"
@@ -636,6 +645,11 @@ mod tests {
         std::fs::create_dir_all(d.path().join("outside/exists")).unwrap();
         symlink(d.path().join("nowhere/x"), ws.root().join("broken-out")).unwrap();
         symlink("../../nowhere", ws.root().join("src/broken-rel")).unwrap();
+        // Links whose text stays inside but that go out through another link.
+        symlink(d.path().join("nowhere"), ws.root().join("out-missing")).unwrap();
+        symlink("out-missing/x", ws.root().join("chain")).unwrap();
+        symlink(d.path().join("outside/exists"), ws.root().join("out-dir")).unwrap();
+        symlink("out-dir/missing", ws.root().join("chain2")).unwrap();
         let out = d.path().display().to_string();
         for p in [
             "../outside/nonexist/../x",
@@ -649,6 +663,9 @@ mod tests {
             "broken-out",
             "broken-out/x",
             "src/broken-rel",
+            "chain",
+            "chain/x",
+            "chain2",
             "/proc/self/environ",
             "/nonexist/../x",
         ] {
