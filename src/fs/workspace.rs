@@ -1,9 +1,12 @@
 //! The root sandbox. Every path an agent sends is resolved here before any
 //! byte is read or written: relative paths are taken from the root, symlinks
 //! are followed to their real target, and anything that ends up outside the
-//! root, inside `.git/` (or, for writes, inside Scalpel's own `.scalpel/`) is
-//! refused. Agents hallucinate paths and repositories contain symlinks; this
-//! module is what keeps an edit from landing somewhere the user did not mean.
+//! root, inside `.git/` or another git directory (found by content, or named
+//! by a `.git` file's `gitdir:`), or, for writes, inside Scalpel's own
+//! `.scalpel/` is refused. Paths are walked from the root one component at a
+//! time, so a refusal never depends on, or tells, what exists outside.
+//! Agents hallucinate paths and repositories contain symlinks; this module is
+//! what keeps an edit from landing somewhere the user did not mean.
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs::journal::Retention;
