@@ -372,6 +372,33 @@ fn malformed_lines_get_json_rpc_errors_and_the_server_goes_on() {
     assert!(by_id(5).get("result").is_some(), "still serving: {stdout}");
 }
 
+/// Our error replies and rmcp's (large) responses share stdout: under load
+/// every line is still one whole frame.
+#[test]
+fn error_replies_and_responses_never_interleave() {
+    let repo = Repo::new();
+    let mut lines = init_lines();
+    for i in 0..100u64 {
+        lines.push(
+            json!({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/list"})
+                .to_string()
+                .into_bytes(),
+        );
+        lines.push(format!("garbage {i} {}", "z".repeat(5000)).into_bytes());
+    }
+    let (stdout, _) = raw_lines(&repo.root(), &[], &[], &lines, 201);
+    let frames = frames_of(&stdout);
+    let lists = frames
+        .iter()
+        .filter(|f| f["result"]["tools"].is_array())
+        .count();
+    let parse_errors = frames
+        .iter()
+        .filter(|f| f["error"]["code"] == -32700)
+        .count();
+    assert_eq!((lists, parse_errors), (100, 100));
+}
+
 #[test]
 fn an_over_long_request_gets_an_error_naming_the_limit() {
     let repo = Repo::new();
