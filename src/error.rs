@@ -180,6 +180,15 @@ impl Error {
         self
     }
 
+    /// Name the file in the details unless they already name one.
+    pub fn or_path(self, display: &str) -> Self {
+        if self.details.get("path").is_some() {
+            self
+        } else {
+            self.with_path(display)
+        }
+    }
+
     pub fn invalid_argument(message: impl Into<String>) -> Self {
         Error::new(ErrorCode::InvalidArgument, message)
     }
@@ -265,6 +274,14 @@ mod tests {
         assert_eq!(e.to_json()["details"], serde_json::json!({}));
         let e = Error::new(ErrorCode::NotFound, "m").with_path("a.rs");
         assert_eq!(e.to_json()["details"], serde_json::json!({"path": "a.rs"}));
+        assert_eq!(e.or_path("b.rs").details["path"], "a.rs");
+        let e = Error::new(ErrorCode::InvalidRange, "m")
+            .with_details(serde_json::json!({"total_lines": 3}))
+            .or_path("b.rs");
+        assert_eq!(
+            e.details,
+            serde_json::json!({"total_lines": 3, "path": "b.rs"})
+        );
     }
 
     #[test]
