@@ -1082,3 +1082,30 @@ fn only_the_mcp_module_knows_rmcp() {
         "rmcp used outside src/mcp: {offenders:?}"
     );
 }
+
+/// Errors carry a details object naming the file when the call names one
+/// (issue 14, item 10: no `details: null`).
+#[tokio::test]
+async fn range_errors_name_the_path() {
+    let repo = Repo::new();
+    let (_s, client) = start(&repo.root()).await;
+    let r = call(
+        &client,
+        "read_file",
+        json!({"path": "docs/notes.txt", "start_line": 40}),
+    )
+    .await;
+    let (c, e) = err(&r);
+    assert_eq!(c, "INVALID_RANGE");
+    assert_eq!(e["details"]["path"], "docs/notes.txt");
+    let r = call(
+        &client,
+        "read_fragment",
+        json!({"path": "docs/notes.txt", "ranges": [{"start": 50, "end": 60}]}),
+    )
+    .await;
+    let (c, e) = err(&r);
+    assert_eq!(c, "INVALID_RANGE");
+    assert_eq!(e["details"]["path"], "docs/notes.txt");
+    client.cancel().await.unwrap();
+}

@@ -337,6 +337,7 @@ impl ScalpelServer {
                 max_bytes: None,
             };
             textops::read_file(env.ws(), env.engine(), Path::new(&p.path), &req)
+                .map_err(|e| e.or_path(&p.path))
         })
         .await
         .map(Json)
@@ -352,7 +353,7 @@ impl ScalpelServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<Fragment>, ToolError> {
         self.read("read_fragment", &ctx, move |env| {
-            textops::read_fragment(env.ws(), env.engine(), &p)
+            textops::read_fragment(env.ws(), env.engine(), &p).map_err(|e| e.or_path(&p.path))
         })
         .await
         .map(Json)
