@@ -458,6 +458,21 @@ pub struct Reparsed {
 }
 
 impl Reparsed {
+    /// A file just written as `text`, whose tree validation already parsed.
+    pub fn new(
+        language: Arc<Language>,
+        path: std::path::PathBuf,
+        text: String,
+        tree: tree_sitter::Tree,
+    ) -> Reparsed {
+        Reparsed {
+            language,
+            path,
+            text,
+            tree,
+        }
+    }
+
     /// The written file as a [`ParsedFile`], without parsing it again.
     pub fn outline(self) -> Result<ParsedFile> {
         let source = fs::decode(&self.path, self.text.into_bytes())?;

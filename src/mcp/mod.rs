@@ -127,6 +127,17 @@ impl Env {
         self.shared.cache.remember(&file.path, Arc::new(parsed));
     }
 
+    /// Keep the file a write just produced, from its validation's reparse.
+    /// Best effort: the write succeeded, so a failure to keep its parse must
+    /// not turn the receipt into an error.
+    pub fn keep(&self, file: &ResolvedPath, reparsed: Option<crate::engine::Reparsed>) {
+        match reparsed.map(|new| new.outline()) {
+            Some(Ok(parsed)) => self.remember(file, parsed),
+            Some(Err(e)) => tracing::warn!(error = %e, "not caching the edited file"),
+            None => {}
+        }
+    }
+
     /// Resolve `path` for reading and parse it.
     pub fn read_parsed(&self, path: &str) -> Result<(ResolvedPath, Arc<ParsedFile>)> {
         let file = self.resolve(path, Purpose::Read)?;

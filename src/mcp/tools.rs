@@ -247,13 +247,7 @@ impl ScalpelServer {
                 let (receipt, reparsed) =
                     env.engine()
                         .update_parsed(env.ws(), &target, &parsed, &req)?;
-                // Best effort: the write succeeded, so a failure to keep its
-                // parse must not turn the receipt into an error.
-                match reparsed.map(|new| new.outline()) {
-                    Some(Ok(parsed)) => env.remember(&target, parsed),
-                    Some(Err(e)) => tracing::warn!(error = %e, "not caching the edited file"),
-                    None => {}
-                }
+                env.keep(&target, reparsed);
                 Ok(receipt)
             },
         )
@@ -373,9 +367,21 @@ impl ScalpelServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<EditReceipt>, ToolError> {
         let path = p.path.clone();
-        self.write("edit_file", &ctx, path, Purpose::Write, move |env, _| {
-            textops::edit_file(env.ws(), env.engine(), &p)
-        })
+        self.write(
+            "edit_file",
+            &ctx,
+            path,
+            Purpose::Write,
+            move |env, target| {
+                // The cached parse when the file has a grammar; plain text
+                // files (or ones the parser refuses) are edited without one.
+                let parsed = env.parse(&target).ok();
+                let (receipt, reparsed) =
+                    textops::edit_resolved(env.ws(), env.engine(), &target, parsed.as_deref(), &p)?;
+                env.keep(&target, reparsed);
+                Ok(receipt)
+            },
+        )
         .await
         .map(Json)
     }
