@@ -680,6 +680,9 @@ fn diff_window(old: &str, new: &str) -> Change {
 // ---------------------------------------------------------------------------
 // Validation shared by edit_file and write_file
 
+/// The tree a validation parsed for the new content, with its language.
+type NewTree = (Arc<Language>, Tree);
+
 /// The old content of a validated change: its text, its parse when the
 /// caller has one, and the change in body coordinates.
 #[derive(Clone, Copy)]
@@ -704,7 +707,7 @@ fn validate_change(
     new_text: &str,
     allow: bool,
     warnings: &mut Vec<String>,
-) -> Result<(Validation, Option<(Arc<Language>, Tree)>)> {
+) -> Result<(Validation, Option<NewTree>)> {
     let new_body = strip_bom(new_text);
     // The language of the parse the caller has, else of the file as it is
     // (a shebang decides for files without an extension), else of the
