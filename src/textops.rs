@@ -572,6 +572,16 @@ pub struct WriteReceipt {
 /// content did not have.
 pub fn write_file(ws: &Workspace, engine: &Engine, params: &WriteParams) -> Result<WriteReceipt> {
     let target = ws.resolve(Path::new(&params.path), Purpose::Create)?;
+    write_resolved(ws, engine, &target, params)
+}
+
+/// [`write_file`] on a path already resolved for creating or writing.
+pub fn write_resolved(
+    ws: &Workspace,
+    engine: &Engine,
+    target: &ResolvedPath,
+    params: &WriteParams,
+) -> Result<WriteReceipt> {
     let old = if target.path.exists() {
         Some(
             fs::read_source(&target.path, engine.max_file_size)
@@ -595,7 +605,7 @@ pub fn write_file(ws: &Workspace, engine: &Engine, params: &WriteParams) -> Resu
     });
     let (validation, _) = validate_change(
         engine,
-        &target,
+        target,
         base,
         &content,
         params.allow_syntax_errors,
@@ -603,7 +613,7 @@ pub fn write_file(ws: &Workspace, engine: &Engine, params: &WriteParams) -> Resu
     )?;
     let outcome = fs::commit_write(
         ws,
-        &target,
+        target,
         old.as_ref(),
         content.as_bytes(),
         WriteMeta {

@@ -400,9 +400,13 @@ impl ScalpelServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<WriteReceipt>, ToolError> {
         let path = p.path.clone();
-        self.write("write_file", &ctx, path, Purpose::Create, move |env, _| {
-            textops::write_file(env.ws(), env.engine(), &p)
-        })
+        self.write(
+            "write_file",
+            &ctx,
+            path,
+            Purpose::Create,
+            move |env, target| textops::write_resolved(env.ws(), env.engine(), &target, &p),
+        )
         .await
         .map(Json)
     }
