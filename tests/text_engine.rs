@@ -210,7 +210,8 @@ fn read_fragment_keywords_symbols_and_budget() {
     assert_eq!(f.lines_returned, 20);
     assert_eq!((f.dropped[0].start, f.dropped[0].end), (21, 30));
     assert_eq!((f.dropped[1].start, f.dropped[1].end), (60, 70));
-    assert!(f.hint.unwrap().contains("{\"start\": 21, \"end\": 30}"));
+    // The hint names the ranges once, neutrally; each interface renders it.
+    assert!(f.hint.unwrap().contains("⟦ranges=21-30,60-70⟧"));
 
     let e = r
         .fragment(FragmentParams {

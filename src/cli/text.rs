@@ -9,6 +9,7 @@
 
 use super::output::Out;
 use super::to_json;
+use super::words::cli_text;
 use super::{RootArg as Common, WriteOpts};
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
@@ -18,7 +19,7 @@ use crate::fs::search::SearchParams;
 use crate::fs::search::SearchResult;
 use crate::fs::tree::TreeListing;
 use crate::fs::tree::TreeParams;
-use crate::text::{FuzzyMode, LineRange, TextEdit, lines::strip_eol};
+use crate::text::{Anchor, FuzzyMode, LineRange, TextEdit, lines::strip_eol};
 use crate::textops::{
     self, EditParams, EditReceipt, FileWindow, Fragment, FragmentParams, WriteParams, WriteReceipt,
 };
@@ -126,6 +127,10 @@ pub(super) struct ReadArgs {
     /// Only the last N lines.
     #[arg(long, value_name = "N", conflicts_with_all = ["lines", "keywords", "symbols"])]
     tail: Option<usize>,
+    /// Print from line N on, without context (--max-lines lines, default
+    /// 1000): how a cut read continues.
+    #[arg(long, value_name = "N", conflicts_with_all = ["lines", "keywords", "symbols", "head", "tail"])]
+    from: Option<usize>,
     #[command(flatten)]
     common: Common,
     #[arg(long)]
@@ -154,6 +159,15 @@ pub(super) struct EditArgs {
     /// Replace exactly this many occurrences of --old.
     #[arg(long, value_name = "N", requires = "old")]
     expected_matches: Option<usize>,
+    /// Anchor: only a match with this text within 50 lines above it.
+    #[arg(long, value_name = "T", requires = "old")]
+    anchor_before: Option<String>,
+    /// Anchor: only a match with this text within 50 lines below it.
+    #[arg(long, value_name = "T", requires = "old")]
+    anchor_after: Option<String>,
+    /// Anchor: only a match lying within these lines, e.g. 40-60.
+    #[arg(long, value_name = "A-B", requires = "old")]
+    anchor_lines: Option<String>,
     #[command(flatten)]
     write: WriteOpts,
     #[command(flatten)]
@@ -287,6 +301,7 @@ fn read_cmd(a: ReadArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let ws = workspace(&a.common, &file, engine)?;
     if a.lines.is_empty() && a.keywords.is_empty() && a.symbols.is_empty() {
         let req = WindowRequest {
+            start_line: a.from,
             head: a.head,
             tail: a.tail,
             max_lines: a.max_lines,
@@ -294,6 +309,18 @@ fn read_cmd(a: ReadArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         };
         let w = textops::read_file(&ws, engine, &file, &req)?;
         emit(out, a.json, &w, print_window);
+        if let (false, Some(next)) = (a.json, w.window.next_start_line) {
+            let limit = a
+                .max_lines
+                .map(|n| format!(" --max-lines {n}"))
+                .unwrap_or_default();
+            eprintln!(
+                "note: cut at line {} of {}; continue with: scalpel read {} --from {next}{limit}",
+                w.window.end_line,
+                w.window.total_lines,
+                super::words::shell_word(&a.file.to_string_lossy())
+            );
+        }
         return Ok(0);
     }
     let params = FragmentParams {
@@ -340,7 +367,7 @@ fn print_fragment(f: &Fragment, out: &mut Out) {
         eprintln!("note: range {}: {}", n.requested, n.note);
     }
     if let Some(h) = &f.hint {
-        eprintln!("note: {h}");
+        eprintln!("note: {}", cli_text(h));
     }
 }
 
@@ -398,6 +425,18 @@ fn fuzzy_mode(s: &str) -> Result<FuzzyMode> {
     })
 }
 
+/// The anchor of `--anchor-before/--anchor-after/--anchor-lines`, if any.
+fn anchor(a: &EditArgs) -> Result<Option<Anchor>> {
+    if a.anchor_before.is_none() && a.anchor_after.is_none() && a.anchor_lines.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(Anchor {
+        before: a.anchor_before.clone(),
+        after: a.anchor_after.clone(),
+        line_range: a.anchor_lines.as_deref().map(parse_range).transpose()?,
+    }))
+}
+
 fn edit_cmd(a: EditArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let file = absolute(&a.file)?;
     let ws = workspace(&a.common, &file, engine)?;
@@ -411,6 +450,7 @@ fn edit_cmd(a: EditArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
                 .unwrap_or_default(),
             max_distance: a.max_distance,
             expected_matches: a.expected_matches,
+            anchor: anchor(&a)?,
             ..TextEdit::new(old.clone(), new.clone())
         }],
         (None, None, Some(f)) => edits_from(f)?,
@@ -564,7 +604,7 @@ fn print_search(r: &SearchResult, out: &mut Out) {
         r.files_matched, r.total_matches, r.files_searched
     );
     if let Some(h) = &r.hint {
-        eprintln!("note: {h}");
+        eprintln!("note: {}", cli_text(h));
     }
     for e in &r.errors {
         eprintln!("warning: {}: {}", e.path, e.message);
@@ -575,12 +615,6 @@ fn print_window(w: &FileWindow, out: &mut Out) {
     out.raw(&w.window.text);
     if !w.window.text.is_empty() && !w.window.text.ends_with('\n') {
         out.raw("\n");
-    }
-    if let Some(next) = w.window.next_start_line {
-        eprintln!(
-            "note: cut at line {} of {}; continue with --lines {next}-{}",
-            w.window.end_line, w.window.total_lines, w.window.total_lines
-        );
     }
 }
 
@@ -615,7 +649,7 @@ fn print_tree(t: &TreeListing, out: &mut Out) {
         out.raw("\n");
     }
     if let Some(h) = &t.hint {
-        eprintln!("note: {h}");
+        eprintln!("note: {}", cli_text(h));
     }
 }
 

@@ -57,14 +57,14 @@ impl Workspace {
         let given = root.as_ref();
         let root = std::fs::canonicalize(given).map_err(|e| {
             Error::io("resolve_root", given, &e)
-                .with_suggestion("pass an existing directory as the root (--root DIR)")
+                .with_suggestion("pass an existing directory as ⟦root⟧")
         })?;
         if !root.is_dir() {
             return Err(Error::invalid_argument(format!(
                 "root {} is not a directory",
                 given.display()
             ))
-            .with_suggestion("pass a directory as the root (--root DIR)")
+            .with_suggestion("pass a directory as ⟦root⟧")
             .with_details(json!({"root": given.display().to_string()})));
         }
         Ok(Workspace {
@@ -177,7 +177,7 @@ impl Workspace {
                     return Err(Error::invalid_argument(format!(
                         "{given} goes through a file as if it were a folder"
                     ))
-                    .with_suggestion("check the path; list_directory shows what exists")
+                    .with_suggestion("check the path; ⟦list_directory⟧ shows what exists")
                     .with_details(json!({"path": given})));
                 }
                 Err(e) => return Err(Error::io("resolve", path, &e)),
@@ -207,7 +207,7 @@ impl Workspace {
                 ErrorCode::OutsideRoot,
                 format!("{given} is outside the root {}", self.root.display()),
             )
-            .with_suggestion("pass a path inside the root, or choose another root with --root DIR")
+            .with_suggestion("pass a path inside the root, or choose another ⟦root⟧")
             .with_details(json!({
                 "path": given,
                 "resolved": real.display().to_string(),
@@ -231,7 +231,7 @@ impl Workspace {
                 .with_suggestion(if name == ".git" {
                     "edit files of the work tree, not git's own data"
                 } else {
-                    "the `.scalpel/` folder holds backups and the journal; use undo/history"
+                    "the `.scalpel/` folder holds backups and the journal; use ⟦undo_edit⟧"
                 })
                 .with_details(json!({"path": given, "resolved": display, "folder": name})));
             }
@@ -241,8 +241,8 @@ impl Workspace {
             if purpose != Purpose::Create {
                 return Err(Error::new(ErrorCode::NotFound, format!("{display} does not exist"))
                     .with_suggestion(match purpose {
-                        Purpose::Write => "check the path (list_directory shows what exists); use write_file to create a new file",
-                        _ => "check the path; list_directory shows what exists",
+                        Purpose::Write => "check the path (⟦list_directory⟧ shows what exists); use ⟦write_file⟧ to create a new file",
+                        _ => "check the path; ⟦list_directory⟧ shows what exists",
                     })
                     .with_details(json!({"path": given, "resolved": display})));
             }
