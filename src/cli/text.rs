@@ -8,9 +8,9 @@
 //! else the git work tree around the path, else the current directory.
 
 use super::output::Out;
-use super::to_json;
 use super::words::cli_text;
 use super::{RootArg as Common, WriteOpts};
+use super::{plural, to_json};
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs::Workspace;
@@ -72,8 +72,10 @@ pub(super) struct SearchArgs {
     /// Skip files and folders matching this glob; repeatable.
     #[arg(long, value_name = "G")]
     exclude: Vec<String>,
+    /// Match case exactly (default: ignore case).
     #[arg(long)]
     case_sensitive: bool,
+    /// Match whole words only.
     #[arg(long)]
     whole_word: bool,
     /// Most files listed (default 100).
@@ -93,12 +95,14 @@ pub(super) struct SearchArgs {
     hidden: bool,
     #[command(flatten)]
     common: Common,
+    /// Print the result as JSON (the payload of the MCP tool).
     #[arg(long)]
     json: bool,
 }
 
 #[derive(Args, Debug)]
 pub(super) struct ReadArgs {
+    /// The file to read.
     file: PathBuf,
     /// Line ranges, e.g. 10-20,40-60 (a single number is one line).
     #[arg(long, value_name = "RANGES", value_delimiter = ',')]
@@ -133,12 +137,14 @@ pub(super) struct ReadArgs {
     from: Option<usize>,
     #[command(flatten)]
     common: Common,
+    /// Print the result as JSON (the payload of the MCP tool).
     #[arg(long)]
     json: bool,
 }
 
 #[derive(Args, Debug)]
 pub(super) struct EditArgs {
+    /// The file to edit.
     file: PathBuf,
     /// The text to replace (must be unique unless --expected-matches).
     #[arg(long, value_name = "T", requires = "new", conflicts_with = "edits")]
@@ -172,12 +178,14 @@ pub(super) struct EditArgs {
     write: WriteOpts,
     #[command(flatten)]
     common: Common,
+    /// Print the result as JSON (the payload of the MCP tool).
     #[arg(long)]
     json: bool,
 }
 
 #[derive(Args, Debug)]
 pub(super) struct WriteArgs {
+    /// The file to create or replace.
     file: PathBuf,
     /// Read the content from this file (default: stdin).
     #[arg(long, value_name = "F")]
@@ -186,6 +194,7 @@ pub(super) struct WriteArgs {
     write: WriteOpts,
     #[command(flatten)]
     common: Common,
+    /// Print the result as JSON (the payload of the MCP tool).
     #[arg(long)]
     json: bool,
 }
@@ -208,6 +217,7 @@ pub(super) struct TreeArgs {
     hidden: bool,
     #[command(flatten)]
     common: Common,
+    /// Print the result as JSON (the payload of the MCP tool).
     #[arg(long)]
     json: bool,
 }
@@ -223,7 +233,7 @@ pub(super) fn run(cmd: TextCommand, engine: &Engine, out: &mut Out) -> Result<u8
 }
 
 /// `p` made absolute against the current directory.
-fn absolute(p: &Path) -> Result<PathBuf> {
+pub(super) fn absolute(p: &Path) -> Result<PathBuf> {
     if p.is_absolute() {
         return Ok(p.to_path_buf());
     }
@@ -371,10 +381,11 @@ fn print_fragment(f: &Fragment, out: &mut Out) {
     }
 }
 
-fn read_input(from: Option<&Path>) -> Result<Vec<u8>> {
+fn read_input(from: Option<&Path>, what: &str) -> Result<Vec<u8>> {
     match from {
         Some(p) if p != Path::new("-") => std::fs::read(p).map_err(|e| Error::io("read", p, &e)),
         _ => {
+            super::stdin_notice(what);
             let mut buf = Vec::new();
             std::io::stdin()
                 .read_to_end(&mut buf)
@@ -401,7 +412,7 @@ fn utf8(bytes: Vec<u8>, what: &str) -> Result<String> {
 /// `edits`.
 fn edits_from(path: &Path) -> Result<Vec<TextEdit>> {
     let shown = path.display().to_string();
-    let text = utf8(read_input(Some(path))?, &shown)?;
+    let text = utf8(read_input(Some(path), "the edits (JSON)")?, &shown)?;
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
         Error::invalid_argument(format!("{shown} is not valid JSON: {e}"))
             .with_suggestion("write [{\"old_text\": \"...\", \"new_text\": \"...\"}]")
@@ -536,7 +547,10 @@ fn write_cmd(a: WriteArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         .from
         .as_ref()
         .map_or("stdin".to_string(), |p| p.display().to_string());
-    let content = utf8(read_input(a.from.as_deref())?, &source)?;
+    let content = utf8(
+        read_input(a.from.as_deref(), "the new content (or pass --from F)")?,
+        &source,
+    )?;
     let params = WriteParams {
         path: path_string(&file),
         content,
@@ -572,11 +586,10 @@ fn print_search(r: &SearchResult, out: &mut Out) {
             format!("; defines {}", f.defines.join(", "))
         };
         out.line(&format!(
-            "{}  (score {}, {} match{}{defines})",
+            "{}  (score {}, {}{defines})",
             f.path,
             f.score,
-            f.match_count,
-            if f.match_count == 1 { "" } else { "es" }
+            plural(f.match_count, "match")
         ));
         for m in &f.matches {
             for c in &m.context_before {
@@ -600,8 +613,10 @@ fn print_search(r: &SearchResult, out: &mut Out) {
         }
     }
     eprintln!(
-        "{} file(s) matched, {} match(es), {} searched",
-        r.files_matched, r.total_matches, r.files_searched
+        "{} matched, {}, {} searched",
+        plural(r.files_matched, "file"),
+        plural(r.total_matches, "match"),
+        r.files_searched
     );
     if let Some(h) = &r.hint {
         eprintln!("note: {}", cli_text(h));
@@ -623,7 +638,7 @@ fn print_write(r: &WriteReceipt, out: &mut Out) {
         out.raw(&r.diff);
     }
     let created = if r.created {
-        format!("created ({} lines), ", r.total_lines)
+        format!("created ({}), ", plural(r.total_lines, "line"))
     } else {
         String::new()
     };
