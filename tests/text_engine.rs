@@ -912,7 +912,7 @@ fn cli_write_and_tree() {
         .write_stdin("x = 1\n")
         .assert()
         .success()
-        .stdout(predicates::str::contains("created (1 lines)"));
+        .stdout(predicates::str::contains("created (1 line)"));
     assert_eq!(r.bytes("pkg/new.py"), b"x = 1\n");
     r.put("content.txt", "x = 2\n");
     let out = scalpel()
