@@ -36,7 +36,7 @@ pub fn cli_words(term: Term, value: Option<&str>) -> String {
         Term::AnchorAfter => flag("--anchor-after"),
         Term::AnchorLineRange => flag("--anchor-lines"),
         Term::Fuzzy => flag("--fuzzy"),
-        Term::Keywords => "plain search terms (no --regex)".into(),
+        Term::Keywords => "plain terms (without --regex)".into(),
         Term::Pattern => "`--regex`".into(),
         Term::Path => flag("--path"),
         Term::Include => flag("--include"),

@@ -380,7 +380,7 @@ pub fn search_files_with(
             files.len()
         )),
         (false, true) => Some(
-            "some matches are not listed; use ⟦read_fragment⟧ with ⟦keywords⟧ on a file to see them all, or raise ⟦max_matches_per_file⟧".to_string(),
+            "some matches are not listed; use ⟦read_fragment⟧ on a file with the same keywords to see them all, or raise ⟦max_matches_per_file⟧".to_string(),
         ),
     };
     let mut errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());

@@ -65,7 +65,7 @@ impl KeywordMatcher {
         }
         if labels.is_empty() {
             return Err(Error::invalid_argument("no keywords given")
-                .with_suggestion("pass ⟦keywords⟧ (any of them matches) or a regex ⟦pattern⟧"));
+                .with_suggestion("pass ⟦keywords⟧, any of which matches, or a regex ⟦pattern⟧"));
         }
         let escaped: Vec<String> = labels.iter().map(|k| regex::escape(k)).collect();
         let regexes = escaped
