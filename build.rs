@@ -29,7 +29,10 @@ fn collect(dir: &Path, root: &Path, out: &mut Vec<String>) {
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // Read when the script runs, not when it is compiled: a build script
+    // compiled in one checkout (a copied target/) must embed this one's data.
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest_dir);
     println!("cargo:rerun-if-changed=grammars");
     println!("cargo:rerun-if-changed=queries");
     let mut files = Vec::new();

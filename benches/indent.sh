@@ -22,16 +22,21 @@ mapfile -t py < <(find "$stdlib" -name '*.py' -size +1k -not -path '*/site-packa
   | LC_ALL=C sort | awk -v n="$files" 'NR % 7 == 0' | head -n "$files")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-python3 tests/support/indent_mutants.py target/debug/scalpel "$out/m" "$seed" "$per" "${py[@]}" \
-  | python3 -c '
+python3 tests/support/indent_mutants.py target/debug/scalpel "$out/m" "$seed" "$per" "${py[@]}" > "$out/r.json"
+python3 - "$out/r.json" "${#py[@]}" <<'PY'
 import json, sys
-r = json.load(sys.stdin)
-print(f"mutants {r[\"mutants\"]}: {r[\"invalid\"]} invalid, {r[\"valid\"]} valid (per CPython)")
+r = json.load(open(sys.argv[1]))
+print("source files: %s; mutants %d: %d invalid, %d valid (labelled by CPython's compile())"
+      % (sys.argv[2], r["mutants"], r["invalid"], r["valid"]))
 for k, v in r["by_kind"].items():
-    print(f"  {k:7} invalid {v[\"invalid\"]:5}  valid {v[\"valid\"]:5}  false accepts {v[\"false_accept\"]:4}  false rejects {v[\"false_reject\"]:4}")
-print(f"false accepts {r[\"false_accept\"]}/{r[\"invalid\"]} = {100*r[\"false_accept_rate\"]:.2f} %")
-print(f"false rejects {r[\"false_reject\"]} = {100*r[\"false_reject_rate\"]:.2f} % (valid mutants and originals)")
-print(f"parser alone would accept {r[\"parser_only_false_accept\"]}/{r[\"invalid\"]} invalid = {100*r[\"parser_only_false_accept\"]/max(1,r[\"invalid\"]):.1f} %")
-for e in r["examples_false_accept"][:5]: print("  FA", e)
-for e in r["examples_false_reject"][:5]: print("  FR", e)
-'
+    print("  %-7s invalid %5d  valid %5d  false accepts %4d  false rejects %4d"
+          % (k, v["invalid"], v["valid"], v["false_accept"], v["false_reject"]))
+print("false accepts %d/%d = %.2f %%" % (r["false_accept"], r["invalid"], 100 * r["false_accept_rate"]))
+print("false rejects %d = %.2f %% (of valid mutants and originals)" % (r["false_reject"], 100 * r["false_reject_rate"]))
+print("the parser alone (no indentation rule) would accept %d/%d invalid = %.1f %%"
+      % (r["parser_only_false_accept"], r["invalid"], 100 * r["parser_only_false_accept"] / max(1, r["invalid"])))
+for e in r["examples_false_accept"][:5]:
+    print("  FA", e)
+for e in r["examples_false_reject"][:5]:
+    print("  FR", e)
+PY

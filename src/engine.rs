@@ -192,7 +192,7 @@ pub fn select_symbols(
     use crate::lang::query::SYMBOL_KINDS;
     if depth == Some(0) {
         return Err(Error::invalid_argument("depth must be at least 1")
-            .with_suggestion("use depth 1 for top-level symbols only, or omit it for all")
+            .with_suggestion("use ⟦depth=1⟧ for top-level symbols only, or omit it for all")
             .with_details(serde_json::json!({"depth": 0})));
     }
     if let Some(k) = kind

@@ -193,6 +193,18 @@ impl Error {
         Error::new(ErrorCode::InvalidArgument, message)
     }
 
+    /// The error as an interface shows it: the terms marked in its message
+    /// and suggestion (see [`crate::hint`]) rendered by `words`. The facts
+    /// in `details` stay as they are.
+    pub fn rendered(&self, words: impl Fn(crate::hint::Term, Option<&str>) -> String) -> Error {
+        Error {
+            error_code: self.error_code,
+            message: crate::hint::render(&self.message, &words),
+            suggestion: crate::hint::render(&self.suggestion, &words),
+            details: self.details.clone(),
+        }
+    }
+
     /// The JSON payload shared by MCP error results and `--json` CLI output.
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)

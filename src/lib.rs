@@ -8,6 +8,7 @@ pub mod edit;
 pub mod engine;
 pub mod error;
 pub mod fs;
+pub mod hint;
 pub mod lang;
 pub mod mcp;
 pub mod symbols;

@@ -173,17 +173,15 @@ pub struct Fragment {
 /// Symbols in a file without a grammar are `UNSUPPORTED_LANGUAGE`.
 pub fn read_fragment(ws: &Workspace, engine: &Engine, params: &FragmentParams) -> Result<Fragment> {
     if params.ranges.is_empty() && params.keywords.is_empty() && params.symbols.is_empty() {
-        return Err(Error::invalid_argument(
-            "nothing to read: give ranges, keywords or symbols",
-        )
-        .with_suggestion(
-            "e.g. {\"ranges\": [{\"start\": 10, \"end\": 40}]}, or use read_file for a whole file",
-        ));
+        return Err(
+            Error::invalid_argument("nothing to read: give ranges, keywords or symbols")
+                .with_suggestion("e.g. ⟦ranges=10-40⟧, or use ⟦read_file⟧ for a whole file"),
+        );
     }
     let max_lines = params.max_lines.unwrap_or(DEFAULT_FRAGMENT_MAX_LINES);
     if max_lines == 0 {
-        return Err(Error::invalid_argument("max_lines must be at least 1")
-            .with_suggestion("omit max_lines to use the default (500)"));
+        return Err(Error::invalid_argument("the line limit must be at least 1")
+            .with_suggestion("omit ⟦max_lines⟧ to use the default (500)"));
     }
     let context = params.context_lines.unwrap_or(DEFAULT_CONTEXT_LINES);
     let (target, src) = read_target(ws, engine, Path::new(&params.path))?;
@@ -276,7 +274,7 @@ fn dropped_hint(dropped: &[DroppedRegion], max_lines: usize) -> String {
     let ranges: Vec<String> = dropped
         .iter()
         .take(HINT_RANGES)
-        .map(|d| format!("{{\"start\": {}, \"end\": {}}}", d.start, d.end))
+        .map(|d| format!("{}-{}", d.start, d.end))
         .collect();
     let more = if dropped.len() > HINT_RANGES {
         format!(" and {} more", dropped.len() - HINT_RANGES)
@@ -284,8 +282,9 @@ fn dropped_hint(dropped: &[DroppedRegion], max_lines: usize) -> String {
         String::new()
     };
     format!(
-        "{lines} line(s) over the budget of {max_lines} were left out; read them with ranges [{}]{more}, or raise max_lines",
-        ranges.join(", ")
+        "{lines} line(s) over the budget of {max_lines} were left out; read them with {}{more}, or raise {}",
+        crate::hint::term_with(crate::hint::Term::Ranges, ranges.join(",")),
+        crate::hint::term(crate::hint::Term::MaxLines)
     )
 }
 
@@ -383,7 +382,7 @@ pub fn edit_resolved(
 ) -> Result<(EditReceipt, Option<Reparsed>)> {
     if params.edits.is_empty() {
         return Err(Error::invalid_argument("no edits given").with_suggestion(
-            "pass edits: [{\"old_text\": \"...\", \"new_text\": \"...\"}]; use write_file to replace a whole file",
+            "pass ⟦edits⟧ with ⟦old_text⟧ and ⟦new_text⟧; use ⟦write_file⟧ to replace a whole file",
         ));
     }
     let src = match parsed {
@@ -403,7 +402,7 @@ pub fn edit_resolved(
     let mut warnings = plan.warnings.clone();
 
     if plan.is_noop() {
-        warnings.push("nothing changed: every edit's old_text equals its new_text".to_string());
+        warnings.push("nothing changed: every edit's old text equals its new text".to_string());
         return Ok((
             EditReceipt {
                 path: target.display.clone(),

@@ -1,9 +1,11 @@
 //! Real third-party code available offline: the Python standard library of
 //! the machine's `python3` (checked against Python's own `ast`), the crate
-//! sources cargo downloaded for this build, and the JavaScript of the
-//! machine's npm. Nothing may panic, every symbol's address must resolve back
+//! sources cargo downloaded for this build, and the JavaScript of a pinned
+//! npm release the test installs itself (tests/provision). Nothing may panic, every symbol's address must resolve back
 //! to that symbol, ranges must agree with the bytes, and replacing a symbol
 //! with its own extracted code must leave the file byte-identical.
+
+mod provision;
 
 use scalpel::engine::Engine;
 use scalpel::symbols::{self, ParsedFile};
@@ -273,7 +275,7 @@ fn rust_crate_sources() {
 
 #[test]
 fn javascript_of_npm() {
-    let root = PathBuf::from(command_output("npm", &["root", "-g"])).join("npm");
+    let root = provision::js_corpus();
     let files = files_under(&root, "js", &[]);
     assert!(
         files.len() > 300,

@@ -1,32 +1,20 @@
 //! The official Python MCP SDK (pinned in tests/support/requirements.txt,
-//! installed into target/mcp-venv by .ci/run) drives `scalpel serve`: lists
+//! installed by the test itself into target/tmp/mcp-venv, see
+//! tests/provision) drives `scalpel serve`: lists
 //! the tools, calls each one and validates every structuredContent against
 //! the tool's outputSchema (tests/support/mcp_client.py).
 
 mod mcp_support;
+mod provision;
 
 use mcp_support::Repo;
 use scalpel::fs::{Purpose, Workspace, WriteMeta, commit_write, read_source};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn venv_python() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python = manifest.join("target/mcp-venv/bin/python");
-    assert!(
-        python.exists(),
-        "the Python MCP SDK venv is missing ({}).\n\
-         Create it with .ci/run, or:\n  \
-         python3 -m venv target/mcp-venv && \
-         target/mcp-venv/bin/pip install -r tests/support/requirements.txt",
-        python.display()
-    );
-    python
-}
 
 #[test]
 fn python_sdk_lists_calls_and_validates_every_tool() {
-    let python = venv_python();
+    let python = provision::mcp_venv_python();
     let repo = Repo::new();
     let ws = Workspace::new(repo.root()).unwrap();
     let target = ws

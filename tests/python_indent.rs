@@ -70,3 +70,46 @@ fn check_agrees_with_cpython_on_indentation_mutants() {
         r["examples_false_accept"]
     );
 }
+
+/// Every writer refuses indentation CPython refuses, and leaves the file as
+/// it was: `edit` (a line shifted), `write` (a body dedented), `update` (a
+/// line indented under a simple statement).
+#[test]
+fn every_writer_refuses_bad_python_indentation() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("m.py");
+    let original = "def f(x):\n    y = x + 1\n    return y\n";
+    std::fs::write(&f, original).unwrap();
+    let new_code = dir.path().join("new.py");
+    std::fs::write(&new_code, "def f(x):\n    y = x + 2\n        return y\n").unwrap();
+    let whole = dir.path().join("whole.py");
+    std::fs::write(&whole, "def f(x):\ny = x + 1\nreturn y\n").unwrap();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["edit".into(), "m.py".into(), "--old".into(), "    return y".into(), "--new".into(), "      return y".into()],
+            "unindent does not match",
+        ),
+        (
+            vec!["write".into(), "m.py".into(), "--from".into(), whole.display().to_string()],
+            "expected an indented block",
+        ),
+        (
+            vec!["update".into(), "m.py".into(), "f".into(), "--code-file".into(), new_code.display().to_string()],
+            // Every reading of this code is refused; which rule the
+            // least bad one breaks first is not the point.
+            "indent",
+        ),
+    ];
+    for (args, rule) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_scalpel"))
+            .args(&args)
+            .args(["--root", dir.path().to_str().unwrap(), "--json"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {text}");
+        assert!(text.contains("SYNTAX_ERROR") && text.contains(rule), "{args:?}: {text}");
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), original, "{args:?}");
+    }
+}

@@ -210,7 +210,8 @@ fn read_fragment_keywords_symbols_and_budget() {
     assert_eq!(f.lines_returned, 20);
     assert_eq!((f.dropped[0].start, f.dropped[0].end), (21, 30));
     assert_eq!((f.dropped[1].start, f.dropped[1].end), (60, 70));
-    assert!(f.hint.unwrap().contains("{\"start\": 21, \"end\": 30}"));
+    // The hint names the ranges once, neutrally; each interface renders it.
+    assert!(f.hint.unwrap().contains("⟦ranges=21-30,60-70⟧"));
 
     let e = r
         .fragment(FragmentParams {
@@ -911,7 +912,7 @@ fn cli_write_and_tree() {
         .write_stdin("x = 1\n")
         .assert()
         .success()
-        .stdout(predicates::str::contains("created (1 lines)"));
+        .stdout(predicates::str::contains("created (1 line)"));
     assert_eq!(r.bytes("pkg/new.py"), b"x = 1\n");
     r.put("content.txt", "x = 2\n");
     let out = scalpel()

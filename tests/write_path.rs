@@ -233,9 +233,14 @@ fn expected_hash_precondition() {
     assert_eq!(e.code(), ErrorCode::StaleFile);
     assert_eq!(e.details["current_hash"], old.hash.as_str());
     assert_eq!(e.details["expected_hash"], "0123456789abcdef");
+    // Written once, rendered by each interface in its own words.
     assert_eq!(
-        e.suggestion,
-        "re-read the file (extract/read) and retry with the new hash"
+        scalpel::cli::words::cli_text(&e.suggestion),
+        "re-read the file (`scalpel extract`, `scalpel read`) and retry with the new hash"
+    );
+    assert_eq!(
+        scalpel::hint::render(&e.suggestion, scalpel::mcp::reply::mcp_words),
+        "re-read the file (`extract_code`, `read_file`) and retry with the new hash"
     );
     assert_eq!(snapshot(&p), before);
 

@@ -5,6 +5,7 @@
 
 mod output;
 mod text;
+pub mod words;
 
 use crate::check;
 use crate::edit::Operation;
@@ -46,23 +47,72 @@ struct GlobalArgs {
 struct RootArg {
     /// Workspace root: paths outside it are refused; backups and the journal
     /// live in ROOT/.scalpel. Default: the git work tree holding the file,
-    /// else the current directory.
+    /// else the nearest folder above it holding a .scalpel/ journal, else
+    /// the current directory.
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
 }
 
 impl RootArg {
     fn workspace(&self, near: Option<&Path>, engine: &Engine) -> Result<Workspace> {
-        let ws = match (&self.root, near) {
-            (Some(r), _) => Workspace::new(r)?,
-            (None, Some(f)) => Workspace::discover(f)?,
-            (None, None) => Workspace::new(
-                std::env::current_dir().map_err(|e| Error::io("getcwd", Path::new("."), &e))?,
-            )?,
+        let ws = match &self.root {
+            Some(r) => Workspace::new(r)?,
+            None => Workspace::new(default_root(near)?)?,
         };
         Ok(ws.with_max_file_size(engine.max_file_size))
     }
 }
+
+/// The root when `--root` is not given, found from `near` (else the
+/// current directory): the nearest git work tree around it, else the nearest
+/// folder above it holding a `.scalpel/` journal (so `history` and `undo`
+/// work from any folder inside a root that is not a git repository), else the
+/// current directory.
+fn default_root(near: Option<&Path>) -> Result<PathBuf> {
+    let cwd = current_dir()?;
+    let start = cwd.join(near.unwrap_or(Path::new(".")));
+    let Some(start) = start
+        .ancestors()
+        .find(|p| p.exists())
+        .and_then(|p| std::fs::canonicalize(p).ok())
+    else {
+        return Ok(cwd);
+    };
+    let mut journaled = None;
+    for dir in start.ancestors() {
+        if dir.join(".git").exists() {
+            return Ok(dir.to_path_buf());
+        }
+        if journaled.is_none() && dir.join(crate::fs::SCALPEL_DIR).is_dir() {
+            journaled = Some(dir.to_path_buf());
+        }
+    }
+    Ok(journaled.unwrap_or(cwd))
+}
+
+/// The values of `update --op`, each listed once; the MCP spellings
+/// (`insert_before`) are accepted too.
+fn operations() -> clap::builder::PossibleValuesParser {
+    use clap::builder::PossibleValue;
+    clap::builder::PossibleValuesParser::new([
+        PossibleValue::new("replace"),
+        PossibleValue::new("insert-before").alias("insert_before"),
+        PossibleValue::new("insert-after").alias("insert_after"),
+        PossibleValue::new("delete"),
+    ])
+}
+
+/// How symbols are addressed, shown by `extract --help` and `update --help`.
+const NAME_PATHS: &str = "\
+Name paths (SYMBOL):
+  name               matches anywhere in the file: `add`
+  Outer.inner        matches a suffix of the path: `Warehouse.add`
+  Type::method       `.`, `::` and `/` are interchangeable: `Point::new`
+  /Top               starts at the top level: `/Warehouse`
+  name#N             the N-th match in file order (overloads, setters): `size#2`
+  Wrapper<T>::get    generic arguments are ignored
+A name that matches several symbols fails (AMBIGUOUS) and lists an address
+for each that works verbatim; `scalpel symbols FILE` lists every address.";
 
 /// The options every writing command shares.
 #[derive(Args, Debug)]
@@ -85,7 +135,8 @@ enum Command {
     /// List the symbols of files or directories (directories are walked,
     /// honouring .gitignore).
     Symbols {
-        #[arg(required = true)]
+        /// Files and folders to list.
+        #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
         /// One JSON object per file per line.
         #[arg(long)]
@@ -93,13 +144,16 @@ enum Command {
         /// Report bare definition ranges (without decorators, attributes, docs).
         #[arg(long)]
         no_trivia: bool,
-        /// Force a language instead of detecting it.
+        /// Force a language instead of detecting it (see `scalpel languages`).
         #[arg(long, value_name = "LANG")]
         language: Option<String>,
     },
     /// Print one symbol's code, addressed by name path (`Class.method`).
+    #[command(after_help = NAME_PATHS)]
     Extract {
+        /// The file holding the symbol.
         file: PathBuf,
+        /// The symbol's name path (see below).
         symbol: String,
         /// Only match symbols of this kind (function, method, class, ...).
         #[arg(long)]
@@ -110,27 +164,37 @@ enum Command {
         /// The bare definition, without decorators, attributes or doc comments.
         #[arg(long)]
         no_trivia: bool,
+        /// Print the result as JSON (the payload of the MCP tool).
         #[arg(long)]
         json: bool,
+        /// Force a language instead of detecting it (see `scalpel languages`).
         #[arg(long, value_name = "LANG")]
         language: Option<String>,
     },
     /// Replace, insert next to, or delete a symbol. New code comes from
     /// --code-file or stdin.
+    #[command(after_help = NAME_PATHS)]
     Update {
+        /// The file holding the symbol.
         file: PathBuf,
+        /// The symbol's name path (see below); inserts go next to it.
         symbol: String,
-        #[arg(long, value_name = "OP", default_value = "replace", value_parser = ["replace", "insert-before", "insert-after", "delete", "insert_before", "insert_after"])]
+        /// What to do with the symbol: replace it, insert the new code before
+        /// or after it, or delete it (no new code).
+        #[arg(long, value_name = "OP", default_value = "replace", value_parser = operations())]
         op: String,
         /// Read the new code from this file instead of stdin.
         #[arg(long, value_name = "F")]
         code_file: Option<PathBuf>,
+        /// Only match symbols of this kind (function, method, class, ...).
         #[arg(long)]
         kind: Option<String>,
         #[command(flatten)]
         write: WriteOpts,
+        /// Print the result as JSON (the payload of the MCP tool).
         #[arg(long)]
         json: bool,
+        /// Force a language instead of detecting it (see `scalpel languages`).
         #[arg(long, value_name = "LANG")]
         language: Option<String>,
         #[command(flatten)]
@@ -138,12 +202,16 @@ enum Command {
     },
     /// Restore a file as it was before an edit (default: its last edit).
     Undo {
+        /// The file to restore.
         file: PathBuf,
+        /// The edit to undo (an id from `scalpel history`; default: the
+        /// file's newest edit not undone yet).
         #[arg(long = "edit", value_name = "ID")]
         edit_id: Option<String>,
         /// Undo even if the file changed since that edit.
         #[arg(long)]
         force: bool,
+        /// Print the result as JSON (the payload of the MCP tool).
         #[arg(long)]
         json: bool,
         #[command(flatten)]
@@ -151,7 +219,9 @@ enum Command {
     },
     /// List journal entries (newest first), for one file or the whole root.
     History {
+        /// Only this file's edits (default: every edit under the root).
         file: Option<PathBuf>,
+        /// Print the result as JSON (the payload of the MCP tool).
         #[arg(long)]
         json: bool,
         #[command(flatten)]
@@ -159,6 +229,7 @@ enum Command {
     },
     /// List the supported languages.
     Languages {
+        /// Print the result as JSON (the payload of the MCP tool).
         #[arg(long)]
         json: bool,
     },
@@ -175,11 +246,16 @@ enum Command {
     },
     /// Parse a file and report errors; `--dump-tree` prints the syntax tree.
     Parse {
+        /// The file to parse.
         file: PathBuf,
+        /// Print the syntax tree (node kinds, fields, positions), to write
+        /// queries for a language.
         #[arg(long)]
         dump_tree: bool,
+        /// Print the result as JSON (the payload of the MCP tool).
         #[arg(long)]
         json: bool,
+        /// Force a language instead of detecting it (see `scalpel languages`).
         #[arg(long, value_name = "LANG")]
         language: Option<String>,
     },
@@ -219,11 +295,13 @@ enum HookCommand {
         /// Replace a pre-commit hook Scalpel did not write (kept as a backup).
         #[arg(long)]
         force: bool,
+        /// Print the result as JSON (the payload of the MCP tool).
         #[arg(long)]
         json: bool,
     },
     /// Remove the pre-commit hook if Scalpel wrote it.
     Uninstall {
+        /// Print the result as JSON (the payload of the MCP tool).
         #[arg(long)]
         json: bool,
     },
@@ -272,7 +350,10 @@ impl Command {
 
 /// Errors go to stdout as JSON with `--json` (the same payload as MCP), and
 /// to stderr as text otherwise.
+/// Hints are rendered in CLI words (flags and commands, see `words.rs`);
+/// the places and candidates in `details` are listed under the hint.
 fn report(out: &mut Out, e: &Error, json: bool) {
+    let e = e.rendered(words::cli_words);
     if json {
         out.line(&serde_json::json!({"error": e.to_json()}).to_string());
     } else {
@@ -280,7 +361,64 @@ fn report(out: &mut Out, e: &Error, json: bool) {
         if !e.suggestion.is_empty() {
             eprintln!("  hint: {}", e.suggestion);
         }
+        for line in detail_lines(&e.details) {
+            eprintln!("  {line}");
+        }
     }
+}
+
+/// At most this many matches or candidates are listed under an error.
+const MAX_DETAIL_ITEMS: usize = 10;
+
+/// The facts in an error's `details` a person needs next, one per line:
+/// the places that matched (with an anchor picking each), the candidates of
+/// an ambiguous name, the closest text's diff, the new parse errors.
+fn detail_lines(details: &serde_json::Value) -> Vec<String> {
+    let mut lines = Vec::new();
+    for key in ["matches", "candidates"] {
+        let Some(items) = details.get(key).and_then(|v| v.as_array()) else {
+            continue;
+        };
+        for item in items.iter().take(MAX_DETAIL_ITEMS) {
+            let span = format!("lines {}-{}", item["start_line"], item["end_line"]);
+            let mut line = match (item.get("address"), item.get("preview")) {
+                (Some(a), _) => format!(
+                    "{} ({}, {span})",
+                    a.as_str().unwrap_or_default(),
+                    item["kind"].as_str().unwrap_or_default()
+                ),
+                (None, Some(p)) => format!("{span}: {}", p.as_str().unwrap_or_default()),
+                (None, None) => continue,
+            };
+            if let Some(anchor) = item.get("anchor") {
+                let flags = crate::hint::term_with(crate::hint::Term::Anchor, anchor);
+                line.push_str(&format!("  pick it with {}", words::cli_text(&flags)));
+            }
+            if let Some(failed) = item.get("failed").and_then(|f| f.as_array()) {
+                let why: Vec<&str> = failed.iter().filter_map(|f| f.as_str()).collect();
+                line.push_str(&format!("  (anchor fails: {})", why.join(", ")));
+            }
+            lines.push(line);
+        }
+        if items.len() > MAX_DETAIL_ITEMS {
+            lines.push(format!("… {} more", items.len() - MAX_DETAIL_ITEMS));
+        }
+    }
+    if let Some(diff) = details.pointer("/closest/diff").and_then(|d| d.as_str()) {
+        lines.extend(diff.lines().map(str::to_string));
+    }
+    if let Some(errors) = details.get("new_errors").and_then(|v| v.as_array()) {
+        for e in errors.iter().take(MAX_DETAIL_ITEMS) {
+            lines.push(format!(
+                "line {}, column {}: {} `{}`",
+                e["line"],
+                e["column"],
+                e["what"].as_str().unwrap_or_default(),
+                e["snippet"].as_str().unwrap_or_default()
+            ));
+        }
+    }
+    lines
 }
 
 fn engine(g: &GlobalArgs) -> Result<Engine> {
@@ -360,12 +498,15 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                     Some(std::fs::read_to_string(&f).map_err(|e| Error::io("read", &f, &e))?)
                 }
                 (_, None) => {
+                    stdin_notice("the new code (or pass --code-file F)");
                     let mut buf = String::new();
                     std::io::Read::read_to_string(&mut std::io::stdin(), &mut buf)
                         .map_err(|e| Error::io("read", Path::new("<stdin>"), &e))?;
                     Some(buf)
                 }
             };
+            // Relative to the current directory, not to the root.
+            let file = text::absolute(&file)?;
             let ws = root.workspace(Some(&file), &engine)?;
             let req = UpdateRequest {
                 symbol,
@@ -381,6 +522,8 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             if json {
                 out.line(&to_json(&r));
             } else {
+                // Like `edit` and `write`: the diff, then the summary.
+                out.raw(&r.diff);
                 let what = if r.dry_run { "would apply" } else { "applied" };
                 out.line(&format!(
                     "{what} {} to {} ({}) in {}, now lines {}-{}; edit {}; hash {}",
@@ -399,7 +542,6 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                 for w in &r.warnings {
                     out.line(&format!("warning: {w}"));
                 }
-                out.raw(&r.diff);
             }
             Ok(0)
         }
@@ -410,11 +552,13 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             json,
             root,
         } => {
+            let file = text::absolute(&file)?;
             let ws = root.workspace(Some(&file), &engine)?;
             let u = crate::fs::undo(&ws, &file, edit_id.as_deref(), force)?;
             if json {
                 out.line(&to_json(&u));
             } else {
+                out.raw(&u.diff);
                 out.line(&format!(
                     "undid {} on {}{}; undo is edit {}",
                     u.undone_edit_id,
@@ -422,11 +566,11 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                     if u.removed { " (file removed)" } else { "" },
                     u.edit_id.as_deref().unwrap_or("-")
                 ));
-                out.raw(&u.diff);
             }
             Ok(0)
         }
         Command::History { file, json, root } => {
+            let file = file.as_deref().map(text::absolute).transpose()?;
             let ws = root.workspace(file.as_deref(), &engine)?;
             let entries = crate::fs::history(&ws, file.as_deref())?;
             if json {
@@ -482,10 +626,10 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                 })));
             } else {
                 out.line(&format!(
-                    "{}: {} symbols, {} parse errors",
+                    "{}: {}, {}",
                     display(&file),
-                    parsed.symbols.len(),
-                    parsed.parse_error_count
+                    plural(parsed.symbols.len(), "symbol"),
+                    plural(parsed.parse_error_count, "parse error")
                 ));
                 for e in &parsed.parse_errors {
                     out.line(&format!(
@@ -543,6 +687,25 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             });
             Ok(0)
         }
+    }
+}
+
+/// `1 symbol`, `2 symbols`, `0 matches`.
+fn plural(n: usize, noun: &str) -> String {
+    let ending = match (n, noun.ends_with("ch") || noun.ends_with('s')) {
+        (1, _) => "",
+        (_, true) => "es",
+        (_, false) => "s",
+    };
+    format!("{n} {noun}{ending}")
+}
+
+/// Say what a command waits for when stdin is a terminal, so it does not
+/// seem to hang.
+fn stdin_notice(what: &str) {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() {
+        eprintln!("reading {what} from stdin; end it with Ctrl-D");
     }
 }
 
@@ -615,15 +778,15 @@ fn print_symbols(fs: &FileSymbols, json: bool, out: &mut Out) {
         return;
     }
     let errors = if fs.parse_errors > 0 {
-        format!(", {} parse errors", fs.parse_errors)
+        format!(", {}", plural(fs.parse_errors, "parse error"))
     } else {
         String::new()
     };
     out.line(&format!(
-        "{} ({}, {} symbols{errors})",
+        "{} ({}, {}{errors})",
         fs.path,
         fs.language,
-        fs.symbols.len()
+        plural(fs.symbols.len(), "symbol")
     ));
     for s in &fs.symbols {
         let depth = s.segments().len().saturating_sub(1).min(8);

@@ -8,8 +8,9 @@
 //! else the git work tree around the path, else the current directory.
 
 use super::output::Out;
-use super::to_json;
+use super::words::cli_text;
 use super::{RootArg as Common, WriteOpts};
+use super::{plural, to_json};
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs::Workspace;
@@ -18,7 +19,7 @@ use crate::fs::search::SearchParams;
 use crate::fs::search::SearchResult;
 use crate::fs::tree::TreeListing;
 use crate::fs::tree::TreeParams;
-use crate::text::{FuzzyMode, LineRange, TextEdit, lines::strip_eol};
+use crate::text::{Anchor, FuzzyMode, LineRange, TextEdit, lines::strip_eol};
 use crate::textops::{
     self, EditParams, EditReceipt, FileWindow, Fragment, FragmentParams, WriteParams, WriteReceipt,
 };
@@ -71,8 +72,10 @@ pub(super) struct SearchArgs {
     /// Skip files and folders matching this glob; repeatable.
     #[arg(long, value_name = "G")]
     exclude: Vec<String>,
+    /// Match case exactly (default: ignore case).
     #[arg(long)]
     case_sensitive: bool,
+    /// Match whole words only.
     #[arg(long)]
     whole_word: bool,
     /// Most files listed (default 100).
@@ -92,12 +95,14 @@ pub(super) struct SearchArgs {
     hidden: bool,
     #[command(flatten)]
     common: Common,
+    /// Print the result as JSON (the payload of the MCP tool).
     #[arg(long)]
     json: bool,
 }
 
 #[derive(Args, Debug)]
 pub(super) struct ReadArgs {
+    /// The file to read.
     file: PathBuf,
     /// Line ranges, e.g. 10-20,40-60 (a single number is one line).
     #[arg(long, value_name = "RANGES", value_delimiter = ',')]
@@ -126,14 +131,20 @@ pub(super) struct ReadArgs {
     /// Only the last N lines.
     #[arg(long, value_name = "N", conflicts_with_all = ["lines", "keywords", "symbols"])]
     tail: Option<usize>,
+    /// Print from line N on, without context (--max-lines lines, default
+    /// 1000): how a cut read continues.
+    #[arg(long, value_name = "N", conflicts_with_all = ["lines", "keywords", "symbols", "head", "tail"])]
+    from: Option<usize>,
     #[command(flatten)]
     common: Common,
+    /// Print the result as JSON (the payload of the MCP tool).
     #[arg(long)]
     json: bool,
 }
 
 #[derive(Args, Debug)]
 pub(super) struct EditArgs {
+    /// The file to edit.
     file: PathBuf,
     /// The text to replace (must be unique unless --expected-matches).
     #[arg(long, value_name = "T", requires = "new", conflicts_with = "edits")]
@@ -154,16 +165,27 @@ pub(super) struct EditArgs {
     /// Replace exactly this many occurrences of --old.
     #[arg(long, value_name = "N", requires = "old")]
     expected_matches: Option<usize>,
+    /// Anchor: only a match with this text within 50 lines above it.
+    #[arg(long, value_name = "T", requires = "old")]
+    anchor_before: Option<String>,
+    /// Anchor: only a match with this text within 50 lines below it.
+    #[arg(long, value_name = "T", requires = "old")]
+    anchor_after: Option<String>,
+    /// Anchor: only a match lying within these lines, e.g. 40-60.
+    #[arg(long, value_name = "A-B", requires = "old")]
+    anchor_lines: Option<String>,
     #[command(flatten)]
     write: WriteOpts,
     #[command(flatten)]
     common: Common,
+    /// Print the result as JSON (the payload of the MCP tool).
     #[arg(long)]
     json: bool,
 }
 
 #[derive(Args, Debug)]
 pub(super) struct WriteArgs {
+    /// The file to create or replace.
     file: PathBuf,
     /// Read the content from this file (default: stdin).
     #[arg(long, value_name = "F")]
@@ -172,6 +194,7 @@ pub(super) struct WriteArgs {
     write: WriteOpts,
     #[command(flatten)]
     common: Common,
+    /// Print the result as JSON (the payload of the MCP tool).
     #[arg(long)]
     json: bool,
 }
@@ -194,6 +217,7 @@ pub(super) struct TreeArgs {
     hidden: bool,
     #[command(flatten)]
     common: Common,
+    /// Print the result as JSON (the payload of the MCP tool).
     #[arg(long)]
     json: bool,
 }
@@ -209,7 +233,7 @@ pub(super) fn run(cmd: TextCommand, engine: &Engine, out: &mut Out) -> Result<u8
 }
 
 /// `p` made absolute against the current directory.
-fn absolute(p: &Path) -> Result<PathBuf> {
+pub(super) fn absolute(p: &Path) -> Result<PathBuf> {
     if p.is_absolute() {
         return Ok(p.to_path_buf());
     }
@@ -287,6 +311,7 @@ fn read_cmd(a: ReadArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let ws = workspace(&a.common, &file, engine)?;
     if a.lines.is_empty() && a.keywords.is_empty() && a.symbols.is_empty() {
         let req = WindowRequest {
+            start_line: a.from,
             head: a.head,
             tail: a.tail,
             max_lines: a.max_lines,
@@ -294,6 +319,18 @@ fn read_cmd(a: ReadArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         };
         let w = textops::read_file(&ws, engine, &file, &req)?;
         emit(out, a.json, &w, print_window);
+        if let (false, Some(next)) = (a.json, w.window.next_start_line) {
+            let limit = a
+                .max_lines
+                .map(|n| format!(" --max-lines {n}"))
+                .unwrap_or_default();
+            eprintln!(
+                "note: cut at line {} of {}; continue with: scalpel read {} --from {next}{limit}",
+                w.window.end_line,
+                w.window.total_lines,
+                super::words::shell_word(&a.file.to_string_lossy())
+            );
+        }
         return Ok(0);
     }
     let params = FragmentParams {
@@ -340,14 +377,15 @@ fn print_fragment(f: &Fragment, out: &mut Out) {
         eprintln!("note: range {}: {}", n.requested, n.note);
     }
     if let Some(h) = &f.hint {
-        eprintln!("note: {h}");
+        eprintln!("note: {}", cli_text(h));
     }
 }
 
-fn read_input(from: Option<&Path>) -> Result<Vec<u8>> {
+fn read_input(from: Option<&Path>, what: &str) -> Result<Vec<u8>> {
     match from {
         Some(p) if p != Path::new("-") => std::fs::read(p).map_err(|e| Error::io("read", p, &e)),
         _ => {
+            super::stdin_notice(what);
             let mut buf = Vec::new();
             std::io::stdin()
                 .read_to_end(&mut buf)
@@ -374,7 +412,7 @@ fn utf8(bytes: Vec<u8>, what: &str) -> Result<String> {
 /// `edits`.
 fn edits_from(path: &Path) -> Result<Vec<TextEdit>> {
     let shown = path.display().to_string();
-    let text = utf8(read_input(Some(path))?, &shown)?;
+    let text = utf8(read_input(Some(path), "the edits (JSON)")?, &shown)?;
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
         Error::invalid_argument(format!("{shown} is not valid JSON: {e}"))
             .with_suggestion("write [{\"old_text\": \"...\", \"new_text\": \"...\"}]")
@@ -398,6 +436,18 @@ fn fuzzy_mode(s: &str) -> Result<FuzzyMode> {
     })
 }
 
+/// The anchor of `--anchor-before/--anchor-after/--anchor-lines`, if any.
+fn anchor(a: &EditArgs) -> Result<Option<Anchor>> {
+    if a.anchor_before.is_none() && a.anchor_after.is_none() && a.anchor_lines.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(Anchor {
+        before: a.anchor_before.clone(),
+        after: a.anchor_after.clone(),
+        line_range: a.anchor_lines.as_deref().map(parse_range).transpose()?,
+    }))
+}
+
 fn edit_cmd(a: EditArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let file = absolute(&a.file)?;
     let ws = workspace(&a.common, &file, engine)?;
@@ -411,6 +461,7 @@ fn edit_cmd(a: EditArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
                 .unwrap_or_default(),
             max_distance: a.max_distance,
             expected_matches: a.expected_matches,
+            anchor: anchor(&a)?,
             ..TextEdit::new(old.clone(), new.clone())
         }],
         (None, None, Some(f)) => edits_from(f)?,
@@ -496,7 +547,10 @@ fn write_cmd(a: WriteArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         .from
         .as_ref()
         .map_or("stdin".to_string(), |p| p.display().to_string());
-    let content = utf8(read_input(a.from.as_deref())?, &source)?;
+    let content = utf8(
+        read_input(a.from.as_deref(), "the new content (or pass --from F)")?,
+        &source,
+    )?;
     let params = WriteParams {
         path: path_string(&file),
         content,
@@ -532,11 +586,10 @@ fn print_search(r: &SearchResult, out: &mut Out) {
             format!("; defines {}", f.defines.join(", "))
         };
         out.line(&format!(
-            "{}  (score {}, {} match{}{defines})",
+            "{}  (score {}, {}{defines})",
             f.path,
             f.score,
-            f.match_count,
-            if f.match_count == 1 { "" } else { "es" }
+            plural(f.match_count, "match")
         ));
         for m in &f.matches {
             for c in &m.context_before {
@@ -560,11 +613,13 @@ fn print_search(r: &SearchResult, out: &mut Out) {
         }
     }
     eprintln!(
-        "{} file(s) matched, {} match(es), {} searched",
-        r.files_matched, r.total_matches, r.files_searched
+        "{} matched, {}, {} searched",
+        plural(r.files_matched, "file"),
+        plural(r.total_matches, "match"),
+        r.files_searched
     );
     if let Some(h) = &r.hint {
-        eprintln!("note: {h}");
+        eprintln!("note: {}", cli_text(h));
     }
     for e in &r.errors {
         eprintln!("warning: {}: {}", e.path, e.message);
@@ -576,12 +631,6 @@ fn print_window(w: &FileWindow, out: &mut Out) {
     if !w.window.text.is_empty() && !w.window.text.ends_with('\n') {
         out.raw("\n");
     }
-    if let Some(next) = w.window.next_start_line {
-        eprintln!(
-            "note: cut at line {} of {}; continue with --lines {next}-{}",
-            w.window.end_line, w.window.total_lines, w.window.total_lines
-        );
-    }
 }
 
 fn print_write(r: &WriteReceipt, out: &mut Out) {
@@ -589,7 +638,7 @@ fn print_write(r: &WriteReceipt, out: &mut Out) {
         out.raw(&r.diff);
     }
     let created = if r.created {
-        format!("created ({} lines), ", r.total_lines)
+        format!("created ({}), ", plural(r.total_lines, "line"))
     } else {
         String::new()
     };
@@ -615,7 +664,7 @@ fn print_tree(t: &TreeListing, out: &mut Out) {
         out.raw("\n");
     }
     if let Some(h) = &t.hint {
-        eprintln!("note: {h}");
+        eprintln!("note: {}", cli_text(h));
     }
 }
 

@@ -43,8 +43,11 @@ impl Operation {
             "insert_before" => Ok(Operation::InsertBefore),
             "insert_after" => Ok(Operation::InsertAfter),
             "delete" => Ok(Operation::Delete),
-            _ => Err(Error::invalid_argument(format!("unknown operation `{s}`"))
-                .with_suggestion("use replace, insert_before, insert_after or delete")),
+            _ => Err(
+                Error::invalid_argument(format!("unknown operation `{s}`")).with_suggestion(
+                    "set ⟦operation⟧ to replace, insert_before, insert_after or delete",
+                ),
+            ),
         }
     }
 }
@@ -140,7 +143,7 @@ pub fn plan(
                 op.as_str()
             ))
             .with_suggestion(if op == Operation::Replace {
-                "to remove the symbol use operation `delete`; otherwise pass the new code"
+                "to remove the symbol use ⟦operation=delete⟧; otherwise pass ⟦new_code⟧"
             } else {
                 "pass the code of the definition to insert"
             })),

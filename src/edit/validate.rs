@@ -213,7 +213,7 @@ pub fn judge(
             first.snippet
         ),
     )
-    .with_suggestion("fix the new code at the reported lines and retry; nothing was written (pass allow_syntax_errors to write anyway)")
+    .with_suggestion("fix the new code at the reported lines and retry; nothing was written (pass ⟦allow_syntax_errors⟧ to write anyway)")
     .with_details(serde_json::json!({
         "path": path,
         "new_errors": listed,

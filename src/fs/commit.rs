@@ -362,7 +362,7 @@ pub(crate) fn read_current(path: &Path, max_size: u64, faults: &FaultPlan) -> Re
                 meta.len()
             ),
         )
-        .with_suggestion("the file changed since it was read; re-read it, or raise --max-file-size")
+        .with_suggestion("the file changed since it was read; re-read it, or raise ⟦max_file_size⟧")
         .with_details(
             json!({"path": path.display().to_string(), "size": meta.len(), "limit": max_size}),
         ));
@@ -525,7 +525,9 @@ fn stale(
             current.as_deref().unwrap_or("?"),
             believed.unwrap_or("?")
         ),
-        ("expected_hash", false) => format!("{display} does not exist (expected_hash was given)"),
+        ("expected_hash", false) => {
+            format!("{display} does not exist (an expected hash was given)")
+        }
         ("create", _) => format!("{display} already exists"),
         (_, false) => format!("{display} was deleted since it was read"),
         _ => format!(
@@ -535,9 +537,9 @@ fn stale(
         ),
     };
     let suggestion = if why == "create" {
-        "read the file first (or pass its current hash as expected_hash) to overwrite it, or choose another path"
+        "read the file first (or pass its current hash as ⟦expected_hash⟧) to overwrite it, or choose another path"
     } else {
-        "re-read the file (extract/read) and retry with the new hash"
+        "re-read the file (⟦extract_code⟧, ⟦read_file⟧) and retry with the new hash"
     };
     let mut details = json!({
         "path": display,
@@ -573,7 +575,7 @@ pub fn check_expected_hash(display: &str, src: &SourceText, expected: &str) -> R
             src.hash
         ),
     )
-    .with_suggestion("re-read the file (extract_code, read_file) and retry with the new hash")
+    .with_suggestion("re-read the file (⟦extract_code⟧, ⟦read_file⟧) and retry with the new hash")
     .with_details(json!({
         "path": display,
         "current_hash": src.hash,

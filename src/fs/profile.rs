@@ -110,7 +110,7 @@ pub fn read_source(path: &Path, max_size: u64) -> Result<SourceText> {
             "{} is a directory, not a file",
             path.display()
         ))
-        .with_suggestion("pass a file path; use list_directory or `scalpel tree` for folders")
+        .with_suggestion("pass a file path; use ⟦list_directory⟧ for folders")
         .with_details(serde_json::json!({"path": path.display().to_string()})));
     }
     if meta.len() > max_size {
@@ -131,7 +131,7 @@ fn too_large(path: &Path, size: u64, max: u64) -> Error {
             path.display()
         ),
     )
-    .with_suggestion("raise the limit with --max-file-size, or read a line window with read_file")
+    .with_suggestion("raise the limit with ⟦max_file_size⟧, or read a line window with ⟦read_file⟧")
     .with_details(
         serde_json::json!({"path": path.display().to_string(), "size": size, "limit": max}),
     )

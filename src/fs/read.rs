@@ -75,7 +75,7 @@ pub fn read_window(src: &SourceText, req: &WindowRequest) -> Result<Window> {
     let max_bytes = req.max_bytes.unwrap_or(DEFAULT_READ_MAX_BYTES);
     if max_lines == 0 || max_bytes == 0 {
         return Err(
-            Error::invalid_argument("max_lines and max_bytes must be at least 1")
+            Error::invalid_argument("the line and byte limits must be at least 1")
                 .with_suggestion("omit them to use the defaults (1000 lines, 48 KiB)"),
         );
     }
@@ -119,10 +119,10 @@ fn requested_lines(req: &WindowRequest, total: usize) -> Result<(usize, usize)> 
     let ranged = req.start_line.is_some() || req.end_line.is_some();
     let modes = [ranged, req.head.is_some(), req.tail.is_some()];
     if modes.iter().filter(|&&m| m).count() > 1 {
-        return Err(Error::invalid_argument(
-            "use only one of start_line/end_line, head, or tail",
-        )
-        .with_suggestion("e.g. {\"start_line\": 100, \"end_line\": 150}, or {\"head\": 50}, or {\"tail\": 50}"));
+        return Err(
+            Error::invalid_argument("use only one of start_line/end_line, head, or tail")
+                .with_suggestion("e.g. ⟦start_line/end_line=100-150⟧, or ⟦head=50⟧, or ⟦tail=50⟧"),
+        );
     }
     if let Some(n) = req.head {
         return Ok((1, n.min(total)));
@@ -138,7 +138,7 @@ fn requested_lines(req: &WindowRequest, total: usize) -> Result<(usize, usize)> 
             ErrorCode::InvalidRange,
             "start_line is 0; lines are numbered from 1",
         )
-        .with_suggestion("use start_line 1 for the beginning of the file")
+        .with_suggestion("lines start at 1, e.g. ⟦start_line/end_line=1-50⟧")
         .with_details(details));
     }
     if let Some(e) = req.end_line
@@ -148,7 +148,7 @@ fn requested_lines(req: &WindowRequest, total: usize) -> Result<(usize, usize)> 
             ErrorCode::InvalidRange,
             format!("end_line {e} is before start_line {start}"),
         )
-        .with_suggestion(format!("swap them: start_line {e}, end_line {start}"))
+        .with_suggestion(format!("swap them: ⟦start_line/end_line={e}-{start}⟧"))
         .with_details(details));
     }
     if start > total && !(start == 1 && total == 0) {
@@ -159,7 +159,7 @@ fn requested_lines(req: &WindowRequest, total: usize) -> Result<(usize, usize)> 
         .with_suggestion(if total == 0 {
             "the file is empty".to_string()
         } else {
-            format!("read within 1-{total}, e.g. {{\"tail\": 50}} for the end")
+            format!("read within 1-{total}, e.g. ⟦tail=50⟧ for the end")
         })
         .with_details(details));
     }

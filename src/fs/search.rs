@@ -310,7 +310,7 @@ pub fn search_files_with(
                 push_error(
                     path,
                     format!(
-                        "skipped: {size} bytes, over the search limit of {} bytes (raise max_file_size)",
+                        "skipped: {size} bytes, over the search limit of {} bytes (raise the file size limit)",
                         limits.max_size
                     ),
                 );
@@ -377,11 +377,11 @@ pub fn search_files_with(
         )),
         (false, false) => None,
         (true, _) => Some(format!(
-            "{} of {files_matched} matching files shown; narrow with `path` or `include`, add keywords, or raise max_results",
+            "{} of {files_matched} matching files shown; narrow with ⟦path⟧ or ⟦include⟧, add keywords, or raise ⟦max_results⟧",
             files.len()
         )),
         (false, true) => Some(
-            "some matches are not listed; use read_fragment with `keywords` on a file to see them all, or raise max_matches_per_file".to_string(),
+            "some matches are not listed; use ⟦read_fragment⟧ on a file with the same keywords to see them all, or raise ⟦max_matches_per_file⟧".to_string(),
         ),
     };
     let mut errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
@@ -408,7 +408,7 @@ fn build_matcher(params: &SearchParams) -> Result<KeywordMatcher> {
         (Some(_), false) => Err(Error::invalid_argument(
             "pass either keywords or pattern, not both",
         )
-        .with_suggestion("put alternatives in the regex (a|b), or drop the pattern")),
+        .with_suggestion("put alternatives in the regex (a|b), or drop ⟦pattern⟧")),
         (Some(p), true) => KeywordMatcher::pattern(p, params.case_sensitive, params.whole_word),
         (None, _) => {
             KeywordMatcher::keywords(&params.keywords, params.case_sensitive, params.whole_word)

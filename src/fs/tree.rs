@@ -71,7 +71,7 @@ pub fn list_directory(root: &std::path::Path, params: &TreeParams) -> Result<Tre
             "{} is a file, not a folder",
             rel_path(&root, &dir)
         ))
-        .with_suggestion("use read_file for a file, or pass its folder"));
+        .with_suggestion("use ⟦read_file⟧ for a file, or pass its folder"));
     }
     let depth = params.depth.unwrap_or(DEFAULT_TREE_DEPTH).max(1);
     let max_items = params.max_items.unwrap_or(DEFAULT_TREE_MAX_ITEMS);
@@ -164,7 +164,7 @@ pub fn list_directory(root: &std::path::Path, params: &TreeParams) -> Result<Tre
         entries,
         truncated,
         hint: truncated.then(|| {
-            format!("{hidden_total} entries not shown; raise max_items, or list a sub-folder with `path`")
+            format!("{hidden_total} entries not shown; raise ⟦max_items⟧, or list a sub-folder")
         }),
     })
 }

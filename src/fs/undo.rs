@@ -91,9 +91,9 @@ pub fn undo(
                     },
                 )
                 .with_suggestion(if recent.is_empty() {
-                    "history lists the recorded edits"
+                    "no edit of this file is recorded; only edits made through Scalpel can be undone"
                 } else {
-                    "pick one of recent_edit_ids, or run history"
+                    "pick one of ⟦recent_edit_ids⟧"
                 })
                 .with_details(json!({
                     "path": target.display,
@@ -107,7 +107,7 @@ pub fn undo(
                     "edit {id} on {} was already undone by {by}",
                     target.display
                 ))
-                .with_suggestion(format!("undo {by} to redo edit {id}"))
+                .with_suggestion(format!("⟦undo_edit⟧ with ⟦edit_id={by}⟧ to redo edit {id}"))
                 .with_details(json!({
                     "path": target.display, "edit_id": id, "undone_by": by,
                     "recent_edit_ids": recent,
@@ -133,7 +133,7 @@ pub fn undo(
                     .with_suggestion(if on_file.is_empty() {
                         "only edits made through Scalpel (within the retention limit) can be undone"
                     } else {
-                        "to redo, undo one of the undo entries in recent_edit_ids by its edit_id"
+                        "to redo, undo one of the undo entries in ⟦recent_edit_ids⟧ by its ⟦edit_id⟧"
                     })
                     .with_details(json!({"path": target.display, "recent_edit_ids": recent})));
             };
@@ -186,7 +186,7 @@ pub fn undo(
         };
         Err(Error::new(ErrorCode::StaleFile, message)
             .with_suggestion(
-                "undo only restores a file nobody changed since; pass force to overwrite the later changes (the undo backs them up, so it can itself be undone)",
+                "undo only restores a file nobody changed since; pass ⟦force⟧ to overwrite the later changes (the undo backs them up, so it can itself be undone)",
             )
             .with_details(json!({
                 "path": target.display,

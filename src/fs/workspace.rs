@@ -60,14 +60,14 @@ impl Workspace {
         let given = root.as_ref();
         let root = std::fs::canonicalize(given).map_err(|e| {
             Error::io("resolve_root", given, &e)
-                .with_suggestion("pass an existing directory as the root (--root DIR)")
+                .with_suggestion("pass an existing directory as ⟦root⟧")
         })?;
         if !root.is_dir() {
             return Err(Error::invalid_argument(format!(
                 "root {} is not a directory",
                 given.display()
             ))
-            .with_suggestion("pass a directory as the root (--root DIR)")
+            .with_suggestion("pass a directory as ⟦root⟧")
             .with_details(json!({"root": given.display().to_string()})));
         }
         Ok(Workspace {
@@ -189,7 +189,7 @@ impl Workspace {
                 return Err(Error::invalid_argument(format!(
                     "{given} goes through a file as if it were a folder"
                 ))
-                .with_suggestion("check the path; list_directory shows what exists")
+                .with_suggestion("check the path; ⟦list_directory⟧ shows what exists")
                 .with_details(json!({"path": given})));
             }
             let Some(name) = name else {
@@ -255,8 +255,8 @@ impl Workspace {
             if purpose != Purpose::Create {
                 return Err(Error::new(ErrorCode::NotFound, format!("{display} does not exist"))
                     .with_suggestion(match purpose {
-                        Purpose::Write => "check the path (list_directory shows what exists); use write_file to create a new file",
-                        _ => "check the path; list_directory shows what exists",
+                        Purpose::Write => "check the path (⟦list_directory⟧ shows what exists); use ⟦write_file⟧ to create a new file",
+                        _ => "check the path; ⟦list_directory⟧ shows what exists",
                     })
                     .with_details(json!({"path": given, "resolved": display})));
             }
@@ -360,7 +360,7 @@ impl Workspace {
             ErrorCode::OutsideRoot,
             format!("{given} is outside the root {}", self.root.display()),
         )
-        .with_suggestion("pass a path inside the root, or choose another root with --root DIR")
+        .with_suggestion("pass a path inside the root, or choose another ⟦root⟧")
         .with_details(json!({
             "path": given,
             "root": self.root.display().to_string(),
@@ -418,7 +418,7 @@ fn ignored(given: &str, display: &str, folder: &str) -> Error {
         format!("{display} is inside `{folder}/`, which Scalpel does not touch"),
     )
     .with_suggestion(if folder == SCALPEL_DIR {
-        "the `.scalpel/` folder holds backups and the journal; use undo/history"
+        "the `.scalpel/` folder holds backups and the journal; use ⟦undo_edit⟧"
     } else {
         "edit files of the work tree, not git's own data"
     })

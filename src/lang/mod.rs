@@ -460,7 +460,7 @@ impl Registry {
             format!("no grammar for {}", path.display()),
         )
         .with_suggestion(format!(
-            "supported: {}; pass --language to force one, or use the text tools (read_fragment, edit_file)",
+            "supported: {}; pass ⟦language⟧ to force one, or use ⟦read_fragment⟧ and ⟦edit_file⟧",
             supported.join("; ")
         ))
         .with_details(serde_json::json!({

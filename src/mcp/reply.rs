@@ -12,6 +12,7 @@
 //! - Panics and lost blocking tasks become `ToolError`s too ([`internal`]).
 
 use crate::error::{Error, ErrorCode};
+use crate::hint::Term;
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
 use schemars::JsonSchema;
@@ -39,9 +40,13 @@ impl<T: JsonSchema> JsonSchema for Json<T> {
 
 impl<T: Serialize + Render> IntoCallToolResult for Json<T> {
     fn into_call_tool_result(self) -> Result<CallToolResponse, rmcp::ErrorData> {
-        let text = self.0.render();
+        // Hints name fields and tools through marked terms (crate::hint).
+        let text = crate::hint::render(&self.0.render(), mcp_words);
         match serde_json::to_value(&self.0) {
-            Ok(value) => {
+            Ok(mut value) => {
+                if let Some(serde_json::Value::String(h)) = value.get_mut("hint") {
+                    *h = crate::hint::render(h, mcp_words);
+                }
                 let mut result = CallToolResult::structured(value);
                 result.content = vec![ContentBlock::text(text)];
                 Ok(result.into())
@@ -79,9 +84,50 @@ impl ToolError {
     }
 
     pub fn into_result(self) -> CallToolResult {
-        let mut result = CallToolResult::structured_error(self.0.to_json());
-        result.content = vec![ContentBlock::text(self.text())];
+        let this = ToolError(self.0.rendered(mcp_words));
+        let mut result = CallToolResult::structured_error(this.0.to_json());
+        result.content = vec![ContentBlock::text(this.text())];
         result
+    }
+}
+
+/// The MCP's words for the hint vocabulary ([`crate::hint`]): fields and
+/// tools as the agent sends them, a value as the JSON it would pass.
+pub fn mcp_words(term: Term, value: Option<&str>) -> String {
+    let name = term.name();
+    // A value as JSON: numbers and JSON stay, anything else is a string.
+    let json = |v: &str| match serde_json::from_str::<serde_json::Value>(v) {
+        Ok(j) if !j.is_string() => v.to_string(),
+        _ => serde_json::Value::String(v.to_string()).to_string(),
+    };
+    let range = |v: &str| {
+        let (a, b) = v.split_once('-').unwrap_or((v, v));
+        format!("{{\"start\": {a}, \"end\": {b}}}")
+    };
+    match (term, value) {
+        (Term::AllowSyntaxErrors | Term::Force, _) => format!("`\"{name}\": true`"),
+        (Term::AnchorBefore | Term::AnchorAfter, Some(v)) => {
+            let field = name.trim_start_matches("anchor.");
+            format!("`\"anchor\": {{\"{field}\": {}}}`", json(v))
+        }
+        (Term::AnchorLineRange, Some(v)) => {
+            format!("`\"anchor\": {{\"line_range\": {}}}`", range(v))
+        }
+        (Term::Ranges, Some(v)) => format!(
+            "`\"ranges\": [{}]`",
+            v.split(',').map(range).collect::<Vec<_>>().join(", ")
+        ),
+        (Term::Lines, Some(v)) => {
+            let (a, b) = v.split_once('-').unwrap_or((v, v));
+            format!("`\"start_line\": {a}, \"end_line\": {b}`")
+        }
+        (Term::RecentEditIds, _) => "`details.recent_edit_ids`".into(),
+        (Term::Root, _) => {
+            "the server's root (`scalpel serve --root DIR`, or the client's roots)".into()
+        }
+        (Term::MaxFileSize, _) => "the server's `--max-file-size`".into(),
+        (_, Some(v)) => format!("`\"{name}\": {}`", json(v)),
+        (_, None) => format!("`{name}`"),
     }
 }
 
@@ -205,6 +251,38 @@ mod tests {
         assert_eq!(
             text,
             "NOT_FOUND: no symbol `x` in a.py Hint: did you mean `y`?"
+        );
+    }
+
+    #[test]
+    fn hints_name_fields_as_json_arguments() {
+        use crate::hint::{render, term, term_with};
+        let words = |s: &str| render(s, mcp_words);
+        assert_eq!(
+            words(&term_with(Term::ExpectedMatches, 66)),
+            "`\"expected_matches\": 66`"
+        );
+        assert_eq!(
+            words(&term_with(Term::Ranges, "21-30,60-70")),
+            "`\"ranges\": [{\"start\": 21, \"end\": 30}, {\"start\": 60, \"end\": 70}]`"
+        );
+        assert_eq!(
+            words(&term_with(Term::Anchor, r#"{"before":"def a():"}"#)),
+            "`\"anchor\": {\"before\":\"def a():\"}`"
+        );
+        assert_eq!(
+            words(&term_with(Term::Kind, "method")),
+            "`\"kind\": \"method\"`"
+        );
+        assert_eq!(words(&term(Term::ListDirectory)), "`list_directory`");
+        let e = ToolError(
+            Error::new(ErrorCode::SyntaxError, "bad")
+                .with_suggestion(format!("pass {}", term(Term::AllowSyntaxErrors))),
+        )
+        .into_result();
+        assert_eq!(
+            e.structured_content.unwrap()["suggestion"],
+            "pass `\"allow_syntax_errors\": true`"
         );
     }
 }

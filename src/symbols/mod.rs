@@ -192,7 +192,7 @@ pub fn parse_tree(lang: &Language, text: &str, old: Option<&Tree>) -> Result<Tre
         tree.ok_or_else(|| {
             parser.reset();
             Error::new(ErrorCode::Io, format!("the {} parser gave up", lang.name()))
-                .with_suggestion("the file may be too large or pathological; use the text tools")
+                .with_suggestion("the file may be too large or pathological; use ⟦read_fragment⟧ and ⟦edit_file⟧")
         })
     })
 }

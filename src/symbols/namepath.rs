@@ -248,7 +248,7 @@ fn not_found(
                 kinds.join(", ")
             ),
         )
-        .with_suggestion(format!("drop the kind filter or use kind `{}`", kinds[0]))
+        .with_suggestion(format!("drop the kind filter or use ⟦kind={}⟧", kinds[0]))
         .with_details(serde_json::json!({
             "symbol": query, "kind": k,
             "candidates": by_path.iter().map(|s| candidate(s)).collect::<Vec<_>>(),
@@ -275,8 +275,7 @@ fn not_found(
     });
     scored.truncate(MAX_SUGGESTIONS);
     let suggestion = if scored.is_empty() {
-        "list the file's symbols (list_symbols / `scalpel symbols FILE`) to see what it defines"
-            .to_string()
+        "list the file's symbols (⟦list_symbols⟧) to see what it defines".to_string()
     } else {
         format!(
             "did you mean {}?",

@@ -211,7 +211,7 @@ pub fn validate_ranges(ranges: &[LineRange], total_lines: usize) -> Result<Range
         if r.start == 0 {
             return Err(range_error(
                 format!("range {i} ({label}) starts at line 0; lines are numbered from 1"),
-                format!("use {{\"start\": 1, \"end\": {}}}", r.end.max(1)),
+                format!("use ⟦ranges=1-{}⟧", r.end.max(1)),
                 i,
                 r,
                 total_lines,
@@ -220,7 +220,7 @@ pub fn validate_ranges(ranges: &[LineRange], total_lines: usize) -> Result<Range
         if r.start > r.end {
             return Err(range_error(
                 format!("range {i} ({label}) ends before it starts"),
-                format!("swap them: {{\"start\": {}, \"end\": {}}}", r.end, r.start),
+                format!("swap them: ⟦ranges={}-{}⟧", r.end, r.start),
                 i,
                 r,
                 total_lines,
@@ -366,7 +366,7 @@ mod tests {
         let r = |s, e| LineRange { start: s, end: e };
         let e = validate_ranges(&[r(5, 2)], 10).unwrap_err();
         assert_eq!(e.code(), ErrorCode::InvalidRange);
-        assert!(e.suggestion.contains("\"start\": 2"));
+        assert!(e.suggestion.contains("⟦ranges=2-5⟧"), "{}", e.suggestion);
         assert_eq!(
             validate_ranges(&[r(0, 2)], 10).unwrap_err().code(),
             ErrorCode::InvalidRange

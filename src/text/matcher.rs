@@ -65,7 +65,7 @@ impl KeywordMatcher {
         }
         if labels.is_empty() {
             return Err(Error::invalid_argument("no keywords given")
-                .with_suggestion("pass `keywords` (any of them matches) or a regex `pattern`"));
+                .with_suggestion("pass ⟦keywords⟧, any of which matches, or a regex ⟦pattern⟧"));
         }
         let escaped: Vec<String> = labels.iter().map(|k| regex::escape(k)).collect();
         let regexes = escaped
@@ -87,7 +87,7 @@ impl KeywordMatcher {
     pub fn pattern(pattern: &str, case_sensitive: bool, whole_word: bool) -> Result<Self> {
         if pattern.is_empty() {
             return Err(Error::invalid_argument("pattern is empty")
-                .with_suggestion("pass a non-empty regex, or use `keywords` for literal text"));
+                .with_suggestion("pass a non-empty regex, or use ⟦keywords⟧ for literal text"));
         }
         let re = build(pattern, case_sensitive)?;
         Ok(KeywordMatcher {
@@ -161,7 +161,7 @@ fn build(source: &str, case_sensitive: bool) -> Result<Regex> {
                 format!("invalid regex {source:?}: {e}"),
             )
             .with_suggestion(
-                "fix the pattern (Rust regex syntax), or pass literal text as `keywords`",
+                "fix the pattern (Rust regex syntax), or pass literal text as ⟦keywords⟧",
             )
             .with_details(serde_json::json!({"pattern": source, "regex_error": e.to_string()}))
         })

@@ -26,6 +26,7 @@
 //! because "no match" alone sends an agent into a retry loop.
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::hint::{self, Term};
 use crate::text::intervals::LineRange;
 use crate::text::lines::LineIndex;
 use crate::text::preview::{PREVIEW_WIDTH, preview};
@@ -238,7 +239,7 @@ pub fn plan_edits(text: &str, edits: &[TextEdit]) -> Result<EditPlan> {
         match found {
             None => {
                 warnings.push(format!(
-                    "edit {index}: old_text and new_text are identical; nothing to change"
+                    "edit {index}: the old and new text are identical; nothing to change"
                 ));
                 planned.push(PlannedEdit {
                     index,
@@ -332,7 +333,7 @@ fn check_conflicts(view: &View, reps: &[Replacement]) -> Result<()> {
                         "edit {}: its occurrences overlap each other (lines {la} and {lb})",
                         a.edit_index
                     ),
-                    "make old_text longer so that its occurrences cannot overlap".to_string(),
+                    "make ⟦old_text⟧ longer so that its occurrences cannot overlap".to_string(),
                 )
             } else {
                 (
@@ -341,7 +342,7 @@ fn check_conflicts(view: &View, reps: &[Replacement]) -> Result<()> {
                         a.edit_index, b.edit_index
                     ),
                     format!(
-                        "merge edits {} and {} into one edit, or make their old_text cover disjoint text",
+                        "merge edits {} and {} into one edit, or make their ⟦old_text⟧ cover disjoint text",
                         a.edit_index, b.edit_index
                     ),
                 )
@@ -472,13 +473,13 @@ fn plan_one(view: &View, edit: &TextEdit) -> Result<Option<Found>> {
     let old = normalize_input(&edit.old_text);
     let new = normalize_input(&edit.new_text);
     if old.is_empty() {
-        return Err(Error::invalid_argument("old_text is empty")
-            .with_suggestion("to insert text, put a neighbouring line in old_text and repeat it with the addition in new_text; to replace the whole file use write_file"));
+        return Err(Error::invalid_argument("the old text is empty")
+            .with_suggestion("to insert text, put a neighbouring line in ⟦old_text⟧ and repeat it with the addition in ⟦new_text⟧; to replace the whole file use ⟦write_file⟧"));
     }
     let anchor = NormAnchor::new(edit.anchor.as_ref())?;
     if edit.expected_matches == Some(0) {
-        return Err(Error::invalid_argument("expected_matches is 0")
-            .with_suggestion("omit expected_matches for a unique match, or set it to the number of occurrences to replace"));
+        return Err(Error::invalid_argument("the expected number of matches is 0")
+            .with_suggestion("omit ⟦expected_matches⟧ for a unique match, or set it to the number of occurrences to replace"));
     }
     if old == new {
         return Ok(None);
@@ -521,7 +522,7 @@ fn plan_one(view: &View, edit: &TextEdit) -> Result<Option<Found>> {
             return Ok(Some(Found {
                 mode: MatchMode::Whitespace,
                 note: Some(format!(
-                    "matched ignoring indentation/trailing whitespace at lines {a}-{b}; new_text re-indented to match"
+                    "matched ignoring indentation/trailing whitespace at lines {a}-{b}; the new text was re-indented to match"
                 )),
                 cands,
                 distance: None,
@@ -538,16 +539,18 @@ fn plan_one(view: &View, edit: &TextEdit) -> Result<Option<Found>> {
         match levenshtein_candidates(view, &old, &new, max_d) {
             Err(note) => lev_note = Some(note),
             Ok(lev) if lev.is_empty() => {
-                lev_note = Some(format!("no text within max_distance {max_d} of old_text"));
+                lev_note = Some(format!(
+                    "no text within edit distance {max_d} of the old text"
+                ));
             }
             Ok(lev) => {
                 let cands = narrow(view, &anchor, lev, &old)?;
                 if let Some(n) = edit.expected_matches.filter(|&n| n != 1) {
                     return Err(Error::new(
                         ErrorCode::FuzzyUnsafe,
-                        format!("expected_matches {n} cannot be combined with a levenshtein match"),
+                        format!("{n} expected matches cannot be combined with a levenshtein match"),
                     )
-                    .with_suggestion("fuzzy levenshtein edits one unique place; make old_text exact to replace several"));
+                    .with_suggestion("fuzzy levenshtein edits one unique place; make ⟦old_text⟧ exact to replace several"));
                 }
                 let best = unique_best(view, cands, &old)?;
                 let old_chars = old.chars().count().max(1);
@@ -556,7 +559,7 @@ fn plan_one(view: &View, edit: &TextEdit) -> Result<Option<Found>> {
                 return Ok(Some(Found {
                     mode: MatchMode::Levenshtein,
                     note: Some(format!(
-                        "fuzzy match at lines {a}-{b} (edit distance {}, similarity {:.2}); new_text replaces those whole lines",
+                        "fuzzy match at lines {a}-{b} (edit distance {}, similarity {:.2}); the new text replaces those whole lines",
                         best.distance, similarity
                     )),
                     distance: Some(best.distance),
@@ -609,13 +612,15 @@ impl NormAnchor {
                 line_range: None,
             });
         };
-        let norm = |name: &str, t: &Option<String>| -> Result<Option<String>> {
+        let norm = |term: Term, t: &Option<String>| -> Result<Option<String>> {
             match t {
                 Some(t) if t.is_empty() => Err(Error::invalid_argument(format!(
-                    "anchor.{name} is empty"
+                    "the anchor's {} text is empty",
+                    term.name().trim_start_matches("anchor.")
                 ))
                 .with_suggestion(format!(
-                    "omit anchor.{name}, or give text that occurs near the intended match"
+                    "omit {}, or give text that occurs near the intended match",
+                    hint::term(term)
                 ))),
                 Some(t) => Ok(Some(normalize_input(t))),
                 None => Ok(None),
@@ -627,17 +632,17 @@ impl NormAnchor {
             return Err(Error::new(
                 ErrorCode::InvalidRange,
                 format!(
-                    "anchor.line_range {}-{} is not a valid range",
+                    "the anchor's line range {}-{} is not a valid range",
                     r.start, r.end
                 ),
             )
             .with_suggestion(
-                "give 1-based lines with start <= end, e.g. {\"start\": 10, \"end\": 20}",
+                "give 1-based lines with start <= end, e.g. ⟦anchor.line_range=10-20⟧",
             ));
         }
         Ok(NormAnchor {
-            before: norm("before", &a.before)?,
-            after: norm("after", &a.after)?,
+            before: norm(Term::AnchorBefore, &a.before)?,
+            after: norm(Term::AnchorAfter, &a.after)?,
             line_range: a.line_range,
         })
     }
@@ -727,7 +732,7 @@ fn narrow(view: &View, anchor: &NormAnchor, cands: Vec<Cand>, old: &str) -> Resu
         .collect();
     let what = describe_anchor(anchor);
     let mut suggestion = format!(
-        "old_text occurs at line(s) {} but none has {what}; check the anchor text (it must match the file exactly, within {ANCHOR_WINDOW_LINES} lines) or drop it",
+        "⟦old_text⟧ occurs at line(s) {} but none has {what}; check the anchor text (it must match the file exactly, within {ANCHOR_WINDOW_LINES} lines) or drop it",
         lines.join(", ")
     );
     if total == 1 {
@@ -736,7 +741,7 @@ fn narrow(view: &View, anchor: &NormAnchor, cands: Vec<Cand>, old: &str) -> Resu
     Err(Error::new(
         ErrorCode::AnchorFailed,
         format!(
-            "{total} match(es) of old_text ({}), none satisfies the anchor",
+            "{total} match(es) of the old text ({}), none satisfies the anchor",
             short(old)
         ),
     )
@@ -796,13 +801,13 @@ fn pick(
             Err(Error::new(
                 code,
                 format!(
-                    "expected {n} match(es) of old_text ({}) but found {}",
+                    "expected {n} match(es) of the old text ({}) but found {}",
                     short(old),
                     cands.len()
                 ),
             )
             .with_suggestion(format!(
-                "set expected_matches to {} to replace all of them, or add an anchor / more context to select the intended ones",
+                "set ⟦expected_matches={}⟧ to replace all of them, or add ⟦anchor⟧ or more context to select the intended ones",
                 cands.len()
             ))
             .with_details(json!({"expected_matches": n, "total_matches": cands.len(), "matches": list_matches(view, &cands, false)})))
@@ -836,7 +841,7 @@ fn fuzzy_tie(view: &View, cands: &[Cand], old: &str, mode: MatchMode) -> Error {
         ),
     )
     .with_suggestion(format!(
-        "copy old_text exactly from the intended place, or add an anchor such as {{\"line_range\": {{\"start\": {}, \"end\": {}}}}}",
+        "copy ⟦old_text⟧ exactly from the intended place, or add an anchor such as ⟦anchor.line_range={}-{}⟧",
         view.lines_of(cands[0].start, cands[0].end).0,
         view.lines_of(cands[0].start, cands[0].end).1
     ))
@@ -879,19 +884,20 @@ fn list_matches(view: &View, cands: &[Cand], with_anchor: bool) -> Vec<Value> {
 
 fn multiple_matches(view: &View, cands: &[Cand], old: &str) -> Error {
     let matches = list_matches(view, cands, true);
-    let mut suggestion = String::from("add an anchor to pick one");
+    let mut suggestion = String::from("add ⟦anchor⟧ to pick one");
     if let Some(example) = matches.iter().find_map(|m| {
         m.get("anchor").map(|a| {
             format!(
-                ", e.g. \"anchor\": {a} for the match at line {}",
+                ", e.g. ⟦anchor={a}⟧ for the match at line {}",
                 m["start_line"]
             )
         })
     }) {
         suggestion.push_str(&example);
+        suggestion.push_str(" (each listed match has one)");
     }
     suggestion.push_str(&format!(
-        " (each match below lists one); or include more surrounding lines in old_text; or set \"expected_matches\": {} to replace all",
+        "; or include more surrounding lines in ⟦old_text⟧; or set ⟦expected_matches={}⟧ to replace all",
         cands.len()
     ));
     let lines: Vec<String> = cands
@@ -902,7 +908,7 @@ fn multiple_matches(view: &View, cands: &[Cand], old: &str) -> Error {
     Error::new(
         ErrorCode::MultipleMatches,
         format!(
-            "old_text ({}) matches {} places (lines {}{})",
+            "the old text ({}) matches {} places (lines {}{})",
             short(old),
             cands.len(),
             lines.join(", "),
@@ -1254,7 +1260,7 @@ fn levenshtein_candidates(
     let target_len = target.chars().count();
     if target_len > LEV_MAX_CHARS {
         return Err(format!(
-            "old_text is too long for levenshtein matching ({target_len} > {LEV_MAX_CHARS} characters)"
+            "the old text is too long for levenshtein matching ({target_len} > {LEV_MAX_CHARS} characters)"
         ));
     }
     if target.trim().is_empty() {
@@ -1310,7 +1316,7 @@ fn diagnose(view: &View, old: &str, fuzzy: FuzzyMode, lev_note: Option<String>) 
                 reasons.push(Reason {
                     code: "escaped_newline",
                     suggestion: format!(
-                        "old_text contains a literal backslash-n (\\n) where the file has line breaks{hint}; send real newlines in old_text and new_text, not escaped ones"
+                        "⟦old_text⟧ contains a literal backslash-n (\\n) where the file has line breaks{hint}; send real newlines in ⟦old_text⟧ and ⟦new_text⟧, not escaped ones"
                     ),
                 });
             }
@@ -1320,7 +1326,7 @@ fn diagnose(view: &View, old: &str, fuzzy: FuzzyMode, lev_note: Option<String>) 
     if old.contains('\r') || view.norm.contains('\r') {
         reasons.push(Reason {
             code: "line_endings",
-            suggestion: "the file or old_text contains bare carriage returns (\\r); copy old_text exactly from read_file output".into(),
+            suggestion: "the file or ⟦old_text⟧ contains bare carriage returns (\\r); copy ⟦old_text⟧ exactly from ⟦read_file⟧ output".into(),
         });
     }
     // 3. A final newline the file does not have.
@@ -1331,7 +1337,7 @@ fn diagnose(view: &View, old: &str, fuzzy: FuzzyMode, lev_note: Option<String>) 
     {
         reasons.push(Reason {
             code: "final_newline",
-            suggestion: "the file does not end with a newline; drop the trailing newline from old_text (and new_text)".into(),
+            suggestion: "the file does not end with a newline; drop the trailing newline from ⟦old_text⟧ (and ⟦new_text⟧)".into(),
         });
     }
     // 4. Whitespace-only differences.
@@ -1340,19 +1346,19 @@ fn diagnose(view: &View, old: &str, fuzzy: FuzzyMode, lev_note: Option<String>) 
         let first = view.lines.line_of(c.start);
         let (code, what) = whitespace_reason(view, &old_lines, first);
         let count = if ws.len() > 1 {
-            format!(" ({} places match this way; add an anchor too)", ws.len())
+            format!(" ({} places match this way; add ⟦anchor⟧ too)", ws.len())
         } else {
             String::new()
         };
         let fix = if fuzzy == FuzzyMode::Exact {
-            "retry with \"fuzzy\": \"whitespace\" (new_text is re-indented to fit) or copy the lines exactly from read_file"
+            "retry with ⟦fuzzy=whitespace⟧ (⟦new_text⟧ is re-indented to fit) or copy the lines exactly from ⟦read_file⟧"
         } else {
-            "copy the lines exactly from read_file"
+            "copy the lines exactly from ⟦read_file⟧"
         };
         reasons.push(Reason {
             code,
             suggestion: format!(
-                "old_text matches lines {}-{} except for {what}{count}; {fix}",
+                "the old text matches lines {}-{} except for {what}{count}; {fix}",
                 first,
                 first + k - 1
             ),
@@ -1384,14 +1390,14 @@ fn diagnose(view: &View, old: &str, fuzzy: FuzzyMode, lev_note: Option<String>) 
             reasons.push(Reason {
                 code: "content_differs",
                 suggestion: format!(
-                    "the closest text is lines {first}-{last} (similarity {similarity:.2}); read those lines again and copy old_text exactly, or use \"fuzzy\": \"levenshtein\" if the difference is a typo"
+                    "the closest text is lines {first}-{last} (similarity {similarity:.2}); read those lines again and copy ⟦old_text⟧ exactly, or use ⟦fuzzy=levenshtein⟧ if the difference is a typo"
                 ),
             });
         }
     } else if reasons.is_empty() {
         reasons.push(Reason {
             code: "not_present",
-            suggestion: "nothing in the file resembles old_text; check the file path, or search_files for a distinctive word of it".into(),
+            suggestion: "nothing in the file resembles ⟦old_text⟧; check the file path, or ⟦search_files⟧ for a distinctive word of it".into(),
         });
     }
     if let Some(note) = &lev_note {
@@ -1404,7 +1410,7 @@ fn diagnose(view: &View, old: &str, fuzzy: FuzzyMode, lev_note: Option<String>) 
         .map(|r| r.suggestion.as_str())
         .collect::<Vec<_>>()
         .join("; also ");
-    let mut message = format!("old_text ({}) not found", short(old));
+    let mut message = format!("the old text ({}) was not found", short(old));
     if fuzzy != FuzzyMode::Exact {
         let mode = if fuzzy == FuzzyMode::Whitespace {
             "whitespace"
@@ -1448,7 +1454,7 @@ fn whitespace_reason(view: &View, old_lines: &[&str], first: usize) -> (&'static
             return (
                 code,
                 format!(
-                    "indentation (line {}: file has {}, old_text has {})",
+                    "indentation (line {}: the file has {}, the old text has {})",
                     first + i,
                     style(fi),
                     style(oi)
@@ -1461,7 +1467,7 @@ fn whitespace_reason(view: &View, old_lines: &[&str], first: usize) -> (&'static
                 return (
                     "trailing_whitespace",
                     format!(
-                        "trailing whitespace (line {}: file has {ft} trailing character(s), old_text has {ot})",
+                        "trailing whitespace (line {}: the file has {ft} trailing character(s), the old text has {ot})",
                         first + i
                     ),
                 );
@@ -1557,7 +1563,7 @@ fn short_diff(old: &str, file: &str, first_line: usize) -> String {
     let text = diff
         .unified_diff()
         .context_radius(1)
-        .header("old_text", &format!("file (from line {first_line})"))
+        .header("old text", &format!("file (from line {first_line})"))
         .to_string();
     let lines: Vec<&str> = text.lines().collect();
     if lines.len() > MAX_DIFF_LINES {

@@ -387,7 +387,7 @@ fn oversized_files_are_reported() {
     let res = search_files(dir.path(), &p, None).unwrap();
     assert!(res.files.is_empty());
     assert_eq!(res.error_count, 1);
-    assert!(res.errors[0].message.contains("max_file_size"));
+    assert!(res.errors[0].message.contains("file size limit"));
 }
 
 #[test]

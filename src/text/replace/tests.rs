@@ -56,7 +56,7 @@ fn multiple_matches_list_each_with_a_picking_anchor() {
     assert_eq!(m[0]["anchor"]["before"], "def a():");
     assert_eq!(m[1]["anchor"]["before"], "def b():");
     assert!(
-        e.suggestion.contains("expected_matches\": 2"),
+        e.suggestion.contains("⟦expected_matches=2⟧"),
         "{}",
         e.suggestion
     );
@@ -189,7 +189,7 @@ fn expected_matches_replaces_all_or_fails() {
     };
     let e = err(text, edit);
     assert_eq!(e.code(), ErrorCode::MultipleMatches);
-    assert!(e.suggestion.contains("expected_matches to 3"));
+    assert!(e.suggestion.contains("⟦expected_matches=3⟧"));
     let edit = TextEdit {
         expected_matches: Some(0),
         ..TextEdit::new("foo(", "bar(")
@@ -217,7 +217,7 @@ fn whitespace_fuzzy_reindents_new_text() {
     assert_eq!(e.code(), ErrorCode::NoMatch);
     assert_eq!(e.details["reason"], "indentation");
     assert!(
-        e.suggestion.contains("\"fuzzy\": \"whitespace\""),
+        e.suggestion.contains("⟦fuzzy=whitespace⟧"),
         "{}",
         e.suggestion
     );
@@ -315,7 +315,7 @@ fn levenshtein_fuzzy_needs_a_unique_best_within_distance() {
     };
     let e = err(text, edit);
     assert_eq!(e.code(), ErrorCode::NoMatch);
-    assert!(e.message.contains("max_distance 1"), "{}", e.message);
+    assert!(e.message.contains("edit distance 1"), "{}", e.message);
     // Two equally close lines: refused.
     let text = "let a = 1;\nlet c = 1;\n";
     let e = err(

@@ -1,0 +1,114 @@
+//! What the tests install for themselves, so that `cargo test` passes on a
+//! fresh clone with only the toolchain, `python3` and `npm` present: the
+//! pinned Python MCP SDK (a venv, packages from PyPI) and a pinned
+//! JavaScript corpus (from the npm registry).
+//!
+//! Each item is built once per target directory, in place, under an
+//! exclusive lock on `<name>.lock` next to it, so test binaries and threads
+//! running in parallel wait for one builder. A marker holding the item's
+//! stamp (its pins) is written last: a directory without it, or with another
+//! stamp, is half-built or outdated and is removed and built again.
+#![allow(dead_code)]
+
+use std::fs::{self, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const MARKER: &str = ".provisioned";
+
+/// The pinned npm release whose own JavaScript (with its bundled
+/// dependencies: ~1,250 `.js` files) is the JavaScript corpus.
+pub const JS_CORPUS_PACKAGE: &str = "npm@10.9.2";
+
+fn manifest_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `target/tmp/<name>`, built by `build` unless already built with `stamp`.
+pub fn provisioned(
+    name: &str,
+    stamp: &str,
+    build: impl FnOnce(&Path) -> Result<(), String>,
+) -> PathBuf {
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    fs::create_dir_all(&base).unwrap();
+    let dir = base.join(name);
+    let marker = dir.join(MARKER);
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(base.join(format!("{name}.lock")))
+        .unwrap();
+    // Released when `lock` is dropped, also if `build` panics.
+    lock.lock().unwrap();
+    if fs::read_to_string(&marker).is_ok_and(|s| s == stamp) {
+        return dir;
+    }
+    if dir.exists() {
+        fs::remove_dir_all(&dir).unwrap();
+    }
+    fs::create_dir_all(&dir).unwrap();
+    eprintln!("setting up {} (once per target directory)", dir.display());
+    if let Err(e) = build(&dir) {
+        panic!("could not set up {}: {e}", dir.display());
+    }
+    fs::write(&marker, stamp).unwrap();
+    dir
+}
+
+/// Run `cmd`; its output becomes the error when it fails.
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let shown = format!("{cmd:?}");
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {shown}: {e} (is it installed and on PATH?)"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "{shown} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    ))
+}
+
+/// The Python of a venv holding the official MCP SDK pinned in
+/// `tests/support/requirements.txt` (installed from PyPI).
+pub fn mcp_venv_python() -> PathBuf {
+    let requirements = manifest_dir().join("tests/support/requirements.txt");
+    let pins = fs::read_to_string(&requirements).unwrap();
+    let dir = provisioned("mcp-venv", &pins, |dir| {
+        run(Command::new("python3").args(["-m", "venv"]).arg(dir))?;
+        run(Command::new(dir.join("bin/python"))
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "-r",
+            ])
+            .arg(&requirements))
+    });
+    dir.join("bin/python")
+}
+
+/// The folder of the pinned JavaScript corpus (installed from the npm
+/// registry without running any package script).
+pub fn js_corpus() -> PathBuf {
+    let dir = provisioned("js-corpus", JS_CORPUS_PACKAGE, |dir| {
+        run(Command::new("npm")
+            .args(["install", "--prefix"])
+            .arg(dir)
+            .args([
+                JS_CORPUS_PACKAGE,
+                "--ignore-scripts",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+            ]))
+    });
+    dir.join("node_modules/npm")
+}
