@@ -86,7 +86,7 @@ fn every_writer_refuses_bad_python_indentation() {
     std::fs::write(&whole, "def f(x):\ny = x + 1\nreturn y\n").unwrap();
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
-            vec!["edit".into(), "m.py".into(), "--old".into(), "    return y".into(), "--new".into(), "      return y".into()],
+            vec!["edit".into(), "m.py".into(), "--old".into(), "    return y".into(), "--new".into(), "  return y".into()],
             "unindent does not match",
         ),
         (

@@ -3,7 +3,7 @@
 //!
 //! For every function and method of the fixtures and of real third-party
 //! code (a sample of the Python standard library, crate sources from
-//! cargo's registry), new code is made in each shape agents use: as
+//! cargo's registry, TypeScript from an npm package), new code is made in each shape agents use: as
 //! `extract_code` printed it, without its decorators/attributes/doc
 //! comments, dedented to column 0, with every line at the target's
 //! indentation, with CRLF, with tabs, with a one-line body, with a body that
@@ -14,7 +14,9 @@
 //! - keeps the symbol's leading trivia when the code brings none;
 //! - reproduces the original byte for byte when the code is the original in
 //!   another shape;
-//! - compiles: Python with CPython's `compile()`, Rust with `syn`.
+//! - compiles: Python with CPython's `compile()`, Rust with `syn`,
+//!   TypeScript (zod's sources, from npm) with the `typescript` compiler's
+//!   parser.
 
 use scalpel::edit::{self, Operation};
 use scalpel::lang::Registry;
@@ -23,6 +25,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
+
+mod provision;
 
 struct Lang {
     name: &'static str,
@@ -511,5 +515,85 @@ fn rust_shapes_parse_with_syn() {
         rejected.len(),
         t.judged.len(),
         &rejected[..rejected.len().min(8)]
+    );
+}
+
+const TYPESCRIPT: Lang = Lang {
+    name: "typescript",
+    one_line: "throw new Error(\"todo\");",
+    doc_first: "// A comment first.",
+    braces: true,
+};
+
+/// Files the TypeScript compiler's parser rejects, among `paths`.
+fn tsc_rejects(ts: &Path, paths: &[PathBuf]) -> Vec<String> {
+    let script = "const ts = require(process.argv[1]);\n\
+        const fs = require('fs');\n\
+        for (const p of fs.readFileSync(0, 'utf8').split('\\n')) {\n\
+          if (!p) continue;\n\
+          const sf = ts.createSourceFile(p, fs.readFileSync(p, 'utf8'), ts.ScriptTarget.Latest, true,\n\
+            p.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);\n\
+          for (const d of sf.parseDiagnostics) {\n\
+            console.log(p + ' | ' + ts.flattenDiagnosticMessageText(d.messageText, ' '));\n\
+            break;\n\
+          }\n\
+        }\n";
+    let mut child = Command::new("node")
+        .arg("-e")
+        .arg(script)
+        .arg(ts)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("this test needs node (it comes with npm)");
+    let list: String = paths.iter().map(|p| format!("{}\n", p.display())).collect();
+    child.stdin.take().unwrap().write_all(list.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "node failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect()
+}
+
+#[test]
+fn typescript_shapes_parse_with_tsc() {
+    let corpus = provision::ts_corpus();
+    let ts = corpus.join("node_modules/typescript");
+    let mut files: Vec<PathBuf> = scalpel::fs::walk_files(&corpus.join("node_modules/zod/src/v3"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "ts") && !p.to_string_lossy().ends_with(".d.ts"))
+        .collect();
+    files.extend(fixture_files("typescript", "ts"));
+    // Only what the compiler itself accepts can be judged by it.
+    let rejected: std::collections::HashSet<String> = tsc_rejects(&ts, &files)
+        .into_iter()
+        .map(|l| l.split(" | ").next().unwrap().to_string())
+        .collect();
+    files.retain(|p| !rejected.contains(&p.display().to_string()));
+    let mut t = Tally::default();
+    for f in sample(files, 30) {
+        run_file(&TYPESCRIPT, &f, 15, &mut t);
+    }
+    report("typescript", &t);
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = Vec::new();
+    for (i, (label, text)) in t.judged.iter().enumerate() {
+        let p = dir.path().join(format!("n{i}.ts"));
+        std::fs::write(&p, text).unwrap();
+        names.push((p, label.clone()));
+    }
+    let paths: Vec<PathBuf> = names.iter().map(|(p, _)| p.clone()).collect();
+    let bad: Vec<String> = tsc_rejects(&ts, &paths)
+        .into_iter()
+        .map(|l| {
+            let p = l.split(" | ").next().unwrap().to_string();
+            let label = names.iter().find(|(n, _)| n.display().to_string() == p).map_or("?", |(_, l)| l.as_str());
+            format!("{label}: {l}")
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "tsc rejects {} of {} edited files: {:#?}",
+        bad.len(),
+        names.len(),
+        &bad[..bad.len().min(8)]
     );
 }

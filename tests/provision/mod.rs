@@ -112,3 +112,24 @@ pub fn js_corpus() -> PathBuf {
     });
     dir.join("node_modules/npm")
 }
+
+/// The pinned TypeScript compiler (the judge of edited TypeScript) and a
+/// pinned TypeScript code base whose package ships its `.ts` sources (zod).
+pub const TS_PACKAGES: [&str; 2] = ["typescript@5.6.3", "zod@3.25.76"];
+
+/// The folder holding `node_modules/typescript` and `node_modules/zod`
+/// (installed from the npm registry without running any package script).
+pub fn ts_corpus() -> PathBuf {
+    provisioned("ts-corpus", &TS_PACKAGES.join(" "), |dir| {
+        run(Command::new("npm")
+            .args(["install", "--prefix"])
+            .arg(dir)
+            .args(TS_PACKAGES)
+            .args([
+                "--ignore-scripts",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+            ]))
+    })
+}
