@@ -697,11 +697,20 @@ fn retention_prunes_entries_and_backups() {
 
 #[test]
 fn orphan_backups_are_swept() {
+    // Orphans go when retention prunes (the journal is full) and they are
+    // older than every kept entry.
     let f = fixture();
+    let ws = f.ws.clone().with_retention(Retention {
+        max_entries: 2,
+        max_backup_bytes: u64::MAX,
+    });
     f.edit("src/lib.rs", "x\n").unwrap();
     let orphan = f.ws.scalpel_dir().join("backups/e20000101-000000-0001");
     std::fs::write(&orphan, "crashed write").unwrap();
     f.edit("src/lib.rs", "y\n").unwrap();
+    assert!(orphan.exists(), "the journal is not full: kept");
+    let old = f.read("src/lib.rs");
+    commit_write(&ws, &f.resolve("src/lib.rs"), Some(&old), b"z\n", meta()).unwrap();
     assert!(!orphan.exists());
     assert_eq!(f.backups(), 2);
 }

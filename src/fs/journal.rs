@@ -590,7 +590,8 @@ impl Journal {
     }
 
     /// Apply `retention`: drop the oldest entries (and their backups) beyond
-    /// the limits, then remove orphan backups older than every kept entry.
+    /// the limits, then (when it dropped some) remove orphan backups older
+    /// than every kept entry.
     pub(crate) fn prune(&self, retention: Retention) -> Result<usize> {
         let path = self.journal_path();
         let loaded = self.load()?;
@@ -623,11 +624,12 @@ impl Journal {
             tracing::debug!(pruned = drop, "journal pruned");
         }
         // Orphans: backups of writes killed before their journal line. Only
-        // when every line was usable, so a damaged journal never costs
-        // backups, and only orphans older than every kept entry (which
-        // retention would have dropped anyway): a backup whose journal line
-        // was lost recently stays.
-        if loaded.skipped.is_empty()
+        // while retention is pruning (the journal is full) and every line was
+        // usable, and only orphans older than every kept entry: those
+        // retention would have dropped anyway. A backup whose journal line
+        // was lost (a truncated or damaged journal) stays until then.
+        if drop > 0
+            && loaded.skipped.is_empty()
             && let Some(oldest) = lines.get(drop).map(|l| l.entry.edit_id.as_str())
         {
             let keep: HashSet<&str> = lines[drop..]
