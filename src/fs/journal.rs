@@ -956,13 +956,8 @@ mod tests {
         assert!(t.ends_with('Z') && t.as_bytes()[10] == b'T');
     }
 
-    #[test]
-    fn ids_are_monotonic_under_a_backwards_clock() {
-        let d = tempfile::tempdir().unwrap();
-        let ws = Workspace::new(d.path()).unwrap();
-        let j = Journal::open(&ws).unwrap();
-        let future = format_edit_id(4_102_444_800, 9999);
-        let entry = |id: &str| JournalEntry {
+    fn entry(id: &str) -> JournalEntry {
+        JournalEntry {
             edit_id: id.into(),
             time: now_rfc3339(),
             path: "a".into(),
@@ -976,7 +971,100 @@ mod tests {
             created_dirs: 0,
             undo_of: None,
             undone_by: None,
+        }
+    }
+
+    #[test]
+    fn only_generated_names_pass() {
+        let id = "e20261122-153012-0001";
+        assert!(valid_edit_id(id));
+        for bad in [
+            "e20260231-000000-0001", // no 31 February
+            "e20261122-153012-001",
+            "e20261122-153012-00001",
+            "/e20261122-153012-0001",
+            "e20261122-153012-0001/..",
+            "E20261122-153012-0001",
+        ] {
+            assert!(!valid_edit_id(bad), "{bad}");
+        }
+        let ok = |f: &dyn Fn(&mut JournalEntry)| {
+            let mut e = entry(id);
+            e.path = "src/a/b.rs".into();
+            f(&mut e);
+            check_entry(&e)
         };
+        assert!(ok(&|_| {}).is_ok());
+        assert!(ok(&|e| e.backup = Some(format!("backups/{id}"))).is_ok());
+        assert!(ok(&|e| e.created_dirs = 2).is_ok());
+        for bad in [
+            "/etc/passwd",
+            "backups/../../x",
+            "backups/e20261122-153012-0002",
+            "backups/./e20261122-153012-0001",
+        ] {
+            assert!(ok(&|e| e.backup = Some(bad.into())).is_err(), "{bad}");
+        }
+        for bad in [
+            "",
+            "/abs",
+            "../x",
+            "a/../../x",
+            "a//b",
+            "./a",
+            "a\\..\\b",
+            "a/",
+        ] {
+            assert!(ok(&|e| e.path = bad.into()).is_err(), "{bad:?}");
+        }
+        assert!(ok(&|e| e.created_dirs = 3).is_err(), "above the root");
+        assert!(ok(&|e| e.undo_of = Some("../x".into())).is_err());
+        assert!(ok(&|e| e.before_mode = Some(0o170_000)).is_err());
+    }
+
+    #[test]
+    fn undo_entries_do_not_count_as_real_edits() {
+        let r = Retention {
+            max_entries: 2,
+            max_backup_bytes: 100,
+        };
+        let undo = |id: &str| JournalEntry {
+            undo_of: Some(format_edit_id(0, 1)),
+            ..entry(id)
+        };
+        let ids: Vec<String> = (1..=8).map(|c| format_edit_id(0, c)).collect();
+        // real, real, real, undo, undo: one real edit too many.
+        let j = [
+            entry(&ids[0]),
+            entry(&ids[1]),
+            entry(&ids[2]),
+            undo(&ids[3]),
+            undo(&ids[4]),
+        ];
+        let refs: Vec<&JournalEntry> = j.iter().collect();
+        assert_eq!(entries_to_drop(&refs, &[0; 5], r), 1);
+        // Undos beyond twice the real limit go, oldest first.
+        let j = [
+            entry(&ids[0]),
+            undo(&ids[1]),
+            undo(&ids[2]),
+            undo(&ids[3]),
+            undo(&ids[4]),
+            undo(&ids[5]),
+        ];
+        let refs: Vec<&JournalEntry> = j.iter().collect();
+        assert_eq!(entries_to_drop(&refs, &[0; 6], r), 2);
+        // Bytes count every entry; the newest always stays.
+        assert_eq!(entries_to_drop(&refs[..2], &[60, 60], r), 1);
+        assert_eq!(entries_to_drop(&refs[..1], &[500], r), 0);
+    }
+
+    #[test]
+    fn ids_are_monotonic_under_a_backwards_clock() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        let j = Journal::open(&ws).unwrap();
+        let future = format_edit_id(4_102_444_800, 9999);
         let next = j.next_id(&[entry(&future)]);
         assert_eq!(next, format_edit_id(4_102_444_801, 1));
         let a = j.next_id(&[]);
