@@ -208,10 +208,15 @@ fn torn_last_line_then_edit_keeps_history() {
     assert_eq!(u.undone_edit_id, e3.id);
     assert_eq!(f.read("src/lib.rs"), "two\n");
     assert_eq!(f.ids().len(), 3);
-    // The torn text stayed a line of its own; every later line is whole.
+    // The pruning after the edit left the torn line out: whole lines only,
+    // and no more warnings.
     let journal = std::fs::read_to_string(f.journal_path()).unwrap();
-    assert_eq!(journal.lines().count(), 4);
+    assert_eq!(journal.lines().count(), 3);
     assert!(journal.ends_with("}\n"));
+    assert_eq!(
+        f.edit("src/lib.rs", "four\n").unwrap().warnings,
+        Vec::<String>::new()
+    );
 }
 
 #[test]
@@ -230,7 +235,8 @@ fn garbage_lines_hide_nothing_after_them() {
         e2.warnings
     );
     assert_eq!(f.ids(), vec![e2.id.clone(), e1]);
-    undo(&f.ws, Path::new("src/lib.rs"), None, false).unwrap();
+    let u = undo(&f.ws, Path::new("src/lib.rs"), None, false).unwrap();
+    assert_eq!(u.warnings, Vec::<String>::new(), "the garbage was dropped");
     undo(&f.ws, Path::new("src/lib.rs"), None, false).unwrap();
     assert_eq!(f.read("src/lib.rs"), ORIGINAL);
 }

@@ -37,7 +37,8 @@
 //!
 //! Appends start on a fresh line: when the journal does not end with `\n`
 //! (another tool crashed mid-line, a bad merge), the line is written as
-//! `\n{entry}\n`, so the torn text stays a line of its own that readers skip.
+//! `\n{entry}\n`, so the torn text stays a line of its own that readers skip
+//! (with a warning) and the pruning after the edit leaves out.
 //!
 //! Retention is bounded ([`Retention`]): the oldest entries and their
 //! backups are pruned when the journal holds more real edits, more entries
@@ -590,8 +591,8 @@ impl Journal {
     }
 
     /// Apply `retention`: drop the oldest entries (and their backups) beyond
-    /// the limits, then (when it dropped some) remove orphan backups older
-    /// than every kept entry.
+    /// the limits and any unusable line, then (when it dropped entries)
+    /// remove orphan backups older than every kept entry.
     pub(crate) fn prune(&self, retention: Retention) -> Result<usize> {
         let path = self.journal_path();
         let loaded = self.load()?;
@@ -608,7 +609,9 @@ impl Journal {
             .collect();
         let entries: Vec<&JournalEntry> = lines.iter().map(|l| &l.entry).collect();
         let drop = entries_to_drop(&entries, &sizes, retention);
-        if drop > 0 {
+        // Unusable lines were warned about when the edit read the journal;
+        // the rewrite leaves them out so they are not reported again.
+        if drop > 0 || !loaded.skipped.is_empty() {
             let mut text = String::new();
             for l in &lines[drop..] {
                 text.push_str(&l.raw);
