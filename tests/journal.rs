@@ -423,3 +423,22 @@ fn two_hundred_writes_stay_undoable_by_default() {
     let e = undo(&f.ws, Path::new("src/lib.rs"), None, false).unwrap_err();
     assert_eq!(e.code(), ErrorCode::NotFound);
 }
+
+#[test]
+fn journal_of_another_user_is_refused() {
+    let f = fixture();
+    f.edit("src/lib.rs", "one\n").unwrap();
+    // Only a privileged process can give a file away; for anyone else the
+    // situation cannot arise, and the chown itself is refused.
+    if let Err(e) = std::os::unix::fs::chown(f.journal_path(), Some(65_534), None) {
+        assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied);
+        return;
+    }
+    let journal = std::fs::read(f.journal_path()).unwrap();
+    let e = f.edit("src/lib.rs", "two\n").err().unwrap();
+    assert_eq!(e.code(), ErrorCode::Io);
+    assert!(e.message.contains("belongs to user 65534"), "{}", e.message);
+    assert_eq!(f.read("src/lib.rs"), "one\n");
+    assert_eq!(std::fs::read(f.journal_path()).unwrap(), journal);
+    assert!(history(&f.ws, None).is_err());
+}
