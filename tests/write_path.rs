@@ -699,11 +699,20 @@ fn retention_prunes_entries_and_backups() {
 
 #[test]
 fn orphan_backups_are_swept() {
+    // Orphans go when retention prunes (the journal is full) and they are
+    // older than every kept entry.
     let f = fixture();
+    let ws = f.ws.clone().with_retention(Retention {
+        max_entries: 2,
+        max_backup_bytes: u64::MAX,
+    });
     f.edit("src/lib.rs", "x\n").unwrap();
     let orphan = f.ws.scalpel_dir().join("backups/e20000101-000000-0001");
     std::fs::write(&orphan, "crashed write").unwrap();
     f.edit("src/lib.rs", "y\n").unwrap();
+    assert!(orphan.exists(), "the journal is not full: kept");
+    let old = f.read("src/lib.rs");
+    commit_write(&ws, &f.resolve("src/lib.rs"), Some(&old), b"z\n", meta()).unwrap();
     assert!(!orphan.exists());
     assert_eq!(f.backups(), 2);
 }
@@ -784,51 +793,178 @@ fn same_file_racers_never_lose_an_update() {
     assert_eq!(n, ok.load(std::sync::atomic::Ordering::SeqCst));
 }
 
-/// Environment variable that turns the crash test into the writer process.
+/// Environment variables that turn the crash test into a writer process:
+/// the file to write, and what to do to it.
 const WRITER_ENV: &str = "SCALPEL_CRASH_WRITER";
-const CRASH_RUNS: usize = 30;
+const MODE_ENV: &str = "SCALPEL_CRASH_MODE";
+/// Kills per mode; three modes.
+const CRASH_RUNS: usize = 170;
 const CRASH_SIZE: usize = 4 * 1024 * 1024;
+/// The smaller file of the journaled modes (each write also backs it up).
+const JOURNALED_SIZE: usize = 64 * 1024;
 
-fn crash_contents() -> (Vec<u8>, Vec<u8>) {
-    let a = b"old line of the first version\n"
-        .iter()
-        .copied()
-        .cycle()
-        .take(CRASH_SIZE)
-        .collect();
-    let b = b"NEW LINE, second version!!\n"
-        .iter()
-        .copied()
-        .cycle()
-        .take(CRASH_SIZE + 12_345)
-        .collect();
-    (a, b)
+fn crash_contents(size: usize) -> (Vec<u8>, Vec<u8>) {
+    // `repeat` + `truncate`: memcpy speed even in a debug build.
+    let make = |line: &[u8], n: usize| {
+        let mut v = line.repeat(n / line.len() + 1);
+        v.truncate(n);
+        v
+    };
+    (
+        make(b"old line of the first version\n", size),
+        make(b"NEW LINE, second version!!\n", size + 12_345),
+    )
 }
 
-/// SIGKILL a writer at random moments of large atomic writes, 30 times: the
-/// file must always be exactly one of the two versions. The writer is this
-/// same test binary, re-run with `WRITER_ENV` set. Each kill can leave one
-/// temp file (`.<name>.scalpel-XXXXXX.tmp`) behind — a killed process cannot
-/// clean up — and never more than that.
-#[test]
-fn crash_safety_under_sigkill() {
-    if let Ok(path) = std::env::var(WRITER_ENV) {
-        let (a, b) = crash_contents();
-        let path = PathBuf::from(path);
-        let attrs = scalpel::fs::FileAttrs::of(&std::fs::metadata(&path).unwrap());
-        std::fs::write(path.with_extension("ready"), "").unwrap();
-        loop {
-            for content in [&b, &a] {
-                scalpel::fs::atomic_write(&path, content, &attrs, &FaultPlan::none()).unwrap();
+/// What a crash-test writer does, in a loop, until it is killed.
+#[derive(Clone, Copy, Debug)]
+enum CrashMode {
+    /// `atomic_write` of two 4 MiB versions.
+    Write,
+    /// `commit_write` (backup, journal, write) toggling two versions, with
+    /// a retention of 3 so every edit also prunes the journal and a backup.
+    Edit,
+    /// An edit, then its undo, same retention.
+    Undo,
+}
+
+impl CrashMode {
+    const ALL: [CrashMode; 3] = [CrashMode::Write, CrashMode::Edit, CrashMode::Undo];
+
+    fn name(self) -> &'static str {
+        match self {
+            CrashMode::Write => "write",
+            CrashMode::Edit => "edit",
+            CrashMode::Undo => "undo",
+        }
+    }
+
+    fn size(self) -> usize {
+        match self {
+            CrashMode::Write => CRASH_SIZE,
+            _ => JOURNALED_SIZE,
+        }
+    }
+
+    /// Longest random delay before the kill, in microseconds: about one
+    /// loop of the writer, so kills land at every step.
+    fn window_us(self) -> u64 {
+        match self {
+            CrashMode::Write => 60_000,
+            _ => 80_000,
+        }
+    }
+}
+
+fn crash_workspace(path: &Path) -> Workspace {
+    Workspace::new(path.parent().unwrap())
+        .unwrap()
+        .with_retention(Retention {
+            max_entries: 3,
+            max_backup_bytes: u64::MAX,
+        })
+}
+
+/// The writer: runs until SIGKILL.
+fn crash_writer(mode: CrashMode, path: &Path) -> ! {
+    let (a, b) = crash_contents(mode.size());
+    let ready = path.with_extension("ready");
+    let name = Path::new(path.file_name().unwrap());
+    match mode {
+        CrashMode::Write => {
+            let attrs = scalpel::fs::FileAttrs::of(&std::fs::metadata(path).unwrap());
+            std::fs::write(ready, "").unwrap();
+            loop {
+                for content in [&b, &a] {
+                    scalpel::fs::atomic_write(path, content, &attrs, &FaultPlan::none()).unwrap();
+                }
+            }
+        }
+        CrashMode::Edit | CrashMode::Undo => {
+            let ws = crash_workspace(path);
+            let target = ws.resolve(name, Purpose::Write).unwrap();
+            std::fs::write(ready, "").unwrap();
+            loop {
+                let old = read_source(path, u64::MAX).unwrap();
+                let new = if old.text.as_bytes() == a.as_slice() {
+                    &b
+                } else {
+                    &a
+                };
+                commit_write(&ws, &target, Some(&old), new, meta()).unwrap();
+                if let CrashMode::Undo = mode {
+                    // A kill between a journal line and its rename leaves an
+                    // entry the file never reached: undo says STALE_FILE.
+                    if let Err(e) = undo(&ws, name, None, false) {
+                        assert_eq!(e.code(), ErrorCode::StaleFile, "{e:?}");
+                    }
+                }
             }
         }
     }
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("big.txt");
-    let ready = path.with_extension("ready");
-    let (a, b) = crash_contents();
-    std::fs::write(&path, &a).unwrap();
-    let exe = std::env::current_exe().unwrap();
+}
+
+/// After a kill: every journal line is an entry or a torn line (cut short,
+/// then left behind by the next append), every kept entry's backup is whole
+/// (its hash is the entry's `before_hash`). Returns the number of torn lines
+/// and whether the kill hit a journal rewrite (its temp file is there).
+fn check_journal_after_kill(root: &Path, run: usize) -> (usize, bool) {
+    let scalpel = root.join(".scalpel");
+    let text = std::fs::read_to_string(scalpel.join("journal.jsonl")).unwrap_or_default();
+    let mut torn = 0;
+    for line in text.lines() {
+        let Ok(entry) = serde_json::from_str::<JournalEntry>(line) else {
+            assert!(
+                line.starts_with("{\"edit_id\":\"e"),
+                "run {run}: journal line is neither an entry nor torn: {line:?}"
+            );
+            torn += 1;
+            continue;
+        };
+        if let Some(rel) = &entry.backup {
+            let bytes = std::fs::read(scalpel.join(rel)).unwrap_or_else(|e| {
+                panic!("run {run}: backup of kept entry {} : {e}", entry.edit_id)
+            });
+            assert_eq!(
+                Some(scalpel::fs::hash_bytes(&bytes)),
+                entry.before_hash,
+                "run {run}: partial backup {rel}"
+            );
+        }
+    }
+    let journal_temps = if scalpel.exists() {
+        listing(&scalpel)
+            .into_iter()
+            .filter(|n| n.ends_with(".tmp"))
+            .count()
+    } else {
+        0
+    };
+    assert!(
+        journal_temps <= 1,
+        "run {run}: {journal_temps} journal temps"
+    );
+    (torn, journal_temps == 1)
+}
+
+/// SIGKILL writers at random moments, [`CRASH_RUNS`] times for each
+/// [`CrashMode`]: large atomic writes, journaled edits (backup, journal
+/// append, write, pruning) and undos. The file must always be exactly one of
+/// its two versions, every backup the journal keeps must be whole and every
+/// journal line whole or a torn tail. The writer is this same test binary,
+/// re-run with `WRITER_ENV` set. Each kill can leave one temp file
+/// (`.<name>.scalpel-XXXXXX.tmp`) behind — a killed process cannot clean up —
+/// and never more than that.
+#[test]
+fn crash_safety_under_sigkill() {
+    if let Ok(path) = std::env::var(WRITER_ENV) {
+        let mode = std::env::var(MODE_ENV).unwrap();
+        let mode = CrashMode::ALL
+            .into_iter()
+            .find(|m| m.name() == mode)
+            .unwrap();
+        crash_writer(mode, Path::new(&path));
+    }
     let mut seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -840,58 +976,88 @@ fn crash_safety_under_sigkill() {
         seed ^= seed << 17;
         seed
     };
+    let exe = std::env::current_exe().unwrap();
     let started = std::time::Instant::now();
-    let (mut saw_a, mut saw_b) = (0, 0);
-    for run in 0..CRASH_RUNS {
-        let _ = std::fs::remove_file(&ready);
-        let mut child = std::process::Command::new(&exe)
-            .args(["crash_safety_under_sigkill", "--exact", "--nocapture"])
-            .env(WRITER_ENV, &path)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let wait_start = std::time::Instant::now();
-        while !ready.exists() {
-            assert!(wait_start.elapsed().as_secs() < 20, "writer did not start");
-            if let Some(status) = child.try_wait().unwrap() {
-                panic!("writer exited early: {status}");
+    for mode in CrashMode::ALL {
+        let mode_started = std::time::Instant::now();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir(&root).unwrap();
+        let path = root.join("big.txt");
+        let ready = path.with_extension("ready");
+        let (a, b) = crash_contents(mode.size());
+        std::fs::write(&path, &a).unwrap();
+        let (mut saw_a, mut saw_b, mut torn, mut in_prune) = (0, 0, 0, 0);
+        for run in 0..CRASH_RUNS {
+            let _ = std::fs::remove_file(&ready);
+            let mut child = std::process::Command::new(&exe)
+                .args(["crash_safety_under_sigkill", "--exact", "--nocapture"])
+                .env(WRITER_ENV, &path)
+                .env(MODE_ENV, mode.name())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let wait_start = std::time::Instant::now();
+            while !ready.exists() {
+                assert!(wait_start.elapsed().as_secs() < 20, "writer did not start");
+                if child.try_wait().unwrap().is_some() {
+                    let out = child.wait_with_output().unwrap();
+                    panic!(
+                        "{mode:?} run {run}: writer exited early: {}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                }
+                std::thread::sleep(std::time::Duration::from_micros(200));
             }
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-        std::thread::sleep(std::time::Duration::from_micros(rand() % 60_000));
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
-        let now = std::fs::read(&path).unwrap();
-        if now == a {
-            saw_a += 1;
-        } else if now == b {
-            saw_b += 1;
-        } else {
-            panic!(
-                "run {run}: torn file of {} bytes (expected {} or {})",
-                now.len(),
-                a.len(),
-                b.len()
+            std::thread::sleep(std::time::Duration::from_micros(rand() % mode.window_us()));
+            if child.try_wait().unwrap().is_some() {
+                let out = child.wait_with_output().unwrap();
+                panic!(
+                    "{mode:?} run {run}: writer failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            child.kill().unwrap(); // SIGKILL
+            child.wait().unwrap();
+            let now = std::fs::read(&path).unwrap();
+            if now == a {
+                saw_a += 1;
+            } else if now == b {
+                saw_b += 1;
+            } else {
+                panic!(
+                    "{mode:?} run {run}: torn file of {} bytes (expected {} or {})",
+                    now.len(),
+                    a.len(),
+                    b.len()
+                );
+            }
+            let temps = listing(&root)
+                .into_iter()
+                .filter(|n| n.starts_with(".big.txt.scalpel-") && n.ends_with(".tmp"))
+                .count();
+            assert!(
+                temps <= run + 1,
+                "{temps} temp files after {} kills",
+                run + 1
             );
+            let (t, pruning) = check_journal_after_kill(&root, run);
+            torn = torn.max(t);
+            in_prune += usize::from(pruning);
         }
-        let temps = listing(dir.path())
-            .into_iter()
-            .filter(|n| n.starts_with(".big.txt.scalpel-") && n.ends_with(".tmp"))
-            .count();
-        assert!(
-            temps <= run + 1,
-            "{temps} temp files after {} kills",
-            run + 1
+        let entries = history(&crash_workspace(&path), None).unwrap().len();
+        eprintln!(
+            "crash test {}: {CRASH_RUNS} kills, old content {saw_a}x, new content {saw_b}x, \
+             {entries} journal entries, at most {torn} torn journal lines, \
+             {in_prune} kills left a journal rewrite's temp file, {:?}",
+            mode.name(),
+            mode_started.elapsed()
         );
     }
-    let temps = listing(dir.path())
-        .into_iter()
-        .filter(|n| n.ends_with(".tmp"))
-        .count();
     eprintln!(
-        "crash test: {CRASH_RUNS} kills, old content {saw_a}x, new content {saw_b}x, \
-         {temps} temp files left by killed writers, {:?}",
+        "crash test: {} kills in {:?}",
+        CRASH_RUNS * CrashMode::ALL.len(),
         started.elapsed()
     );
 }

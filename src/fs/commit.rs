@@ -111,6 +111,8 @@ pub fn commit_write(
         symbol: meta.symbol.as_deref(),
         undo_of: None,
         create_mode: None,
+        size_allowed: None,
+        remove_dirs: 0,
         dry_run: meta.dry_run,
     };
     let applied = apply(ws, target, &change, &check)?;
@@ -148,6 +150,12 @@ pub(crate) struct Change<'a> {
     pub undo_of: Option<&'a str>,
     /// Permissions for a file that is (re)created.
     pub create_mode: Option<u32>,
+    /// A size above the workspace's limit that the current file may have
+    /// (undo: the size the undone edit left it at).
+    pub size_allowed: Option<u64>,
+    /// When the change removes the file: how many of the innermost folders
+    /// above it to remove too, each only if empty (undo of a creation).
+    pub remove_dirs: u32,
     pub dry_run: bool,
 }
 
@@ -198,7 +206,7 @@ pub(crate) fn apply(
         Some(Journal::open(ws)?)
     };
 
-    let cur = read_current(path, ws.max_file_size(), faults)?;
+    let cur = read_current(path, ws.max_file_size(), change.size_allowed, faults)?;
     check(&cur)?;
     let changed = match change.new {
         Some(new) => !cur.exists || new != cur.bytes.as_slice(),
@@ -233,24 +241,27 @@ pub(crate) fn apply(
     } else {
         Vec::new()
     };
-    let entries = match journal.entries() {
-        Ok(e) => e,
+    let entries = match journal.load() {
+        Ok(loaded) => {
+            applied.warnings.extend(loaded.warning());
+            loaded.entries()
+        }
         Err(e) => {
             remove_dirs(&created_dirs);
             return Err(e);
         }
     };
     let edit_id = journal.next_id(&entries);
-    let backup = if cur.exists {
+    let (edit_id, backup) = if cur.exists {
         match journal.write_backup(&edit_id, &cur.bytes) {
-            Ok(b) => Some(b),
+            Ok((id, b)) => (id, Some(b)),
             Err(e) => {
                 remove_dirs(&created_dirs);
                 return Err(e);
             }
         }
     } else {
-        None
+        (edit_id, None)
     };
     let entry = JournalEntry {
         edit_id: edit_id.clone(),
@@ -260,16 +271,18 @@ pub(crate) fn apply(
         symbol: change.symbol.map(str::to_string),
         before_hash: cur.hash.clone(),
         after_hash: change.new.map(hash_bytes),
+        after_size: change.new.map(|b| b.len() as u64),
         backup: backup.clone(),
         before_mode: if cur.exists { cur.attrs.mode } else { None },
+        created_dirs: u32::try_from(created_dirs.len()).unwrap_or(u32::MAX),
         undo_of: change.undo_of.map(str::to_string),
         undone_by: None,
     };
     let prev_len = match journal.append(&entry) {
         Ok(n) => n,
         Err(e) => {
-            if let Some(b) = &backup {
-                journal.remove_backup(b);
+            if backup.is_some() {
+                journal.remove_backup(&edit_id);
             }
             remove_dirs(&created_dirs);
             return Err(e);
@@ -311,8 +324,8 @@ pub(crate) fn apply(
             if let Err(e) = journal.rollback(prev_len) {
                 notes.insert("journal_rollback_error".into(), e.to_string().into());
             }
-            if let Some(b) = &backup {
-                journal.remove_backup(b);
+            if backup.is_some() {
+                journal.remove_backup(&edit_id);
             }
             remove_dirs(&created_dirs);
         } else {
@@ -326,6 +339,17 @@ pub(crate) fn apply(
         }
         return Err(err);
     }
+    if change.new.is_none() && change.remove_dirs > 0 {
+        // Undo of a creation: the folders it made go too, if empty. Never
+        // the root or above it.
+        let dirs: Vec<PathBuf> = parent_dir(path)
+            .ancestors()
+            .take(change.remove_dirs as usize)
+            .take_while(|d| d.starts_with(ws.root()) && *d != ws.root())
+            .map(Path::to_path_buf)
+            .collect();
+        remove_dirs(&dirs);
+    }
     if let Err(e) = journal.prune(ws.retention()) {
         tracing::warn!(error = %e, "journal pruning failed");
     }
@@ -336,7 +360,14 @@ pub(crate) fn apply(
 }
 
 /// Read the file's current bytes and attributes (absent is not an error).
-pub(crate) fn read_current(path: &Path, max_size: u64, faults: &FaultPlan) -> Result<Current> {
+/// A file over `max_size` is `TOO_LARGE` unless its size is exactly
+/// `size_allowed`.
+pub(crate) fn read_current(
+    path: &Path,
+    max_size: u64,
+    size_allowed: Option<u64>,
+    faults: &FaultPlan,
+) -> Result<Current> {
     let fail = |e: io::Error| step_error(WriteStep::Read, path, &e, true);
     faults.check(WriteStep::Read).map_err(fail)?;
     let mut f = match std::fs::File::open(path) {
@@ -353,7 +384,7 @@ pub(crate) fn read_current(path: &Path, max_size: u64, faults: &FaultPlan) -> Re
         .with_suggestion("pass the path of a file")
         .with_details(json!({"path": path.display().to_string()})));
     }
-    if meta.len() > max_size {
+    if meta.len() > max_size && size_allowed != Some(meta.len()) {
         return Err(Error::new(
             ErrorCode::TooLarge,
             format!(
@@ -451,7 +482,8 @@ fn create_parents(path: &Path, faults: &FaultPlan) -> Result<Vec<PathBuf>> {
     Ok(missing)
 }
 
-/// Remove folders created for a write that failed (only if still empty).
+/// Remove folders created for a write that failed, or by a creation being
+/// undone (only if still empty; deepest first).
 fn remove_dirs(dirs: &[PathBuf]) {
     for d in dirs {
         let _ = std::fs::remove_dir(d);

@@ -13,31 +13,76 @@
 //!
 //! Edit ids look like `e20261122-153012-0001`: the UTC second of the edit
 //! and a counter within that second. They sort in time order as plain
-//! strings, and are unique because they are allocated under the lock and
-//! never go backwards (a clock set back reuses the last second and counts on).
+//! strings, and are unique because they are allocated under the lock, never
+//! go backwards (a clock set back reuses the last second and counts on), and
+//! a backup is created with `O_EXCL`: an id whose backup name is taken (a
+//! journal damaged or truncated since) is skipped for the next one.
+//!
+//! The journal is data, never a path. It may come from anywhere (a
+//! repository can ship a `.scalpel/`), so:
+//!
+//! - an entry is used only when its id is a generated id, its backup is
+//!   exactly `backups/<edit_id>`, its path is relative without `.`/`..`
+//!   components, and its other fields are in range ([`check_entry`]); other
+//!   lines are skipped with a warning (tracing, and the receipt's
+//!   `warnings`), never acted on;
+//! - `.scalpel/` and `backups/` are opened as directory handles without
+//!   following symlinks, and every file in them is opened relative to those
+//!   handles with `O_NOFOLLOW`; the journal, the backups and the lock must be
+//!   regular files, and the journal and backups must have a single link and
+//!   belong to the current user, or the operation is refused (`IO`, nothing
+//!   written);
+//! - pruning deletes only names that are generated ids, directly in
+//!   `backups/`, and only regular files (checked without following links).
+//!
+//! Appends start on a fresh line: when the journal does not end with `\n`
+//! (another tool crashed mid-line, a bad merge), the line is written as
+//! `\n{entry}\n`, so the torn text stays a line of its own that readers skip
+//! (with a warning) and the pruning after the edit leaves out.
 //!
 //! Retention is bounded ([`Retention`]): the oldest entries and their
-//! backups are pruned when the journal holds more entries or backup bytes
-//! than allowed; the newest entry is always kept.
+//! backups are pruned when the journal holds more real edits, more entries
+//! in all, or more backup bytes than allowed; the newest entry is always
+//! kept.
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs::workspace::{SCALPEL_DIR, Workspace};
 use crate::fs::write::{FaultPlan, WriteStep, step_error};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
-use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub const JOURNAL_FILE: &str = "journal.jsonl";
 pub const BACKUP_DIR: &str = "backups";
 const LOCK_FILE: &str = "lock";
+/// The temp file a pruning rewrite of the journal is renamed from.
+const JOURNAL_TMP: &str = ".journal.tmp";
 const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+/// Only the last this many bytes of a journal are read (retention keeps it
+/// far smaller; a larger one was not written by Scalpel alone).
+const MAX_JOURNAL_READ: u64 = 64 * 1024 * 1024;
+/// How many taken backup names an edit skips before giving up.
+const MAX_ID_TRIES: usize = 10_000;
+/// How many skipped lines a warning names.
+const SKIPPED_SHOWN: usize = 3;
 
 /// How much history is kept.
+///
+/// `max_entries` counts real edits only: undo entries (which redo is made
+/// of) do not push real edits out, so after any number of writes the newest
+/// `max_entries` of them stay undoable one by one. Undo entries still count
+/// toward a hard cap of `2 × max_entries` entries in all (so undo/redo loops
+/// cannot grow the journal without bound) and toward `max_backup_bytes`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retention {
-    /// Entries kept in the journal (default 200).
+    /// Real edits (not undos) kept in the journal (default 200).
     pub max_entries: usize,
     /// Total size of the backups kept (default 256 MiB).
     pub max_backup_bytes: u64,
@@ -69,6 +114,11 @@ pub struct JournalEntry {
     pub before_hash: Option<String>,
     /// Hash of the file after the edit; `null`: the edit removed the file.
     pub after_hash: Option<String>,
+    /// Size in bytes of the file after the edit (absent when the edit
+    /// removed the file, and in journals of older versions). Undo accepts a
+    /// file of exactly this size even above the size limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_size: Option<u64>,
     /// The backup of the old bytes, relative to `.scalpel/`
     /// (`backups/<edit_id>`); absent when the file did not exist.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -76,12 +126,70 @@ pub struct JournalEntry {
     /// Permission bits the file had before the edit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before_mode: Option<u32>,
+    /// How many folders above the file the edit created (the innermost
+    /// ones); undoing the creation removes them again when they are empty.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub created_dirs: u32,
     /// For an undo: the edit it reverted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undo_of: Option<String>,
     /// Filled in by `history`, never stored: the undo that reverted this edit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undone_by: Option<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// Why `entry` must not be acted on, if so. The journal is untrusted data:
+/// only what Scalpel itself writes passes.
+fn check_entry(entry: &JournalEntry) -> std::result::Result<(), String> {
+    if !valid_edit_id(&entry.edit_id) {
+        return Err("its edit_id is not a generated id".into());
+    }
+    if let Some(b) = &entry.backup
+        && b.strip_prefix("backups/") != Some(entry.edit_id.as_str())
+    {
+        return Err(format!("its backup {b:?} is not backups/{}", entry.edit_id));
+    }
+    if let Some(u) = &entry.undo_of
+        && !valid_edit_id(u)
+    {
+        return Err("its undo_of is not a generated id".into());
+    }
+    let depth = match relative_depth(&entry.path) {
+        Some(d) => d,
+        None => {
+            return Err(format!(
+                "its path {:?} is not a plain relative path",
+                entry.path
+            ));
+        }
+    };
+    if entry.created_dirs as usize >= depth {
+        return Err("its created_dirs reaches above the root".into());
+    }
+    if entry.before_mode.is_some_and(|m| m > 0o7777) {
+        return Err("its before_mode is not a permission mode".into());
+    }
+    Ok(())
+}
+
+/// The number of components of a relative `/`-separated path with no empty,
+/// `.` or `..` component (and no NUL or backslash); `None` for anything else.
+fn relative_depth(path: &str) -> Option<usize> {
+    if path.is_empty() || path.contains(['\0', '\\']) {
+        return None;
+    }
+    let mut n = 0;
+    for c in path.split('/') {
+        if c.is_empty() || c == "." || c == ".." {
+            return None;
+        }
+        n += 1;
+    }
+    Some(n)
 }
 
 /// A journal line as read: the raw text (kept verbatim when the journal is
@@ -91,44 +199,146 @@ struct Line {
     entry: JournalEntry,
 }
 
-/// Read every entry of the journal under `root`, oldest first. A missing
-/// journal is empty; lines that do not parse are skipped with a warning.
-pub fn read_entries(root: &Path) -> Result<Vec<JournalEntry>> {
-    let (lines, _) = read_lines(&root.join(SCALPEL_DIR).join(JOURNAL_FILE))?;
-    Ok(lines.into_iter().map(|l| l.entry).collect())
+/// The journal as read: its valid entries, oldest first, and one note per
+/// line that was skipped.
+pub(crate) struct Loaded {
+    lines: Vec<Line>,
+    skipped: Vec<String>,
 }
 
-/// The lines of the journal and how many could not be parsed.
-fn read_lines(path: &Path) -> Result<(Vec<Line>, usize)> {
-    let text = match std::fs::read(path) {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
-        Err(e) => return Err(Error::io("read_journal", path, &e)),
-    };
+impl Loaded {
+    pub(crate) fn entries(self) -> Vec<JournalEntry> {
+        self.lines.into_iter().map(|l| l.entry).collect()
+    }
+
+    /// One warning summing up the skipped lines, if any.
+    pub(crate) fn warning(&self) -> Option<String> {
+        if self.skipped.is_empty() {
+            return None;
+        }
+        let shown: Vec<&str> = self
+            .skipped
+            .iter()
+            .take(SKIPPED_SHOWN)
+            .map(String::as_str)
+            .collect();
+        let more = self.skipped.len().saturating_sub(SKIPPED_SHOWN);
+        Some(format!(
+            "the journal has {} unusable line(s), ignored: {}{}",
+            self.skipped.len(),
+            shown.join("; "),
+            if more > 0 {
+                format!("; {more} more")
+            } else {
+                String::new()
+            }
+        ))
+    }
+}
+
+/// Parse journal text: every line that is a valid entry, in order; the rest
+/// is skipped with a warning, so one bad line never hides the lines after it.
+fn parse_journal(text: &[u8]) -> Loaded {
     let mut lines = Vec::new();
-    let mut bad = 0;
-    for (n, raw) in text.lines().enumerate() {
+    let mut skipped = Vec::new();
+    for (n, raw) in text.split(|&b| b == b'\n').enumerate() {
+        let raw = String::from_utf8_lossy(raw);
         if raw.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<JournalEntry>(raw) {
-            Ok(entry) => lines.push(Line {
-                raw: raw.to_string(),
-                entry,
-            }),
-            Err(err) => {
-                bad += 1;
-                tracing::warn!(line = n + 1, %err, "skipping unreadable journal line");
-            }
-        }
+        let why = match serde_json::from_str::<JournalEntry>(&raw) {
+            Ok(entry) => match check_entry(&entry) {
+                Ok(()) => {
+                    lines.push(Line {
+                        raw: raw.into_owned(),
+                        entry,
+                    });
+                    continue;
+                }
+                Err(why) => why,
+            },
+            Err(err) => format!("not a journal entry ({err})"),
+        };
+        tracing::warn!(line = n + 1, reason = %why, "ignoring journal line");
+        skipped.push(format!("line {}: {why}", n + 1));
     }
-    Ok((lines, bad))
+    Loaded { lines, skipped }
+}
+
+/// Read the journal under `root` (a missing journal is empty). Refused when
+/// `.scalpel/` or the journal is a symlink, or the journal is hard-linked or
+/// not the user's.
+pub(crate) fn load(root: &Path) -> Result<Loaded> {
+    let path = root.join(SCALPEL_DIR);
+    let root_fd = open_root(root)?;
+    match open_dir_at(&root_fd, SCALPEL_DIR, &path)? {
+        Some(dir) => read_journal(&dir, &path),
+        None => Ok(parse_journal(b"")),
+    }
+}
+
+/// Read the backup of `entry` (a validated entry from [`load`]).
+pub(crate) fn read_backup(root: &Path, entry: &JournalEntry) -> Result<Vec<u8>> {
+    if entry.backup.is_none() {
+        return Err(missing_backup(entry, "the edit recorded no backup"));
+    }
+    let dir_path = root.join(SCALPEL_DIR);
+    let backups_path = dir_path.join(BACKUP_DIR);
+    let gone = || missing_backup(entry, "its backup was pruned or deleted");
+    let root_fd = open_root(root)?;
+    let dir = open_dir_at(&root_fd, SCALPEL_DIR, &dir_path)?.ok_or_else(gone)?;
+    let backups = open_dir_at(&dir, BACKUP_DIR, &backups_path)?.ok_or_else(gone)?;
+    let mut f =
+        open_file_at(&backups, &backups_path, &entry.edit_id, OFlags::RDONLY)?.ok_or_else(gone)?;
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes)
+        .map_err(|e| Error::io("read_backup", &backups_path.join(&entry.edit_id), &e))?;
+    Ok(bytes)
+}
+
+/// The journal's text read through the `.scalpel/` handle `dir`.
+fn read_journal(dir: &OwnedFd, dir_path: &Path) -> Result<Loaded> {
+    let path = dir_path.join(JOURNAL_FILE);
+    let Some(mut f) = open_file_at(dir, dir_path, JOURNAL_FILE, OFlags::RDONLY)? else {
+        return Ok(parse_journal(b""));
+    };
+    let fail = |e: io::Error| Error::io("read_journal", &path, &e);
+    let len = f.metadata().map_err(fail)?.len();
+    let mut text = Vec::new();
+    let mut note = None;
+    if len > MAX_JOURNAL_READ {
+        f.seek(SeekFrom::Start(len - MAX_JOURNAL_READ))
+            .map_err(fail)?;
+        note = Some(format!(
+            "the journal is {len} bytes; only its last {MAX_JOURNAL_READ} were read"
+        ));
+    }
+    f.take(MAX_JOURNAL_READ)
+        .read_to_end(&mut text)
+        .map_err(fail)?;
+    if note.is_some() {
+        // Drop the partial first line.
+        let cut = text
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(text.len(), |i| i + 1);
+        text.drain(..cut);
+    }
+    let mut loaded = parse_journal(&text);
+    if let Some(note) = note {
+        tracing::warn!("{note}");
+        loaded.skipped.insert(0, note);
+    }
+    Ok(loaded)
 }
 
 /// The `.scalpel` folder, opened and locked for one write. Dropping it
 /// releases the lock.
 pub(crate) struct Journal {
-    dir: PathBuf,
+    /// `.scalpel/`, for messages.
+    path: PathBuf,
+    dir: OwnedFd,
+    backups: OwnedFd,
     faults: FaultPlan,
     _lock: File,
 }
@@ -136,34 +346,43 @@ pub(crate) struct Journal {
 impl Journal {
     /// Create `.scalpel/` if needed and take its lock (waiting up to 10 s).
     pub(crate) fn open(ws: &Workspace) -> Result<Journal> {
-        let dir = ws.scalpel_dir();
+        let path = ws.scalpel_dir();
         let faults = *ws.faults();
         let fail = |e: io::Error, p: &Path| step_error(WriteStep::JournalLock, p, &e, true);
         faults
             .check(WriteStep::JournalLock)
-            .map_err(|e| fail(e, &dir))?;
-        ensure_real_dir(&dir)?;
-        ensure_real_dir(&dir.join(BACKUP_DIR))?;
-        let gitignore = dir.join(".gitignore");
-        if !gitignore.exists() {
-            match OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&gitignore)
-            {
-                Ok(mut f) => f.write_all(b"*\n").map_err(|e| fail(e, &gitignore))?,
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(fail(e, &gitignore)),
-            }
+            .map_err(|e| fail(e, &path))?;
+        let root_fd = open_root(ws.root())?;
+        let dir = create_dir_at(&root_fd, SCALPEL_DIR, &path)?;
+        let backups = create_dir_at(&dir, BACKUP_DIR, &path.join(BACKUP_DIR))?;
+        match rustix::fs::openat(
+            &dir,
+            ".gitignore",
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        ) {
+            Ok(fd) => File::from(fd)
+                .write_all(b"*\n")
+                .map_err(|e| fail(e, &path.join(".gitignore")))?,
+            Err(Errno::EXIST) => {}
+            Err(e) => return Err(fail(e.into(), &path.join(".gitignore"))),
         }
-        let lock_path = dir.join(LOCK_FILE);
-        refuse_symlink(&lock_path)?;
-        let lock = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&lock_path)
-            .map_err(|e| fail(e, &lock_path))?;
+        let lock_path = path.join(LOCK_FILE);
+        let lock = match rustix::fs::openat(
+            &dir,
+            LOCK_FILE,
+            OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o600),
+        ) {
+            Ok(fd) => fd,
+            Err(Errno::LOOP) => return Err(refused(&lock_path, "is a symlink".into())),
+            Err(e) => return Err(fail(e.into(), &lock_path)),
+        };
+        let st = rustix::fs::fstat(&lock).map_err(|e| fail(e.into(), &lock_path))?;
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+            return Err(refused(&lock_path, "is not a regular file".into()));
+        }
+        let lock = File::from(lock);
         let start = Instant::now();
         loop {
             match lock.try_lock() {
@@ -186,20 +405,25 @@ impl Journal {
             }
         }
         Ok(Journal {
+            path,
             dir,
+            backups,
             faults,
             _lock: lock,
         })
     }
 
     fn journal_path(&self) -> PathBuf {
-        self.dir.join(JOURNAL_FILE)
+        self.path.join(JOURNAL_FILE)
     }
 
-    /// All entries, oldest first.
-    pub(crate) fn entries(&self) -> Result<Vec<JournalEntry>> {
-        let (lines, _) = read_lines(&self.journal_path())?;
-        Ok(lines.into_iter().map(|l| l.entry).collect())
+    fn backup_path(&self, id: &str) -> PathBuf {
+        self.path.join(BACKUP_DIR).join(id)
+    }
+
+    /// The journal as it is now (under the lock).
+    pub(crate) fn load(&self) -> Result<Loaded> {
+        read_journal(&self.dir, &self.path)
     }
 
     /// A fresh edit id, later than every id in `entries`.
@@ -212,84 +436,112 @@ impl Journal {
             .iter()
             .filter_map(|e| parse_edit_id(&e.edit_id))
             .max();
-        let (secs, counter) = match last {
+        let id = match last {
             Some((s, c)) if s >= now => {
-                if c >= 9999 {
-                    (s + 1, 1)
-                } else {
-                    (s, c + 1)
+                let (s, c) = successor(s, c);
+                format_edit_id(s, c)
+            }
+            _ => format_edit_id(now, 1),
+        };
+        if valid_edit_id(&id) {
+            id
+        } else {
+            // Only an entry dated at the end of year 9999 gets here.
+            format_edit_id(now, 1)
+        }
+    }
+
+    /// Save `bytes` as the backup of an edit whose id is `id` or, when that
+    /// backup name is taken, the next free id after it. Returns the id used
+    /// and the backup's name relative to `.scalpel/`. The backup is created
+    /// with `O_EXCL` (never over an existing file) and flushed before the
+    /// original is replaced; on failure only a file this call created is
+    /// removed.
+    pub(crate) fn write_backup(&self, id: &str, bytes: &[u8]) -> Result<(String, String)> {
+        let mut id = id.to_string();
+        for _ in 0..MAX_ID_TRIES {
+            let path = self.backup_path(&id);
+            let created = self.faults.check(WriteStep::Backup).and_then(|()| {
+                rustix::fs::openat(
+                    &self.backups,
+                    id.as_str(),
+                    OFlags::WRONLY
+                        | OFlags::CREATE
+                        | OFlags::EXCL
+                        | OFlags::NOFOLLOW
+                        | OFlags::CLOEXEC,
+                    // Backups may hold secrets: owner-only.
+                    Mode::from_raw_mode(0o600),
+                )
+                .map_err(io::Error::from)
+            });
+            let mut f = match created {
+                Ok(fd) => File::from(fd),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    tracing::warn!(backup = %id, "backup name already taken; using the next edit id");
+                    id = match parse_edit_id(&id) {
+                        Some((s, c)) => {
+                            let (s, c) = successor(s, c);
+                            format_edit_id(s, c)
+                        }
+                        None => break,
+                    };
+                    continue;
                 }
+                Err(e) => return Err(step_error(WriteStep::Backup, &path, &e, true)),
+            };
+            if let Err(e) = f.write_all(bytes).and_then(|()| f.sync_all()) {
+                // This call created the file: it may remove it.
+                self.remove_backup(&id);
+                return Err(step_error(WriteStep::Backup, &path, &e, true));
             }
-            _ => (now, 1),
-        };
-        format_edit_id(secs, counter)
-    }
-
-    /// Save `bytes` as the backup for `edit_id`; returns the name relative to
-    /// `.scalpel/`. The file is flushed before the original is replaced.
-    pub(crate) fn write_backup(&self, edit_id: &str, bytes: &[u8]) -> Result<String> {
-        let rel = format!("{BACKUP_DIR}/{edit_id}");
-        let path = self.dir.join(&rel);
-        let result = self.faults.check(WriteStep::Backup).and_then(|()| {
-            let mut opts = OpenOptions::new();
-            opts.write(true).create_new(true);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::OpenOptionsExt;
-                // Backups may hold secrets: owner-only.
-                opts.mode(0o600);
-            }
-            let mut f = opts.open(&path)?;
-            f.write_all(bytes)?;
-            f.sync_all()
-        });
-        if let Err(e) = result {
-            let _ = std::fs::remove_file(&path);
-            return Err(step_error(WriteStep::Backup, &path, &e, true));
+            return Ok((id.clone(), format!("{BACKUP_DIR}/{id}")));
         }
-        Ok(rel)
-    }
-
-    /// Read the backup of `entry`.
-    pub(crate) fn read_backup(dir: &Path, entry: &JournalEntry) -> Result<Vec<u8>> {
-        let Some(rel) = &entry.backup else {
-            return Err(missing_backup(entry, "the edit recorded no backup"));
-        };
-        let name = rel.strip_prefix("backups/").unwrap_or(rel);
-        if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
-            return Err(missing_backup(entry, "the journal names an invalid backup"));
-        }
-        let path = dir.join(BACKUP_DIR).join(name);
-        match std::fs::symlink_metadata(&path) {
-            Ok(m) if m.is_file() => {}
-            Ok(_) => return Err(missing_backup(entry, "the backup is not a regular file")),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Err(missing_backup(entry, "its backup was pruned or deleted"));
-            }
-            Err(e) => return Err(Error::io("read_backup", &path, &e)),
-        }
-        std::fs::read(&path).map_err(|e| Error::io("read_backup", &path, &e))
+        let path = self.path.join(BACKUP_DIR);
+        Err(step_error(
+            WriteStep::Backup,
+            &path,
+            &io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("{MAX_ID_TRIES} backup names in a row are taken"),
+            ),
+            true,
+        ))
     }
 
     /// Append `entry` as one line; returns the journal's previous length so
-    /// a failed write can [`Journal::rollback`] it.
+    /// a failed write can [`Journal::rollback`] it. A torn last line (no
+    /// final `\n`) is left as a line of its own: the entry starts on a fresh
+    /// line.
     pub(crate) fn append(&self, entry: &JournalEntry) -> Result<u64> {
         let path = self.journal_path();
-        refuse_symlink(&path)?;
         let mut line = serde_json::to_string(entry)
             .map_err(|e| Error::io("journal", &path, &io::Error::other(e)))?;
         line.push('\n');
-        let mut opts = OpenOptions::new();
-        opts.append(true).create(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            opts.mode(0o600);
-        }
+        self.faults
+            .check(WriteStep::Journal)
+            .map_err(|e| step_error(WriteStep::Journal, &path, &e, true))?;
+        let mut f = open_file_at(
+            &self.dir,
+            &self.path,
+            JOURNAL_FILE,
+            OFlags::RDWR | OFlags::APPEND | OFlags::CREATE,
+        )?
+        .ok_or_else(|| {
+            let e = io::Error::new(io::ErrorKind::NotFound, "the journal vanished");
+            step_error(WriteStep::Journal, &path, &e, true)
+        })?;
         let mut prev = 0;
-        let result = self.faults.check(WriteStep::Journal).and_then(|()| {
-            let mut f = opts.open(&path)?;
+        let result = (|| {
             prev = f.metadata()?.len();
+            if prev > 0 {
+                let mut last = [0u8];
+                f.read_exact_at(&mut last, prev - 1)?;
+                if last[0] != b'\n' {
+                    tracing::warn!(journal = %path.display(), "the journal's last line is torn; appending on a new line");
+                    line.insert(0, '\n');
+                }
+            }
             // One write call: O_APPEND places the whole line at the end.
             let n = f.write(line.as_bytes())?;
             if n != line.len() {
@@ -300,89 +552,253 @@ impl Journal {
                 ));
             }
             f.sync_data()
-        });
+        })();
         result.map_err(|e| step_error(WriteStep::Journal, &path, &e, true))?;
         Ok(prev)
     }
 
     /// Take back the last append (the write it described failed).
     pub(crate) fn rollback(&self, prev_len: u64) -> io::Result<()> {
-        let f = OpenOptions::new().write(true).open(self.journal_path())?;
+        let f = open_file_at(&self.dir, &self.path, JOURNAL_FILE, OFlags::WRONLY)
+            .map_err(|e| io::Error::other(e.message))?
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "the journal vanished"))?;
         f.set_len(prev_len)?;
         f.sync_data()
     }
 
-    /// Remove a backup written for a write that failed.
-    pub(crate) fn remove_backup(&self, rel: &str) {
-        let _ = std::fs::remove_file(self.dir.join(rel));
+    /// Remove the backup named `id`: only a regular file directly in
+    /// `backups/` whose name is a generated id (a symlink is never
+    /// followed, and not removed either).
+    pub(crate) fn remove_backup(&self, id: &str) {
+        if !valid_edit_id(id) {
+            return;
+        }
+        if let Ok(st) = rustix::fs::statat(&self.backups, id, AtFlags::SYMLINK_NOFOLLOW)
+            && FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
+        {
+            let _ = rustix::fs::unlinkat(&self.backups, id, AtFlags::empty());
+        }
+    }
+
+    /// The size of backup `id`, or 0 when it is not a regular file there.
+    fn backup_size(&self, id: &str) -> u64 {
+        match rustix::fs::statat(&self.backups, id, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => {
+                st.st_size as u64
+            }
+            _ => 0,
+        }
     }
 
     /// Apply `retention`: drop the oldest entries (and their backups) beyond
-    /// the limits, then remove backups no entry refers to.
+    /// the limits and any unusable line, then (when it dropped entries)
+    /// remove orphan backups older than every kept entry.
     pub(crate) fn prune(&self, retention: Retention) -> Result<usize> {
         let path = self.journal_path();
-        let (lines, bad) = read_lines(&path)?;
+        let loaded = self.load()?;
+        let lines = &loaded.lines;
         let sizes: Vec<u64> = lines
             .iter()
             .map(|l| {
-                l.entry
-                    .backup
-                    .as_ref()
-                    .and_then(|b| std::fs::metadata(self.dir.join(b)).ok())
-                    .map_or(0, |m| m.len())
+                if l.entry.backup.is_some() {
+                    self.backup_size(&l.entry.edit_id)
+                } else {
+                    0
+                }
             })
             .collect();
-        let mut total: u64 = sizes.iter().sum();
-        let mut drop = 0;
-        let max_entries = retention.max_entries.max(1);
-        while drop + 1 < lines.len()
-            && (lines.len() - drop > max_entries || total > retention.max_backup_bytes)
-        {
-            total -= sizes[drop];
-            drop += 1;
-        }
-        if drop > 0 {
+        let entries: Vec<&JournalEntry> = lines.iter().map(|l| &l.entry).collect();
+        let drop = entries_to_drop(&entries, &sizes, retention);
+        // Unusable lines were warned about when the edit read the journal;
+        // the rewrite leaves them out so they are not reported again.
+        if drop > 0 || !loaded.skipped.is_empty() {
             let mut text = String::new();
             for l in &lines[drop..] {
                 text.push_str(&l.raw);
                 text.push('\n');
             }
-            let mut tmp = tempfile::Builder::new()
-                .prefix(".journal.")
-                .suffix(".tmp")
-                .tempfile_in(&self.dir)
-                .map_err(|e| Error::io("prune", &self.dir, &e))?;
-            tmp.write_all(text.as_bytes())
-                .and_then(|()| tmp.as_file().sync_all())
+            self.replace_journal(text.as_bytes())
                 .map_err(|e| Error::io("prune", &path, &e))?;
-            tmp.persist(&path)
-                .map_err(|e| Error::io("prune", &path, &e.error))?;
             for l in &lines[..drop] {
-                if let Some(b) = &l.entry.backup {
-                    let _ = std::fs::remove_file(self.dir.join(b));
+                if l.entry.backup.is_some() {
+                    self.remove_backup(&l.entry.edit_id);
                 }
             }
             tracing::debug!(pruned = drop, "journal pruned");
         }
-        // Orphans: backups of writes that crashed before their journal line.
-        // Only when every line parsed, so a damaged journal never costs backups.
-        if bad == 0 {
-            let keep: std::collections::HashSet<&str> = lines[drop..]
+        // Orphans: backups of writes killed before their journal line. Only
+        // while retention is pruning (the journal is full) and every line was
+        // usable, and only orphans older than every kept entry: those
+        // retention would have dropped anyway. A backup whose journal line
+        // was lost (a truncated or damaged journal) stays until then.
+        if drop > 0
+            && loaded.skipped.is_empty()
+            && let Some(oldest) = lines.get(drop).map(|l| l.entry.edit_id.as_str())
+        {
+            let keep: HashSet<&str> = lines[drop..]
                 .iter()
-                .filter_map(|l| l.entry.backup.as_deref())
+                .filter(|l| l.entry.backup.is_some())
+                .map(|l| l.entry.edit_id.as_str())
                 .collect();
-            if let Ok(rd) = std::fs::read_dir(self.dir.join(BACKUP_DIR)) {
-                for ent in rd.flatten() {
-                    let rel = format!("{BACKUP_DIR}/{}", ent.file_name().to_string_lossy());
-                    if !keep.contains(rel.as_str()) {
-                        tracing::debug!(backup = %rel, "removing orphan backup");
-                        let _ = std::fs::remove_file(ent.path());
+            if let Ok(dir) = rustix::fs::Dir::read_from(&self.backups) {
+                for ent in dir.flatten() {
+                    let name = ent.file_name().to_string_lossy();
+                    let name = name.as_ref();
+                    if valid_edit_id(name) && name < oldest && !keep.contains(name) {
+                        tracing::debug!(backup = %name, "removing orphan backup");
+                        self.remove_backup(name);
                     }
                 }
             }
         }
         Ok(drop)
     }
+
+    /// Replace the journal with `text`: a temp file in `.scalpel/`, flushed,
+    /// renamed over it (atomic: a kill leaves the old or the new journal).
+    fn replace_journal(&self, text: &[u8]) -> io::Result<()> {
+        // A temp file of a killed pruner (only ever made under the lock).
+        match rustix::fs::unlinkat(&self.dir, JOURNAL_TMP, AtFlags::empty()) {
+            Ok(()) | Err(Errno::NOENT) => {}
+            Err(e) => return Err(e.into()),
+        }
+        let fd = rustix::fs::openat(
+            &self.dir,
+            JOURNAL_TMP,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o600),
+        )?;
+        let mut f = File::from(fd);
+        let written = f
+            .write_all(text)
+            .and_then(|()| f.sync_all())
+            .and_then(|()| {
+                rustix::fs::renameat(&self.dir, JOURNAL_TMP, &self.dir, JOURNAL_FILE)
+                    .map_err(io::Error::from)
+            });
+        if written.is_err() {
+            let _ = rustix::fs::unlinkat(&self.dir, JOURNAL_TMP, AtFlags::empty());
+        }
+        written?;
+        rustix::fs::fsync(&self.dir).map_err(io::Error::from)
+    }
+}
+
+/// How many of the oldest `entries` to drop under `retention` (see
+/// [`Retention`]); `sizes` are their backups' sizes. The newest entry stays.
+fn entries_to_drop(entries: &[&JournalEntry], sizes: &[u64], retention: Retention) -> usize {
+    let max_real = retention.max_entries.max(1);
+    let max_all = max_real.saturating_mul(2);
+    let mut real = entries.iter().filter(|e| e.undo_of.is_none()).count();
+    let mut total: u64 = sizes.iter().sum();
+    let mut drop = 0;
+    while drop + 1 < entries.len()
+        && (real > max_real || entries.len() - drop > max_all || total > retention.max_backup_bytes)
+    {
+        if entries[drop].undo_of.is_none() {
+            real -= 1;
+        }
+        total -= sizes[drop];
+        drop += 1;
+    }
+    drop
+}
+
+/// The root folder as a handle (the root itself was canonicalized by the
+/// workspace; everything below it is opened without following symlinks).
+fn open_root(root: &Path) -> Result<OwnedFd> {
+    rustix::fs::open(
+        root,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| step_error(WriteStep::JournalLock, root, &e.into(), true))
+}
+
+/// Open folder `name` in `parent` without following a symlink; `None` when
+/// it does not exist.
+fn open_dir_at(parent: &OwnedFd, name: &str, path: &Path) -> Result<Option<OwnedFd>> {
+    match rustix::fs::openat(
+        parent,
+        name,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    ) {
+        Ok(fd) => Ok(Some(fd)),
+        Err(Errno::NOENT) => Ok(None),
+        Err(Errno::LOOP | Errno::NOTDIR) => Err(not_real(path)),
+        Err(e) => Err(step_error(WriteStep::JournalLock, path, &e.into(), true)),
+    }
+}
+
+/// [`open_dir_at`], creating the folder first when it is missing.
+fn create_dir_at(parent: &OwnedFd, name: &str, path: &Path) -> Result<OwnedFd> {
+    match rustix::fs::mkdirat(parent, name, Mode::from_raw_mode(0o777)) {
+        Ok(()) | Err(Errno::EXIST) => {}
+        Err(e) => return Err(step_error(WriteStep::JournalLock, path, &e.into(), true)),
+    }
+    open_dir_at(parent, name, path)?.ok_or_else(|| {
+        let e = io::Error::new(io::ErrorKind::NotFound, "removed while being opened");
+        step_error(WriteStep::JournalLock, path, &e, true)
+    })
+}
+
+/// Open file `name` in folder `dir` (at `dir_path`, for messages) with
+/// `flags`, never following a symlink; `None` when it does not exist. The
+/// file must be a regular file with one link, owned by the current user.
+fn open_file_at(dir: &OwnedFd, dir_path: &Path, name: &str, flags: OFlags) -> Result<Option<File>> {
+    let path = dir_path.join(name);
+    let fd = match rustix::fs::openat(
+        dir,
+        name,
+        flags | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    ) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) => return Ok(None),
+        Err(Errno::LOOP) => return Err(refused(&path, "is a symlink".into())),
+        Err(e) => return Err(Error::io("journal", &path, &e.into())),
+    };
+    check_own_file(&fd, &path)?;
+    Ok(Some(File::from(fd)))
+}
+
+/// Refuse an opened store file that could lead outside `.scalpel/`: not a
+/// regular file, more than one link, or someone else's.
+fn check_own_file(fd: &impl AsFd, path: &Path) -> Result<()> {
+    let st = rustix::fs::fstat(fd).map_err(|e| Error::io("journal", path, &e.into()))?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+        return Err(refused(path, "is not a regular file".into()));
+    }
+    if st.st_nlink > 1 {
+        return Err(refused(
+            path,
+            format!(
+                "has {} hard links (it may be a file elsewhere)",
+                st.st_nlink
+            ),
+        ));
+    }
+    let me = rustix::process::geteuid().as_raw();
+    if st.st_uid != me {
+        return Err(refused(
+            path,
+            format!(
+                "belongs to user {}, not to the current user {me}",
+                st.st_uid
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `IO`: a journal, backup or lock file Scalpel will not use.
+fn refused(path: &Path, why: String) -> Error {
+    journal_error(
+        path,
+        format!("{} {why}; Scalpel refuses to use it", path.display()),
+        "remove it (Scalpel recreates its `.scalpel/` files as needed), then retry",
+    )
 }
 
 fn missing_backup(entry: &JournalEntry, why: &str) -> Error {
@@ -392,28 +808,6 @@ fn missing_backup(entry: &JournalEntry, why: &str) -> Error {
     )
     .with_suggestion("the old content is no longer available; restore it from version control")
     .with_details(serde_json::json!({"edit_id": entry.edit_id, "path": entry.path}))
-}
-
-/// `path` must be a real folder (created if missing), never a symlink: a
-/// repository could ship a `.scalpel` link pointing anywhere.
-fn ensure_real_dir(path: &Path) -> Result<()> {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.is_dir() => Ok(()),
-        Ok(_) => Err(not_real(path)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => match std::fs::create_dir(path) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => ensure_real_dir(path),
-            Err(e) => Err(step_error(WriteStep::JournalLock, path, &e, true)),
-        },
-        Err(e) => Err(step_error(WriteStep::JournalLock, path, &e, true)),
-    }
-}
-
-fn refuse_symlink(path: &Path) -> Result<()> {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => Err(not_real(path)),
-        _ => Ok(()),
-    }
 }
 
 fn not_real(path: &Path) -> Error {
@@ -437,6 +831,21 @@ fn journal_error(path: &Path, message: String, suggestion: &str) -> Error {
             "step": WriteStep::JournalLock.as_str(),
             "original_intact": true,
         }))
+}
+
+/// The id after `(secs, counter)`: the next counter, or the next second.
+fn successor(secs: u64, counter: u32) -> (u64, u32) {
+    if counter >= 9999 {
+        (secs + 1, 1)
+    } else {
+        (secs, counter + 1)
+    }
+}
+
+/// Whether `id` is exactly what [`format_edit_id`] makes
+/// (`^e\d{8}-\d{6}-\d{4}$` with a real date and time).
+pub fn valid_edit_id(id: &str) -> bool {
+    parse_edit_id(id).is_some_and(|(s, c)| format_edit_id(s, c) == id)
 }
 
 /// `e{YYYYMMDD}-{HHMMSS}-{NNNN}` for UTC second `secs` and `counter`.
@@ -550,13 +959,8 @@ mod tests {
         assert!(t.ends_with('Z') && t.as_bytes()[10] == b'T');
     }
 
-    #[test]
-    fn ids_are_monotonic_under_a_backwards_clock() {
-        let d = tempfile::tempdir().unwrap();
-        let ws = Workspace::new(d.path()).unwrap();
-        let j = Journal::open(&ws).unwrap();
-        let future = format_edit_id(4_102_444_800, 9999);
-        let entry = |id: &str| JournalEntry {
+    fn entry(id: &str) -> JournalEntry {
+        JournalEntry {
             edit_id: id.into(),
             time: now_rfc3339(),
             path: "a".into(),
@@ -564,11 +968,106 @@ mod tests {
             symbol: None,
             before_hash: None,
             after_hash: None,
+            after_size: None,
             backup: None,
             before_mode: None,
+            created_dirs: 0,
             undo_of: None,
             undone_by: None,
+        }
+    }
+
+    #[test]
+    fn only_generated_names_pass() {
+        let id = "e20261122-153012-0001";
+        assert!(valid_edit_id(id));
+        for bad in [
+            "e20260231-000000-0001", // no 31 February
+            "e20261122-153012-001",
+            "e20261122-153012-00001",
+            "/e20261122-153012-0001",
+            "e20261122-153012-0001/..",
+            "E20261122-153012-0001",
+        ] {
+            assert!(!valid_edit_id(bad), "{bad}");
+        }
+        let ok = |f: &dyn Fn(&mut JournalEntry)| {
+            let mut e = entry(id);
+            e.path = "src/a/b.rs".into();
+            f(&mut e);
+            check_entry(&e)
         };
+        assert!(ok(&|_| {}).is_ok());
+        assert!(ok(&|e| e.backup = Some(format!("backups/{id}"))).is_ok());
+        assert!(ok(&|e| e.created_dirs = 2).is_ok());
+        for bad in [
+            "/etc/passwd",
+            "backups/../../x",
+            "backups/e20261122-153012-0002",
+            "backups/./e20261122-153012-0001",
+        ] {
+            assert!(ok(&|e| e.backup = Some(bad.into())).is_err(), "{bad}");
+        }
+        for bad in [
+            "",
+            "/abs",
+            "../x",
+            "a/../../x",
+            "a//b",
+            "./a",
+            "a\\..\\b",
+            "a/",
+        ] {
+            assert!(ok(&|e| e.path = bad.into()).is_err(), "{bad:?}");
+        }
+        assert!(ok(&|e| e.created_dirs = 3).is_err(), "above the root");
+        assert!(ok(&|e| e.undo_of = Some("../x".into())).is_err());
+        assert!(ok(&|e| e.before_mode = Some(0o170_000)).is_err());
+    }
+
+    #[test]
+    fn undo_entries_do_not_count_as_real_edits() {
+        let r = Retention {
+            max_entries: 2,
+            max_backup_bytes: 100,
+        };
+        let undo = |id: &str| JournalEntry {
+            undo_of: Some(format_edit_id(0, 1)),
+            ..entry(id)
+        };
+        let ids: Vec<String> = (1..=8).map(|c| format_edit_id(0, c)).collect();
+        // real, real, real, undo, undo: one real edit too many.
+        let j = [
+            entry(&ids[0]),
+            entry(&ids[1]),
+            entry(&ids[2]),
+            undo(&ids[3]),
+            undo(&ids[4]),
+        ];
+        let refs: Vec<&JournalEntry> = j.iter().collect();
+        assert_eq!(entries_to_drop(&refs, &[0; 5], r), 1);
+        // Undos beyond twice the real limit go, oldest first.
+        let j = [
+            entry(&ids[0]),
+            undo(&ids[1]),
+            undo(&ids[2]),
+            undo(&ids[3]),
+            undo(&ids[4]),
+            undo(&ids[5]),
+        ];
+        let refs: Vec<&JournalEntry> = j.iter().collect();
+        assert_eq!(entries_to_drop(&refs, &[0; 6], r), 2);
+        // Bytes count every entry; the newest always stays.
+        assert_eq!(entries_to_drop(&refs[..2], &[60, 60], r), 1);
+        assert_eq!(entries_to_drop(&refs[..1], &[500], r), 0);
+    }
+
+    #[test]
+    fn ids_are_monotonic_under_a_backwards_clock() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        let j = Journal::open(&ws).unwrap();
+        let future = format_edit_id(4_102_444_800, 9999);
         let next = j.next_id(&[entry(&future)]);
         assert_eq!(next, format_edit_id(4_102_444_801, 1));
         let a = j.next_id(&[]);

@@ -12,11 +12,20 @@
 //!   backed up by the undo's own journal entry, so even a forced undo loses
 //!   nothing).
 //! - Undoing the creation of a file removes it (only if its content still
-//!   matches, or with `force`); undoing that undo recreates it.
+//!   matches, or with `force`), and the folders that creation made, those
+//!   that are empty; undoing that undo recreates it.
+//! - The file may be over the size limit when its size is exactly what the
+//!   undone edit left (`after_size`): Scalpel wrote it, so it is read back.
+//!   Any other size over the limit (a forced undo of a file that grew since)
+//!   is still `TOO_LARGE`. The backup itself is read whole: it is the file
+//!   as it was when an earlier edit read it.
+//! - Journal lines that are not usable entries are ignored, and said in
+//!   `warnings` (added by the write path, which reads the journal again
+//!   under its lock).
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs::commit::{Change, Current, apply};
-use crate::fs::journal::{Journal, JournalEntry, read_entries};
+use crate::fs::journal::{JournalEntry, load, read_backup};
 use crate::fs::profile::hash_bytes;
 use crate::fs::workspace::{Purpose, Workspace};
 use serde::Serialize;
@@ -65,7 +74,7 @@ pub fn undo(
     force: bool,
 ) -> Result<UndoOutcome> {
     let target = ws.resolve(path, Purpose::Create)?;
-    let entries = read_entries(ws.root())?;
+    let entries = load(ws.root())?.entries();
     let undone = undone_by(&entries);
     let on_file: Vec<&JournalEntry> = entries
         .iter()
@@ -145,7 +154,7 @@ pub fn undo(
     let restore: Option<Vec<u8>> = match &entry.before_hash {
         None => None,
         Some(before) => {
-            let bytes = Journal::read_backup(&ws.scalpel_dir(), entry)?;
+            let bytes = read_backup(ws.root(), entry)?;
             if &hash_bytes(&bytes) != before {
                 return Err(Error::new(
                     ErrorCode::NotFound,
@@ -201,6 +210,14 @@ pub fn undo(
         symbol: entry.symbol.as_deref(),
         undo_of: Some(&entry.edit_id),
         create_mode: entry.before_mode,
+        // The file as the edit left it may be over the size limit (the limit
+        // guards reading unknown files; this one Scalpel wrote itself).
+        size_allowed: entry.after_size,
+        remove_dirs: if entry.before_hash.is_none() {
+            entry.created_dirs
+        } else {
+            0
+        },
         dry_run: false,
     };
     let applied = apply(ws, &target, &change, &check)?;
@@ -225,7 +242,7 @@ pub fn history(ws: &Workspace, path: Option<&Path>) -> Result<Vec<JournalEntry>>
         Some(p) => Some(ws.resolve(p, Purpose::Create)?.display),
         None => None,
     };
-    let mut entries = read_entries(ws.root())?;
+    let mut entries = load(ws.root())?.entries();
     let undone: HashMap<String, String> = undone_by(&entries)
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -268,8 +285,10 @@ mod tests {
             symbol: None,
             before_hash: None,
             after_hash: None,
+            after_size: None,
             backup: None,
             before_mode: None,
+            created_dirs: 0,
             undo_of: undo_of.map(Into::into),
             undone_by: None,
         }
