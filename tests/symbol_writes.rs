@@ -440,7 +440,7 @@ fn renaming_replacement_warns() {
 /// Every bad input: the right code, and the file's bytes and mode unchanged.
 #[test]
 fn bad_input_leaves_the_file_untouched() {
-    let src: &[u8] = b"def a():\n    return 1\n\nclass K:\n    def a(self):\n        pass\n";
+    let src: &[u8] = b"def a():\n    return 1\n\nclass K:\n    def a(self):\n        pass\n\nclass L:\n    def a(self):\n        pass\n";
     let ws = Ws::new(&[
         ("a.py", src),
         ("latin.py", b"x = '\xe9'\n"),
@@ -460,8 +460,18 @@ fn bad_input_leaves_the_file_untouched() {
         ws.update("a.py", "nope", Operation::Replace, Some("x = 1")),
         ErrorCode::NotFound,
     );
+    // `a` alone is the top-level function (the others are methods); two
+    // methods named `a` are ambiguous.
     expect(
-        ws.update("a.py", "a", Operation::Replace, Some("def a(): pass")),
+        ws.update_with(
+            "a.py",
+            UpdateRequest {
+                symbol: "a".into(),
+                kind: Some("method".into()),
+                new_code: Some("def a(self): pass".into()),
+                ..Default::default()
+            },
+        ),
         ErrorCode::Ambiguous,
     );
     expect(

@@ -7,7 +7,8 @@ use crate::error::{Error, ErrorCode, Result};
 use tree_sitter::Query;
 
 /// Symbol kinds, in LSP `DocumentSymbol` vocabulary plus the few kinds that
-/// code in our languages needs (trait, type alias, macro, union).
+/// code in our languages needs (trait, type alias, macro, union, and `impl`
+/// for a Rust implementation block).
 pub const SYMBOL_KINDS: &[&str] = &[
     "module",
     "namespace",
@@ -31,6 +32,7 @@ pub const SYMBOL_KINDS: &[&str] = &[
     "type",
     "macro",
     "union",
+    "impl",
 ];
 
 /// What a capture in `tags.scm` means to the engine.
