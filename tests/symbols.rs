@@ -421,3 +421,73 @@ fn signatures_exclude_comments_before_the_body() {
         );
     }
 }
+
+/// Dependencies against the hand-labelled table in
+/// `tests/data/dependencies.txt`: precision and recall over all of it.
+#[test]
+fn dependencies_match_the_labelled_table() {
+    let table = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dependencies.txt"),
+    )
+    .unwrap();
+    let engine = Engine::default();
+    let (mut tp, mut fp, mut fn_) = (0usize, 0usize, 0usize);
+    let mut rows = 0;
+    let mut wrong = Vec::new();
+    for line in table.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('|').map(str::trim).collect();
+        assert_eq!(cols.len(), 3, "{line}");
+        let expected: std::collections::BTreeSet<&str> = cols[2]
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        let x = engine
+            .extract(
+                &fixtures().join(cols[0]),
+                cols[0],
+                &ExtractRequest {
+                    symbol: cols[1].into(),
+                    include_trivia: true,
+                    ..Default::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{line}: {e}"));
+        let got: std::collections::BTreeSet<&str> = x
+            .dependencies
+            .symbols
+            .iter()
+            .map(|d| d.address.as_str())
+            .collect();
+        rows += 1;
+        tp += got.intersection(&expected).count();
+        let extra: Vec<&&str> = got.difference(&expected).collect();
+        let missing: Vec<&&str> = expected.difference(&got).collect();
+        fp += extra.len();
+        fn_ += missing.len();
+        if !extra.is_empty() || !missing.is_empty() {
+            wrong.push(format!(
+                "{} {}: extra {extra:?}, missing {missing:?}",
+                cols[0], cols[1]
+            ));
+        }
+    }
+    let precision = tp as f64 / (tp + fp).max(1) as f64;
+    let recall = tp as f64 / (tp + fn_).max(1) as f64;
+    println!(
+        "dependencies: {rows} symbols, {} labelled deps, precision {precision:.3} ({tp}/{}), recall {recall:.3} ({tp}/{})",
+        tp + fn_,
+        tp + fp,
+        tp + fn_
+    );
+    for w in &wrong {
+        println!("  {w}");
+    }
+    assert!(rows >= 40, "only {rows} labelled symbols");
+    assert!(precision >= 0.95, "precision {precision:.3}: {wrong:#?}");
+    assert!(recall >= 0.9, "recall {recall:.3}: {wrong:#?}");
+}
