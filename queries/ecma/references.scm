@@ -5,7 +5,10 @@
 ; `this.x` is a member of the enclosing class (and `super.x` of its bases);
 ; any other receiver (`response.close()`) is not resolved through the file.
 (member_expression
-  object: [(this) (super)] @receiver.self
+  object: (this) @receiver.self
+  property: [(property_identifier) (private_property_identifier)] @reference.member)
+(member_expression
+  object: (super) @receiver.super
   property: [(property_identifier) (private_property_identifier)] @reference.member)
 (member_expression
   object: (_) @receiver

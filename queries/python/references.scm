@@ -48,3 +48,9 @@
 ; Everything else named is a use.
 (call function: (identifier) @reference.call)
 (identifier) @reference
+
+; `super().x` is a member of a base of the enclosing class.
+(attribute
+  object: (call function: (identifier) @_super) @receiver.super
+  attribute: (identifier) @reference.member
+  (#eq? @_super "super"))

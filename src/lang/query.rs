@@ -76,6 +76,9 @@ pub enum RefRole {
     /// `@receiver.self`: a receiver that is the enclosing type or instance
     /// (`self`, `this`, `Self`); the query's predicates decide which.
     SelfReceiver,
+    /// `@receiver.super`: a receiver that is the enclosing type's base
+    /// (`super`, `super()`): its members are looked up in the bases only.
+    SuperReceiver,
     /// `@local.definition`: a parameter or local binding; it hides top-level
     /// names of the same spelling inside its scope.
     LocalDefinition,
@@ -147,6 +150,7 @@ pub fn reference_role(capture: &str) -> Option<RefRole> {
         "reference.member" => Some(RefRole::Member),
         "receiver" => Some(RefRole::Receiver),
         "receiver.self" => Some(RefRole::SelfReceiver),
+        "receiver.super" => Some(RefRole::SuperReceiver),
         "local.definition" => Some(RefRole::LocalDefinition),
         "local.scope" => Some(RefRole::LocalScope),
         "ignore" => Some(RefRole::Ignore),
@@ -163,6 +167,7 @@ pub fn legal_reference_captures() -> Vec<String> {
         "@reference.member",
         "@receiver",
         "@receiver.self",
+        "@receiver.super",
         "@local.definition",
         "@local.scope",
         "@ignore",

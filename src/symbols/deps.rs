@@ -90,7 +90,8 @@ pub fn dependencies(file: &ParsedFile, target: &Symbol) -> Result<(Dependencies,
     // Members after a receiver.
     for m in &uses.members {
         let found = match &m.receiver {
-            Receiver::SelfLike => self_members(file, &index, m.byte + offset, m.name),
+            Receiver::SelfLike => self_members(file, &index, m.byte + offset, m.name, false),
+            Receiver::Super => self_members(file, &index, m.byte + offset, m.name, true),
             Receiver::Named(text) => named_members(file, &index, target, &uses, text, m),
             Receiver::Other => Vec::new(),
         };
@@ -169,8 +170,10 @@ impl<'a> Index<'a> {
 /// Who a member access goes through.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Receiver<'a> {
-    /// `self`, `this`, `Self`, `super`.
+    /// `self`, `this`, `Self`.
     SelfLike,
+    /// `super`, `super()`.
+    Super,
     /// A receiver written as a name or path (`Point`, `io::Error`, `x`).
     Named(&'a str),
     /// Anything else (`f().x`, `a[0].x`).
@@ -206,7 +209,15 @@ struct NodeUse<'t> {
     node: Node<'t>,
     /// Bit set of the `RefRole`s this node was captured with.
     roles: u16,
-    receiver: Option<(Node<'t>, bool)>,
+    receiver: Option<(Node<'t>, Receiving)>,
+}
+
+/// How a member's receiver was captured (a self-like capture wins).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Receiving {
+    Plain,
+    Super,
+    SelfLike,
 }
 
 fn bit(r: RefRole) -> u16 {
@@ -246,18 +257,23 @@ fn scan<'a>(
         let receiver = m
             .captures()
             .iter()
-            .find_map(|c| match q.roles[c.index as usize] {
-                RefRole::SelfReceiver => Some((c.node, true)),
-                RefRole::Receiver => Some((c.node, false)),
+            .filter_map(|c| match q.roles[c.index as usize] {
+                RefRole::SelfReceiver => Some((c.node, Receiving::SelfLike)),
+                RefRole::SuperReceiver => Some((c.node, Receiving::Super)),
+                RefRole::Receiver => Some((c.node, Receiving::Plain)),
                 _ => None,
-            });
+            })
+            .max_by_key(|r| r.1);
         for c in m.captures() {
             let role = q.roles[c.index as usize];
             match role {
                 RefRole::LocalScope => {
                     scopes.push(c.node.start_byte()..c.node.end_byte());
                 }
-                RefRole::Receiver | RefRole::SelfReceiver | RefRole::Private => {}
+                RefRole::Receiver
+                | RefRole::SelfReceiver
+                | RefRole::SuperReceiver
+                | RefRole::Private => {}
                 _ if !inside(c.node) || defined.contains(&c.node.start_byte()) => {}
                 _ => {
                     let entry = nodes.entry(c.node.id()).or_insert(NodeUse {
@@ -266,11 +282,11 @@ fn scan<'a>(
                         receiver: None,
                     });
                     entry.roles |= bit(role);
-                    if role == RefRole::Member {
-                        // A self receiver from any pattern wins.
-                        if entry.receiver.is_none_or(|(_, s)| !s) {
-                            entry.receiver = receiver.or(entry.receiver);
-                        }
+                    if role == RefRole::Member
+                        && receiver.map(|r| r.1) > entry.receiver.map(|r| r.1)
+                    {
+                        // A self or super receiver from any pattern wins.
+                        entry.receiver = receiver;
                     }
                 }
             }
@@ -293,8 +309,9 @@ fn scan<'a>(
         } else if has(RefRole::Ignore) {
         } else if has(RefRole::Member) {
             let receiver = match n.receiver {
-                Some((_, true)) => Receiver::SelfLike,
-                Some((r, false)) if r.child_count() == 0 || is_path(text(r)) => {
+                Some((_, Receiving::SelfLike)) => Receiver::SelfLike,
+                Some((_, Receiving::Super)) => Receiver::Super,
+                Some((r, Receiving::Plain)) if r.child_count() == 0 || is_path(text(r)) => {
                     Receiver::Named(text(r))
                 }
                 _ => Receiver::Other,
@@ -352,8 +369,14 @@ fn members_of(file: &ParsedFile, index: &Index, owners: &[Vec<String>], name: &s
 
 /// `self.name` at `byte` (file offset): a member of the type around the
 /// innermost member (method, field, ...) containing it, else of that type's
-/// same-file bases, nearest first.
-fn self_members(file: &ParsedFile, index: &Index, byte: usize, name: &str) -> Vec<usize> {
+/// same-file bases, nearest first (`super.name`: the bases only).
+fn self_members(
+    file: &ParsedFile,
+    index: &Index,
+    byte: usize,
+    name: &str,
+    bases_only: bool,
+) -> Vec<usize> {
     let Some(method) = index
         .around
         .iter()
@@ -371,8 +394,12 @@ fn self_members(file: &ParsedFile, index: &Index, byte: usize, name: &str) -> Ve
     let mut level = vec![owner];
     let mut holders: Vec<usize> = method.parent_index.into_iter().collect();
     let mut seen: HashSet<Vec<String>> = level.iter().cloned().collect();
-    for _ in 0..MAX_BASE_DEPTH {
-        let found = members_of(file, index, &level, name);
+    for depth in 0..MAX_BASE_DEPTH {
+        let found = if bases_only && depth == 0 {
+            Vec::new()
+        } else {
+            members_of(file, index, &level, name)
+        };
         if !found.is_empty() {
             return found;
         }
