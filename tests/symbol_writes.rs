@@ -690,3 +690,37 @@ fn cli_update_undo_history() {
         .stderr(predicates::str::contains("SYNTAX_ERROR"));
     assert_eq!(std::fs::read(&f).unwrap(), original);
 }
+
+/// Rust `impl` blocks are symbols: replaced, inserted around and deleted
+/// whole, attributes and docs with them.
+#[test]
+fn impl_blocks_are_edited_as_symbols() {
+    let src = "struct P;\n\nimpl P {\n    fn a(&self) -> u8 {\n        1\n    }\n}\n\n/// Shown.\nimpl std::fmt::Display for P {\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {\n        f.write_str(\"p\")\n    }\n}\n";
+    let ws = Ws::new(&[("p.rs", src.as_bytes())]);
+    let r = ws
+        .update(
+            "p.rs",
+            "impl P",
+            Operation::InsertAfter,
+            Some("impl Default for P {\n    fn default() -> Self {\n        P\n    }\n}"),
+        )
+        .unwrap();
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    let r = ws
+        .update(
+            "p.rs",
+            "impl std::fmt::Display for P",
+            Operation::Replace,
+            Some("/// Shown.\nimpl std::fmt::Display for P {\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {\n        f.write_str(\"P\")\n    }\n}"),
+        )
+        .unwrap();
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    ws.update("p.rs", "P::default", Operation::Delete, None)
+        .unwrap();
+    ws.update("p.rs", "impl Default for P", Operation::Delete, None)
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(ws.read("p.rs")).unwrap(),
+        "struct P;\n\nimpl P {\n    fn a(&self) -> u8 {\n        1\n    }\n}\n\n/// Shown.\nimpl std::fmt::Display for P {\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {\n        f.write_str(\"P\")\n    }\n}\n"
+    );
+}
