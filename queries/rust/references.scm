@@ -3,13 +3,18 @@
 ; reference, whatever other pattern also captures it.
 
 ; `self.x` is a member of the enclosing type; `other.x` is not resolved.
+; Rust methods are only ever called: `self.len` is a field, `self.len()` a
+; method (a getter of the same name as its field is common).
 (field_expression
   value: (self) @receiver.self
-  field: (field_identifier) @reference.member)
+  field: (field_identifier) @reference.member.field)
 (field_expression
   value: (_) @receiver
-  field: (field_identifier) @reference.member
+  field: (field_identifier) @reference.member.field
   (#not-eq? @receiver "self"))
+(call_expression
+  function: (field_expression
+    field: (field_identifier) @reference.member.call))
 
 ; Paths: `Self::x` is the enclosing type's; `Point::new`, `Error::Io` and
 ; `io::Error` name a member of what precedes them.

@@ -71,6 +71,13 @@ pub enum RefRole {
     /// `@reference.member`: a name after a receiver (`x.name`, `X::name`);
     /// its match also captures `@receiver` or `@receiver.self`.
     Member,
+    /// `@reference.member.call`: a member that is called (`self.f()`): only
+    /// methods, functions and constructors. Wins over `.field`.
+    MemberCall,
+    /// `@reference.member.field`: a member read or written, never called,
+    /// in a language where methods are only called (Rust `self.len`): not a
+    /// method.
+    MemberField,
     /// `@receiver`: the expression before a member name.
     Receiver,
     /// `@receiver.self`: a receiver that is the enclosing type or instance
@@ -148,6 +155,8 @@ pub fn reference_role(capture: &str) -> Option<RefRole> {
     match capture {
         "reference" => Some(RefRole::Reference),
         "reference.member" => Some(RefRole::Member),
+        "reference.member.call" => Some(RefRole::MemberCall),
+        "reference.member.field" => Some(RefRole::MemberField),
         "receiver" => Some(RefRole::Receiver),
         "receiver.self" => Some(RefRole::SelfReceiver),
         "receiver.super" => Some(RefRole::SuperReceiver),
@@ -165,6 +174,8 @@ pub fn legal_reference_captures() -> Vec<String> {
     let mut v: Vec<String> = [
         "@reference",
         "@reference.member",
+        "@reference.member.call",
+        "@reference.member.field",
         "@receiver",
         "@receiver.self",
         "@receiver.super",

@@ -90,8 +90,10 @@ pub fn dependencies(file: &ParsedFile, target: &Symbol) -> Result<(Dependencies,
     // Members after a receiver.
     for m in &uses.members {
         let found = match &m.receiver {
-            Receiver::SelfLike => self_members(file, &index, m.byte + offset, m.name, false),
-            Receiver::Super => self_members(file, &index, m.byte + offset, m.name, true),
+            Receiver::SelfLike => {
+                self_members(file, &index, m.byte + offset, m.name, m.wants, false)
+            }
+            Receiver::Super => self_members(file, &index, m.byte + offset, m.name, m.wants, true),
             Receiver::Named(text) => named_members(file, &index, target, &uses, text, m),
             Receiver::Other => Vec::new(),
         };
@@ -185,7 +187,29 @@ struct MemberUse<'a> {
     byte: usize,
     name: &'a str,
     receiver: Receiver<'a>,
+    wants: Wants,
 }
+
+/// What a member use can be, from how it is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wants {
+    Any,
+    Callable,
+    NotCallable,
+}
+
+impl Wants {
+    fn accepts(self, kind: &str) -> bool {
+        match self {
+            Wants::Any => true,
+            Wants::Callable => CALLABLE_KINDS.contains(&kind),
+            Wants::NotCallable => !CALLABLE_KINDS.contains(&kind),
+        }
+    }
+}
+
+/// Kinds a call can reach.
+const CALLABLE_KINDS: &[&str] = &["method", "function", "constructor"];
 
 /// The uses of names over a byte range (body offsets).
 struct Uses<'a> {
@@ -282,8 +306,10 @@ fn scan<'a>(
                         receiver: None,
                     });
                     entry.roles |= bit(role);
-                    if role == RefRole::Member
-                        && receiver.map(|r| r.1) > entry.receiver.map(|r| r.1)
+                    if matches!(
+                        role,
+                        RefRole::Member | RefRole::MemberCall | RefRole::MemberField
+                    ) && receiver.map(|r| r.1) > entry.receiver.map(|r| r.1)
                     {
                         // A self or super receiver from any pattern wins.
                         entry.receiver = receiver;
@@ -307,7 +333,14 @@ fn scan<'a>(
                 uses.locals.push((name, scope.clone()));
             }
         } else if has(RefRole::Ignore) {
-        } else if has(RefRole::Member) {
+        } else if has(RefRole::Member) || has(RefRole::MemberCall) || has(RefRole::MemberField) {
+            let wants = if has(RefRole::MemberCall) {
+                Wants::Callable
+            } else if has(RefRole::MemberField) {
+                Wants::NotCallable
+            } else {
+                Wants::Any
+            };
             let receiver = match n.receiver {
                 Some((_, Receiving::SelfLike)) => Receiver::SelfLike,
                 Some((_, Receiving::Super)) => Receiver::Super,
@@ -320,6 +353,7 @@ fn scan<'a>(
                 byte: node.start_byte(),
                 name,
                 receiver,
+                wants,
             });
         } else if has(RefRole::Reference) {
             uses.plain.push((node.start_byte(), name));
@@ -353,16 +387,23 @@ fn visible(file: &ParsedFile, i: usize, target: &Symbol) -> bool {
 }
 
 /// Symbols named `owner + [name]`, for each path in `owners`.
-fn members_of(file: &ParsedFile, index: &Index, owners: &[Vec<String>], name: &str) -> Vec<usize> {
+fn members_of(
+    file: &ParsedFile,
+    index: &Index,
+    owners: &[Vec<String>],
+    name: &str,
+    wants: Wants,
+) -> Vec<usize> {
     index
         .named(name)
         .iter()
         .copied()
         .filter(|&i| {
             let segs = &file.symbols[i].segments;
-            owners
-                .iter()
-                .any(|o| segs.len() == o.len() + 1 && segs[..o.len()] == o[..])
+            wants.accepts(&file.symbols[i].kind)
+                && owners
+                    .iter()
+                    .any(|o| segs.len() == o.len() + 1 && segs[..o.len()] == o[..])
         })
         .collect()
 }
@@ -375,6 +416,7 @@ fn self_members(
     index: &Index,
     byte: usize,
     name: &str,
+    wants: Wants,
     bases_only: bool,
 ) -> Vec<usize> {
     let Some(method) = index
@@ -398,7 +440,7 @@ fn self_members(
         let found = if bases_only && depth == 0 {
             Vec::new()
         } else {
-            members_of(file, index, &level, name)
+            members_of(file, index, &level, name, wants)
         };
         if !found.is_empty() {
             return found;
@@ -501,7 +543,7 @@ fn named_members(
             path
         })
         .collect();
-    members_of(file, index, &owners, m.name)
+    members_of(file, index, &owners, m.name, m.wants)
 }
 
 /// An import statement of a file and the names it binds (body offsets).
