@@ -276,7 +276,12 @@ fn scan<'a>(
     let mut scopes: Vec<std::ops::Range<usize>> = Vec::new();
     let mut cursor = QueryCursor::new();
     cursor.set_byte_range(range.clone());
-    let mut it = cursor.matches(&q.query, file.tree.root_node(), body.as_bytes());
+    // Start at the smallest node around the range, not at the root.
+    let root = file.tree.root_node();
+    let start = root
+        .descendant_for_byte_range(range.start, range.end)
+        .unwrap_or(root);
+    let mut it = cursor.matches(&q.query, start, body.as_bytes());
     while let Some(m) = it.next() {
         let receiver = m
             .captures()
