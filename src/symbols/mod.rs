@@ -59,7 +59,7 @@ pub struct Symbol {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
     /// An address that selects this symbol unambiguously, when `name_path`
-    /// alone does not (`/new`, `Point::fmt#2`).
+    /// alone does not (`/new`, `impl fmt::Debug for Error::fmt`, `parse#2`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
     #[serde(skip)]
