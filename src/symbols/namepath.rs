@@ -477,6 +477,13 @@ mod tests {
         let q = NamePathQuery::parse("&'_ std::ffi::OsStr::eq").unwrap();
         assert_eq!(q.segments, ["&'_ std", "ffi", "OsStr", "eq"]);
         assert_eq!(split_path("\"a.b\""), ["\"a.b\""]);
+        // Generic arguments are not split and only a trailing list goes.
+        assert_eq!(
+            split_path("impl From<io::Error> for Error::from"),
+            ["impl From<io::Error> for Error", "from"]
+        );
+        assert_eq!(split_path("HashMap<K, a::B>::get"), ["HashMap", "get"]);
+        assert_eq!(split_path("impl Area for Vec<T>"), ["impl Area for Vec"]);
         for bad in ["", "/", "a..b", "f#0"] {
             assert_eq!(
                 NamePathQuery::parse(bad).unwrap_err().code(),
