@@ -58,7 +58,8 @@ pub fn dependencies(file: &ParsedFile, target: &Symbol) -> Result<(Dependencies,
     let span = target.full_span();
     let range = span.start_byte - offset..span.end_byte - offset;
     // The names being defined inside the span are not uses of anything.
-    let defined: HashSet<usize> = file
+    // Sorted (symbols are in document order), for binary search.
+    let defined: Vec<usize> = file
         .symbols
         .iter()
         .filter(|s| s.name_byte >= span.start_byte && s.name_byte < span.end_byte)
@@ -137,10 +138,11 @@ pub fn dependencies(file: &ParsedFile, target: &Symbol) -> Result<(Dependencies,
     Ok((Dependencies { symbols, imports }, picked))
 }
 
-/// Lookups built once per call: symbols by name, and the symbols around the
-/// target (its ancestors, itself and its descendants), where `self` can be.
+/// Lookups for one call: symbols by name (the file's cached index), and the
+/// symbols around the target (its ancestors, itself and its descendants),
+/// where `self` can be.
 struct Index<'a> {
-    by_name: HashMap<&'a str, Vec<usize>>,
+    file: &'a ParsedFile,
     around: Vec<usize>,
     /// `bases` of a symbol, computed once per call.
     bases: std::cell::RefCell<HashMap<usize, Vec<usize>>>,
@@ -148,24 +150,24 @@ struct Index<'a> {
 
 impl<'a> Index<'a> {
     fn new(file: &'a ParsedFile, target: &Symbol) -> Index<'a> {
-        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-        let mut around = Vec::new();
-        for (i, s) in file.symbols.iter().enumerate() {
-            by_name.entry(s.name.as_str()).or_default().push(i);
-            if s.full.start_byte < target.full.end_byte && target.full.start_byte < s.full.end_byte
-            {
-                around.push(i);
-            }
-        }
+        let around = file
+            .symbols
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                s.full.start_byte < target.full.end_byte && target.full.start_byte < s.full.end_byte
+            })
+            .map(|(i, _)| i)
+            .collect();
         Index {
-            by_name,
+            file,
             around,
             bases: Default::default(),
         }
     }
 
-    fn named(&self, name: &str) -> &[usize] {
-        self.by_name.get(name).map_or(&[], Vec::as_slice)
+    fn named(&self, name: &str) -> &'a [usize] {
+        self.file.symbols_named(name)
     }
 }
 
@@ -253,7 +255,7 @@ fn bit(r: RefRole) -> u16 {
 fn scan<'a>(
     file: &'a ParsedFile,
     range: std::ops::Range<usize>,
-    defined: &HashSet<usize>,
+    defined: &[usize],
 ) -> Result<Uses<'a>> {
     let body = file.source.body();
     let text = |n: Node| &body[n.start_byte()..n.end_byte()];
@@ -266,13 +268,15 @@ fn scan<'a>(
     let Some(q) = file.language.references_query()? else {
         let idents = &file.language.rules().identifiers;
         for_each_node_in(file.tree.root_node(), range.start, range.end, &mut |n| {
-            if idents.iter().any(|k| k == n.kind()) && !defined.contains(&n.start_byte()) {
+            if idents.iter().any(|k| k == n.kind())
+                && defined.binary_search(&n.start_byte()).is_err()
+            {
                 uses.plain.push((n.start_byte(), text(n)));
             }
         });
         return Ok(uses);
     };
-    let mut nodes: HashMap<usize, NodeUse> = HashMap::new();
+    let mut captured: Vec<NodeUse> = Vec::new();
     let mut scopes: Vec<std::ops::Range<usize>> = Vec::new();
     let mut cursor = QueryCursor::new();
     cursor.set_byte_range(range.clone());
@@ -303,27 +307,37 @@ fn scan<'a>(
                 | RefRole::SelfReceiver
                 | RefRole::SuperReceiver
                 | RefRole::Private => {}
-                _ if !inside(c.node) || defined.contains(&c.node.start_byte()) => {}
+                _ if !inside(c.node) || defined.binary_search(&c.node.start_byte()).is_ok() => {}
                 _ => {
-                    let entry = nodes.entry(c.node.id()).or_insert(NodeUse {
-                        node: c.node,
-                        roles: 0,
-                        receiver: None,
-                    });
-                    entry.roles |= bit(role);
-                    if matches!(
+                    let member = matches!(
                         role,
                         RefRole::Member | RefRole::MemberCall | RefRole::MemberField
-                    ) && receiver.map(|r| r.1) > entry.receiver.map(|r| r.1)
-                    {
-                        // A self or super receiver from any pattern wins.
-                        entry.receiver = receiver;
-                    }
+                    );
+                    captured.push(NodeUse {
+                        node: c.node,
+                        roles: bit(role),
+                        receiver: if member { receiver } else { None },
+                    });
                 }
             }
         }
     }
-    for n in nodes.values() {
+    // One entry per node: the union of its roles; a self or super receiver
+    // from any pattern wins over a plain one.
+    captured.sort_unstable_by_key(|n| (n.node.start_byte(), n.node.id()));
+    let mut nodes: Vec<NodeUse> = Vec::with_capacity(captured.len());
+    for n in captured {
+        match nodes.last_mut() {
+            Some(last) if last.node.id() == n.node.id() => {
+                last.roles |= n.roles;
+                if n.receiver.map(|r| r.1) > last.receiver.map(|r| r.1) {
+                    last.receiver = n.receiver;
+                }
+            }
+            _ => nodes.push(n),
+        }
+    }
+    for n in &nodes {
         let node = n.node;
         let has = |r: RefRole| n.roles & bit(r) != 0;
         let name = text(node);
@@ -500,7 +514,7 @@ fn bases(file: &ParsedFile, index: &Index, h: usize) -> Vec<usize> {
     else {
         return Vec::new();
     };
-    let Ok(uses) = scan(file, start..body.start_byte(), &HashSet::new()) else {
+    let Ok(uses) = scan(file, start..body.start_byte(), &[]) else {
         return Vec::new();
     };
     let mut found: Vec<usize> = uses

@@ -164,6 +164,8 @@ pub struct ParsedFile {
     pub parse_errors: Vec<ParseErrorLoc>,
     /// The file's import statements, computed on first use.
     imports: std::sync::OnceLock<Vec<ImportStmt>>,
+    /// Symbol indices by name, computed on first use (dependencies).
+    by_name: std::sync::OnceLock<HashMap<String, Vec<usize>>>,
 }
 
 impl std::fmt::Debug for ParsedFile {
@@ -185,6 +187,19 @@ impl ParsedFile {
         }
         let v = deps::collect_imports(self)?;
         Ok(self.imports.get_or_init(|| v))
+    }
+
+    /// Indices into `symbols` of the symbols called `name`, in document
+    /// order (the index is built once per parsed file).
+    pub fn symbols_named(&self, name: &str) -> &[usize] {
+        let index = self.by_name.get_or_init(|| {
+            let mut m: HashMap<String, Vec<usize>> = HashMap::new();
+            for (i, s) in self.symbols.iter().enumerate() {
+                m.entry(s.name.clone()).or_default().push(i);
+            }
+            m
+        });
+        index.get(name).map_or(&[], Vec::as_slice)
     }
 
     /// The file's bytes over `span`.
@@ -421,6 +436,7 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
         parse_error_count,
         parse_errors,
         imports: std::sync::OnceLock::new(),
+        by_name: std::sync::OnceLock::new(),
     })
 }
 
