@@ -282,7 +282,26 @@ pub struct UpdateReceipt {
     pub file_hash: String,
     pub previous_hash: String,
     pub validation: Validation,
+    /// Leading trivia of the old symbol that the replacement kept, one entry
+    /// per line (decorators, attributes, doc comments the new code did not
+    /// bring).
+    pub kept_trivia: Vec<String>,
     pub warnings: Vec<String>,
+}
+
+impl UpdateReceipt {
+    /// `kept 1 line of leading trivia: @property`, when the replacement kept
+    /// any (both interfaces print this sentence).
+    pub fn trivia_note(&self) -> Option<String> {
+        let n = self.kept_trivia.len();
+        (n > 0).then(|| {
+            format!(
+                "kept {n} line{} of leading trivia: {}",
+                if n == 1 { "" } else { "s" },
+                self.kept_trivia.join(", ")
+            )
+        })
+    }
 }
 
 impl Engine {
@@ -319,25 +338,30 @@ impl Engine {
         let target = symbols::resolve(&file.symbols, &req.symbol, req.kind.as_deref())
             .map_err(|e| e.with_path(&display))?;
         let op = req.operation.unwrap_or(Operation::Replace);
-        let plan = edit::plan(file, target, op, req.new_code.as_deref())?;
-
+        let code = req.new_code.as_deref();
         let offset = file.source.body_offset();
-        let change = edit::Change {
-            start: plan.old_start - offset,
-            old_end: plan.old_end - offset,
-            new_end: plan.new_end - offset,
-        };
+        let edit::symbol::Prepared {
+            checked,
+            preexisting,
+            kept_trivia,
+            mut warnings,
+        } = edit::symbol::prepare(file, target, op, code)?;
+        let readings_tried = checked.readings_tried;
+        let edit::symbol::Checked {
+            edit: plan,
+            tree,
+            introduced,
+            ..
+        } = checked;
         let new_body = &plan.new_text[offset..];
-        let (tree, introduced, preexisting) = edit::reparse(
-            &file.language,
-            &file.tree,
-            file.source.body(),
-            new_body,
-            change,
-        )?;
-        let validation = edit::judge(introduced, preexisting, req.allow_syntax_errors, &display)?;
+        let validation = edit::judge(introduced, preexisting, req.allow_syntax_errors, &display)
+            .map_err(|mut e| {
+                if let serde_json::Value::Object(map) = &mut e.details {
+                    map.insert("indentation_readings_tried".into(), readings_tried.into());
+                }
+                e
+            })?;
 
-        let mut warnings = Vec::new();
         if op != Operation::Delete {
             let defined = symbols::definitions_in(
                 &file.language,
@@ -345,21 +369,30 @@ impl Engine {
                 new_body,
                 plan.code_start - offset..plan.code_end - offset,
             )?;
+            if op == Operation::Replace
+                && defined.first().is_some_and(|d| !d.docstring)
+                && symbols::docstring_of(file, target)
+            {
+                warnings.push(format!(
+                    "the new code has no docstring, so `{}` lost its docstring (a docstring is part of the body)",
+                    target.name
+                ));
+            }
             match (op, defined.first()) {
                 (_, None) => warnings.push(format!(
                     "the new code defines no symbol Scalpel recognises as a {} definition",
                     file.language.name()
                 )),
-                (Operation::Replace, Some((name, kind))) if *name != target.name || *kind != target.kind => {
+                (Operation::Replace, Some(d)) if d.name != target.name || d.kind != target.kind => {
                     warnings.push(format!(
-                        "the replacement defines `{name}` ({kind}) where `{}` ({}) was; references to `{}` may now be broken",
-                        target.name, target.kind, target.name
+                        "the replacement defines `{}` ({}) where `{}` ({}) was; references to `{}` may now be broken",
+                        d.name, d.kind, target.name, target.kind, target.name
                     ))
                 }
-                (Operation::InsertBefore | Operation::InsertAfter, Some((name, _)))
-                    if file.symbols.iter().any(|s| s.parent == target.parent && s.name == *name) =>
+                (Operation::InsertBefore | Operation::InsertAfter, Some(d))
+                    if file.symbols.iter().any(|s| s.parent == target.parent && s.name == d.name) =>
                 {
-                    warnings.push(format!("`{name}` is now defined more than once in the same scope"));
+                    warnings.push(format!("`{}` is now defined more than once in the same scope", d.name));
                 }
                 _ => {}
             }
@@ -407,6 +440,7 @@ impl Engine {
             file_hash: outcome.new_hash,
             previous_hash: file.source.hash.clone(),
             validation,
+            kept_trivia,
             warnings,
         };
         Ok((receipt, reparsed))
@@ -424,6 +458,21 @@ pub struct Reparsed {
 }
 
 impl Reparsed {
+    /// A file just written as `text`, whose tree validation already parsed.
+    pub fn new(
+        language: Arc<Language>,
+        path: std::path::PathBuf,
+        text: String,
+        tree: tree_sitter::Tree,
+    ) -> Reparsed {
+        Reparsed {
+            language,
+            path,
+            text,
+            tree,
+        }
+    }
+
     /// The written file as a [`ParsedFile`], without parsing it again.
     pub fn outline(self) -> Result<ParsedFile> {
         let source = fs::decode(&self.path, self.text.into_bytes())?;

@@ -3,7 +3,7 @@
 //! caller can act on, and structured details (candidates, nearest match, lines).
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::fmt;
 
 /// Stable error codes. The serialized form (`NOT_FOUND`, ...) is a public
@@ -119,6 +119,9 @@ pub struct Error {
     /// One line: what to do about it.
     pub suggestion: String,
     /// Structured context: candidates, nearest match, line numbers, ...
+    /// Always a JSON object on the wire (`{}` when there is nothing to add).
+    #[serde(serialize_with = "details_object")]
+    #[schemars(with = "serde_json::Map<String, Value>")]
     pub details: Value,
 }
 
@@ -130,7 +133,7 @@ impl Error {
             error_code: code,
             message: one_line(message.into()),
             suggestion: String::new(),
-            details: Value::Null,
+            details: Value::Object(Map::new()),
         }
     }
 
@@ -139,8 +142,10 @@ impl Error {
         self
     }
 
+    /// Set the details; anything but an object is wrapped (`null` → `{}`,
+    /// another value → `{"info": value}`), so details are always an object.
     pub fn with_details(mut self, details: Value) -> Self {
-        self.details = details;
+        self.details = as_object(details);
         self
     }
 
@@ -175,6 +180,15 @@ impl Error {
         self
     }
 
+    /// Name the file in the details unless they already name one.
+    pub fn or_path(self, display: &str) -> Self {
+        if self.details.get("path").is_some() {
+            self
+        } else {
+            self.with_path(display)
+        }
+    }
+
     pub fn invalid_argument(message: impl Into<String>) -> Self {
         Error::new(ErrorCode::InvalidArgument, message)
     }
@@ -182,6 +196,24 @@ impl Error {
     /// The JSON payload shared by MCP error results and `--json` CLI output.
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// `details` as an object: `null` → `{}`, another non-object → `{"info": v}`.
+fn as_object(details: Value) -> Value {
+    match details {
+        Value::Object(_) => details,
+        Value::Null => Value::Object(Map::new()),
+        other => serde_json::json!({ "info": other }),
+    }
+}
+
+/// Serialize `details` as an object even if a caller stored something else
+/// in the public field.
+fn details_object<S: serde::Serializer>(details: &Value, s: S) -> Result<S::Ok, S::Error> {
+    match details {
+        Value::Object(_) => details.serialize(s),
+        other => as_object(other.clone()).serialize(s),
     }
 }
 
@@ -225,6 +257,31 @@ mod tests {
         .with_suggestion("fix it\nplease");
         assert_eq!(e.message, "bad regex: fn ( ^ error: unclosed group");
         assert_eq!(e.suggestion, "fix it please");
+    }
+
+    #[test]
+    fn details_are_always_an_object() {
+        for code in ErrorCode::ALL {
+            let v = Error::new(code, "m").to_json();
+            assert_eq!(v["details"], serde_json::json!({}), "{code}");
+        }
+        let e = Error::new(ErrorCode::Io, "m").with_details(Value::Null);
+        assert_eq!(e.to_json()["details"], serde_json::json!({}));
+        let e = Error::new(ErrorCode::Io, "m").with_details(serde_json::json!([1]));
+        assert_eq!(e.to_json()["details"], serde_json::json!({"info": [1]}));
+        let mut e = Error::new(ErrorCode::Io, "m");
+        e.details = Value::Null;
+        assert_eq!(e.to_json()["details"], serde_json::json!({}));
+        let e = Error::new(ErrorCode::NotFound, "m").with_path("a.rs");
+        assert_eq!(e.to_json()["details"], serde_json::json!({"path": "a.rs"}));
+        assert_eq!(e.or_path("b.rs").details["path"], "a.rs");
+        let e = Error::new(ErrorCode::InvalidRange, "m")
+            .with_details(serde_json::json!({"total_lines": 3}))
+            .or_path("b.rs");
+        assert_eq!(
+            e.details,
+            serde_json::json!({"total_lines": 3, "path": "b.rs"})
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! to the root.
 
 use crate::edit::validate::{self, Change, Validation};
-use crate::engine::Engine;
+use crate::engine::{Engine, Reparsed};
 use crate::error::{Error, Result};
 use crate::fs::read::{Window, WindowRequest, read_window};
 use crate::fs::search::{
@@ -19,7 +19,7 @@ use crate::fs::search::{
 use crate::fs::tree::{TreeListing, TreeParams, list_directory};
 use crate::fs::{self, Purpose, ResolvedPath, SourceText, Workspace, WriteMeta};
 use crate::lang::Language;
-use crate::symbols;
+use crate::symbols::{self, ParsedFile};
 use crate::text::{
     DroppedRegion, LineIndex, LineRange, LineRequest, MatchMode, RangeNote, TextEdit, apply_budget,
     keyword_lines, merge, plan_edits, validate_ranges,
@@ -28,6 +28,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::Arc;
+use tree_sitter::Tree;
 
 /// Lines of context around each requested range, keyword line or symbol.
 pub const DEFAULT_CONTEXT_LINES: usize = 3;
@@ -365,14 +366,33 @@ pub struct EditReceipt {
 /// replace). One failing edit fails the batch with its index and the file is
 /// not touched; a dry run returns the same receipt and writes nothing.
 pub fn edit_file(ws: &Workspace, engine: &Engine, params: &EditParams) -> Result<EditReceipt> {
+    let target = ws.resolve(Path::new(&params.path), Purpose::Write)?;
+    edit_resolved(ws, engine, &target, None, params).map(|(r, _)| r)
+}
+
+/// [`edit_file`] on a path already resolved for writing, with the file's
+/// parse when the caller keeps one (the MCP server's cache): validation
+/// then reparses incrementally from that tree instead of parsing the old
+/// content again. Also returns the new file's tree, for the cache.
+pub fn edit_resolved(
+    ws: &Workspace,
+    engine: &Engine,
+    target: &ResolvedPath,
+    parsed: Option<&ParsedFile>,
+    params: &EditParams,
+) -> Result<(EditReceipt, Option<Reparsed>)> {
     if params.edits.is_empty() {
         return Err(Error::invalid_argument("no edits given").with_suggestion(
             "pass edits: [{\"old_text\": \"...\", \"new_text\": \"...\"}]; use write_file to replace a whole file",
         ));
     }
-    let target = ws.resolve(Path::new(&params.path), Purpose::Write)?;
-    let src = fs::read_source(&target.path, engine.max_file_size)
-        .map_err(|e| e.with_path(&target.display))?;
+    let src = match parsed {
+        Some(p) => p.source.clone(),
+        None => Arc::new(
+            fs::read_source(&target.path, engine.max_file_size)
+                .map_err(|e| e.with_path(&target.display))?,
+        ),
+    };
     // Check the hash before matching: against a file that changed, the
     // edits' failures would only be noise.
     if let Some(expected) = &params.expected_hash {
@@ -384,19 +404,22 @@ pub fn edit_file(ws: &Workspace, engine: &Engine, params: &EditParams) -> Result
 
     if plan.is_noop() {
         warnings.push("nothing changed: every edit's old_text equals its new_text".to_string());
-        return Ok(EditReceipt {
-            path: target.display,
-            edit_id: None,
-            changed: false,
-            dry_run: params.dry_run,
-            edits: summaries,
-            diff: String::new(),
-            diff_truncated: false,
-            file_hash: src.hash.clone(),
-            previous_hash: src.hash,
-            validation: Validation::not_checked(),
-            warnings,
-        });
+        return Ok((
+            EditReceipt {
+                path: target.display.clone(),
+                edit_id: None,
+                changed: false,
+                dry_run: params.dry_run,
+                edits: summaries,
+                diff: String::new(),
+                diff_truncated: false,
+                file_hash: src.hash.clone(),
+                previous_hash: src.hash.clone(),
+                validation: Validation::not_checked(),
+                warnings,
+            },
+            None,
+        ));
     }
 
     let new_text = plan.apply(&src.text)?;
@@ -412,17 +435,21 @@ pub fn edit_file(ws: &Workspace, engine: &Engine, params: &EditParams) -> Result
         old_end: old_end.saturating_sub(offset),
         new_end: new_end.saturating_sub(offset),
     };
-    let validation = validate_change(
+    let (validation, new_tree) = validate_change(
         engine,
-        &target,
-        Some((&src, change)),
+        target,
+        Some(Base {
+            source: &src,
+            parsed,
+            change,
+        }),
         &new_text,
         params.allow_syntax_errors,
         &mut warnings,
     )?;
     let outcome = fs::commit_write(
         ws,
-        &target,
+        target,
         Some(&src),
         new_text.as_bytes(),
         WriteMeta {
@@ -433,7 +460,13 @@ pub fn edit_file(ws: &Workspace, engine: &Engine, params: &EditParams) -> Result
         },
     )?;
     warnings.extend(outcome.warnings);
-    Ok(EditReceipt {
+    let reparsed = match new_tree {
+        Some((language, tree)) if outcome.changed && !outcome.dry_run => {
+            Some(Reparsed::new(language, target.path.clone(), new_text, tree))
+        }
+        _ => None,
+    };
+    let receipt = EditReceipt {
         path: outcome.path,
         edit_id: outcome.edit_id,
         changed: outcome.changed,
@@ -442,10 +475,11 @@ pub fn edit_file(ws: &Workspace, engine: &Engine, params: &EditParams) -> Result
         diff: outcome.diff,
         diff_truncated: outcome.diff_truncated,
         file_hash: outcome.new_hash,
-        previous_hash: src.hash,
+        previous_hash: src.hash.clone(),
         validation,
         warnings,
-    })
+    };
+    Ok((receipt, reparsed))
 }
 
 fn summarize(planned: &[crate::text::PlannedEdit]) -> Vec<EditSummary> {
@@ -554,10 +588,12 @@ pub fn write_file(ws: &Workspace, engine: &Engine, params: &WriteParams) -> Resu
         Some(src) => keep_shape(src, &params.content, &mut warnings),
         None => params.content.clone(),
     };
-    let base = old
-        .as_ref()
-        .map(|src| (src, diff_window(src.body(), strip_bom(&content))));
-    let validation = validate_change(
+    let base = old.as_ref().map(|src| Base {
+        source: src,
+        parsed: None,
+        change: diff_window(src.body(), strip_bom(&content)),
+    });
+    let (validation, _) = validate_change(
         engine,
         &target,
         base,
@@ -644,66 +680,90 @@ fn diff_window(old: &str, new: &str) -> Change {
 // ---------------------------------------------------------------------------
 // Validation shared by edit_file and write_file
 
+/// The tree a validation parsed for the new content, with its language.
+type NewTree = (Arc<Language>, Tree);
+
+/// The old content of a validated change: its text, its parse when the
+/// caller has one, and the change in body coordinates.
+#[derive(Clone, Copy)]
+struct Base<'a> {
+    source: &'a SourceText,
+    parsed: Option<&'a ParsedFile>,
+    change: Change,
+}
+
 /// Parse-delta validation of `new_text` (the whole new file, BOM included)
-/// for files with a grammar. With a `base` (the old content and the change
-/// in body coordinates) the old content is parsed and the new one reparsed
-/// incrementally, and only errors the change adds count; without one (a new
-/// file) every parse error counts. Files
-/// without a grammar are `not_checked`; so are files whose parser gives up
-/// (with a warning), because refusing a write over a parser limit would block
-/// the text tools exactly where they are the fallback.
+/// for files with a grammar. With a `base` the new content is reparsed
+/// incrementally from the old tree (the caller's parse, else the old content
+/// parsed here), and only problems the change adds count; without one (a new
+/// file) every problem counts. Files without a grammar are `not_checked`; so
+/// are files whose parser gives up (with a warning), because refusing a
+/// write over a parser limit would block the text tools exactly where they
+/// are the fallback. Also returns the new tree, for a cache.
 fn validate_change(
     engine: &Engine,
     target: &ResolvedPath,
-    base: Option<(&SourceText, Change)>,
+    base: Option<Base>,
     new_text: &str,
     allow: bool,
     warnings: &mut Vec<String>,
-) -> Result<Validation> {
+) -> Result<(Validation, Option<NewTree>)> {
     let new_body = strip_bom(new_text);
-    // The language of the file as it is (a shebang decides for files without
-    // an extension), else of the content about to be written.
+    // The language of the parse the caller has, else of the file as it is
+    // (a shebang decides for files without an extension), else of the
+    // content about to be written.
     let first_line = match base {
-        Some((old, _)) => old.body().lines().next(),
+        Some(b) => b.source.body().lines().next(),
         None => new_body.lines().next(),
     };
-    let Some(lang) = engine.registry.detect(&target.path, first_line).cloned() else {
-        return Ok(Validation::not_checked());
+    let lang = match base.and_then(|b| b.parsed) {
+        Some(p) => p.language.clone(),
+        None => match engine.registry.detect(&target.path, first_line) {
+            Some(l) => l.clone(),
+            None => return Ok((Validation::not_checked(), None)),
+        },
     };
     match problems(&lang, base, new_body) {
-        Ok((introduced, preexisting)) => {
+        Ok((tree, introduced, preexisting)) => {
             let v = validate::judge(introduced, preexisting, allow, &target.display)?;
-            if v.status == "errors_allowed" {
+            if v.status == validate::ValidationStatus::ErrorsAllowed {
                 warnings.push(format!(
                     "written with {} new parse error(s) (allow_syntax_errors)",
                     v.new_errors.len()
                 ));
             }
-            Ok(v)
+            Ok((v, Some((lang, tree))))
         }
         Err(e) => {
             warnings.push(format!("not validated: {}", e.message));
-            Ok(Validation::not_checked())
+            Ok((Validation::not_checked(), None))
         }
     }
 }
 
-/// Parse errors the change introduces, and how many the old content had.
+/// The new tree, the problems the change introduces, and how many the old
+/// content had.
 fn problems(
     lang: &Arc<Language>,
-    base: Option<(&SourceText, Change)>,
+    base: Option<Base>,
     new_body: &str,
-) -> Result<(Vec<validate::SyntaxProblem>, usize)> {
+) -> Result<(Tree, Vec<validate::SyntaxProblem>, usize)> {
     match base {
-        Some((old, change)) => {
-            let old_tree = symbols::parse_tree(lang, old.body(), None)?;
-            let (_, introduced, preexisting) =
-                validate::reparse(lang, &old_tree, old.body(), new_body, change)?;
-            Ok((introduced, preexisting))
+        Some(b) => {
+            let parsed_here;
+            let old_tree = match b.parsed {
+                Some(p) => &p.tree,
+                None => {
+                    parsed_here = symbols::parse_tree(lang, b.source.body(), None)?;
+                    &parsed_here
+                }
+            };
+            validate::reparse(lang, old_tree, b.source.body(), new_body, b.change)
         }
         None => {
             let tree = symbols::parse_tree(lang, new_body, None)?;
-            Ok((validate::syntax_problems(&tree, new_body), 0))
+            let found = validate::syntax_problems(lang, &tree, new_body);
+            Ok((tree, found, 0))
         }
     }
 }

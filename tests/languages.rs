@@ -119,6 +119,34 @@ fn bad_toml_and_unknown_grammar_are_errors() {
     assert!(e.suggestion.contains("python"), "{}", e.suggestion);
 }
 
+/// A node kind the grammar does not have (a typo) fails the load, naming the
+/// key and the kind, instead of making a rule silently never apply.
+#[test]
+fn unknown_node_kinds_in_toml_are_errors() {
+    let base = "name = \"x\"\ngrammar = \"python\"\nseparator = \".\"\n";
+    for (extra, bad) in [
+        (
+            "[symbols]\nwrappers = [\"decorated_defintion\"]\n",
+            "decorated_defintion",
+        ),
+        ("[symbols]\nidentifiers = [\"identifer\"]\n", "identifer"),
+        (
+            "[offside]\nblock_opener = \"=>\"\nbrackets = [[\"(\", \")\"]]\n",
+            "=>",
+        ),
+        (
+            "[offside]\nblock_opener = \":\"\nbrackets = []\natomic = [\"strin\"]\n",
+            "strin",
+        ),
+    ] {
+        let e = Registry::from_files(vec![("grammars/x.toml".into(), format!("{base}{extra}"))])
+            .unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert!(e.message.contains(bad), "{}", e.message);
+        assert!(e.suggestion.contains("--dump-tree"), "{}", e.suggestion);
+    }
+}
+
 /// A user override directory replaces built-in files through the same loader.
 #[test]
 fn override_directory_replaces_a_query() {

@@ -995,6 +995,35 @@ async fn repeated_reads_use_the_parse_cache_and_see_changes() {
     .await);
 }
 
+/// `edit_file` reparses incrementally from the cached tree and leaves its new
+/// parse in the cache: the edit costs no new parse (its path is resolved
+/// and the file parsed at most once), and the read after it is a hit.
+#[tokio::test]
+async fn edit_file_uses_the_parse_cache_on_both_sides() {
+    let repo = Repo::new();
+    let (server, client) = start(&repo.root()).await;
+    let x = json!({"path": "src/inventory.py", "symbol": "Warehouse.find"});
+    ok(&call(&client, "extract_code", x.clone()).await);
+    let before = server.cache_stats();
+    let r = ok(&call(
+        &client,
+        "edit_file",
+        json!({"path": "src/inventory.py", "edits": [
+            {"old_text": "return self._items.get(sku)", "new_text": "return self._items.get(sku.strip())"}
+        ]}),
+    )
+    .await);
+    assert_eq!(r["validation"]["status"], "ok");
+    let mid = server.cache_stats();
+    assert_eq!(mid.hits, before.hits + 1, "edit_file read the cached parse");
+    assert_eq!(mid.misses, before.misses);
+    let got = ok(&call(&client, "extract_code", x).await);
+    assert!(got["code"].as_str().unwrap().contains("sku.strip()"));
+    let after = server.cache_stats();
+    assert_eq!(after.hits, mid.hits + 1, "the read after the edit is a hit");
+    assert_eq!(after.misses, mid.misses);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_calls() {
     let repo = Repo::new();
@@ -1081,4 +1110,31 @@ fn only_the_mcp_module_knows_rmcp() {
         offenders.is_empty(),
         "rmcp used outside src/mcp: {offenders:?}"
     );
+}
+
+/// Errors carry a details object naming the file when the call names one
+/// (issue 14, item 10: no `details: null`).
+#[tokio::test]
+async fn range_errors_name_the_path() {
+    let repo = Repo::new();
+    let (_s, client) = start(&repo.root()).await;
+    let r = call(
+        &client,
+        "read_file",
+        json!({"path": "docs/notes.txt", "start_line": 40}),
+    )
+    .await;
+    let (c, e) = err(&r);
+    assert_eq!(c, "INVALID_RANGE");
+    assert_eq!(e["details"]["path"], "docs/notes.txt");
+    let r = call(
+        &client,
+        "read_fragment",
+        json!({"path": "docs/notes.txt", "ranges": [{"start": 50, "end": 60}]}),
+    )
+    .await;
+    let (c, e) = err(&r);
+    assert_eq!(c, "INVALID_RANGE");
+    assert_eq!(e["details"]["path"], "docs/notes.txt");
+    client.cancel().await.unwrap();
 }

@@ -227,8 +227,22 @@ fn raw_session(
     frames: &[Value],
     answers: usize,
 ) -> (String, String) {
+    let lines: Vec<Vec<u8>> = frames.iter().map(|f| f.to_string().into_bytes()).collect();
+    raw_lines(root, &[], extra_env, &lines, answers)
+}
+
+/// Like [`raw_session`] with raw lines (any bytes) and extra `serve` args.
+fn raw_lines(
+    root: &Path,
+    args: &[&str],
+    extra_env: &[(&str, &str)],
+    lines: &[Vec<u8>],
+    answers: usize,
+) -> (String, String) {
     let mut cmd = Command::new(BIN);
-    cmd.args(["serve", "--log-level", "trace", "--root"])
+    cmd.args(["serve", "--log-level", "trace"])
+        .args(args)
+        .arg("--root")
         .arg(root)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -253,13 +267,14 @@ fn raw_session(
         let _ = std::io::Read::read_to_string(&mut BufReader::new(stderr), &mut s);
         s
     });
-    for f in frames {
-        writeln!(stdin, "{f}").unwrap();
+    for l in lines {
+        stdin.write_all(l).unwrap();
+        stdin.write_all(b"\n").unwrap();
     }
     stdin.flush().unwrap();
     let mut out = String::new();
     let mut seen = 0;
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + Duration::from_secs(60);
     while seen < answers {
         let left = deadline.saturating_duration_since(Instant::now());
         let line = rx
@@ -283,6 +298,168 @@ fn raw_session(
         "serve exits cleanly when stdin closes: {status}"
     );
     (out, err_reader.join().unwrap())
+}
+
+/// Every stdout line is a JSON-RPC frame; the frames, parsed.
+fn frames_of(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|line| {
+            let v: Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"));
+            assert_eq!(v["jsonrpc"], "2.0", "{line}");
+            assert!(
+                v.get("result").is_some() || v.get("error").is_some() || v.get("method").is_some(),
+                "{line}"
+            );
+            v
+        })
+        .collect()
+}
+
+fn init_lines() -> Vec<Vec<u8>> {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    vec![
+        init.to_string().into_bytes(),
+        initialized.to_string().into_bytes(),
+    ]
+}
+
+fn call_line(id: u64, name: &str, args: Value) -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}})
+        .to_string()
+        .into_bytes()
+}
+
+#[test]
+fn malformed_lines_get_json_rpc_errors_and_the_server_goes_on() {
+    let repo = Repo::new();
+    let mut lines = init_lines();
+    lines.push(
+        b"{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"ping\", \"x\": \"\xff\xfe\"}".to_vec(),
+    );
+    lines.push(call_line(3, "list_directory", json!({})));
+    lines.push(b"this is not json".to_vec());
+    lines.push(call_line(4, "read_file", json!({"path": "docs/notes.txt"})));
+    lines.push(b"[]".to_vec());
+    lines.push(
+        json!({"jsonrpc": "2.0", "id": 5, "method": "ping"})
+            .to_string()
+            .into_bytes(),
+    );
+    let (stdout, _) = raw_lines(&repo.root(), &[], &[], &lines, 7);
+    let frames = frames_of(&stdout);
+    let errors: Vec<&Value> = frames.iter().filter(|f| f.get("error").is_some()).collect();
+    assert_eq!(errors.len(), 3, "{stdout}");
+    for e in &errors {
+        assert!(e["id"].is_null() && e.get("id").is_some(), "{e}");
+    }
+    assert_eq!(errors[0]["error"]["code"], -32700, "invalid UTF-8");
+    assert!(
+        errors[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("UTF-8")
+    );
+    assert_eq!(errors[1]["error"]["code"], -32700, "not JSON");
+    assert_eq!(errors[2]["error"]["code"], -32600, "not a JSON-RPC message");
+    let by_id = |id: u64| frames.iter().find(|f| f["id"] == id).unwrap();
+    assert_eq!(by_id(3)["result"]["isError"], false);
+    assert_eq!(by_id(4)["result"]["isError"], false);
+    assert!(by_id(4).to_string().contains("plain notes"));
+    assert!(by_id(5).get("result").is_some(), "still serving: {stdout}");
+}
+
+/// Our error replies and rmcp's (large) responses share stdout: under load
+/// every line is still one whole frame.
+#[test]
+fn error_replies_and_responses_never_interleave() {
+    let repo = Repo::new();
+    let mut lines = init_lines();
+    for i in 0..100u64 {
+        lines.push(
+            json!({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/list"})
+                .to_string()
+                .into_bytes(),
+        );
+        lines.push(format!("garbage {i} {}", "z".repeat(5000)).into_bytes());
+    }
+    let (stdout, _) = raw_lines(&repo.root(), &[], &[], &lines, 201);
+    let frames = frames_of(&stdout);
+    let lists = frames
+        .iter()
+        .filter(|f| f["result"]["tools"].is_array())
+        .count();
+    let parse_errors = frames
+        .iter()
+        .filter(|f| f["error"]["code"] == -32700)
+        .count();
+    assert_eq!((lists, parse_errors), (100, 100));
+}
+
+#[test]
+fn an_over_long_request_gets_an_error_naming_the_limit() {
+    let repo = Repo::new();
+    // --max-file-size 1000: the line limit is 2 × 1000 + 1 MiB.
+    let limit = 2 * 1000 + (1 << 20);
+    let mut lines = init_lines();
+    lines.push(call_line(
+        2,
+        "write_file",
+        json!({"path": "big.txt", "content": "x".repeat(limit)}),
+    ));
+    lines.push(call_line(
+        3,
+        "write_file",
+        json!({"path": "small.txt", "content": "ok\n"}),
+    ));
+    let (stdout, _) = raw_lines(&repo.root(), &["--max-file-size", "1000"], &[], &lines, 3);
+    let frames = frames_of(&stdout);
+    let big = frames
+        .iter()
+        .find(|f| f["id"] == 2)
+        .expect("the id is read from the line's head");
+    assert_eq!(big["error"]["code"], -32600);
+    let msg = big["error"]["message"].as_str().unwrap();
+    assert!(msg.contains(&format!("{limit} bytes")), "{msg}");
+    assert!(!repo.file("big.txt").exists());
+    let small = frames.iter().find(|f| f["id"] == 3).unwrap();
+    assert_eq!(small["result"]["isError"], false, "{small}");
+    assert_eq!(
+        std::fs::read_to_string(repo.file("small.txt")).unwrap(),
+        "ok\n"
+    );
+}
+
+#[test]
+fn a_write_file_over_16_mib_succeeds() {
+    let repo = Repo::new();
+    // Text with quotes, backslashes and line breaks (escaped in JSON), and
+    // non-ASCII: 16 MiB + 1 KiB.
+    let unit = "let s = \"a\\tb\"; // é\n";
+    let size = (16 << 20) + 1024;
+    let mut content = unit.repeat(size / unit.len() + 1);
+    while content.len() > size || !content.is_char_boundary(content.len()) {
+        content.pop();
+    }
+    let mut lines = init_lines();
+    lines.push(call_line(
+        2,
+        "write_file",
+        json!({"path": "big.txt", "content": content}),
+    ));
+    let (stdout, _) = raw_lines(&repo.root(), &[], &[], &lines, 2);
+    let frames = frames_of(&stdout);
+    let r = frames.iter().find(|f| f["id"] == 2).unwrap();
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    let on_disk = std::fs::read(repo.file("big.txt")).unwrap();
+    assert_eq!(on_disk.len(), content.len());
+    assert!(
+        on_disk == content.as_bytes(),
+        "the file holds exactly the content"
+    );
 }
 
 #[test]
@@ -329,14 +506,7 @@ fn stdout_carries_only_json_rpc_frames() {
         "the panic is reported on stderr"
     );
     let mut ids = Vec::new();
-    for line in stdout.lines() {
-        let v: Value =
-            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"));
-        assert_eq!(v["jsonrpc"], "2.0", "{line}");
-        assert!(
-            v.get("result").is_some() || v.get("error").is_some() || v.get("method").is_some(),
-            "{line}"
-        );
+    for v in frames_of(&stdout) {
         if let Some(id) = v["id"].as_u64() {
             ids.push(id);
         }

@@ -159,7 +159,10 @@ fn identity_holds_in_every_style_variant() {
             let file = parsed(&lang, &v);
             for s in &file.symbols {
                 let code = file.text(s.full_span());
-                let plan = edit::plan(&file, s, Operation::Replace, Some(code)).unwrap();
+                let plan = edit::symbol::prepare(&file, s, Operation::Replace, Some(code))
+                    .unwrap()
+                    .checked
+                    .edit;
                 assert!(
                     plan.new_text == v,
                     "{} [{variant}] {}",
@@ -206,7 +209,10 @@ proptest! {
                 .collect::<Vec<_>>().join("\n");
         }
         let span = target.full_span();
-        let plan = edit::plan(&file, target, Operation::Replace, Some(&code)).unwrap();
+        let plan = edit::symbol::prepare(&file, target, Operation::Replace, Some(&code))
+            .unwrap()
+            .checked
+            .edit;
         let new = &plan.new_text;
         prop_assert_eq!(&new[..span.start_byte], &v[..span.start_byte], "prefix [{}]", vname);
         let tail = &v[span.end_byte..];
@@ -711,9 +717,10 @@ fn impl_blocks_are_edited_as_symbols() {
             "p.rs",
             "impl std::fmt::Display for P",
             Operation::Replace,
-            Some("/// Shown.\nimpl std::fmt::Display for P {\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {\n        f.write_str(\"P\")\n    }\n}"),
+            Some("impl std::fmt::Display for P {\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {\n        f.write_str(\"P\")\n    }\n}"),
         )
         .unwrap();
+    // The impl keeps its doc comment (the new code brings none).
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     ws.update("p.rs", "P::default", Operation::Delete, None)
         .unwrap();

@@ -27,8 +27,6 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::time::Duration;
 
-/// Characters of offending text quoted in a message.
-const SNIPPET_CHARS: usize = 32;
 /// Longest source line shown whole; longer ones are windowed around the
 /// column (minified code has lines of megabytes).
 const LINE_CHARS: usize = 120;
@@ -43,6 +41,9 @@ pub enum DiagnosticKind {
     Unexpected,
     /// A token the parser had to assume (a `MISSING` node).
     Missing,
+    /// A rule the language enforces beyond its grammar (Python's
+    /// indentation: `unexpected indent`, ...).
+    Rule,
 }
 
 /// One parse error, located and quoted.
@@ -71,16 +72,19 @@ pub struct Diagnostic {
 /// Parse `body` with `lang` and describe every parse error.
 pub fn diagnose(lang: &Language, body: &str) -> Result<Vec<Diagnostic>> {
     let tree = symbols::parse_tree(lang, body, None)?;
-    Ok(symbols::error_nodes(&tree)
+    Ok(symbols::syntax_errors(lang, &tree, body)
         .iter()
         .map(|e| describe(e, body))
         .collect())
 }
 
 fn describe(e: &ErrorNode, body: &str) -> Diagnostic {
-    let (kind, message) = match &e.missing {
-        Some(token) => (DiagnosticKind::Missing, format!("missing `{token}`")),
-        None => (DiagnosticKind::Unexpected, unexpected(e, body)),
+    let kind = if e.rule.is_some() {
+        DiagnosticKind::Rule
+    } else if e.missing.is_some() {
+        DiagnosticKind::Missing
+    } else {
+        DiagnosticKind::Unexpected
     };
     let start = e.focus_byte.min(body.len());
     let line_start = body[..start].rfind('\n').map_or(0, |p| p + 1);
@@ -93,31 +97,11 @@ fn describe(e: &ErrorNode, body: &str) -> Diagnostic {
         column: e.focus_column,
         end_line: e.end_line,
         kind,
-        message,
+        message: e.message(body),
         source_line,
         caret,
         preexisting: false,
     }
-}
-
-/// `unexpected `<first line of the text from the focus on, whitespace
-/// collapsed, cut>``.
-fn unexpected(e: &ErrorNode, body: &str) -> String {
-    let text = body.get(e.focus_byte..e.end_byte).unwrap_or("");
-    let first = text.lines().map(str::trim).find(|l| !l.is_empty());
-    let Some(first) = first else {
-        return if body[e.focus_byte.min(body.len())..].trim().is_empty() {
-            "unexpected end of file".to_string()
-        } else {
-            "syntax error".to_string()
-        };
-    };
-    let collapsed = first.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut shown: String = collapsed.chars().take(SNIPPET_CHARS).collect();
-    if shown.len() < collapsed.len() {
-        shown.push('…');
-    }
-    format!("unexpected `{shown}`")
 }
 
 /// The part of `line` to show and where the caret goes in it.

@@ -393,6 +393,9 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                     r.edit_id.as_deref().unwrap_or("-"),
                     r.file_hash
                 ));
+                if let Some(note) = r.trivia_note() {
+                    out.line(&note);
+                }
                 for w in &r.warnings {
                     out.line(&format!("warning: {w}"));
                 }

@@ -461,7 +461,7 @@ fn print_edit(r: &EditReceipt, out: &mut Out) {
         &r.path,
         r.changed,
         r.dry_run,
-        &r.validation.status,
+        r.validation.status.as_str(),
         &r.file_hash,
         r.edit_id.as_deref(),
     ));
@@ -599,7 +599,7 @@ fn print_write(r: &WriteReceipt, out: &mut Out) {
             &r.path,
             r.changed,
             r.dry_run,
-            &r.validation.status,
+            r.validation.status.as_str(),
             &r.file_hash,
             r.edit_id.as_deref()
         )

@@ -2,8 +2,11 @@
 //! endings), and whether the result still parses. Pure: the new content is
 //! built in memory and handed to `fs::commit_write`, the only writer.
 
+pub mod indent;
 pub mod symbol;
 pub mod validate;
 
-pub use symbol::{Operation, SymbolEdit, plan};
-pub use validate::{Change, SyntaxProblem, Validation, judge, reparse, syntax_problems};
+pub use symbol::{Operation, Overwrite, SymbolEdit, plan};
+pub use validate::{
+    Change, SyntaxProblem, Validation, ValidationStatus, judge, reparse, syntax_problems,
+};

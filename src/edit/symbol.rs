@@ -7,6 +7,7 @@
 //! **Invariant:** `replace(S, extract(S).code)` yields the file unchanged,
 //! byte for byte, and no edit changes a byte outside the symbol's lines.
 
+use super::indent::{self, is_blank, leading_ws};
 use crate::error::{Error, Result};
 use crate::fs::{Eol, Indent, SourceText};
 use crate::symbols::{ParsedFile, Symbol};
@@ -49,7 +50,7 @@ impl Operation {
 }
 
 /// The planned result: the whole new content and where it changed.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SymbolEdit {
     pub new_text: String,
     /// File offsets: `old_start..old_end` in the old text became
@@ -62,18 +63,75 @@ pub struct SymbolEdit {
     pub code_end: usize,
 }
 
+/// How much of the target's leading trivia a replacement overwrites.
+///
+/// The rule: leading trivia (decorators, attributes, doc comments) is kept
+/// when the new code brings none and replaced when it brings its own. Trivia
+/// comes in two parts: whole lines above the definition line (`@property`,
+/// `#[inline]`, `/// doc`, JSDoc) and a prefix on the definition line itself
+/// (`export `, `export default `); each part is kept unless the new code has
+/// that part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overwrite {
+    /// Replace the whole range, trivia included.
+    All,
+    /// Keep the trivia lines; replace from the definition line on.
+    FromDefinitionLine,
+    /// Keep the trivia lines and the prefix: replace the bare definition.
+    BareDefinition,
+}
+
+/// Where a replacement starts for `overwrite`.
+pub fn replace_start(src: &SourceText, target: &Symbol, overwrite: Overwrite) -> usize {
+    let full = target.full_span().start_byte;
+    let bare = target.bare_span().start_byte;
+    match overwrite {
+        Overwrite::All => full,
+        Overwrite::BareDefinition => bare,
+        Overwrite::FromDefinitionLine => {
+            let text = src.text.as_str();
+            let ls = line_start(text, bare).max(full);
+            ls + leading_ws(&text[ls..bare]).len()
+        }
+    }
+}
+
+/// The leading trivia of `target` that a replacement starting at `start`
+/// keeps: one entry per line, shortened.
+pub fn kept_trivia(src: &SourceText, target: &Symbol, start: usize) -> Vec<String> {
+    let full = target.full_span().start_byte;
+    if start <= full {
+        return Vec::new();
+    }
+    src.text[full..start]
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let mut shown: String = l.chars().take(40).collect();
+            if shown.len() < l.len() {
+                shown.push('…');
+            }
+            shown
+        })
+        .collect()
+}
+
 /// Plan `op` on `target` of `file`. `code` is required except for delete.
+/// A write of new code may have several readings of its indentation (see
+/// [`indent::readings`]): one plan per reading, most likely first; the
+/// caller validates them and keeps the best. Delete has one plan.
 pub fn plan(
     file: &ParsedFile,
     target: &Symbol,
     op: Operation,
     code: Option<&str>,
-) -> Result<SymbolEdit> {
+    overwrite: Overwrite,
+) -> Result<Vec<SymbolEdit>> {
     let src = &file.source;
     let text = src.text.as_str();
     let span = target.full_span();
     let nl = src.profile.newline();
-    let ctx = Ctx::new(src, span.start_byte);
     let needs_code = || -> Result<&str> {
         match code {
             Some(c) if !c.trim().is_empty() => Ok(c),
@@ -91,23 +149,31 @@ pub fn plan(
     let original = &text[span.start_byte..span.end_byte];
     match op {
         Operation::Replace => {
-            let code = needs_code()?;
-            let mut fitted = fit(code, &ctx, rel_indent(original, &ctx.indent), src);
+            let start = replace_start(src, target, overwrite);
+            let ctx = Ctx::new(src, start);
             // Keep whatever line terminator the original range ended with.
             let trail = &original[original.trim_end_matches(['\r', '\n']).len()..];
-            fitted.push_str(trail);
-            Ok(splice(text, span.start_byte, span.end_byte, &fitted, 0))
+            Ok(fit(needs_code()?, &ctx, src)
+                .into_iter()
+                .map(|mut fitted| {
+                    fitted.push_str(trail);
+                    splice(text, start, span.end_byte, &fitted, 0)
+                })
+                .collect())
         }
         Operation::InsertBefore => {
-            let code = needs_code()?;
-            let fitted = fit(code, &ctx, rel_indent(original, &ctx.indent), src);
+            let ctx = Ctx::new(src, span.start_byte);
             let gap = blank_gap(file, target);
-            let insert = format!("{fitted}{}{}", nl.repeat(gap + 1), ctx.indent);
-            Ok(splice(text, span.start_byte, span.start_byte, &insert, 0))
+            Ok(fit(needs_code()?, &ctx, src)
+                .into_iter()
+                .map(|fitted| {
+                    let insert = format!("{fitted}{}{}", nl.repeat(gap + 1), ctx.indent);
+                    splice(text, span.start_byte, span.start_byte, &insert, 0)
+                })
+                .collect())
         }
         Operation::InsertAfter => {
-            let code = needs_code()?;
-            let fitted = fit(code, &ctx, rel_indent(original, &ctx.indent), src);
+            let ctx = Ctx::new(src, span.start_byte);
             let gap = blank_gap(file, target);
             // After the rest of the line (a `;`, a trailing comment), unless
             // another definition starts on that same line.
@@ -117,10 +183,15 @@ pub fn plan(
             });
             let at = if shares_line { span.end_byte } else { eol };
             let lead = format!("{}{}", nl.repeat(gap + 1), ctx.indent);
-            let insert = format!("{lead}{fitted}");
-            Ok(splice(text, at, at, &insert, lead.len()))
+            Ok(fit(needs_code()?, &ctx, src)
+                .into_iter()
+                .map(|fitted| {
+                    let insert = format!("{lead}{fitted}");
+                    splice(text, at, at, &insert, lead.len())
+                })
+                .collect())
         }
-        Operation::Delete => Ok(delete(file, target)),
+        Operation::Delete => Ok(vec![delete(file, target)]),
     }
 }
 
@@ -155,32 +226,11 @@ fn line_end(text: &str, pos: usize) -> usize {
     }
 }
 
-fn leading_ws(line: &str) -> &str {
-    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
-}
-
-fn is_blank(line: &str) -> bool {
-    line.trim().is_empty()
-}
-
-/// Indentation of the code's later lines relative to its first line's
-/// column, as found in the original range (`None` for one-liners).
-fn rel_indent(original: &str, target_indent: &str) -> Option<usize> {
-    original
-        .lines()
-        .skip(1)
-        .filter(|l| !is_blank(l))
-        .map(|l| leading_ws(l).len())
-        .min()
-        .map(|m| m.saturating_sub(target_indent.len()))
-}
-
 /// Fit agent-supplied code to the target's place: file line endings, file
-/// indentation style, and the target's indentation. Two shapes are
-/// accepted: code whose later lines are already at the file's absolute
-/// indentation (what `extract_code` returns: its first line starts at the
-/// symbol's column), and code indented from column 0 (what agents write).
-fn fit(code: &str, ctx: &Ctx, rel_orig: Option<usize>, src: &SourceText) -> String {
+/// indentation style, and the target's indentation. Returns one text per
+/// reading of the code's indentation ([`indent::readings`]), most likely
+/// first, without duplicates.
+fn fit(code: &str, ctx: &Ctx, src: &SourceText) -> Vec<String> {
     let code = code.strip_prefix('\u{feff}').unwrap_or(code);
     let body = code.trim_end_matches(['\r', '\n']);
     let restyled = restyle(body, src.profile.indent);
@@ -193,33 +243,6 @@ fn fit(code: &str, ctx: &Ctx, rel_orig: Option<usize>, src: &SourceText) -> Stri
         })
         .collect();
     let t = ctx.indent.as_str();
-    let first_ws = leading_ws(lines[0].0);
-    let rest_min = lines
-        .iter()
-        .skip(1)
-        .filter(|(l, _)| !is_blank(l))
-        .map(|(l, _)| leading_ws(l).len())
-        .min();
-
-    // How much to strip from every line, and what to put in front of the
-    // lines after the first.
-    let (strip, prefix) = if !first_ws.is_empty() {
-        (first_ws.len(), t)
-    } else {
-        match rest_min {
-            None => (0, ""),
-            Some(_) if t.is_empty() => (0, ""),
-            Some(m) => {
-                let absolute = m >= t.len() && Some(m - t.len()) == rel_orig;
-                let dedented = Some(m) == rel_orig;
-                if absolute || (!dedented && m >= t.len()) {
-                    (0, "")
-                } else {
-                    (0, t)
-                }
-            }
-        }
-    };
     // Line endings: the file's style; a mixed file keeps each line's own.
     let eol = |own: &str| -> String {
         if own.is_empty() {
@@ -230,18 +253,29 @@ fn fit(code: &str, ctx: &Ctx, rel_orig: Option<usize>, src: &SourceText) -> Stri
             _ => src.profile.newline().to_string(),
         }
     };
-    let mut out = String::with_capacity(restyled.len() + lines.len() * (t.len() + 1));
-    for (i, (line, term)) in lines.iter().enumerate() {
-        let ws = leading_ws(line);
-        let rest = &line[ws.len().min(strip)..];
-        if i == 0 {
-            out.push_str(rest);
-        } else if !is_blank(line) {
-            out.push_str(prefix);
-            out.push_str(rest);
+    let contents: Vec<&str> = lines.iter().map(|(l, _)| *l).collect();
+    let mut out: Vec<String> = Vec::new();
+    for base in indent::readings(&contents, t.len(), indent::unit(src.profile.indent)) {
+        let mut text = String::with_capacity(restyled.len() + lines.len() * (t.len() + 1));
+        for (i, (line, term)) in lines.iter().enumerate() {
+            let ws = leading_ws(line);
+            if i == 0 {
+                text.push_str(&line[ws.len()..]);
+            } else if is_blank(line) {
+                // Blank lines get no indentation (no trailing whitespace).
+            } else if ws.len() >= base {
+                text.push_str(t);
+                text.push_str(&line[base..]);
+            } else {
+                // Shallower than the reading's base: a line of a multi-line
+                // string or comment written at its own column; left as is.
+                text.push_str(line);
+            }
+            text.push_str(&eol(term));
         }
-        // Blank lines get no indentation (no trailing whitespace).
-        out.push_str(&eol(term));
+        if !out.contains(&text) {
+            out.push(text);
+        }
     }
     out
 }
@@ -434,4 +468,141 @@ fn from_texts(old: &str, new_text: String) -> SymbolEdit {
 /// Offset of the first byte of the next line (or the end).
 fn next_line(text: &str, pos: usize) -> usize {
     memchr::memchr(b'\n', &text.as_bytes()[pos..]).map_or(text.len(), |p| pos + p + 1)
+}
+
+/// A planned symbol edit after validation: the new tree (incrementally
+/// reparsed) and the problems it would add.
+pub struct Checked {
+    pub edit: SymbolEdit,
+    pub tree: tree_sitter::Tree,
+    pub introduced: Vec<super::SyntaxProblem>,
+    /// How many readings of the code's indentation were tried.
+    pub readings_tried: usize,
+}
+
+/// Validate the plans of one edit (one per reading of the new code's
+/// indentation, most likely first) and keep the best: the first that adds
+/// no parse problem and whose layout agrees with its syntax tree; failing
+/// that, the one with no new problem and the fewest misplaced lines; failing
+/// that, the least bad (the caller refuses it unless errors are allowed).
+/// `before` are the old file's problems.
+pub fn choose(
+    file: &ParsedFile,
+    before: &[super::SyntaxProblem],
+    plans: Vec<SymbolEdit>,
+) -> Result<Checked> {
+    let offset = file.source.body_offset();
+    let unit = indent::unit(file.source.profile.indent);
+    let mut best: Option<((bool, usize), Checked)> = None;
+    let mut tried = 0;
+    for plan in plans {
+        tried += 1;
+        let change = super::Change {
+            start: plan.old_start - offset,
+            old_end: plan.old_end - offset,
+            new_end: plan.new_end - offset,
+        };
+        let new_body = &plan.new_text[offset..];
+        let (tree, introduced) = super::validate::reparse_against(
+            &file.language,
+            &file.tree,
+            file.source.body(),
+            before,
+            new_body,
+            change,
+        )?;
+        let penalty = if plan.code_end > plan.code_start {
+            indent::layout_penalty(
+                &tree,
+                new_body,
+                plan.code_start - offset..plan.code_end - offset,
+                unit,
+            )
+        } else {
+            0
+        };
+        let key = (!introduced.is_empty(), penalty);
+        let checked = Checked {
+            edit: plan,
+            tree,
+            introduced,
+            readings_tried: tried,
+        };
+        if key == (false, 0) {
+            return Ok(checked);
+        }
+        if best.as_ref().is_none_or(|(k, _)| key < *k) {
+            best = Some((key, checked));
+        }
+    }
+    let (_, mut checked) = best.ok_or_else(|| {
+        Error::invalid_argument("nothing to write").with_suggestion("pass the new code")
+    })?;
+    checked.readings_tried = tried;
+    Ok(checked)
+}
+
+/// A symbol edit planned, fitted and validated, with what the trivia rule
+/// did (see [`Overwrite`]).
+pub struct Prepared {
+    pub checked: Checked,
+    /// Problems the old file already had.
+    pub preexisting: usize,
+    /// Leading trivia lines of the target that were kept.
+    pub kept_trivia: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+/// Plan `op`, try every reading of the new code's indentation, and apply the
+/// trivia rule: a replacement first overwrites the whole range; if the new
+/// code, read from its own parse in place, brings no trivia lines (or no
+/// definition-line prefix), it is planned again to keep those of the target.
+pub fn prepare(
+    file: &ParsedFile,
+    target: &Symbol,
+    op: Operation,
+    code: Option<&str>,
+) -> Result<Prepared> {
+    let offset = file.source.body_offset();
+    let before = super::syntax_problems(&file.language, &file.tree, file.source.body());
+    let mut checked = choose(file, &before, plan(file, target, op, code, Overwrite::All)?)?;
+    let mut warnings = Vec::new();
+    let mut kept = Vec::new();
+    let has_trivia = target.full_span().start_byte < target.bare_span().start_byte;
+    if op == Operation::Replace && has_trivia {
+        let brought = crate::symbols::definitions_in(
+            &file.language,
+            &checked.tree,
+            &checked.edit.new_text[offset..],
+            checked.edit.code_start - offset..checked.edit.code_end - offset,
+        )?;
+        let overwrite = match brought.first() {
+            Some(d) if d.trivia_lines => Overwrite::All,
+            Some(d) if d.trivia_prefix => Overwrite::FromDefinitionLine,
+            _ => Overwrite::BareDefinition,
+        };
+        if overwrite == Overwrite::All {
+            let bare = replace_start(&file.source, target, Overwrite::BareDefinition);
+            let replaced = kept_trivia(&file.source, target, bare);
+            if !replaced.is_empty() {
+                warnings.push(format!(
+                    "the new code brings its own leading trivia, so it replaced the old: {}",
+                    replaced.join(", ")
+                ));
+            }
+        } else {
+            checked = choose(file, &before, plan(file, target, op, code, overwrite)?)?;
+            kept = kept_trivia(
+                &file.source,
+                target,
+                replace_start(&file.source, target, overwrite),
+            );
+        }
+    }
+    Ok(Prepared {
+        checked,
+        preexisting: before.len(),
+        kept_trivia: kept,
+        warnings,
+    })
 }

@@ -15,57 +15,91 @@ const SNIPPET: usize = 60;
 /// How many new errors a refusal lists (the count is always exact).
 const MAX_LISTED: usize = 20;
 
-/// One place where the parser had to recover.
+/// One place where the new file breaks the language: a parser recovery or
+/// a rule the language enforces beyond its grammar (Python indentation).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SyntaxProblem {
     pub line: usize,
     /// 1-based column, in bytes.
     pub column: usize,
-    /// `unexpected` (an ERROR node) or `missing <token>`.
+    /// What went wrong: `unexpected `<text>``, `missing `<token>`` or the
+    /// rule broken (`unexpected indent`). Problems are compared by this,
+    /// exactly as `scalpel check --new-only` compares them.
     pub what: String,
-    /// The source text at the error (first line, shortened).
+    /// The source line at the problem (shortened).
     pub snippet: String,
 }
 
 /// The outcome of validating an edit, part of every write receipt.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Validation {
-    /// `ok`, `not_checked` (no grammar) or `errors_allowed`.
-    pub status: String,
+    pub status: ValidationStatus,
     /// Errors the edit introduced (empty unless `errors_allowed`).
     pub new_errors: Vec<SyntaxProblem>,
     /// Errors the file already had before the edit.
     pub preexisting_errors: usize,
 }
 
+/// How an edit was validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ValidationStatus {
+    /// The edit adds no problem the file did not have.
+    Ok,
+    /// No grammar covers the file: nothing was checked.
+    NotChecked,
+    /// The edit adds problems and was written because they were allowed.
+    ErrorsAllowed,
+}
+
+impl ValidationStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ValidationStatus::Ok => "ok",
+            ValidationStatus::NotChecked => "not_checked",
+            ValidationStatus::ErrorsAllowed => "errors_allowed",
+        }
+    }
+}
+
+impl std::fmt::Display for ValidationStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Compare with the wire spelling (`"ok"`), as payloads and tests do.
+impl PartialEq<&str> for ValidationStatus {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 impl Validation {
     pub fn not_checked() -> Validation {
         Validation {
-            status: "not_checked".into(),
+            status: ValidationStatus::NotChecked,
             new_errors: Vec::new(),
             preexisting_errors: 0,
         }
     }
 }
 
-/// Every parse problem of `tree`, in order, located where the trouble
-/// starts (see `symbols::ErrorNode::focus_byte`).
-pub fn syntax_problems(tree: &Tree, body: &str) -> Vec<SyntaxProblem> {
-    crate::symbols::error_nodes(tree)
+/// Every problem of `tree` (see [`crate::symbols::syntax_errors`]), in order,
+/// located where the trouble starts.
+pub fn syntax_problems(lang: &Language, tree: &Tree, body: &str) -> Vec<SyntaxProblem> {
+    crate::symbols::syntax_errors(lang, tree, body)
         .into_iter()
         .map(|e| {
-            let text = body
-                .get(e.focus_byte..e.end_byte.min(body.len()))
-                .unwrap_or("");
-            let first = text.lines().next().unwrap_or("").trim();
+            let from = body[..e.focus_byte.min(body.len())]
+                .rfind('\n')
+                .map_or(0, |p| p + 1);
+            let line = body[from..].lines().next().unwrap_or("").trim();
             SyntaxProblem {
                 line: e.focus_line,
                 column: e.focus_column,
-                what: match &e.missing {
-                    Some(token) => format!("missing `{token}`"),
-                    None => "unexpected".to_string(),
-                },
-                snippet: first.chars().take(SNIPPET).collect(),
+                what: e.message(body),
+                snippet: line.chars().take(SNIPPET).collect(),
             }
         })
         .collect()
@@ -96,6 +130,21 @@ pub fn reparse(
     new_body: &str,
     change: Change,
 ) -> Result<(Tree, Vec<SyntaxProblem>, usize)> {
+    let before = syntax_problems(lang, old_tree, old_body);
+    let (tree, introduced) = reparse_against(lang, old_tree, old_body, &before, new_body, change)?;
+    Ok((tree, introduced, before.len()))
+}
+
+/// [`reparse`] with the old version's problems already known (several
+/// candidate edits of one file share them).
+pub fn reparse_against(
+    lang: &Language,
+    old_tree: &Tree,
+    old_body: &str,
+    before: &[SyntaxProblem],
+    new_body: &str,
+    change: Change,
+) -> Result<(Tree, Vec<SyntaxProblem>)> {
     let mut edited = old_tree.clone();
     edited.edit(&InputEdit {
         start_byte: change.start,
@@ -106,30 +155,26 @@ pub fn reparse(
         new_end_position: point_at(new_body, change.new_end),
     });
     let new_tree = parse_tree(lang, new_body, Some(&edited))?;
-    let before = syntax_problems(old_tree, old_body);
-    let after = syntax_problems(&new_tree, new_body);
-    let introduced = difference(&before, &after);
-    Ok((new_tree, introduced, before.len()))
+    let after = syntax_problems(lang, &new_tree, new_body);
+    Ok((new_tree, difference(before, &after)))
 }
 
 /// Problems in `after` that `before` does not account for (multiset
-/// difference on `(what, snippet)`).
+/// difference on `what`, the comparison `scalpel check` makes).
 fn difference(before: &[SyntaxProblem], after: &[SyntaxProblem]) -> Vec<SyntaxProblem> {
-    let mut budget: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut budget: HashMap<&str, usize> = HashMap::new();
     for p in before {
-        *budget.entry((&p.what, &p.snippet)).or_default() += 1;
+        *budget.entry(&p.what).or_default() += 1;
     }
     after
         .iter()
-        .filter(
-            |p| match budget.get_mut(&(p.what.as_str(), p.snippet.as_str())) {
-                Some(n) if *n > 0 => {
-                    *n -= 1;
-                    false
-                }
-                _ => true,
-            },
-        )
+        .filter(|p| match budget.get_mut(p.what.as_str()) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
         .cloned()
         .collect()
 }
@@ -143,14 +188,14 @@ pub fn judge(
 ) -> Result<Validation> {
     if introduced.is_empty() {
         return Ok(Validation {
-            status: "ok".into(),
+            status: ValidationStatus::Ok,
             new_errors: Vec::new(),
             preexisting_errors: preexisting,
         });
     }
     if allow {
         return Ok(Validation {
-            status: "errors_allowed".into(),
+            status: ValidationStatus::ErrorsAllowed,
             new_errors: introduced,
             preexisting_errors: preexisting,
         });
@@ -160,7 +205,7 @@ pub fn judge(
     Err(Error::new(
         ErrorCode::SyntaxError,
         format!(
-            "the edit would add {} parse error(s) to {path}; first at line {}, column {}: {} `{}`",
+            "the edit would add {} parse error(s) to {path}; first at line {}, column {}: {} (`{}`)",
             introduced.len(),
             first.line,
             first.column,
@@ -231,6 +276,6 @@ mod tests {
         assert_eq!(e.details["new_errors"][0]["line"], 3);
         assert_eq!(e.details["preexisting_errors"], 1);
         let v = judge(vec![p], 0, true, "a.py").unwrap();
-        assert_eq!(v.status, "errors_allowed");
+        assert_eq!(v.status, ValidationStatus::ErrorsAllowed);
     }
 }

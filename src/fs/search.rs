@@ -27,6 +27,7 @@
 //! source in all, parsed in parallel.
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::fs::workspace::{Purpose, Workspace, is_git_dir};
 use crate::text::matcher::{KeywordMatcher, is_whole_word};
 use crate::text::preview::{PREVIEW_WIDTH, preview};
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
@@ -696,32 +697,14 @@ impl Sink for FileSink<'_> {
 /// Canonical root and the canonical folder (or file) `path` names inside it.
 /// `path` may be relative to the root or absolute; it must stay inside.
 pub(crate) fn resolve_dir(root: &Path, path: Option<&str>) -> Result<(PathBuf, PathBuf)> {
-    let root = root
-        .canonicalize()
-        .map_err(|e| Error::io("open root", root, &e))?;
+    let ws = Workspace::new(root)?;
+    let root = ws.root().to_path_buf();
     let Some(p) = path.filter(|p| !p.is_empty() && *p != ".") else {
         return Ok((root.clone(), root));
     };
-    let joined = root.join(p);
-    let dir = joined.canonicalize().map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Error::new(
-                ErrorCode::NotFound,
-                format!("{p} does not exist under the root"),
-            )
-            .with_suggestion("check the path with list_directory (paths are relative to the root)")
-            .with_details(serde_json::json!({"path": p}))
-        } else {
-            Error::io("open", &joined, &e)
-        }
-    })?;
-    if !dir.starts_with(&root) {
-        return Err(
-            Error::new(ErrorCode::OutsideRoot, format!("{p} is outside the root"))
-                .with_suggestion("pass a path inside the workspace root")
-                .with_details(serde_json::json!({"path": p, "root": root.display().to_string()})),
-        );
-    }
+    // The same sandbox as every other path: outside, `.git` and git dirs
+    // under other names are refused the same way.
+    let dir = ws.resolve(Path::new(p), Purpose::Read)?.path;
     if dir.strip_prefix(&root).is_ok_and(|r| {
         r.components()
             .any(|c| ALWAYS_SKIPPED_DIRS.iter().any(|s| c.as_os_str() == *s))
@@ -730,7 +713,8 @@ pub(crate) fn resolve_dir(root: &Path, path: Option<&str>) -> Result<(PathBuf, P
             ErrorCode::IgnoredPath,
             format!("{p} is inside .git or .scalpel, which are never searched"),
         )
-        .with_suggestion("pass a folder of the project itself"));
+        .with_suggestion("pass a folder of the project itself")
+        .with_details(serde_json::json!({"path": p})));
     }
     Ok((root, dir))
 }
@@ -757,7 +741,7 @@ pub(crate) fn walk_builder(
     b.filter_entry(move |e| {
         let skipped = e.depth() > 0
             && e.file_type().is_some_and(|t| t.is_dir())
-            && ALWAYS_SKIPPED_DIRS.iter().any(|s| e.file_name() == *s);
+            && (ALWAYS_SKIPPED_DIRS.iter().any(|s| e.file_name() == *s) || is_git_dir(e.path()));
         let excluded = e.depth() > 0
             && exclude
                 .as_ref()

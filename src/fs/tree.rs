@@ -110,13 +110,7 @@ pub fn list_directory(root: &std::path::Path, params: &TreeParams) -> Result<Tre
             size: (params.sizes && !is_dir && !is_link)
                 .then(|| entry.metadata().ok().map(|m| m.len()))
                 .flatten(),
-            link: is_link
-                .then(|| {
-                    std::fs::read_link(path)
-                        .ok()
-                        .map(|t| t.display().to_string())
-                })
-                .flatten(),
+            link: is_link.then(|| link_label(&root, path)),
             children: Vec::new(),
             shown: 0,
         });
@@ -174,6 +168,19 @@ pub fn list_directory(root: &std::path::Path, params: &TreeParams) -> Result<Tre
         }),
     })
 }
+
+/// What a symlink's line shows after ` -> `: its real target relative to
+/// the root when that is inside the root; otherwise only that it leads
+/// nowhere Scalpel can go, without saying where, or whether it exists.
+fn link_label(root: &std::path::Path, link: &std::path::Path) -> String {
+    match std::fs::canonicalize(link) {
+        Ok(t) if t.starts_with(root) => rel_path(root, &t),
+        _ => OUTSIDE_LINK.to_string(),
+    }
+}
+
+/// The target shown for a symlink that leaves the root or is broken.
+pub const OUTSIDE_LINK: &str = "(outside the root or missing)";
 
 fn render(
     nodes: &[Node],
@@ -343,6 +350,38 @@ mod tests {
         let t = list_directory(dir.path(), &TreeParams::default()).unwrap();
         assert!(t.text.contains("└── loop -> "), "{}", t.text);
         assert_eq!(t.entries, 2);
+    }
+
+    /// A link's target is shown only when it is inside the root, as a path
+    /// from the root; a link out of the root (existing or not) shows neither
+    /// the target nor whether it exists.
+    #[cfg(unix)]
+    #[test]
+    fn outside_link_targets_are_not_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        fs::create_dir_all(root.join("src")).unwrap();
+        fs::write(root.join("src/lib.rs"), "").unwrap();
+        fs::write(dir.path().join("secret-outside.txt"), "").unwrap();
+        let link = |target: &std::path::Path, name: &str| {
+            std::os::unix::fs::symlink(target, root.join(name)).unwrap()
+        };
+        link(&dir.path().join("secret-outside.txt"), "a-out");
+        link(&dir.path().join("missing-outside.txt"), "b-out-missing");
+        link(std::path::Path::new("../secret-outside.txt"), "c-out-rel");
+        link(std::path::Path::new("src/lib.rs"), "d-in");
+        link(std::path::Path::new("/proc/self/environ"), "e-proc");
+        let t = list_directory(&root, &TreeParams::default()).unwrap();
+        assert!(!t.text.contains("outside.txt"), "{}", t.text);
+        assert!(!t.text.contains("/proc"), "{}", t.text);
+        for name in ["a-out", "b-out-missing", "c-out-rel", "e-proc"] {
+            assert!(
+                t.text.contains(&format!("{name} -> {OUTSIDE_LINK}\n")),
+                "{name}: {}",
+                t.text
+            );
+        }
+        assert!(t.text.contains("d-in -> src/lib.rs\n"), "{}", t.text);
     }
 
     #[test]

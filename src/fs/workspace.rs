@@ -1,9 +1,12 @@
 //! The root sandbox. Every path an agent sends is resolved here before any
 //! byte is read or written: relative paths are taken from the root, symlinks
 //! are followed to their real target, and anything that ends up outside the
-//! root, inside `.git/` (or, for writes, inside Scalpel's own `.scalpel/`) is
-//! refused. Agents hallucinate paths and repositories contain symlinks; this
-//! module is what keeps an edit from landing somewhere the user did not mean.
+//! root, inside `.git/` or another git directory (found by content, or named
+//! by a `.git` file's `gitdir:`), or, for writes, inside Scalpel's own
+//! `.scalpel/` is refused. Paths are walked from the root one component at a
+//! time, so a refusal never depends on, or tells, what exists outside.
+//! Agents hallucinate paths and repositories contain symlinks; this module is
+//! what keeps an edit from landing somewhere the user did not mean.
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs::journal::Retention;
@@ -143,99 +146,110 @@ impl Workspace {
     /// `purpose`. Errors: `OUTSIDE_ROOT`, `IGNORED_PATH`, `NOT_FOUND`,
     /// `INVALID_ARGUMENT` (directory or special file where a file is needed,
     /// `..` through a missing folder, dangling symlink), `IO`.
+    ///
+    /// The path is walked component by component from the root, so nothing
+    /// outside the root is ever looked at: `..` above the root is followed
+    /// only along the root's own (canonical) ancestors, and a symlink is
+    /// followed only to check where it lands. Whatever exists or not outside
+    /// the root, a path that leaves it is `OUTSIDE_ROOT`, and the error names
+    /// only what the caller sent.
     pub fn resolve(&self, path: &Path, purpose: Purpose) -> Result<ResolvedPath> {
         let given = path.display().to_string();
-        let joined = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            self.root.join(path)
-        };
-
-        // Split into the longest existing prefix and the missing tail.
-        let mut existing = joined.clone();
+        let rel = self.relative_part(path, &given)?;
+        let mut cur = self.root.clone();
+        let mut cur_is_dir = true;
+        // Set while `..` has taken the walk above the root: an ancestor of it.
+        let mut above: Option<PathBuf> = None;
+        // Components after the first missing one.
         let mut tail: Vec<OsString> = Vec::new();
-        loop {
-            match std::fs::symlink_metadata(&existing) {
-                Ok(_) => break,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    match existing.components().next_back() {
-                        Some(Component::Normal(name)) => tail.push(name.to_os_string()),
-                        Some(Component::CurDir) => {}
-                        _ => {
-                            return Err(Error::invalid_argument(format!(
-                                "{given} goes through a missing folder and `..`"
-                            ))
-                            .with_suggestion("pass a path without `..` after a missing folder")
-                            .with_details(json!({"path": given})));
+        for comp in rel.components() {
+            let name = match comp {
+                Component::CurDir | Component::RootDir | Component::Prefix(_) => continue,
+                Component::ParentDir => None,
+                Component::Normal(name) => Some(name),
+            };
+            if let Some(up) = above.as_mut() {
+                match name {
+                    None => {
+                        up.pop();
+                    }
+                    Some(name) => {
+                        up.push(name);
+                        if !self.root.starts_with(&*up) {
+                            return Err(self.outside(&given));
+                        }
+                        if *up == self.root {
+                            above = None;
                         }
                     }
-                    if !existing.pop() {
-                        return Err(Error::io("resolve", path, &e));
-                    }
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+                continue;
+            }
+            if !cur_is_dir {
+                return Err(Error::invalid_argument(format!(
+                    "{given} goes through a file as if it were a folder"
+                ))
+                .with_suggestion("check the path; list_directory shows what exists")
+                .with_details(json!({"path": given})));
+            }
+            let Some(name) = name else {
+                if !tail.is_empty() {
                     return Err(Error::invalid_argument(format!(
-                        "{given} goes through a file as if it were a folder"
+                        "{given} goes through a missing folder and `..`"
                     ))
-                    .with_suggestion("check the path; list_directory shows what exists")
+                    .with_suggestion("pass a path without `..` after a missing folder")
                     .with_details(json!({"path": given})));
                 }
+                if cur != self.root {
+                    cur.pop();
+                } else if let Some(parent) = cur.parent() {
+                    above = Some(parent.to_path_buf());
+                }
+                continue;
+            };
+            if !tail.is_empty() {
+                tail.push(name.to_os_string());
+                continue;
+            }
+            let next = cur.join(name);
+            let meta = match std::fs::symlink_metadata(&next) {
+                Ok(m) => m,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    tail.push(name.to_os_string());
+                    continue;
+                }
                 Err(e) => return Err(Error::io("resolve", path, &e)),
+            };
+            if meta.file_type().is_symlink() {
+                cur = self.follow_link(&next, &given, path)?;
+                cur_is_dir = cur.is_dir();
+            } else {
+                cur = next;
+                cur_is_dir = meta.is_dir();
             }
         }
-        tail.reverse();
+        if above.is_some() {
+            return Err(self.outside(&given));
+        }
 
-        let base = match std::fs::canonicalize(&existing) {
-            Ok(p) => p,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                // symlink_metadata saw it, canonicalize cannot follow it.
-                return Err(Error::invalid_argument(format!(
-                    "{given} is (or goes through) a symlink to something that does not exist"
-                ))
-                .with_suggestion("fix or remove the dangling symlink, or pass its target path")
-                .with_details(json!({"path": given, "link": existing.display().to_string()})));
-            }
-            Err(e) => return Err(Error::io("resolve", path, &e)),
-        };
-        let mut real = base.clone();
+        let base_is_dir = cur_is_dir;
+        let existing = cur.clone();
+        let mut real = cur;
         for part in &tail {
             real.push(part);
         }
-
-        let Ok(rel) = real.strip_prefix(&self.root) else {
-            return Err(Error::new(
-                ErrorCode::OutsideRoot,
-                format!("{given} is outside the root {}", self.root.display()),
-            )
-            .with_suggestion("pass a path inside the root, or choose another root with --root DIR")
-            .with_details(json!({
-                "path": given,
-                "resolved": real.display().to_string(),
-                "root": self.root.display().to_string(),
-            })));
-        };
-        let rel = rel.to_path_buf();
-        let display = display_of(&rel);
+        let rel = real.strip_prefix(&self.root).unwrap_or(Path::new(""));
+        let display = display_of(rel);
 
         for comp in rel.components() {
             let Component::Normal(name) = comp else {
                 continue;
             };
-            let refused = name == ".git" || (purpose != Purpose::Read && name == SCALPEL_DIR);
-            if refused {
-                let name = name.to_string_lossy();
-                return Err(Error::new(
-                    ErrorCode::IgnoredPath,
-                    format!("{display} is inside `{name}/`, which Scalpel does not touch"),
-                )
-                .with_suggestion(if name == ".git" {
-                    "edit files of the work tree, not git's own data"
-                } else {
-                    "the `.scalpel/` folder holds backups and the journal; use undo/history"
-                })
-                .with_details(json!({"path": given, "resolved": display, "folder": name})));
+            if name == ".git" || (purpose != Purpose::Read && name == SCALPEL_DIR) {
+                return Err(ignored(&given, &display, &name.to_string_lossy()));
             }
         }
+        self.check_git_dirs(&existing, base_is_dir, &real, &given, &display)?;
 
         if !tail.is_empty() {
             if purpose != Purpose::Create {
@@ -246,21 +260,13 @@ impl Workspace {
                     })
                     .with_details(json!({"path": given, "resolved": display})));
             }
-            if !base.is_dir() {
-                return Err(Error::invalid_argument(format!(
-                    "{} is not a directory, so {display} cannot be created under it",
-                    display_of(base.strip_prefix(&self.root).unwrap_or(&base))
-                ))
-                .with_suggestion("pass a path whose parent folders are folders")
-                .with_details(json!({"path": given, "resolved": display})));
-            }
             return Ok(ResolvedPath {
                 display,
                 path: real,
             });
         }
 
-        let meta = std::fs::metadata(&real).map_err(|e| Error::io("resolve", &real, &e))?;
+        let meta = std::fs::metadata(&real).map_err(|e| Error::io("resolve", path, &e))?;
         if meta.is_dir() {
             if purpose == Purpose::Read {
                 return Ok(ResolvedPath {
@@ -286,6 +292,186 @@ impl Workspace {
             path: real,
         })
     }
+
+    /// The part of `path` to walk from the root. A relative path is itself;
+    /// an absolute one must be the root's (canonical) spelling followed by
+    /// the rest, or name an existing file or folder (or a new file in an
+    /// existing folder) whose real path is inside the root.
+    fn relative_part(&self, path: &Path, given: &str) -> Result<PathBuf> {
+        if !path.is_absolute() {
+            return Ok(path.to_path_buf());
+        }
+        if let Ok(rest) = path.strip_prefix(&self.root) {
+            return Ok(rest.to_path_buf());
+        }
+        let real = std::fs::canonicalize(path).ok().or_else(|| {
+            let parent = std::fs::canonicalize(path.parent()?).ok()?;
+            match path.components().next_back()? {
+                Component::Normal(name) => Some(parent.join(name)),
+                _ => None,
+            }
+        });
+        match real.as_deref().map(|r| r.strip_prefix(&self.root)) {
+            Some(Ok(rest)) => Ok(rest.to_path_buf()),
+            _ => Err(self.outside(given)),
+        }
+    }
+
+    /// Where the symlink `link` (inside the root) really leads; refused when
+    /// that is outside the root, whether or not the target exists.
+    fn follow_link(&self, link: &Path, given: &str, path: &Path) -> Result<PathBuf> {
+        match std::fs::canonicalize(link) {
+            Ok(t) if t.starts_with(&self.root) => Ok(t),
+            Ok(_) => Err(self.outside(given)),
+            Err(e) => {
+                // Broken (or unreadable): decide inside/outside from the
+                // link's text alone, so the answer says nothing about what
+                // exists outside.
+                let text = std::fs::read_link(link).unwrap_or_default();
+                let lexical = lexical_join(link.parent().unwrap_or(&self.root), &text);
+                let Ok(target) = lexical.strip_prefix(&self.root) else {
+                    return Err(self.outside(given));
+                };
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    // The text stays inside, but a link on its way may leave:
+                    // walk it the same way (a chain without a loop, or
+                    // canonicalize would have said so, so this ends).
+                    if self
+                        .resolve(target, Purpose::Create)
+                        .is_err_and(|e| e.code() == ErrorCode::OutsideRoot)
+                    {
+                        return Err(self.outside(given));
+                    }
+                    let link_rel = display_of(link.strip_prefix(&self.root).unwrap_or(link));
+                    return Err(Error::invalid_argument(format!(
+                        "{given} is (or goes through) a symlink to something that does not exist"
+                    ))
+                    .with_suggestion("fix or remove the dangling symlink, or pass its target path")
+                    .with_details(json!({"path": given, "link": link_rel})));
+                }
+                Err(Error::io("resolve", path, &e))
+            }
+        }
+    }
+
+    /// `OUTSIDE_ROOT` for `given`, naming only what the caller sent and the root.
+    fn outside(&self, given: &str) -> Error {
+        Error::new(
+            ErrorCode::OutsideRoot,
+            format!("{given} is outside the root {}", self.root.display()),
+        )
+        .with_suggestion("pass a path inside the root, or choose another root with --root DIR")
+        .with_details(json!({
+            "path": given,
+            "root": self.root.display().to_string(),
+        }))
+    }
+
+    /// Refuse `real` when a folder on its way is a git directory by content
+    /// (see [`is_git_dir`]), or lies inside a folder that a `.git` file on
+    /// its way names with `gitdir:` (e.g. `git init --separate-git-dir`).
+    /// Only the folders of this path are looked at: two or three `stat`s each.
+    fn check_git_dirs(
+        &self,
+        existing: &Path,
+        existing_is_dir: bool,
+        real: &Path,
+        given: &str,
+        display: &str,
+    ) -> Result<()> {
+        let last_dir = if existing_is_dir {
+            existing
+        } else {
+            existing.parent().unwrap_or(&self.root)
+        };
+        let Ok(inside) = last_dir.strip_prefix(&self.root) else {
+            return Ok(());
+        };
+        let mut dir = self.root.clone();
+        let mut parts = inside.components();
+        loop {
+            if dir != self.root && is_git_dir(&dir) {
+                let folder = display_of(dir.strip_prefix(&self.root).unwrap_or(&dir));
+                return Err(ignored(given, display, &folder));
+            }
+            if let Some(gitdir) = gitdir_of(&dir)
+                && gitdir.starts_with(&self.root)
+                && gitdir != self.root
+                && real.starts_with(&gitdir)
+            {
+                let folder = display_of(gitdir.strip_prefix(&self.root).unwrap_or(&gitdir));
+                return Err(ignored(given, display, &folder));
+            }
+            match parts.next() {
+                Some(c) => dir.push(c),
+                None => return Ok(()),
+            }
+        }
+    }
+}
+
+/// `IGNORED_PATH`: `display` is inside `folder` (`.git`, `.scalpel` or a git
+/// directory under another name).
+fn ignored(given: &str, display: &str, folder: &str) -> Error {
+    Error::new(
+        ErrorCode::IgnoredPath,
+        format!("{display} is inside `{folder}/`, which Scalpel does not touch"),
+    )
+    .with_suggestion(if folder == SCALPEL_DIR {
+        "the `.scalpel/` folder holds backups and the journal; use undo/history"
+    } else {
+        "edit files of the work tree, not git's own data"
+    })
+    .with_details(json!({"path": given, "resolved": display, "folder": folder}))
+}
+
+/// Whether `dir` is a git directory, by the test git itself applies
+/// (`is_git_directory` in git's setup.c): a `HEAD` file, and `objects/` and
+/// `refs/` folders in it or in the folder its `commondir` file names (a
+/// linked worktree's git dir).
+pub(crate) fn is_git_dir(dir: &Path) -> bool {
+    if !dir.join("HEAD").is_file() {
+        return false;
+    }
+    let common = match std::fs::read_to_string(dir.join("commondir")) {
+        Ok(text) => dir.join(text.trim_end_matches(['\n', '\r'])),
+        Err(_) => dir.to_path_buf(),
+    };
+    common.join("objects").is_dir() && common.join("refs").is_dir()
+}
+
+/// The canonical folder a `.git` file in `dir` names (`gitdir: PATH`,
+/// relative to `dir` or absolute), when `dir/.git` is such a file.
+fn gitdir_of(dir: &Path) -> Option<PathBuf> {
+    use std::io::Read;
+    let dotgit = dir.join(".git");
+    if !std::fs::symlink_metadata(&dotgit).ok()?.is_file() {
+        return None;
+    }
+    let mut head = String::new();
+    std::fs::File::open(&dotgit)
+        .ok()?
+        .take(4096)
+        .read_to_string(&mut head)
+        .ok()?;
+    let target = head.lines().next()?.strip_prefix("gitdir:")?.trim();
+    std::fs::canonicalize(dir.join(target)).ok()
+}
+
+/// `base` joined with `path`, with `.` and `..` folded without looking at
+/// the disk (for a symlink that cannot be followed).
+fn lexical_join(base: &Path, path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for comp in base.join(path).components() {
+        match comp {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// `a/b/c` with `/` separators; `.` for the empty path.
@@ -352,12 +538,7 @@ mod tests {
         assert_eq!(e.code(), ErrorCode::OutsideRoot);
         assert_eq!(e.details["path"], "../secret.txt");
         assert!(e.details["root"].as_str().unwrap().ends_with("repo"));
-        assert!(
-            e.details["resolved"]
-                .as_str()
-                .unwrap()
-                .ends_with("secret.txt")
-        );
+        assert!(e.details.get("resolved").is_none(), "{}", e.details);
         assert_eq!(
             code(ws.resolve(&d.path().join("secret.txt"), Purpose::Write)),
             ErrorCode::OutsideRoot
@@ -456,6 +637,133 @@ mod tests {
             code(ws.resolve(Path::new("nope/../../x"), Purpose::Create)),
             ErrorCode::InvalidArgument
         );
+    }
+
+    /// Everything that leaves the root is `OUTSIDE_ROOT`, whether or not
+    /// (or as what) it exists out there, and the error names only the path
+    /// the caller sent.
+    #[test]
+    fn outside_is_outside_whatever_exists_there() {
+        let (d, ws) = setup();
+        std::fs::create_dir_all(d.path().join("outside/exists")).unwrap();
+        symlink(d.path().join("nowhere/x"), ws.root().join("broken-out")).unwrap();
+        symlink("../../nowhere", ws.root().join("src/broken-rel")).unwrap();
+        // Links whose text stays inside but that go out through another link.
+        symlink(d.path().join("nowhere"), ws.root().join("out-missing")).unwrap();
+        symlink("out-missing/x", ws.root().join("chain")).unwrap();
+        symlink(d.path().join("outside/exists"), ws.root().join("out-dir")).unwrap();
+        symlink("out-dir/missing", ws.root().join("chain2")).unwrap();
+        let out = d.path().display().to_string();
+        for p in [
+            "../outside/nonexist/../x",
+            "../outside/exists/../x",
+            "../outside/nonexist",
+            "../nonexist/deeper/x",
+            "../secret.txt/x",
+            "../secret.txt",
+            "..",
+            "../repo/..",
+            "broken-out",
+            "broken-out/x",
+            "src/broken-rel",
+            "chain",
+            "chain/x",
+            "chain2",
+            "/proc/self/environ",
+            "/nonexist/../x",
+        ] {
+            for purpose in [Purpose::Read, Purpose::Write, Purpose::Create] {
+                let e = ws.resolve(Path::new(p), purpose).unwrap_err();
+                assert_eq!(e.code(), ErrorCode::OutsideRoot, "{p} {purpose:?}: {e}");
+                assert_eq!(e.details["path"], p);
+                let shown = format!("{} {} {}", e.message, e.suggestion, e.details);
+                let shown = shown.replace(&ws.root().display().to_string(), "ROOT");
+                assert!(!shown.contains(&out), "{p}: names the outside: {shown}");
+            }
+        }
+        let e = ws
+            .resolve(Path::new("/proc/self/environ"), Purpose::Read)
+            .unwrap_err();
+        assert!(
+            !e.to_json()
+                .to_string()
+                .contains(&format!("/proc/{}", std::process::id()))
+        );
+    }
+
+    #[test]
+    fn dot_dot_back_into_the_root_is_inside() {
+        let (_d, ws) = setup();
+        let r = ws
+            .resolve(Path::new("../repo/src/a.rs"), Purpose::Write)
+            .unwrap();
+        assert_eq!(r.display, "src/a.rs");
+        let r = ws
+            .resolve(Path::new("src/../../repo/src"), Purpose::Read)
+            .unwrap();
+        assert_eq!(r.display, "src");
+        symlink("nowhere", ws.root().join("src/broken-in")).unwrap();
+        assert_eq!(
+            code(ws.resolve(Path::new("src/broken-in"), Purpose::Read)),
+            ErrorCode::InvalidArgument
+        );
+    }
+
+    fn git_dir_at(dir: &Path) {
+        std::fs::create_dir_all(dir.join("objects")).unwrap();
+        std::fs::create_dir_all(dir.join("refs/heads")).unwrap();
+        std::fs::create_dir_all(dir.join("hooks")).unwrap();
+        std::fs::write(dir.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    }
+
+    #[test]
+    fn git_dirs_are_refused_by_content_and_by_gitdir_line() {
+        let (_d, ws) = setup();
+        let root = ws.root().to_path_buf();
+        git_dir_at(&root.join("gitstore"));
+        std::fs::write(root.join("gitstore/config"), "[core]\n").unwrap();
+        // A linked worktree's git dir: HEAD + commondir, no objects/refs of its own.
+        std::fs::create_dir_all(root.join("wtgit")).unwrap();
+        std::fs::write(root.join("wtgit/HEAD"), "ref: refs/heads/x\n").unwrap();
+        std::fs::write(root.join("wtgit/commondir"), "../gitstore\n").unwrap();
+        // A folder named only by a `.git` file (not a git dir by content).
+        std::fs::create_dir_all(root.join("sub/named")).unwrap();
+        std::fs::write(root.join("sub/named/notes"), "x\n").unwrap();
+        std::fs::write(root.join("sub/.git"), "gitdir: named\n").unwrap();
+        // Look-alikes that are not git dirs.
+        std::fs::create_dir_all(root.join("half/objects")).unwrap();
+        std::fs::write(root.join("half/HEAD"), "x\n").unwrap();
+        for (p, purpose, folder) in [
+            ("gitstore/hooks/pre-commit", Purpose::Create, "gitstore"),
+            ("gitstore/new/deep/file", Purpose::Create, "gitstore"),
+            ("gitstore/config", Purpose::Write, "gitstore"),
+            ("gitstore/config", Purpose::Read, "gitstore"),
+            ("gitstore", Purpose::Read, "gitstore"),
+            ("src/../gitstore/HEAD", Purpose::Write, "gitstore"),
+            ("wtgit/HEAD", Purpose::Write, "wtgit"),
+            ("sub/named/notes", Purpose::Write, "sub/named"),
+            ("sub/named/new", Purpose::Create, "sub/named"),
+        ] {
+            let e = ws.resolve(Path::new(p), purpose).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::IgnoredPath, "{p}: {e}");
+            assert_eq!(e.details["folder"], folder, "{p}");
+            assert!(
+                e.message.contains(&format!("inside `{folder}/`")),
+                "{}",
+                e.message
+            );
+        }
+        symlink("gitstore/hooks", root.join("hooks-link")).unwrap();
+        assert_eq!(
+            code(ws.resolve(Path::new("hooks-link/post-commit"), Purpose::Create)),
+            ErrorCode::IgnoredPath
+        );
+        assert!(ws.resolve(Path::new("half/HEAD"), Purpose::Write).is_ok());
+        assert!(
+            ws.resolve(Path::new("sub/other.txt"), Purpose::Create)
+                .is_ok()
+        );
+        assert!(is_git_dir(&root.join("gitstore")) && !is_git_dir(&root.join("half")));
     }
 
     #[test]

@@ -51,6 +51,39 @@ pub struct LanguageConfig {
     pub symbols: SymbolRules,
     #[serde(default)]
     pub edit: EditRules,
+    /// Indentation rules of an offside-rule language (Python), checked as
+    /// strictly as the language's own tokenizer. Absent: no such check.
+    #[serde(default)]
+    pub offside: Option<OffsideRules>,
+}
+
+/// What the offside-rule check needs to know about a language: which
+/// tokens nest (brackets), which nodes are single tokens for layout
+/// (strings, whose inner lines are not lines of code), and what opens a
+/// block. See `symbols::offside`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OffsideRules {
+    /// The token that ends a block header (`:`): the next logical line
+    /// must be indented deeper.
+    pub block_opener: String,
+    /// Opening and closing bracket tokens: lines inside them are
+    /// continuation lines, free of indentation rules.
+    pub brackets: Vec<[String; 2]>,
+    /// Node kinds laid out as one token (multi-line strings).
+    #[serde(default)]
+    pub atomic: Vec<String>,
+    /// The explicit line-joining token at the end of a line (`\\`).
+    #[serde(default)]
+    pub line_continuation: Option<String>,
+    /// Columns a tab advances to (CPython: 8); indentation is also compared
+    /// with tabs counted as 1 column to find inconsistent tabs and spaces.
+    #[serde(default = "eight")]
+    pub tab_size: usize,
+}
+
+fn eight() -> usize {
+    8
 }
 
 /// Layout conventions for inserted code, used when the file itself shows
@@ -97,6 +130,11 @@ pub struct SymbolRules {
     /// Field names of a definition's body; the signature is the text before it.
     #[serde(default = "default_body_fields")]
     pub body_fields: Vec<String>,
+    /// Node kinds from a body's first statement down to a docstring
+    /// (Python: an `expression_statement` holding a `string`). A docstring
+    /// is part of the body; a replacement that drops one is warned about.
+    #[serde(default)]
+    pub docstring: Vec<String>,
 }
 
 impl Default for SymbolRules {
@@ -106,6 +144,7 @@ impl Default for SymbolRules {
             leading: Vec::new(),
             identifiers: Vec::new(),
             body_fields: default_body_fields(),
+            docstring: Vec::new(),
         }
     }
 }
@@ -234,6 +273,53 @@ impl Language {
     }
 }
 
+/// Every node kind a language file names must exist in its grammar: a
+/// typo would otherwise make a rule silently never apply.
+fn check_node_kinds(
+    path: &str,
+    config: &LanguageConfig,
+    grammar: &tree_sitter::Language,
+) -> Result<()> {
+    let rules = &config.symbols;
+    let named = rules
+        .wrappers
+        .iter()
+        .map(|k| ("symbols.wrappers", k))
+        .chain(rules.leading.iter().map(|r| ("symbols.leading", &r.kind)))
+        .chain(rules.identifiers.iter().map(|k| ("symbols.identifiers", k)))
+        .chain(rules.docstring.iter().map(|k| ("symbols.docstring", k)))
+        .chain(
+            config
+                .offside
+                .iter()
+                .flat_map(|o| o.atomic.iter().map(|k| ("offside.atomic", k))),
+        );
+    let anonymous = config.offside.iter().flat_map(|o| {
+        o.brackets
+            .iter()
+            .flatten()
+            .chain(std::iter::once(&o.block_opener))
+            .map(|k| ("offside", k))
+    });
+    let bad = |(key, kind): (&str, &String), is_named: bool| {
+        (grammar.id_for_node_kind(kind, is_named) == 0).then(|| format!("{key}: `{kind}`"))
+    };
+    let unknown: Vec<String> = named
+        .filter_map(|k| bad(k, true))
+        .chain(anonymous.filter_map(|k| bad(k, false)))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(Error::invalid_argument(format!(
+        "{path}: node kind(s) not in the `{}` grammar: {}",
+        config.grammar,
+        unknown.join(", ")
+    ))
+    .with_suggestion("check the spelling with `scalpel parse FILE --dump-tree`")
+    .with_details(serde_json::json!({"file": path, "unknown": unknown})))
+}
+
 /// All known languages.
 #[derive(Debug)]
 pub struct Registry {
@@ -314,6 +400,7 @@ impl Registry {
                         grammars::names().collect::<Vec<_>>().join(", ")
                     ))
             })?;
+            check_node_kinds(&path, &config, &grammar)?;
             let mut leading = Vec::new();
             for rule in &config.symbols.leading {
                 let re = match &rule.text {

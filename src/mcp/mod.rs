@@ -12,8 +12,11 @@
 //!   tidied schemas, tools/call with argument errors turned into structured
 //!   `INVALID_ARGUMENT` results.
 //!
-//! stdout carries JSON-RPC only: logs go to stderr (`--log-level`).
+//! stdout carries JSON-RPC only: logs go to stderr (`--log-level`). The
+//! stdio framing is ours ([`framing`]): every line gets an answer, also an
+//! over-long, non-UTF-8 or non-JSON one.
 
+mod framing;
 mod locks;
 mod render;
 pub mod reply;
@@ -21,6 +24,7 @@ mod root;
 mod schema;
 mod tools;
 
+pub use framing::line_limit;
 pub use reply::{Json, Render, ToolError};
 pub use tools::{ExtractCodeParams, ListSymbolsParams, UndoEditParams};
 
@@ -121,6 +125,17 @@ impl Env {
     /// Keep the parse of a file just written (from the incremental reparse).
     pub fn remember(&self, file: &ResolvedPath, parsed: ParsedFile) {
         self.shared.cache.remember(&file.path, Arc::new(parsed));
+    }
+
+    /// Keep the file a write just produced, from its validation's reparse.
+    /// Best effort: the write succeeded, so a failure to keep its parse must
+    /// not turn the receipt into an error.
+    pub fn keep(&self, file: &ResolvedPath, reparsed: Option<crate::engine::Reparsed>) {
+        match reparsed.map(|new| new.outline()) {
+            Some(Ok(parsed)) => self.remember(file, parsed),
+            Some(Err(e)) => tracing::warn!(error = %e, "not caching the edited file"),
+            None => {}
+        }
     }
 
     /// Resolve `path` for reading and parse it.
@@ -340,6 +355,7 @@ pub fn serve_stdio(options: ServerOptions, log_level: &str) -> Result<()> {
         .with_ansi(false)
         .with_env_filter(filter)
         .try_init();
+    let limit = framing::line_limit(options.engine.max_file_size);
     let server = ScalpelServer::new(options)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -348,10 +364,13 @@ pub fn serve_stdio(options: ServerOptions, log_level: &str) -> Result<()> {
     runtime.block_on(async move {
         tracing::info!(
             version = env!("CARGO_PKG_VERSION"),
+            line_limit = limit,
             "scalpel serve: listening on stdio"
         );
+        let (stdin, stdout) = rmcp::transport::stdio();
+        let transport = framing::FramedTransport::new(stdin, stdout, limit);
         let running = server
-            .serve(rmcp::transport::stdio())
+            .serve(transport)
             .await
             .map_err(|e| Error::new(crate::ErrorCode::Io, format!("MCP handshake failed: {e}")))?;
         let reason = running.waiting().await;

@@ -149,6 +149,10 @@ impl Render for UpdateReceipt {
             self.previous_hash,
             self.file_hash
         );
+        if let Some(note) = self.trivia_note() {
+            out.push_str("; ");
+            out.push_str(&note);
+        }
         receipt_tail(&mut out, &self.edit_id, &self.validation, &self.warnings);
         push_code(&mut out, &self.diff);
         if self.diff_truncated {

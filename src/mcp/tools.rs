@@ -215,7 +215,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Replace, insert_before, insert_after or delete a symbol by name path. Validated, atomic, undoable; returns a diff.",
+        description = "Replace, insert_before, insert_after or delete a symbol by name path. Decorators, attributes and doc comments are kept unless new_code brings its own. Validated, atomic, undoable; returns a diff.",
         annotations(
             destructive_hint = true,
             idempotent_hint = false,
@@ -247,13 +247,7 @@ impl ScalpelServer {
                 let (receipt, reparsed) =
                     env.engine()
                         .update_parsed(env.ws(), &target, &parsed, &req)?;
-                // Best effort: the write succeeded, so a failure to keep its
-                // parse must not turn the receipt into an error.
-                match reparsed.map(|new| new.outline()) {
-                    Some(Ok(parsed)) => env.remember(&target, parsed),
-                    Some(Err(e)) => tracing::warn!(error = %e, "not caching the edited file"),
-                    None => {}
-                }
+                env.keep(&target, reparsed);
                 Ok(receipt)
             },
         )
@@ -337,6 +331,7 @@ impl ScalpelServer {
                 max_bytes: None,
             };
             textops::read_file(env.ws(), env.engine(), Path::new(&p.path), &req)
+                .map_err(|e| e.or_path(&p.path))
         })
         .await
         .map(Json)
@@ -352,7 +347,7 @@ impl ScalpelServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<Fragment>, ToolError> {
         self.read("read_fragment", &ctx, move |env| {
-            textops::read_fragment(env.ws(), env.engine(), &p)
+            textops::read_fragment(env.ws(), env.engine(), &p).map_err(|e| e.or_path(&p.path))
         })
         .await
         .map(Json)
@@ -372,9 +367,21 @@ impl ScalpelServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<EditReceipt>, ToolError> {
         let path = p.path.clone();
-        self.write("edit_file", &ctx, path, Purpose::Write, move |env, _| {
-            textops::edit_file(env.ws(), env.engine(), &p)
-        })
+        self.write(
+            "edit_file",
+            &ctx,
+            path,
+            Purpose::Write,
+            move |env, target| {
+                // The cached parse when the file has a grammar; plain text
+                // files (or ones the parser refuses) are edited without one.
+                let parsed = env.parse(&target).ok();
+                let (receipt, reparsed) =
+                    textops::edit_resolved(env.ws(), env.engine(), &target, parsed.as_deref(), &p)?;
+                env.keep(&target, reparsed);
+                Ok(receipt)
+            },
+        )
         .await
         .map(Json)
     }

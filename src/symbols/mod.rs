@@ -8,6 +8,7 @@
 
 mod deps;
 mod namepath;
+pub mod offside;
 
 pub use deps::{Dependencies, DependencySymbol, ImportRef, ImportStmt, dependencies};
 pub use namepath::{NamePathQuery, resolve};
@@ -584,27 +585,90 @@ fn signature(lang: &Language, node: Node, body: &str) -> String {
     out
 }
 
+/// A definition found in a range of new code (see [`definitions_in`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Defined {
+    pub name: String,
+    pub kind: &'static str,
+    /// It brings leading trivia lines of its own (decorators, attributes,
+    /// doc comments above its definition line).
+    pub trivia_lines: bool,
+    /// Its definition line starts with a wrapper of its own (`export `).
+    pub trivia_prefix: bool,
+    /// Its body starts with a docstring.
+    pub docstring: bool,
+}
+
+/// Does the definition `node` have a docstring (per `symbols.docstring`)?
+fn has_docstring(lang: &Language, node: Node) -> bool {
+    let rules = lang.rules();
+    if rules.docstring.is_empty() {
+        return false;
+    }
+    let Some(body) = rules
+        .body_fields
+        .iter()
+        .find_map(|f| node.child_by_field_name(f))
+    else {
+        return false;
+    };
+    let mut at = body;
+    for kind in &rules.docstring {
+        let mut cursor = at.walk();
+        let Some(first) = at.named_children(&mut cursor).find(|c| !c.is_extra()) else {
+            return false;
+        };
+        if first.kind() != kind {
+            return false;
+        }
+        at = first;
+    }
+    true
+}
+
+/// Does `sym`, a symbol of `file`, have a docstring?
+pub fn docstring_of(file: &ParsedFile, sym: &Symbol) -> bool {
+    let off = file.source.body_offset();
+    let bare = sym.bare_span();
+    let mut node = file
+        .tree
+        .root_node()
+        .descendant_for_byte_range(bare.start_byte - off, bare.end_byte - off);
+    // The widest node with exactly the bare range is the definition.
+    while let Some(n) = node {
+        match n.parent() {
+            Some(p) if p.start_byte() == n.start_byte() && p.end_byte() == n.end_byte() => {
+                node = Some(p)
+            }
+            _ => break,
+        }
+    }
+    node.is_some_and(|n| has_docstring(&file.language, n))
+}
+
 /// Definitions whose definition node starts inside `range` (body offsets),
-/// outermost first: `(name, kind)`. Used to check what new code defines
-/// without building a whole outline.
+/// outermost first. Used to check what new code defines, and which leading
+/// trivia it brings, without building a whole outline.
 pub fn definitions_in(
     lang: &Language,
     tree: &Tree,
     body: &str,
     range: std::ops::Range<usize>,
-) -> Result<Vec<(String, &'static str)>> {
+) -> Result<Vec<Defined>> {
     let query = lang.tags_query()?;
     let mut cursor = QueryCursor::new();
     cursor.set_byte_range(range.clone());
-    let mut found: Vec<(usize, usize, String, &'static str)> = Vec::new();
+    let mut found: Vec<(usize, usize, Defined)> = Vec::new();
     let mut matches = cursor.matches(&query.query, tree.root_node(), body.as_bytes());
     while let Some(m) = matches.next() {
         let mut def = None;
         let mut names = Vec::new();
+        let mut doc = None;
         for c in m.captures() {
             match query.roles[c.index as usize] {
                 TagRole::Definition(kind) => def = Some((c.node, kind)),
                 TagRole::Name => names.push(c.node),
+                TagRole::Doc => doc = Some(c.node),
                 _ => {}
             }
         }
@@ -612,13 +676,26 @@ pub fn definitions_in(
             && range.contains(&node.start_byte())
             && !found
                 .iter()
-                .any(|f| f.0 == node.start_byte() && f.2 == name)
+                .any(|f| f.0 == node.start_byte() && f.2.name == name)
         {
-            found.push((node.start_byte(), node.end_byte(), name, kind));
+            let (first, top) = widen(lang, node, doc, body);
+            let row = node.start_position().row;
+            found.push((
+                node.start_byte(),
+                node.end_byte(),
+                Defined {
+                    name,
+                    kind,
+                    trivia_lines: first.start_position().row < row,
+                    trivia_prefix: top.start_byte() < node.start_byte()
+                        && top.start_position().row == row,
+                    docstring: has_docstring(lang, node),
+                },
+            ));
         }
     }
     found.sort_by_key(|f| (f.0, std::cmp::Reverse(f.1)));
-    Ok(found.into_iter().map(|f| (f.2, f.3)).collect())
+    Ok(found.into_iter().map(|f| f.2).collect())
 }
 
 /// One place where the parser had to recover: an `ERROR` node (text the
@@ -643,6 +720,55 @@ pub struct ErrorNode {
     pub focus_column: usize,
     /// The token kind the parser assumed, for a `MISSING` node.
     pub missing: Option<String>,
+    /// The language rule a well-formed tree still breaks (an offside-rule
+    /// violation: `unexpected indent`, ...).
+    pub rule: Option<&'static str>,
+}
+
+/// Characters of offending text quoted in a problem's message.
+const SNIPPET_CHARS: usize = 32;
+
+impl ErrorNode {
+    /// What went wrong, in words that survive edits elsewhere in the file:
+    /// the rule broken, the token assumed (`missing `;``) or the text not
+    /// understood (`unexpected `)``), never a line number. Validation and
+    /// `scalpel check` both compare problems by this message, so an edit
+    /// passes exactly when `check --new-only` would.
+    pub fn message(&self, body: &str) -> String {
+        if let Some(rule) = self.rule {
+            return rule.to_string();
+        }
+        if let Some(token) = &self.missing {
+            return format!("missing `{token}`");
+        }
+        let text = body.get(self.focus_byte..self.end_byte).unwrap_or("");
+        let first = text.lines().map(str::trim).find(|l| !l.is_empty());
+        let Some(first) = first else {
+            return if body[self.focus_byte.min(body.len())..].trim().is_empty() {
+                "unexpected end of file".to_string()
+            } else {
+                "syntax error".to_string()
+            };
+        };
+        let collapsed = first.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut shown: String = collapsed.chars().take(SNIPPET_CHARS).collect();
+        if shown.len() < collapsed.len() {
+            shown.push('…');
+        }
+        format!("unexpected `{shown}`")
+    }
+}
+
+/// Every problem of a parsed file: the parser's ERROR and MISSING nodes and,
+/// for an offside-rule language, indentation the language rejects, in
+/// document order.
+pub fn syntax_errors(lang: &Language, tree: &Tree, body: &str) -> Vec<ErrorNode> {
+    let mut all = error_nodes(tree);
+    if let Some(rules) = &lang.config.offside {
+        all.extend(offside::violations(rules, tree, body));
+        all.sort_by_key(|e| (e.focus_byte, e.rule.is_some()));
+    }
+    all
 }
 
 /// Every outermost ERROR and MISSING node, in document order. Nodes inside
@@ -678,6 +804,7 @@ pub fn error_nodes(tree: &Tree) -> Vec<ErrorNode> {
                 focus_line: f.row + 1,
                 focus_column: f.column + 1,
                 missing: node.is_missing().then(|| node.kind().to_string()),
+                rule: None,
             });
         }
         if !bad && node.has_error() && cursor.goto_first_child() {

@@ -181,6 +181,7 @@ pub fn err(r: &CallToolResult) -> (String, Value) {
         ["details", "error_code", "message", "suggestion"],
         "error payload keys"
     );
+    assert!(s["details"].is_object(), "details is an object: {s}");
     let code = s["error_code"].as_str().unwrap().to_string();
     let t = text(r);
     assert!(

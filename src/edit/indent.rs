@@ -1,0 +1,153 @@
+//! Reading the indentation of code an agent sends, and judging where it
+//! landed.
+//!
+//! New code arrives in many shapes: as `extract_code` printed it (first line
+//! at column 0, later lines at the file's absolute indentation), dedented to
+//! column 0, with every line already at the target's indentation, with or
+//! without its decorators, with a one-line body or a docstring first. The
+//! first line's own indentation is always dropped (the splice point supplies
+//! it); what is unknown is the *base*: how much indentation the later lines
+//! carry that is not theirs relative to the first line. [`readings`] lists
+//! the plausible bases, most likely first. The caller places each, reparses,
+//! and keeps the first reading that adds no parse problem and whose layout
+//! agrees with its own syntax tree ([`layout_penalty`] 0); a coincidence of
+//! columns cannot fool it, because the tree, not a column count, decides.
+
+use crate::fs::Indent;
+use tree_sitter::Tree;
+
+pub(crate) fn leading_ws(line: &str) -> &str {
+    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+}
+
+pub(crate) fn is_blank(line: &str) -> bool {
+    line.trim().is_empty()
+}
+
+/// Width of one indentation step in the file, in bytes of its own
+/// indentation characters (a tab is one byte).
+pub fn unit(indent: Indent) -> usize {
+    match indent {
+        Indent::Tabs => 1,
+        Indent::Spaces(w) if w > 0 => w as usize,
+        _ => 4,
+    }
+}
+
+/// Candidate bases for the later lines of `lines` (already in the file's
+/// indentation style), most likely first, without duplicates:
+/// - the first line's own indentation (every line at some common depth);
+/// - the target's indentation (`extract_code`'s shape);
+/// - 0 (code written from column 0);
+/// - the later lines' least indentation, and one step less (code taken from
+///   some other depth, with or without a closing line at header level).
+pub fn readings(lines: &[&str], target: usize, unit: usize) -> Vec<usize> {
+    let first = lines.first().map_or(0, |l| leading_ws(l).len());
+    let least = lines
+        .iter()
+        .skip(1)
+        .filter(|l| !is_blank(l))
+        .map(|l| leading_ws(l).len())
+        .min();
+    let Some(least) = least else {
+        return vec![0];
+    };
+    let mut out: Vec<usize> = Vec::new();
+    let mut add = |b: usize| {
+        if !out.contains(&b) {
+            out.push(b);
+        }
+    };
+    if first > 0 {
+        add(first);
+    }
+    add(target);
+    add(0);
+    add(least);
+    add(least.saturating_sub(unit));
+    // Bases no later line can carry come last: they leave lines untouched.
+    let (fits, rest): (Vec<usize>, Vec<usize>) = out.into_iter().partition(|&b| b <= least);
+    fits.into_iter().chain(rest).collect()
+}
+
+/// How many lines of the code at `code` (body offsets in `body`, parsed as
+/// `tree`) sit where their syntax says they should not. For each line after
+/// the first, the *anchor* is the nearest enclosing node that starts on an
+/// earlier line:
+/// - a line that ends its anchor (a closing `}` or `)`) belongs at the
+///   anchor line's indentation;
+/// - a line whose anchor starts before the code is a sibling of the code's
+///   first line and belongs at its indentation;
+/// - any other line is nested: never shallower than its anchor line, and
+///   one step deeper when deeper at all.
+///
+/// Comments and lines inside multi-line tokens (strings) are not judged.
+pub fn layout_penalty(tree: &Tree, body: &str, code: std::ops::Range<usize>, unit: usize) -> usize {
+    let bytes = body.as_bytes();
+    let line_start = |p: usize| memchr::memrchr(b'\n', &bytes[..p]).map_or(0, |i| i + 1);
+    let indent_at = |ls: usize| leading_ws(&body[ls..]).len();
+    let first_ls = line_start(code.start.min(body.len()));
+    let first_row = memchr::memchr_iter(b'\n', &bytes[..first_ls]).count();
+    let first_indent = indent_at(first_ls);
+    let mut penalty = 0;
+    let mut ls = match memchr::memchr(b'\n', &bytes[first_ls..]) {
+        Some(i) => first_ls + i + 1,
+        None => return 0,
+    };
+    let mut row = first_row + 1;
+    while ls < code.end.min(body.len()) {
+        let le = memchr::memchr(b'\n', &bytes[ls..]).map_or(body.len(), |i| ls + i);
+        let line = &body[ls..le];
+        if !is_blank(line) {
+            let p = ls + leading_ws(line).len();
+            if let Some(leaf) = tree.root_node().descendant_for_byte_range(p, p + 1)
+                && leaf.start_byte() == p
+                && !leaf.is_extra()
+            {
+                let mut anchor = leaf;
+                while let Some(parent) = anchor.parent() {
+                    anchor = parent;
+                    if parent.start_position().row < row {
+                        break;
+                    }
+                }
+                let here = indent_at(ls);
+                let anchor_row = anchor.start_position().row;
+                let closes = !leaf.is_named()
+                    && leaf.parent() == Some(anchor)
+                    && anchor.end_byte() == leaf.end_byte();
+                let wrong = if anchor_row < row && closes {
+                    here != indent_at(line_start(anchor.start_byte()))
+                } else if anchor_row < first_row || anchor_row >= row {
+                    here != first_indent
+                } else {
+                    let base = indent_at(line_start(anchor.start_byte()));
+                    here < base || (here > base && here - base != unit)
+                };
+                penalty += usize::from(wrong);
+            }
+        }
+        ls = le + 1;
+        row += 1;
+    }
+    penalty
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readings_put_the_likely_base_first() {
+        // extract_code's shape of a method at column 4: body at 8.
+        assert_eq!(readings(&["def f():", "        return 1"], 4, 4), [4, 0, 8]);
+        // Dedented: body at 4, target 4.
+        assert_eq!(readings(&["def f():", "    return 1"], 4, 4), [4, 0]);
+        // Every line at the target's depth.
+        assert_eq!(readings(&["    def f():", "        x"], 4, 4), [4, 0, 8]);
+        // A closing line at column 0 leaves 0 as the only clean base.
+        assert_eq!(readings(&["fn f() {", "    1", "}"], 4, 4), [0, 4]);
+        // One line: nothing to read.
+        assert_eq!(readings(&["x = 1"], 4, 4), [0]);
+    }
+}

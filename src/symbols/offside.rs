@@ -1,0 +1,307 @@
+//! Indentation as strict as an offside-rule language's own tokenizer.
+//!
+//! tree-sitter-python recovers from most indentation mistakes without an
+//! ERROR node (a line shifted by two columns, a body dedented to its header),
+//! yet CPython refuses them all. This check replays CPython's tokenizer rules
+//! over the tree's tokens:
+//!
+//! - a *logical line* starts at the first token of a physical line that is
+//!   not inside brackets, not inside a multi-line string (an `atomic` node)
+//!   and not after an explicit line continuation; comments and blank lines
+//!   do not count;
+//! - its indentation is compared with a stack of open indentation levels:
+//!   deeper pushes (and is an *unexpected indent* unless the previous logical
+//!   line ended with the block opener `:`), shallower pops and must land on
+//!   an open level (*unindent does not match any outer indentation level*),
+//!   and a block opener followed by no deeper line is *expected an indented
+//!   block*;
+//! - columns are computed twice, with tabs to the next multiple of
+//!   `tab_size` and with tabs as one column: when the two orders disagree the
+//!   file mixes tabs and spaces inconsistently (CPython's `TabError`).
+//!
+//! Which tokens are brackets, strings and block openers is data
+//! (`[offside]` in the language's TOML); no node kind is named here.
+
+use super::ErrorNode;
+use crate::lang::OffsideRules;
+use tree_sitter::{Node, Tree};
+
+/// One violation: where the offending logical line starts and which rule.
+struct Violation {
+    byte: usize,
+    row: usize,
+    column: usize,
+    rule: &'static str,
+}
+
+pub const UNEXPECTED_INDENT: &str = "unexpected indent";
+pub const EXPECTED_BLOCK: &str = "expected an indented block";
+pub const UNINDENT_MISMATCH: &str = "unindent does not match any outer indentation level";
+pub const INCONSISTENT_TABS: &str = "inconsistent use of tabs and spaces in indentation";
+
+/// Every indentation violation in `tree`, as error nodes whose `rule` names
+/// it, in document order.
+pub fn violations(rules: &OffsideRules, tree: &Tree, body: &str) -> Vec<ErrorNode> {
+    let mut check = Checker {
+        rules,
+        body,
+        stack: vec![(0, 0)],
+        out: Vec::new(),
+    };
+    let mut state = Walk::default();
+    walk_tokens(rules, tree.root_node(), &mut |tok| {
+        check.token(tok, &mut state)
+    });
+    if state.ended_with_opener
+        && let Some((byte, row)) = state.last_token
+    {
+        check.out.push(Violation {
+            byte,
+            row,
+            column: 0,
+            rule: EXPECTED_BLOCK,
+        });
+    }
+    check
+        .out
+        .into_iter()
+        .map(|v| ErrorNode {
+            start_byte: v.byte,
+            end_byte: line_end(body, v.byte),
+            line: v.row + 1,
+            column: v.column + 1,
+            end_line: v.row + 1,
+            focus_byte: v.byte,
+            focus_line: v.row + 1,
+            focus_column: v.column + 1,
+            missing: None,
+            rule: Some(v.rule),
+        })
+        .collect()
+}
+
+/// One token for layout purposes: a leaf, or an atomic node taken whole.
+#[derive(Clone, Copy)]
+struct Token {
+    start: usize,
+    end: usize,
+    row: usize,
+    extra: bool,
+    zero_width: bool,
+}
+
+#[derive(Default)]
+struct Walk {
+    /// Bracket nesting before the current token.
+    depth: usize,
+    /// Row of the last token seen (any token, comments included).
+    last_row: Option<usize>,
+    /// End of the last token seen (any token).
+    last_end: usize,
+    /// The last code token's start and row (for an unfinished block at EOF).
+    last_token: Option<(usize, usize)>,
+    /// The last code token at bracket depth 0 was the block opener.
+    ended_with_opener: bool,
+}
+
+struct Checker<'a> {
+    rules: &'a OffsideRules,
+    body: &'a str,
+    /// Open indentation levels: (column with tabs to tab stops, column with
+    /// tabs as one).
+    stack: Vec<(usize, usize)>,
+    out: Vec<Violation>,
+}
+
+impl Checker<'_> {
+    fn token(&mut self, tok: Token, st: &mut Walk) {
+        if tok.zero_width {
+            return;
+        }
+        let first_on_row = st.last_row.is_none_or(|r| tok.row > r);
+        let continued = self
+            .rules
+            .line_continuation
+            .as_deref()
+            .is_some_and(|c| joins_lines(&self.body[st.last_end.min(tok.start)..tok.start], c));
+        if !tok.extra && first_on_row && st.depth == 0 && !continued {
+            self.logical_line(tok, st);
+        }
+        st.last_row = Some(end_row(self.body, tok));
+        st.last_end = tok.end;
+        if tok.extra {
+            return;
+        }
+        let text = &self.body[tok.start..tok.end];
+        if self.rules.brackets.iter().any(|[open, _]| open == text) {
+            st.depth += 1;
+        } else if self.rules.brackets.iter().any(|[_, close]| close == text) {
+            st.depth = st.depth.saturating_sub(1);
+        }
+        st.last_token = Some((tok.start, tok.row));
+        if st.depth == 0 {
+            st.ended_with_opener = text == self.rules.block_opener;
+        }
+    }
+
+    /// A logical line starts at `tok`: compare its indentation with the
+    /// open levels, as CPython's tokenizer does.
+    fn logical_line(&mut self, tok: Token, st: &mut Walk) {
+        let line_start = self.body[..tok.start].rfind('\n').map_or(0, |p| p + 1);
+        let ws = &self.body[line_start..tok.start];
+        let (col, alt) = columns(ws, self.rules.tab_size);
+        let pending = std::mem::take(&mut st.ended_with_opener);
+        let mut report = |rule| {
+            self.out.push(Violation {
+                byte: tok.start,
+                row: tok.row,
+                column: tok.start - line_start,
+                rule,
+            })
+        };
+        let &(top, top_alt) = self.stack.last().expect("the stack keeps level 0");
+        if col > top {
+            if alt <= top_alt {
+                report(INCONSISTENT_TABS);
+            } else if !pending {
+                report(UNEXPECTED_INDENT);
+            }
+            self.stack.push((col, alt));
+        } else {
+            if pending {
+                report(EXPECTED_BLOCK);
+            }
+            while self.stack.len() > 1 && col < self.stack.last().map_or(0, |l| l.0) {
+                self.stack.pop();
+            }
+            let &(level, level_alt) = self.stack.last().expect("level 0 stays");
+            if col != level {
+                report(UNINDENT_MISMATCH);
+                // Recover as CPython would not: treat the line as a new
+                // level so one bad line is one error, not a cascade.
+                self.stack.push((col, alt));
+            } else if alt != level_alt {
+                report(INCONSISTENT_TABS);
+            }
+        }
+    }
+}
+
+/// Does the text between two tokens end a line with the continuation token?
+fn joins_lines(between: &str, cont: &str) -> bool {
+    between
+        .split('\n')
+        .rev()
+        .skip(1)
+        .any(|line| line.trim_end_matches('\r').trim_end().ends_with(cont))
+}
+
+/// Indentation width with tabs to the next multiple of `tab_size`, and with
+/// tabs as one column.
+fn columns(ws: &str, tab_size: usize) -> (usize, usize) {
+    let (mut col, mut alt) = (0, 0);
+    for c in ws.chars() {
+        match c {
+            '\t' => {
+                col = (col / tab_size + 1) * tab_size;
+                alt += 1;
+            }
+            '\u{c}' => {
+                // A form feed resets the column (CPython).
+                col = 0;
+                alt = 0;
+            }
+            _ => {
+                col += 1;
+                alt += 1;
+            }
+        }
+    }
+    (col, alt)
+}
+
+/// The row a token ends on (multi-line strings end below where they start).
+fn end_row(body: &str, tok: Token) -> usize {
+    tok.row + memchr::memchr_iter(b'\n', &body.as_bytes()[tok.start..tok.end]).count()
+}
+
+fn line_end(body: &str, from: usize) -> usize {
+    memchr::memchr(b'\n', &body.as_bytes()[from..]).map_or(body.len(), |p| from + p)
+}
+
+/// Visit the layout tokens under `root` in document order.
+fn walk_tokens(rules: &OffsideRules, root: Node, visit: &mut dyn FnMut(Token)) {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        let atomic = rules.atomic.iter().any(|k| k == node.kind());
+        if (atomic || node.child_count() == 0) && !node.is_missing() {
+            visit(Token {
+                start: node.start_byte(),
+                end: node.end_byte(),
+                row: node.start_position().row,
+                extra: node.is_extra(),
+                zero_width: node.start_byte() == node.end_byte(),
+            });
+        } else if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lang::Registry;
+
+    /// `(source, expected rules with their 1-based lines)`.
+    fn check(src: &str, expect: &[(usize, &str)]) {
+        let reg = Registry::builtin();
+        let lang = reg.by_name("python").unwrap();
+        let tree = crate::symbols::parse_tree(lang, src, None).unwrap();
+        let rules = lang.config.offside.as_ref().unwrap();
+        let got: Vec<(usize, &str)> = super::violations(rules, &tree, src)
+            .iter()
+            .map(|e| (e.line, e.rule.unwrap()))
+            .collect();
+        assert_eq!(got, expect, "for:\n{src}");
+    }
+
+    #[test]
+    fn cpython_indentation_rules() {
+        use super::*;
+        let cases: &[(&str, &[(usize, &str)])] = &[
+            ("def f():\n    return 1\n", &[]),
+            (
+                "def f():\n    x = 1\n      y = 2\n",
+                &[(3, UNEXPECTED_INDENT)],
+            ),
+            ("def f():\nreturn 1\n", &[(2, EXPECTED_BLOCK)]),
+            (
+                "class A:\n    def m(self):\n        pass\n   def n(self):\n        pass\n",
+                &[(4, UNINDENT_MISMATCH)],
+            ),
+            ("if x:\n\tpass\n        y = 1\n", &[(3, INCONSISTENT_TABS)]),
+            // Continuation lines, strings, comments and blank lines are free.
+            ("x = f(1,\n        2,\n  3)\n", &[]),
+            ("x = '''\n  a\n b\n'''\ny = 1\n", &[]),
+            ("def f():\n    # c\n# d\n\n    return 1\n", &[]),
+            ("x = 1 + \\\n      2\n", &[]),
+            ("if x: pass\ny = 1\n", &[]),
+            ("d = {\n  'a': 1,\n}\n", &[]),
+            ("@dec\ndef f():\n    '''Doc.'''\n", &[]),
+            ("    x = 1\n", &[(1, UNEXPECTED_INDENT)]),
+            ("def f():\n", &[(1, EXPECTED_BLOCK)]),
+        ];
+        for (src, expect) in cases {
+            check(src, expect);
+        }
+    }
+}
