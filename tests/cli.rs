@@ -119,7 +119,7 @@ fn symbols_json_one_object_per_file_per_line() {
         .stdout
         .clone();
     let files = json_lines(&out);
-    assert_eq!(files.len(), 5);
+    assert_eq!(files.len(), common::fixture_files().len());
     for f in &files {
         assert!(f["path"].is_string() && f["language"].is_string());
         assert_eq!(f["parse_errors"], 0);

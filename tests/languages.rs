@@ -20,6 +20,10 @@ fn every_grammar_and_query_compiles() {
             .imports_query()
             .unwrap_or_else(|e| panic!("{}: {e:?}", lang.name()));
         assert!(imports.is_some(), "{} has imports.scm", lang.name());
+        let refs = lang
+            .references_query()
+            .unwrap_or_else(|e| panic!("{}: {e:?}", lang.name()));
+        assert!(refs.is_some(), "{} has references.scm", lang.name());
         assert!(lang.separator() == "." || lang.separator() == "::");
     }
 }
@@ -59,6 +63,32 @@ fn unknown_capture_is_rejected_with_the_legal_list() {
         e.suggestion
     );
     assert!(e.details["legal"].as_array().unwrap().len() > 10);
+}
+
+#[test]
+fn unknown_reference_capture_is_rejected_with_the_legal_list() {
+    let mut files = with_tags(
+        "python",
+        "(class_definition name: (identifier) @name) @definition.class",
+    );
+    files.push((
+        "queries/python/references.scm".into(),
+        "(call function: (identifier) @reference.cal)".into(),
+    ));
+    let reg = Registry::from_files(files).unwrap();
+    let e = reg
+        .by_name("python")
+        .unwrap()
+        .references_query()
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidArgument);
+    assert!(e.message.contains("@reference.cal"), "{}", e.message);
+    assert!(e.suggestion.contains("@reference.call"), "{}", e.suggestion);
+    assert!(
+        e.suggestion.contains("@local.definition"),
+        "{}",
+        e.suggestion
+    );
 }
 
 #[test]

@@ -446,7 +446,7 @@ fn renaming_replacement_warns() {
 /// Every bad input: the right code, and the file's bytes and mode unchanged.
 #[test]
 fn bad_input_leaves_the_file_untouched() {
-    let src: &[u8] = b"def a():\n    return 1\n\nclass K:\n    def a(self):\n        pass\n";
+    let src: &[u8] = b"def a():\n    return 1\n\nclass K:\n    def a(self):\n        pass\n\nclass L:\n    def a(self):\n        pass\n";
     let ws = Ws::new(&[
         ("a.py", src),
         ("latin.py", b"x = '\xe9'\n"),
@@ -466,8 +466,18 @@ fn bad_input_leaves_the_file_untouched() {
         ws.update("a.py", "nope", Operation::Replace, Some("x = 1")),
         ErrorCode::NotFound,
     );
+    // `a` alone is the top-level function (the others are methods); two
+    // methods named `a` are ambiguous.
     expect(
-        ws.update("a.py", "a", Operation::Replace, Some("def a(): pass")),
+        ws.update_with(
+            "a.py",
+            UpdateRequest {
+                symbol: "a".into(),
+                kind: Some("method".into()),
+                new_code: Some("def a(self): pass".into()),
+                ..Default::default()
+            },
+        ),
         ErrorCode::Ambiguous,
     );
     expect(
@@ -685,4 +695,39 @@ fn cli_update_undo_history() {
         .code(1)
         .stderr(predicates::str::contains("SYNTAX_ERROR"));
     assert_eq!(std::fs::read(&f).unwrap(), original);
+}
+
+/// Rust `impl` blocks are symbols: replaced, inserted around and deleted
+/// whole, attributes and docs with them.
+#[test]
+fn impl_blocks_are_edited_as_symbols() {
+    let src = "struct P;\n\nimpl P {\n    fn a(&self) -> u8 {\n        1\n    }\n}\n\n/// Shown.\nimpl std::fmt::Display for P {\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {\n        f.write_str(\"p\")\n    }\n}\n";
+    let ws = Ws::new(&[("p.rs", src.as_bytes())]);
+    let r = ws
+        .update(
+            "p.rs",
+            "impl P",
+            Operation::InsertAfter,
+            Some("impl Default for P {\n    fn default() -> Self {\n        P\n    }\n}"),
+        )
+        .unwrap();
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    let r = ws
+        .update(
+            "p.rs",
+            "impl std::fmt::Display for P",
+            Operation::Replace,
+            Some("impl std::fmt::Display for P {\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {\n        f.write_str(\"P\")\n    }\n}"),
+        )
+        .unwrap();
+    // The impl keeps its doc comment (the new code brings none).
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    ws.update("p.rs", "P::default", Operation::Delete, None)
+        .unwrap();
+    ws.update("p.rs", "impl Default for P", Operation::Delete, None)
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(ws.read("p.rs")).unwrap(),
+        "struct P;\n\nimpl P {\n    fn a(&self) -> u8 {\n        1\n    }\n}\n\n/// Shown.\nimpl std::fmt::Display for P {\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {\n        f.write_str(\"P\")\n    }\n}\n"
+    );
 }

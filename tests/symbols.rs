@@ -303,3 +303,191 @@ fn dependencies_and_context() {
         "import * as path from \"path\";"
     );
 }
+
+fn extract_in(path: &str, sym: &str) -> scalpel::Result<scalpel::engine::Extraction> {
+    Engine::default().extract(
+        &fixtures().join(path),
+        path,
+        &ExtractRequest {
+            symbol: sym.into(),
+            include_trivia: true,
+            ..Default::default()
+        },
+    )
+}
+
+/// Rust `impl` blocks are symbols; a trait impl's method is addressed
+/// through its impl when its type has several methods of that name; a
+/// method of `impl From<Error> for io::Error` belongs to `io::Error`.
+#[test]
+fn rust_impl_blocks_and_trait_methods() {
+    let x = extract_in("rust/client.rs", "impl fmt::Debug for Error").unwrap();
+    assert_eq!(x.symbol.kind, "impl");
+    assert!(
+        x.code.starts_with("impl fmt::Debug for Error {"),
+        "{}",
+        x.code
+    );
+    assert!(x.code.ends_with("}"));
+    assert_eq!(
+        extract_in("rust/geometry.rs", "impl Area for Vec<T>")
+            .unwrap()
+            .symbol
+            .start_line,
+        76
+    );
+    // Two `fmt` of one type: ambiguous, each candidate names its impl.
+    let e = extract_in("rust/client.rs", "Error::fmt").unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Ambiguous);
+    let addrs: Vec<&str> = e.details["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["address"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        addrs,
+        [
+            "impl fmt::Display for Error::fmt",
+            "impl fmt::Debug for Error::fmt"
+        ]
+    );
+    for a in addrs {
+        let x = extract_in("rust/client.rs", a).unwrap();
+        assert_eq!(x.symbol.address(), a);
+        assert_eq!(x.symbol.context.as_deref(), Some(&a[..a.len() - 5]));
+    }
+    // The method of `impl From<Error> for io::Error` is `io::Error::from`.
+    let x = extract_in("rust/client.rs", "io::Error::from").unwrap();
+    assert!(x.code.contains("io::Error::other"), "{}", x.code);
+    let x = extract_in("rust/client.rs", "/Error::from").unwrap();
+    assert!(x.code.contains("Error::Io(e.to_string())"), "{}", x.code);
+    // The `Error` inside an impl's header is not a suffix of the impl.
+    assert_eq!(
+        extract_in("rust/client.rs", "Error").unwrap().symbol.kind,
+        "enum"
+    );
+    // A single impl still lets its method go by the type's path.
+    assert_eq!(
+        extract_in("rust/geometry.rs", "impl Display for Point::fmt")
+            .unwrap()
+            .symbol
+            .name_path,
+        "Point::fmt"
+    );
+}
+
+/// A bare name that matches one top-level definition and only nested
+/// symbols of other kinds means the top-level one; two of the same kind stay
+/// ambiguous, with the top-level `/X` listed first.
+#[test]
+fn bare_names_prefer_the_single_top_level_definition() {
+    // `find`: a module function and a method (different kinds).
+    let x = extract_in("python/inventory.py", "find").unwrap();
+    assert_eq!(x.symbol.name_path, "find");
+    assert_eq!(x.symbol.parent, None);
+    // `Client.close` and `BaseClient.close` are both methods, no top level.
+    assert_eq!(
+        extract_in("python/client.py", "close").unwrap_err().code(),
+        ErrorCode::Ambiguous
+    );
+    // `TIMEOUT` (constant) vs nothing else; `timeout`: function vs field.
+    assert_eq!(
+        extract_in("rust/client.rs", "timeout").unwrap().symbol.kind,
+        "function"
+    );
+    // Same kind at top level and nested: refuse, `/X` first.
+    let e = extract_in("typescript/ambient.d.ts", "load").unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Ambiguous, "{e}");
+    assert_eq!(e.details["candidates"][0]["address"], "/load");
+    assert!(e.suggestion.contains("/load (function"), "{}", e.suggestion);
+}
+
+/// Signatures stop at the body: a comment between the header and the first
+/// statement (or after the colon) is not part of it.
+#[test]
+fn signatures_exclude_comments_before_the_body() {
+    let fs = Engine::default()
+        .list_symbols(&fixtures().join("python/client.py"), "c.py", true, None)
+        .unwrap();
+    let parse = fs.symbols.iter().find(|s| s.name_path == "parse").unwrap();
+    assert_eq!(parse.signature, "def parse(body: str) -> dict:");
+    for s in &fs.symbols {
+        assert!(
+            !s.signature.contains('#'),
+            "{}: {}",
+            s.name_path,
+            s.signature
+        );
+    }
+}
+
+/// Dependencies against the hand-labelled table in
+/// `tests/data/dependencies.txt`: precision and recall over all of it.
+#[test]
+fn dependencies_match_the_labelled_table() {
+    let table = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dependencies.txt"),
+    )
+    .unwrap();
+    let engine = Engine::default();
+    let (mut tp, mut fp, mut fn_) = (0usize, 0usize, 0usize);
+    let mut rows = 0;
+    let mut wrong = Vec::new();
+    for line in table.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('|').map(str::trim).collect();
+        assert_eq!(cols.len(), 3, "{line}");
+        let expected: std::collections::BTreeSet<&str> = cols[2]
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        let x = engine
+            .extract(
+                &fixtures().join(cols[0]),
+                cols[0],
+                &ExtractRequest {
+                    symbol: cols[1].into(),
+                    include_trivia: true,
+                    ..Default::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{line}: {e}"));
+        let got: std::collections::BTreeSet<&str> = x
+            .dependencies
+            .symbols
+            .iter()
+            .map(|d| d.address.as_str())
+            .collect();
+        rows += 1;
+        tp += got.intersection(&expected).count();
+        let extra: Vec<&&str> = got.difference(&expected).collect();
+        let missing: Vec<&&str> = expected.difference(&got).collect();
+        fp += extra.len();
+        fn_ += missing.len();
+        if !extra.is_empty() || !missing.is_empty() {
+            wrong.push(format!(
+                "{} {}: extra {extra:?}, missing {missing:?}",
+                cols[0], cols[1]
+            ));
+        }
+    }
+    let precision = tp as f64 / (tp + fp).max(1) as f64;
+    let recall = tp as f64 / (tp + fn_).max(1) as f64;
+    println!(
+        "dependencies: {rows} symbols, {} labelled deps, precision {precision:.3} ({tp}/{}), recall {recall:.3} ({tp}/{})",
+        tp + fn_,
+        tp + fp,
+        tp + fn_
+    );
+    for w in &wrong {
+        println!("  {w}");
+    }
+    assert!(rows >= 40, "only {rows} labelled symbols");
+    assert!(precision >= 0.95, "precision {precision:.3}: {wrong:#?}");
+    assert!(recall >= 0.9, "recall {recall:.3}: {wrong:#?}");
+}

@@ -40,33 +40,5 @@
     name: (identifier) @name
     value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)
 
-; Module-level `const` values (exported or not) are constants.
-(program
-  (lexical_declaration
-    kind: "const"
-    .
-    (variable_declarator
-      name: (identifier) @name)
-    .) @definition.constant)
-
-(program
-  (export_statement
-    declaration: (lexical_declaration
-      kind: "const"
-      .
-      (variable_declarator
-        name: (identifier) @name)
-      .) @definition.constant))
-
-(program
-  (lexical_declaration
-    kind: "const"
-    (variable_declarator
-      name: (identifier) @name) @definition.constant))
-
-(program
-  (export_statement
-    declaration: (lexical_declaration
-      kind: "const"
-      (variable_declarator
-        name: (identifier) @name) @definition.constant)))
+; Module-level constants are in each language's own tags.scm, after its
+; own function patterns (the earlier pattern wins).

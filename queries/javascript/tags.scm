@@ -7,3 +7,34 @@
 
 (field_definition
   property: (_) @name) @definition.field
+
+; Module-level `const` values (exported or not) are constants.
+(program
+  (lexical_declaration
+    kind: "const"
+    .
+    (variable_declarator
+      name: (identifier) @name)
+    .) @definition.constant)
+
+(program
+  (export_statement
+    declaration: (lexical_declaration
+      kind: "const"
+      .
+      (variable_declarator
+        name: (identifier) @name)
+      .) @definition.constant))
+
+(program
+  (lexical_declaration
+    kind: "const"
+    (variable_declarator
+      name: (identifier) @name) @definition.constant))
+
+(program
+  (export_statement
+    declaration: (lexical_declaration
+      kind: "const"
+      (variable_declarator
+        name: (identifier) @name) @definition.constant)))

@@ -24,19 +24,33 @@
 (function_signature_item
   name: (identifier) @name) @definition.function
 
-; `impl` blocks are not symbols; they put their type in front of the names
-; of what they contain (`Point::new`), generics and references dropped.
+; `impl` blocks are symbols named by their header without generic parameters
+; or where clause (`impl Display for Point`, `impl<T> From<T> for Wrapper<T>`
+; is `impl From<T> for Wrapper<T>`): several @name captures are joined by
+; spaces. The same node is also a @scope: what it contains is named through
+; its type (`Point::new`, `io::Error::from`), generics and references dropped.
+(impl_item
+  "impl" @name
+  trait: (_) @name
+  "for" @name
+  type: (_) @name) @definition.impl
+
+(impl_item
+  "impl" @name
+  !trait
+  type: (_) @name) @definition.impl
+
 (impl_item
   type: [
     (type_identifier) @name
     (generic_type type: (type_identifier) @name)
-    (scoped_type_identifier name: (type_identifier) @name)
-    (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
+    (scoped_type_identifier) @name
+    (generic_type type: (scoped_type_identifier) @name)
     (reference_type type: (type_identifier) @name)
     (reference_type type: (primitive_type) @name)
     (reference_type type: (generic_type type: (type_identifier) @name))
-    (reference_type type: (scoped_type_identifier name: (type_identifier) @name))
-    (reference_type type: (generic_type type: (scoped_type_identifier name: (type_identifier) @name)))
+    (reference_type type: (scoped_type_identifier) @name)
+    (reference_type type: (generic_type type: (scoped_type_identifier) @name))
   ]) @scope
 
 (impl_item

@@ -1,1 +1,1 @@
-; inherits: typescript
+; inherits: ecma, typescript-shared

@@ -789,7 +789,7 @@ fn print_symbols(fs: &FileSymbols, json: bool, out: &mut Out) {
         plural(fs.symbols.len(), "symbol")
     ));
     for s in &fs.symbols {
-        let depth = s.segments().len().saturating_sub(1).min(8);
+        let depth = s.depth().min(8);
         out.line(&format!(
             "{:>11} {:indent$}{} {}  {}",
             format!("{}-{}", s.start_line, s.end_line),

@@ -11,7 +11,7 @@ mod grammars;
 pub mod query;
 
 use crate::error::{Error, ErrorCode, Result};
-use query::{ImportsQuery, TagsQuery};
+use query::{ImportsQuery, ReferencesQuery, TagsQuery};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -170,6 +170,7 @@ pub struct Language {
     sources: BTreeMap<String, (String, String)>,
     tags: OnceLock<Result<Arc<TagsQuery>>>,
     imports: OnceLock<Result<Option<Arc<ImportsQuery>>>>,
+    references: OnceLock<Result<Option<Arc<ReferencesQuery>>>>,
 }
 
 impl std::fmt::Debug for Language {
@@ -235,22 +236,40 @@ impl Language {
 
     /// The compiled `imports.scm`, if the language has one.
     pub fn imports_query(&self) -> Result<Option<Arc<ImportsQuery>>> {
-        self.imports
-            .get_or_init(|| {
-                let Some((file, src)) = self.sources.get("imports") else {
-                    return Ok(None);
-                };
-                query::compile(
-                    self.name(),
-                    file,
-                    &self.grammar,
-                    src,
-                    query::import_role,
-                    query::legal_import_captures,
-                )
+        self.optional_query(
+            &self.imports,
+            "imports",
+            query::import_role,
+            query::legal_import_captures,
+        )
+    }
+
+    /// The compiled `references.scm`, if the language has one.
+    pub fn references_query(&self) -> Result<Option<Arc<ReferencesQuery>>> {
+        self.optional_query(
+            &self.references,
+            "references",
+            query::reference_role,
+            query::legal_reference_captures,
+        )
+    }
+
+    /// Compile the optional query file `stem` once and cache it in `cell`.
+    fn optional_query<R: Clone>(
+        &self,
+        cell: &OnceLock<Result<Option<Arc<query::Compiled<R>>>>>,
+        stem: &str,
+        role_of: fn(&str) -> Option<R>,
+        legal: fn() -> Vec<String>,
+    ) -> Result<Option<Arc<query::Compiled<R>>>> {
+        cell.get_or_init(|| {
+            let Some((file, src)) = self.sources.get(stem) else {
+                return Ok(None);
+            };
+            query::compile(self.name(), file, &self.grammar, src, role_of, legal)
                 .map(|q| Some(Arc::new(q)))
-            })
-            .clone()
+        })
+        .clone()
     }
 }
 
@@ -404,6 +423,7 @@ impl Registry {
                 sources,
                 tags: OnceLock::new(),
                 imports: OnceLock::new(),
+                references: OnceLock::new(),
             }));
         }
         languages.sort_by(|a, b| a.name().cmp(b.name()));

@@ -7,7 +7,8 @@ use crate::error::{Error, ErrorCode, Result};
 use tree_sitter::Query;
 
 /// Symbol kinds, in LSP `DocumentSymbol` vocabulary plus the few kinds that
-/// code in our languages needs (trait, type alias, macro, union).
+/// code in our languages needs (trait, type alias, macro, union, and `impl`
+/// for a Rust implementation block).
 pub const SYMBOL_KINDS: &[&str] = &[
     "module",
     "namespace",
@@ -31,6 +32,7 @@ pub const SYMBOL_KINDS: &[&str] = &[
     "type",
     "macro",
     "union",
+    "impl",
 ];
 
 /// What a capture in `tags.scm` means to the engine.
@@ -59,6 +61,45 @@ pub enum ImportRole {
     Private,
 }
 
+/// What a capture in `references.scm` means: the uses of names inside a
+/// symbol, for its same-file dependencies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefRole {
+    /// `@reference` / `@reference.<kind>` (call, type, value, macro): a name
+    /// used on its own, resolved lexically.
+    Reference,
+    /// `@reference.member`: a name after a receiver (`x.name`, `X::name`);
+    /// its match also captures `@receiver` or `@receiver.self`.
+    Member,
+    /// `@reference.member.call`: a member that is called (`self.f()`): only
+    /// methods, functions and constructors. Wins over `.field`.
+    MemberCall,
+    /// `@reference.member.field`: a member read or written, never called,
+    /// in a language where methods are only called (Rust `self.len`): not a
+    /// method.
+    MemberField,
+    /// `@receiver`: the expression before a member name.
+    Receiver,
+    /// `@receiver.self`: a receiver that is the enclosing type or instance
+    /// (`self`, `this`, `Self`); the query's predicates decide which.
+    SelfReceiver,
+    /// `@receiver.super`: a receiver that is the enclosing type's base
+    /// (`super`, `super()`): its members are looked up in the bases only.
+    SuperReceiver,
+    /// `@local.definition`: a parameter or local binding; it hides top-level
+    /// names of the same spelling inside its scope.
+    LocalDefinition,
+    /// `@local.scope`: where the local definitions inside it are visible.
+    LocalScope,
+    /// `@ignore`: a name that is neither a use nor a binding (a keyword
+    /// argument's name, ...).
+    Ignore,
+    Private,
+}
+
+/// The `@reference.<kind>` suffixes a references query may use.
+pub const REFERENCE_KINDS: &[&str] = &["call", "type", "value", "macro"];
+
 /// A compiled query plus the role of each capture index.
 pub struct Compiled<R> {
     pub query: Query,
@@ -76,6 +117,7 @@ impl<R: std::fmt::Debug> std::fmt::Debug for Compiled<R> {
 
 pub type TagsQuery = Compiled<TagRole>;
 pub type ImportsQuery = Compiled<ImportRole>;
+pub type ReferencesQuery = Compiled<RefRole>;
 
 pub fn tag_role(capture: &str) -> Option<TagRole> {
     if capture.starts_with('_') {
@@ -104,6 +146,49 @@ pub fn import_role(capture: &str) -> Option<ImportRole> {
         "name" => Some(ImportRole::Name),
         _ => None,
     }
+}
+
+pub fn reference_role(capture: &str) -> Option<RefRole> {
+    if capture.starts_with('_') {
+        return Some(RefRole::Private);
+    }
+    match capture {
+        "reference" => Some(RefRole::Reference),
+        "reference.member" => Some(RefRole::Member),
+        "reference.member.call" => Some(RefRole::MemberCall),
+        "reference.member.field" => Some(RefRole::MemberField),
+        "receiver" => Some(RefRole::Receiver),
+        "receiver.self" => Some(RefRole::SelfReceiver),
+        "receiver.super" => Some(RefRole::SuperReceiver),
+        "local.definition" => Some(RefRole::LocalDefinition),
+        "local.scope" => Some(RefRole::LocalScope),
+        "ignore" => Some(RefRole::Ignore),
+        _ => capture
+            .strip_prefix("reference.")
+            .filter(|k| REFERENCE_KINDS.contains(k))
+            .map(|_| RefRole::Reference),
+    }
+}
+
+pub fn legal_reference_captures() -> Vec<String> {
+    let mut v: Vec<String> = [
+        "@reference",
+        "@reference.member",
+        "@reference.member.call",
+        "@reference.member.field",
+        "@receiver",
+        "@receiver.self",
+        "@receiver.super",
+        "@local.definition",
+        "@local.scope",
+        "@ignore",
+        "@_<helper>",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    v.extend(REFERENCE_KINDS.iter().map(|k| format!("@reference.{k}")));
+    v
 }
 
 pub fn legal_tag_captures() -> Vec<String> {

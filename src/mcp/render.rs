@@ -29,7 +29,7 @@ impl Render for FileSymbols {
         }
         out.push_str(")\n");
         for s in &self.symbols {
-            let depth = s.segments().len().saturating_sub(1).min(8);
+            let depth = s.depth().min(8);
             let _ = writeln!(
                 out,
                 "{:indent$}{} {} {}-{}: {}",

@@ -1,13 +1,15 @@
 //! What a symbol depends on inside its own file: the definitions elsewhere in
 //! the file whose names it uses, and the import statements that bind names it
-//! uses. Name-based (no type resolution): a reference is any leaf whose kind
-//! the language lists in `symbols.identifiers`.
+//! uses. Syntactic (no type resolution): the uses come from the language's
+//! `references.scm` (plain names, members after a receiver, parameters and
+//! locals that hide file-level names); a language without one falls back to
+//! every leaf whose kind it lists in `symbols.identifiers`.
 
-use super::{ParsedFile, Span, Symbol};
+use super::{ParsedFile, Symbol};
 use crate::error::Result;
-use crate::lang::query::ImportRole;
+use crate::lang::query::{ImportRole, RefRole};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use tree_sitter::{Node, QueryCursor, StreamingIterator};
 
 /// Kinds that live inside another definition and are reached through it.
@@ -42,56 +44,63 @@ pub struct Dependencies {
 }
 
 /// Indices of `target`'s dependencies in `file.symbols`, and the imports.
+///
+/// Uses come from the language's `references.scm`, run over the symbol's
+/// own bytes only: plain names resolve lexically to the definitions visible
+/// from the symbol (top level and enclosing scopes), unless a parameter or
+/// local of the same spelling hides them; `self.x` / `this.x` / `Self::x`
+/// resolve to the members of the enclosing type, else of its same-file
+/// bases; `X.y` / `X::y` to the member `y` of the same-file `X`; a member
+/// after any other receiver is not resolved.
 pub fn dependencies(file: &ParsedFile, target: &Symbol) -> Result<(Dependencies, Vec<usize>)> {
     let body = file.source.body();
     let offset = file.source.body_offset();
     let span = target.full_span();
-    let local = Span {
-        start_byte: span.start_byte - offset,
-        end_byte: span.end_byte - offset,
-        ..span
-    };
+    let range = span.start_byte - offset..span.end_byte - offset;
     // The names being defined inside the span are not uses of anything.
-    let defined: HashSet<usize> = file
+    // Sorted (symbols are in document order), for binary search.
+    let defined: Vec<usize> = file
         .symbols
         .iter()
         .filter(|s| s.name_byte >= span.start_byte && s.name_byte < span.end_byte)
         .map(|s| s.name_byte - offset)
         .collect();
-    let mut refs: HashSet<&str> = HashSet::new();
-    let idents = &file.language.rules().identifiers;
-    for_each_node_in(
-        file.tree.root_node(),
-        local.start_byte,
-        local.end_byte,
-        &mut |n| {
-            if idents.iter().any(|k| k == n.kind()) && !defined.contains(&n.start_byte()) {
-                refs.insert(&body[n.start_byte()..n.end_byte()]);
-            }
-        },
-    );
+    let uses = scan(file, range.clone(), &defined)?;
+    let index = Index::new(file, target);
 
     let target_index = file
         .symbols
         .iter()
         .position(|s| s.full == target.full && s.name_path == target.name_path);
-    let mut picked = Vec::new();
-    for (i, s) in file.symbols.iter().enumerate() {
-        if Some(i) == target_index
-            || !refs.contains(s.name.as_str())
-            || s.contains(target)
-            || target.contains(s)
-            || is_local(file, i)
-        {
-            continue;
-        }
-        // Members are reached through their owner: only siblings of the
-        // target count (`self.helper()` in Python, `Self::helper` in Rust).
-        if MEMBER_KINDS.contains(&s.kind.as_str()) && s.parent != target.parent {
-            continue;
-        }
-        picked.push(i);
+    let related = |i: usize| {
+        let s = &file.symbols[i];
+        Some(i) == target_index || s.contains(target) || target.contains(s)
+    };
+    // Plain names: definitions visible from the target.
+    let plain: HashSet<&str> = uses
+        .plain
+        .iter()
+        .filter(|(b, n)| !uses.shadowed(n, *b))
+        .map(|(_, n)| *n)
+        .collect();
+    let mut picked: BTreeSet<usize> = plain
+        .iter()
+        .flat_map(|n| index.named(n).iter().copied())
+        .filter(|&i| visible(file, i, target) && !related(i))
+        .collect();
+    // Members after a receiver.
+    for m in &uses.members {
+        let found = match &m.receiver {
+            Receiver::SelfLike => {
+                self_members(file, &index, m.byte + offset, m.name, m.wants, false)
+            }
+            Receiver::Super => self_members(file, &index, m.byte + offset, m.name, m.wants, true),
+            Receiver::Named(text) => named_members(file, &index, target, &uses, text, m),
+            Receiver::Other => Vec::new(),
+        };
+        picked.extend(found.into_iter().filter(|&i| !related(i)));
     }
+    let picked: Vec<usize> = picked.into_iter().collect();
     let symbols = picked
         .iter()
         .map(|&i| {
@@ -110,12 +119,12 @@ pub fn dependencies(file: &ParsedFile, target: &Symbol) -> Result<(Dependencies,
         .imports()?
         .iter()
         // An import inside the symbol is already part of its code.
-        .filter(|i| !(i.start_byte >= local.start_byte && i.end_byte <= local.end_byte))
+        .filter(|i| !(i.start_byte >= range.start && i.end_byte <= range.end))
         .filter_map(|i| {
             let names: Vec<String> = i
                 .names
                 .iter()
-                .filter(|n| refs.contains(n.as_str()))
+                .filter(|n| plain.contains(n.as_str()))
                 .cloned()
                 .collect();
             (!names.is_empty()).then(|| ImportRef {
@@ -127,6 +136,433 @@ pub fn dependencies(file: &ParsedFile, target: &Symbol) -> Result<(Dependencies,
         })
         .collect();
     Ok((Dependencies { symbols, imports }, picked))
+}
+
+/// Lookups for one call: symbols by name (the file's cached index), and the
+/// symbols around the target (its ancestors, itself and its descendants),
+/// where `self` can be.
+struct Index<'a> {
+    file: &'a ParsedFile,
+    around: Vec<usize>,
+    /// `bases` of a symbol, computed once per call.
+    bases: std::cell::RefCell<HashMap<usize, Vec<usize>>>,
+}
+
+impl<'a> Index<'a> {
+    fn new(file: &'a ParsedFile, target: &Symbol) -> Index<'a> {
+        let around = file
+            .symbols
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                s.full.start_byte < target.full.end_byte && target.full.start_byte < s.full.end_byte
+            })
+            .map(|(i, _)| i)
+            .collect();
+        Index {
+            file,
+            around,
+            bases: Default::default(),
+        }
+    }
+
+    fn named(&self, name: &str) -> &'a [usize] {
+        self.file.symbols_named(name)
+    }
+}
+
+/// Who a member access goes through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Receiver<'a> {
+    /// `self`, `this`, `Self`.
+    SelfLike,
+    /// `super`, `super()`.
+    Super,
+    /// A receiver written as a name or path (`Point`, `io::Error`, `x`).
+    Named(&'a str),
+    /// Anything else (`f().x`, `a[0].x`).
+    Other,
+}
+
+struct MemberUse<'a> {
+    /// Body offset of the member name.
+    byte: usize,
+    name: &'a str,
+    receiver: Receiver<'a>,
+    wants: Wants,
+}
+
+/// What a member use can be, from how it is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wants {
+    Any,
+    Callable,
+    NotCallable,
+}
+
+impl Wants {
+    fn accepts(self, kind: &str) -> bool {
+        match self {
+            Wants::Any => true,
+            Wants::Callable => CALLABLE_KINDS.contains(&kind),
+            Wants::NotCallable => !CALLABLE_KINDS.contains(&kind),
+        }
+    }
+}
+
+/// Kinds a call can reach.
+const CALLABLE_KINDS: &[&str] = &["method", "function", "constructor"];
+
+/// The uses of names over a byte range (body offsets).
+struct Uses<'a> {
+    /// Plain names and where they are.
+    plain: Vec<(usize, &'a str)>,
+    members: Vec<MemberUse<'a>>,
+    /// Local bindings: name and the scope they are visible in.
+    locals: Vec<(&'a str, std::ops::Range<usize>)>,
+}
+
+impl Uses<'_> {
+    /// Is `name` at `byte` a parameter or local rather than a file-level name?
+    fn shadowed(&self, name: &str, byte: usize) -> bool {
+        self.locals
+            .iter()
+            .any(|(n, scope)| *n == name && scope.contains(&byte))
+    }
+}
+
+struct NodeUse<'t> {
+    node: Node<'t>,
+    /// Bit set of the `RefRole`s this node was captured with.
+    roles: u16,
+    receiver: Option<(Node<'t>, Receiving)>,
+}
+
+/// How a member's receiver was captured (a self-like capture wins).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Receiving {
+    Plain,
+    Super,
+    SelfLike,
+}
+
+fn bit(r: RefRole) -> u16 {
+    1 << (r as u16)
+}
+
+/// Run `references.scm` over `range` (or, for a language without one, take
+/// every identifier leaf as a plain use).
+fn scan<'a>(
+    file: &'a ParsedFile,
+    range: std::ops::Range<usize>,
+    defined: &[usize],
+) -> Result<Uses<'a>> {
+    let body = file.source.body();
+    let text = |n: Node| &body[n.start_byte()..n.end_byte()];
+    let inside = |n: Node| n.start_byte() >= range.start && n.end_byte() <= range.end;
+    let mut uses = Uses {
+        plain: Vec::new(),
+        members: Vec::new(),
+        locals: Vec::new(),
+    };
+    let Some(q) = file.language.references_query()? else {
+        let idents = &file.language.rules().identifiers;
+        for_each_node_in(file.tree.root_node(), range.start, range.end, &mut |n| {
+            if idents.iter().any(|k| k == n.kind())
+                && defined.binary_search(&n.start_byte()).is_err()
+            {
+                uses.plain.push((n.start_byte(), text(n)));
+            }
+        });
+        return Ok(uses);
+    };
+    let mut captured: Vec<NodeUse> = Vec::new();
+    let mut scopes: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut cursor = QueryCursor::new();
+    cursor.set_byte_range(range.clone());
+    // Start at the smallest node around the range, not at the root.
+    let root = file.tree.root_node();
+    let start = root
+        .descendant_for_byte_range(range.start, range.end)
+        .unwrap_or(root);
+    let mut it = cursor.matches(&q.query, start, body.as_bytes());
+    while let Some(m) = it.next() {
+        let receiver = m
+            .captures()
+            .iter()
+            .filter_map(|c| match q.roles[c.index as usize] {
+                RefRole::SelfReceiver => Some((c.node, Receiving::SelfLike)),
+                RefRole::SuperReceiver => Some((c.node, Receiving::Super)),
+                RefRole::Receiver => Some((c.node, Receiving::Plain)),
+                _ => None,
+            })
+            .max_by_key(|r| r.1);
+        for c in m.captures() {
+            let role = q.roles[c.index as usize];
+            match role {
+                RefRole::LocalScope => {
+                    scopes.push(c.node.start_byte()..c.node.end_byte());
+                }
+                RefRole::Receiver
+                | RefRole::SelfReceiver
+                | RefRole::SuperReceiver
+                | RefRole::Private => {}
+                _ if !inside(c.node) || defined.binary_search(&c.node.start_byte()).is_ok() => {}
+                _ => {
+                    let member = matches!(
+                        role,
+                        RefRole::Member | RefRole::MemberCall | RefRole::MemberField
+                    );
+                    captured.push(NodeUse {
+                        node: c.node,
+                        roles: bit(role),
+                        receiver: if member { receiver } else { None },
+                    });
+                }
+            }
+        }
+    }
+    // One entry per node: the union of its roles; a self or super receiver
+    // from any pattern wins over a plain one.
+    captured.sort_unstable_by_key(|n| (n.node.start_byte(), n.node.id()));
+    let mut nodes: Vec<NodeUse> = Vec::with_capacity(captured.len());
+    for n in captured {
+        match nodes.last_mut() {
+            Some(last) if last.node.id() == n.node.id() => {
+                last.roles |= n.roles;
+                if n.receiver.map(|r| r.1) > last.receiver.map(|r| r.1) {
+                    last.receiver = n.receiver;
+                }
+            }
+            _ => nodes.push(n),
+        }
+    }
+    for n in &nodes {
+        let node = n.node;
+        let has = |r: RefRole| n.roles & bit(r) != 0;
+        let name = text(node);
+        if has(RefRole::LocalDefinition) {
+            // The innermost scope around the binding; a binding outside
+            // every scope (a class attribute) hides nothing.
+            if let Some(scope) = scopes
+                .iter()
+                .filter(|s| s.start <= node.start_byte() && node.end_byte() <= s.end)
+                .min_by_key(|s| s.end - s.start)
+            {
+                uses.locals.push((name, scope.clone()));
+            }
+        } else if has(RefRole::Ignore) {
+        } else if has(RefRole::Member) || has(RefRole::MemberCall) || has(RefRole::MemberField) {
+            let wants = if has(RefRole::MemberCall) {
+                Wants::Callable
+            } else if has(RefRole::MemberField) {
+                Wants::NotCallable
+            } else {
+                Wants::Any
+            };
+            let receiver = match n.receiver {
+                Some((_, Receiving::SelfLike)) => Receiver::SelfLike,
+                Some((_, Receiving::Super)) => Receiver::Super,
+                Some((r, Receiving::Plain)) if r.child_count() == 0 || is_path(text(r)) => {
+                    Receiver::Named(text(r))
+                }
+                _ => Receiver::Other,
+            };
+            uses.members.push(MemberUse {
+                byte: node.start_byte(),
+                name,
+                receiver,
+                wants,
+            });
+        } else if has(RefRole::Reference) {
+            uses.plain.push((node.start_byte(), name));
+        }
+    }
+    Ok(uses)
+}
+
+/// A receiver written as a plain path (`a`, `a.b`, `a::b`), nothing else.
+fn is_path(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.' | ':'))
+}
+
+/// Is symbol `i` reachable by its bare name from `target`: not a member,
+/// and defined at the top level or in a scope that encloses the target?
+fn visible(file: &ParsedFile, i: usize, target: &Symbol) -> bool {
+    let s = &file.symbols[i];
+    if MEMBER_KINDS.contains(&s.kind.as_str()) {
+        // A class-body field may use a sibling field by its bare name.
+        return s.parent == target.parent
+            && !LOCAL_SCOPE_KINDS.contains(&target.kind.as_str())
+            && MEMBER_KINDS.contains(&target.kind.as_str());
+    }
+    match s.parent_index {
+        None => true,
+        Some(p) => file.symbols[p].contains(target) || file.symbols[p].full == target.full,
+    }
+}
+
+/// Symbols named `owner + [name]`, for each path in `owners`.
+fn members_of(
+    file: &ParsedFile,
+    index: &Index,
+    owners: &[Vec<String>],
+    name: &str,
+    wants: Wants,
+) -> Vec<usize> {
+    index
+        .named(name)
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let segs = &file.symbols[i].segments;
+            wants.accepts(&file.symbols[i].kind)
+                && owners
+                    .iter()
+                    .any(|o| segs.len() == o.len() + 1 && segs[..o.len()] == o[..])
+        })
+        .collect()
+}
+
+/// `self.name` at `byte` (file offset): a member of the type around the
+/// innermost member (method, field, ...) containing it, else of that type's
+/// same-file bases, nearest first (`super.name`: the bases only).
+fn self_members(
+    file: &ParsedFile,
+    index: &Index,
+    byte: usize,
+    name: &str,
+    wants: Wants,
+    bases_only: bool,
+) -> Vec<usize> {
+    let Some(method) = index
+        .around
+        .iter()
+        .map(|&i| &file.symbols[i])
+        .filter(|s| {
+            MEMBER_KINDS.contains(&s.kind.as_str())
+                && s.full.start_byte <= byte
+                && byte < s.full.end_byte
+        })
+        .min_by_key(|s| s.full.end_byte - s.full.start_byte)
+    else {
+        return Vec::new();
+    };
+    let owner = method.segments[..method.segments.len() - 1].to_vec();
+    let mut level = vec![owner];
+    let mut holders: Vec<usize> = method.parent_index.into_iter().collect();
+    let mut seen: HashSet<Vec<String>> = level.iter().cloned().collect();
+    for depth in 0..MAX_BASE_DEPTH {
+        let found = if bases_only && depth == 0 {
+            Vec::new()
+        } else {
+            members_of(file, index, &level, name, wants)
+        };
+        if !found.is_empty() {
+            return found;
+        }
+        // The next level: same-file types named in the holders' headers.
+        let mut next_holders = Vec::new();
+        let mut next = Vec::new();
+        for &h in &holders {
+            let found = index
+                .bases
+                .borrow_mut()
+                .entry(h)
+                .or_insert_with(|| bases(file, index, h))
+                .clone();
+            for b in found {
+                if seen.insert(file.symbols[b].segments.clone()) {
+                    next.push(file.symbols[b].segments.clone());
+                    next_holders.push(b);
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        level = next;
+        holders = next_holders;
+    }
+    Vec::new()
+}
+
+/// How many levels of same-file base classes `self.x` looks through.
+const MAX_BASE_DEPTH: usize = 4;
+
+/// Same-file definitions named in the header of symbol `h` (before its
+/// body): the bases of a class, the trait of an `impl`, supertraits.
+fn bases(file: &ParsedFile, index: &Index, h: usize) -> Vec<usize> {
+    let holder = &file.symbols[h];
+    let offset = file.source.body_offset();
+    let (start, end) = (
+        holder.bare.start_byte - offset,
+        holder.bare.end_byte - offset,
+    );
+    let Some(node) = file.tree.root_node().descendant_for_byte_range(start, end) else {
+        return Vec::new();
+    };
+    let Some(body) = file
+        .language
+        .rules()
+        .body_fields
+        .iter()
+        .find_map(|f| node.child_by_field_name(f))
+    else {
+        return Vec::new();
+    };
+    let Ok(uses) = scan(file, start..body.start_byte(), &[]) else {
+        return Vec::new();
+    };
+    let mut found: Vec<usize> = uses
+        .plain
+        .iter()
+        .flat_map(|(_, n)| index.named(n).iter().copied())
+        .filter(|&i| {
+            let s = &file.symbols[i];
+            i != h
+                && s.segments != holder.segments
+                && !MEMBER_KINDS.contains(&s.kind.as_str())
+                && visible(file, i, holder)
+        })
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+/// `X.name` / `X::name` / `a::X::name`: the member `name` of the same-file
+/// symbol the receiver names (its first segment resolved like a plain name).
+fn named_members(
+    file: &ParsedFile,
+    index: &Index,
+    target: &Symbol,
+    uses: &Uses,
+    receiver: &str,
+    m: &MemberUse,
+) -> Vec<usize> {
+    let segments = super::namepath::split_path(receiver);
+    let Some(first) = segments.first() else {
+        return Vec::new();
+    };
+    if uses.shadowed(first, m.byte) {
+        return Vec::new();
+    }
+    let owners: Vec<Vec<String>> = index
+        .named(first)
+        .iter()
+        .map(|&i| (i, &file.symbols[i]))
+        .filter(|(i, s)| !MEMBER_KINDS.contains(&s.kind.as_str()) && visible(file, *i, target))
+        .map(|(_, s)| {
+            let mut path = s.segments.clone();
+            path.extend(segments[1..].iter().cloned());
+            path
+        })
+        .collect();
+    members_of(file, index, &owners, m.name, m.wants)
 }
 
 /// An import statement of a file and the names it binds (body offsets).
@@ -176,18 +612,6 @@ pub(crate) fn collect_imports(file: &ParsedFile) -> Result<Vec<ImportStmt>> {
         }
     }
     Ok(by_stmt.into_values().collect())
-}
-
-/// Is symbol `i` nested in a function (a local, invisible from outside)?
-fn is_local(file: &ParsedFile, i: usize) -> bool {
-    let mut p = file.symbols[i].parent_index;
-    while let Some(j) = p {
-        if LOCAL_SCOPE_KINDS.contains(&file.symbols[j].kind.as_str()) {
-            return true;
-        }
-        p = file.symbols[j].parent_index;
-    }
-    false
 }
 
 /// Visit every node overlapping `[start, end)`, descending only where needed.

@@ -60,12 +60,24 @@ pub struct Symbol {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
     /// An address that selects this symbol unambiguously, when `name_path`
-    /// alone does not (`/new`, `Point::fmt#2`).
+    /// alone does not (`/new`, `impl fmt::Debug for Error::fmt`, `parse#2`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
     #[serde(skip)]
     #[schemars(skip)]
     pub(crate) segments: Vec<String>,
+    /// A second way to address a member: through its owner symbol when the
+    /// owner is also a scope (`impl Display for Point::fmt`), with the
+    /// display form of that path. Matched only as a whole, never as a suffix.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) alias: Option<(Vec<String>, String)>,
+    /// The name is a phrase built from several `@name` captures (`impl
+    /// From<Error> for io::Error`): the path matches only as a whole, so the
+    /// `Error` inside it is not a suffix that names this symbol.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) phrase: bool,
     #[serde(skip)]
     #[schemars(skip)]
     pub(crate) full: Span,
@@ -80,6 +92,9 @@ pub struct Symbol {
     #[serde(skip)]
     #[schemars(skip)]
     pub(crate) parent_index: Option<usize>,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) depth: usize,
 }
 
 impl Symbol {
@@ -95,6 +110,11 @@ impl Symbol {
 
     pub fn segments(&self) -> &[String] {
         &self.segments
+    }
+
+    /// How many symbols enclose this one (0 at the top level), for outlines.
+    pub fn depth(&self) -> usize {
+        self.depth
     }
 
     /// The address to use for this symbol: `address` if set, else the name path.
@@ -145,6 +165,8 @@ pub struct ParsedFile {
     pub parse_errors: Vec<ParseErrorLoc>,
     /// The file's import statements, computed on first use.
     imports: std::sync::OnceLock<Vec<ImportStmt>>,
+    /// Symbol indices by name, computed on first use (dependencies).
+    by_name: std::sync::OnceLock<HashMap<String, Vec<usize>>>,
 }
 
 impl std::fmt::Debug for ParsedFile {
@@ -166,6 +188,19 @@ impl ParsedFile {
         }
         let v = deps::collect_imports(self)?;
         Ok(self.imports.get_or_init(|| v))
+    }
+
+    /// Indices into `symbols` of the symbols called `name`, in document
+    /// order (the index is built once per parsed file).
+    pub fn symbols_named(&self, name: &str) -> &[usize] {
+        let index = self.by_name.get_or_init(|| {
+            let mut m: HashMap<String, Vec<usize>> = HashMap::new();
+            for (i, s) in self.symbols.iter().enumerate() {
+                m.entry(s.name.clone()).or_default().push(i);
+            }
+            m
+        });
+        index.get(name).map_or(&[], Vec::as_slice)
     }
 
     /// The file's bytes over `span`.
@@ -218,18 +253,21 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
     while let Some(m) = matches.next() {
         let mut def: Option<(Node, &'static str)> = None;
         let mut scope: Option<Node> = None;
-        let mut name: Option<Node> = None;
+        let mut names: Vec<Node> = Vec::new();
         let mut doc: Option<Node> = None;
         for c in m.captures() {
             match query.roles[c.index as usize] {
                 TagRole::Definition(kind) => def = Some((c.node, kind)),
                 TagRole::Scope => scope = Some(c.node),
-                TagRole::Name => name = Some(c.node),
+                TagRole::Name => names.push(c.node),
                 TagRole::Doc => doc = Some(c.node),
                 TagRole::Private => {}
             }
         }
-        let Some(name) = name else { continue };
+        let phrase = names.len() > 1;
+        let Some((name, label)) = name_of(&mut names, body) else {
+            continue;
+        };
         let (node, kind) = match (def, scope) {
             (Some((n, k)), _) => (n, Some(k)),
             (None, Some(n)) => (n, None),
@@ -239,6 +277,8 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
         let raw = Raw {
             node,
             name,
+            label,
+            phrase,
             kind,
             doc,
             pattern: m.pattern_index,
@@ -253,6 +293,20 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
     }
 
     let mut raws: Vec<Raw> = best.into_values().collect();
+    // A node that is both a definition and a scope (a Rust `impl` block) is
+    // one symbol whose children hang from the scope's name (`Point::new`).
+    let scopes_of_definitions: HashMap<usize, Raw> = {
+        let defined: std::collections::HashSet<usize> = raws
+            .iter()
+            .filter(|r| r.kind.is_some())
+            .map(|r| r.node.id())
+            .collect();
+        let (merged, rest): (Vec<Raw>, Vec<Raw>) = raws
+            .into_iter()
+            .partition(|r| r.kind.is_none() && defined.contains(&r.node.id()));
+        raws = rest;
+        merged.into_iter().map(|r| (r.node.id(), r)).collect()
+    };
     raws.sort_by_key(|r| {
         (
             r.node.start_byte(),
@@ -274,6 +328,17 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
     let mut stack: Vec<Open> = Vec::new();
     let mut symbols: Vec<Symbol> = Vec::new();
     let sep = lang.separator();
+    let child_of = |parent: Option<&Open>, name: &str| -> (Vec<String>, String) {
+        let mut segments = parent.map(|p| p.segments.clone()).unwrap_or_default();
+        let own = namepath::split_path(name);
+        if own.iter().any(|s| s.is_empty()) {
+            segments.push(name.to_string());
+        } else {
+            segments.extend(own);
+        }
+        let path = parent.map_or_else(|| name.to_string(), |p| format!("{}{sep}{name}", p.path));
+        (segments, path)
+    };
     for raw in &raws {
         let (s, e) = (raw.node.start_byte(), raw.node.end_byte());
         while let Some(top) = stack.last() {
@@ -284,19 +349,11 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
             stack.pop();
         }
         let parent = stack.last();
-        let name = node_text(raw.name, body).to_string();
-        let mut segments = parent.map(|p| p.segments.clone()).unwrap_or_default();
-        let own = namepath::split_path(&name);
-        if own.iter().any(|s| s.is_empty()) {
-            segments.push(name.clone());
-        } else {
-            segments.extend(own);
-        }
+        let name = raw.label.clone();
+        let (segments, path) = child_of(parent, &name);
         match raw.kind {
             None => {
                 let sig = signature(lang, raw.node, body);
-                let path =
-                    parent.map_or_else(|| name.clone(), |p| format!("{}{sep}{name}", p.path));
                 stack.push(Open {
                     start: s,
                     end: e,
@@ -311,14 +368,30 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
                 let parent_path = parent.map(|p| p.path.clone());
                 let context = parent.and_then(|p| p.scope_signature.clone());
                 let parent_index = parent.and_then(|p| p.symbol);
+                // Members of a definition that is also a scope can be
+                // addressed through it as well: `impl Display for Point::fmt`.
+                let alias = parent.filter(|p| !p.is_scope).and_then(|p| {
+                    let owner = &symbols[p.symbol?];
+                    (p.segments != owner.segments).then(|| {
+                        let shown = format!("{}{sep}{name}", owner.name_path);
+                        (namepath::split_path(&shown), shown)
+                    })
+                });
                 let full = widen(lang, raw.node, raw.doc, body);
                 let index = symbols.len();
-                let name_path = parent_path
-                    .as_ref()
-                    .map_or_else(|| name.clone(), |p| format!("{p}{sep}{name}"));
+                let signature = signature(lang, raw.node, body);
+                // The children of an `impl` hang from its scope's name.
+                let (child_segments, child_path, scope_signature) =
+                    match scopes_of_definitions.get(&raw.node.id()) {
+                        Some(scope) => {
+                            let (segs, path) = child_of(parent, &scope.label);
+                            (segs, path, Some(signature.clone()))
+                        }
+                        None => (segments.clone(), path.clone(), None),
+                    };
                 symbols.push(Symbol {
                     name,
-                    name_path,
+                    name_path: path,
                     kind: kind.to_string(),
                     start_line: 0,
                     end_line: 0,
@@ -326,22 +399,25 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
                     end_byte: 0,
                     name_line: raw.name.start_position().row + 1,
                     parent: parent_path,
-                    signature: signature(lang, raw.node, body),
+                    signature,
                     context,
                     address: None,
-                    segments: segments.clone(),
+                    segments,
+                    alias,
+                    phrase: raw.phrase,
                     full: span_of(full.0, full.1, offset),
                     bare: span_of(raw.node, raw.node, offset),
                     name_byte: raw.name.start_byte() + offset,
                     parent_index,
+                    depth: parent_index.map_or(0, |i| symbols[i].depth + 1),
                 });
                 stack.push(Open {
                     start: s,
                     end: e,
-                    segments,
-                    path: symbols[index].name_path.clone(),
+                    segments: child_segments,
+                    path: child_path,
                     symbol: Some(index),
-                    scope_signature: None,
+                    scope_signature,
                     is_scope: false,
                 });
             }
@@ -361,16 +437,45 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
         parse_error_count,
         parse_errors,
         imports: std::sync::OnceLock::new(),
+        by_name: std::sync::OnceLock::new(),
     })
 }
 
 #[derive(Clone)]
 struct Raw<'t> {
     node: Node<'t>,
+    /// The first `@name` node (the dedup key and the name's position).
     name: Node<'t>,
+    /// The symbol's name: the text of its `@name` captures.
+    label: String,
+    /// Several `@name` captures formed the name.
+    phrase: bool,
     kind: Option<&'static str>,
     doc: Option<Node<'t>>,
     pattern: usize,
+}
+
+/// A symbol's name from its `@name` captures: one capture's text, or several
+/// captures (`"impl" @name trait: (_) @name "for" @name type: (_) @name`)
+/// joined by single spaces in document order. Returns the first node too.
+fn name_of<'t>(names: &mut [Node<'t>], body: &str) -> Option<(Node<'t>, String)> {
+    names.sort_by_key(|n| n.start_byte());
+    let first = *names.first()?;
+    let label = if names.len() == 1 {
+        node_text(first, body).to_string()
+    } else {
+        names
+            .iter()
+            .map(|n| {
+                node_text(*n, body)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    Some((first, label))
 }
 
 fn node_text<'a>(node: Node, body: &'a str) -> &'a str {
@@ -431,6 +536,23 @@ fn widen<'t>(
     (first, top)
 }
 
+/// Where a definition's header ends: after its last child before the body
+/// that is not an extra (a comment between `def f():` and the body's first
+/// statement belongs to neither, and is not part of the signature).
+fn header_end(node: Node, body_node: Node) -> usize {
+    let mut end = node.start_byte();
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if child.start_byte() >= body_node.start_byte() {
+            break;
+        }
+        if !child.is_extra() {
+            end = child.end_byte();
+        }
+    }
+    end
+}
+
 /// One-line header: the text before the body, whitespace collapsed.
 fn signature(lang: &Language, node: Node, body: &str) -> String {
     let text = node_text(node, body);
@@ -440,7 +562,7 @@ fn signature(lang: &Language, node: Node, body: &str) -> String {
         .iter()
         .find_map(|f| node.child_by_field_name(f))
         .filter(|b| b.start_byte() > node.start_byte())
-        .map(|b| &body[node.start_byte()..b.start_byte()])
+        .map(|b| &body[node.start_byte()..header_end(node, b)])
         .unwrap_or_else(|| text.lines().next().unwrap_or(""));
     let mut out = String::with_capacity(head.len().min(MAX_SIGNATURE + 4));
     for word in head.split_whitespace() {
@@ -540,21 +662,21 @@ pub fn definitions_in(
     let mut matches = cursor.matches(&query.query, tree.root_node(), body.as_bytes());
     while let Some(m) = matches.next() {
         let mut def = None;
-        let mut name = None;
+        let mut names = Vec::new();
         let mut doc = None;
         for c in m.captures() {
             match query.roles[c.index as usize] {
                 TagRole::Definition(kind) => def = Some((c.node, kind)),
-                TagRole::Name => name = Some(c.node),
+                TagRole::Name => names.push(c.node),
                 TagRole::Doc => doc = Some(c.node),
                 _ => {}
             }
         }
-        if let (Some((node, kind)), Some(name)) = (def, name)
+        if let (Some((node, kind)), Some((_, name))) = (def, name_of(&mut names, body))
             && range.contains(&node.start_byte())
             && !found
                 .iter()
-                .any(|f| f.0 == node.start_byte() && f.2.name == node_text(name, body))
+                .any(|f| f.0 == node.start_byte() && f.2.name == name)
         {
             let (first, top) = widen(lang, node, doc, body);
             let row = node.start_position().row;
@@ -562,7 +684,7 @@ pub fn definitions_in(
                 node.start_byte(),
                 node.end_byte(),
                 Defined {
-                    name: node_text(name, body).to_string(),
+                    name,
                     kind,
                     trivia_lines: first.start_position().row < row,
                     trivia_prefix: top.start_byte() < node.start_byte()

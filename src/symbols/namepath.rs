@@ -57,7 +57,22 @@ impl NamePathQuery {
     }
 
     fn matches(&self, sym: &Symbol) -> bool {
-        let segs = &sym.segments;
+        let own = if sym.phrase {
+            self.matches_whole(&sym.segments)
+        } else {
+            self.matches_segments(&sym.segments)
+        };
+        own || sym
+            .alias
+            .as_ref()
+            .is_some_and(|(segs, _)| self.matches_whole(segs))
+    }
+
+    fn matches_whole(&self, segs: &[String]) -> bool {
+        segs.len() == self.segments.len() && segs.iter().zip(&self.segments).all(|(a, b)| a == b)
+    }
+
+    fn matches_segments(&self, segs: &[String]) -> bool {
         if self.absolute {
             segs.len() == self.segments.len()
                 && segs.iter().zip(&self.segments).all(|(a, b)| a == b)
@@ -88,6 +103,7 @@ pub(crate) fn split_path(path: &str) -> Vec<String> {
     let mut segments = Vec::new();
     let mut current = String::new();
     let mut depth = 0usize;
+    let mut angle = 0usize;
     let mut quote: Option<char> = None;
     let mut chars = path.chars().peekable();
     while let Some(c) = chars.next() {
@@ -111,8 +127,17 @@ pub(crate) fn split_path(path: &str) -> Vec<String> {
                 depth = depth.saturating_sub(1);
                 current.push(c);
             }
-            '.' | '/' if depth == 0 => segments.push(std::mem::take(&mut current)),
-            ':' if depth == 0 && chars.peek() == Some(&':') => {
+            // Generic arguments (`From<io::Error>`) are not split either.
+            '<' if depth == 0 => {
+                angle += 1;
+                current.push(c);
+            }
+            '>' if depth == 0 && angle > 0 => {
+                angle -= 1;
+                current.push(c);
+            }
+            '.' | '/' if depth == 0 && angle == 0 => segments.push(std::mem::take(&mut current)),
+            ':' if depth == 0 && angle == 0 && chars.peek() == Some(&':') => {
                 chars.next();
                 segments.push(std::mem::take(&mut current));
             }
@@ -124,18 +149,27 @@ pub(crate) fn split_path(path: &str) -> Vec<String> {
 }
 
 /// `Point<T>` → `Point` (agents often paste types with their parameters).
+/// Only a trailing argument list goes: in `impl From<io::Error> for Error`
+/// the trait's arguments tell two impls apart and stay.
 fn strip_generics(seg: &str) -> String {
-    let mut out = String::new();
+    let seg = seg.trim();
+    if !seg.ends_with('>') {
+        return seg.to_string();
+    }
     let mut depth = 0usize;
-    for c in seg.chars() {
+    for (i, c) in seg.char_indices().rev() {
         match c {
-            '<' => depth += 1,
-            '>' if depth > 0 => depth -= 1,
-            _ if depth == 0 => out.push(c),
+            '>' => depth += 1,
+            '<' => {
+                depth -= 1;
+                if depth == 0 {
+                    return seg[..i].trim_end().to_string();
+                }
+            }
             _ => {}
         }
     }
-    out.trim().to_string()
+    seg.to_string()
 }
 
 /// Resolve `query` (with an optional `kind` filter) to exactly one symbol.
@@ -192,6 +226,12 @@ pub fn resolve<'a>(symbols: &'a [Symbol], query: &str, kind: Option<&str>) -> Re
     if matched.len() == 1 {
         return Ok(matched[0]);
     }
+    if let Some(top) = obvious(&q, &matched) {
+        return Ok(top);
+    }
+    // Top-level candidates first: `/X` is the address an agent most often means.
+    let mut matched = matched;
+    matched.sort_by_key(|s| !is_top_level(s));
     let list: Vec<String> = matched
         .iter()
         .map(|s| {
@@ -216,6 +256,32 @@ pub fn resolve<'a>(symbols: &'a [Symbol], query: &str, kind: Option<&str>) -> Re
         "symbol": query,
         "candidates": matched.iter().map(|s| candidate(s)).collect::<Vec<_>>(),
     })))
+}
+
+fn is_top_level(s: &Symbol) -> bool {
+    s.parent_index.is_none() && s.parent.is_none()
+}
+
+/// The one rule by which a name that matches several symbols still resolves:
+/// a bare name (one segment, not absolute, no `#N`) that matches exactly one
+/// top-level definition, when every other match is nested and of a different
+/// kind, means the top-level one (`ZodString` is the class, not the enum
+/// member `ZodFirstPartyTypeKind.ZodString`; `find` is the module function,
+/// not the method `Warehouse.find`). Two matches of the same kind are never
+/// chosen between.
+fn obvious<'a>(q: &NamePathQuery, matched: &[&'a Symbol]) -> Option<&'a Symbol> {
+    if q.absolute || q.index.is_some() || q.segments.len() != 1 {
+        return None;
+    }
+    let mut top = matched.iter().filter(|s| is_top_level(s));
+    let first = *top.next()?;
+    if top.next().is_some() {
+        return None;
+    }
+    matched
+        .iter()
+        .all(|s| std::ptr::eq(*s, first) || s.kind != first.kind)
+        .then_some(first)
 }
 
 fn candidate(s: &Symbol) -> serde_json::Value {
@@ -305,41 +371,83 @@ fn not_found(
 }
 
 /// Give every symbol whose name path is not a unique address one that is:
-/// `/path` when only the suffix rule makes it ambiguous, `path#k` or
-/// `/path#k` for true duplicates (overloads, `@property` + setter, ...).
+/// `/path` when only the suffix rule makes it ambiguous; for true duplicates
+/// the path through the owner when that is unique (`impl Display for
+/// Error::fmt`, a method of a trait impl); else `path#k` or `/path#k`
+/// (overloads, `@property` + setter, ...).
 pub(crate) fn assign_addresses(symbols: &mut [Symbol]) {
-    let mut suffix_count: HashMap<Vec<&str>, usize> = HashMap::new();
-    let mut exact_count: HashMap<Vec<&str>, usize> = HashMap::new();
+    // Counts are per symbol: a symbol matching a query through both its
+    // path and its alias counts once.
+    let mut suffix_count: HashMap<&[String], usize> = HashMap::new();
+    let mut exact_count: HashMap<&[String], usize> = HashMap::new();
     for s in symbols.iter() {
-        let segs: Vec<&str> = s.segments.iter().map(String::as_str).collect();
-        for i in 0..segs.len() {
-            *suffix_count.entry(segs[i..].to_vec()).or_default() += 1;
-        }
-        *exact_count.entry(segs).or_default() += 1;
-    }
-    let mut seen: HashMap<Vec<String>, usize> = HashMap::new();
-    let addresses: Vec<Option<String>> = symbols
-        .iter()
-        .map(|s| {
-            let segs: Vec<&str> = s.segments.iter().map(String::as_str).collect();
-            let suffixes = suffix_count[&segs];
-            let exact = exact_count[&segs];
-            let ordinal = {
-                let n = seen.entry(s.segments.clone()).or_default();
-                *n += 1;
-                *n
-            };
-            if suffixes == 1 {
-                None
-            } else if exact == 1 {
-                Some(format!("/{}", s.name_path))
-            } else if suffixes == exact {
-                Some(format!("{}#{ordinal}", s.name_path))
-            } else {
-                Some(format!("/{}#{ordinal}", s.name_path))
+        let mut suffixes: Vec<&[String]> = Vec::new();
+        let mut exact: Vec<&[String]> = vec![&s.segments];
+        if s.phrase {
+            suffixes.push(&s.segments);
+        } else {
+            for i in 0..s.segments.len() {
+                suffixes.push(&s.segments[i..]);
             }
-        })
-        .collect();
+        }
+        if let Some((alias, _)) = &s.alias {
+            exact.push(alias);
+            suffixes.push(alias);
+        }
+        suffixes.sort();
+        suffixes.dedup();
+        exact.dedup();
+        for k in suffixes {
+            *suffix_count.entry(k).or_default() += 1;
+        }
+        for k in exact {
+            *exact_count.entry(k).or_default() += 1;
+        }
+    }
+    let mut seen: HashMap<&[String], usize> = HashMap::new();
+    let mut addresses: Vec<Option<String>> = Vec::with_capacity(symbols.len());
+    for s in symbols.iter() {
+        let segs: &[String] = &s.segments;
+        let suffixes = suffix_count[segs];
+        let exact = exact_count[segs];
+        let ordinal = {
+            let mut mine = vec![segs];
+            if let Some((alias, _)) = &s.alias
+                && alias != segs
+            {
+                mine.push(alias);
+            }
+            let mut own = 0;
+            for k in mine {
+                let n = seen.entry(k).or_default();
+                *n += 1;
+                if k == segs {
+                    own = *n;
+                }
+            }
+            own
+        };
+        let via_owner = s.alias.as_ref().and_then(|(alias, shown)| {
+            if suffix_count[alias.as_slice()] == 1 {
+                Some(shown.clone())
+            } else if exact_count[alias.as_slice()] == 1 {
+                Some(format!("/{shown}"))
+            } else {
+                None
+            }
+        });
+        addresses.push(if suffixes == 1 {
+            None
+        } else if exact == 1 {
+            Some(format!("/{}", s.name_path))
+        } else if let Some(a) = via_owner {
+            Some(a)
+        } else if suffixes == exact {
+            Some(format!("{}#{ordinal}", s.name_path))
+        } else {
+            Some(format!("/{}#{ordinal}", s.name_path))
+        });
+    }
     for (s, a) in symbols.iter_mut().zip(addresses) {
         s.address = a;
     }
@@ -368,6 +476,13 @@ mod tests {
         let q = NamePathQuery::parse("&'_ std::ffi::OsStr::eq").unwrap();
         assert_eq!(q.segments, ["&'_ std", "ffi", "OsStr", "eq"]);
         assert_eq!(split_path("\"a.b\""), ["\"a.b\""]);
+        // Generic arguments are not split and only a trailing list goes.
+        assert_eq!(
+            split_path("impl From<io::Error> for Error::from"),
+            ["impl From<io::Error> for Error", "from"]
+        );
+        assert_eq!(split_path("HashMap<K, a::B>::get"), ["HashMap", "get"]);
+        assert_eq!(split_path("impl Area for Vec<T>"), ["impl Area for Vec"]);
         for bad in ["", "/", "a..b", "f#0"] {
             assert_eq!(
                 NamePathQuery::parse(bad).unwrap_err().code(),

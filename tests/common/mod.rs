@@ -33,9 +33,7 @@ pub fn compact(fs: &FileSymbols) -> String {
         fs.path, fs.language, fs.parse_errors
     );
     for s in &fs.symbols {
-        let depth = s.parent.as_ref().map_or(0, |_| {
-            s.name_path.matches(['.', ':']).count() / if s.name_path.contains("::") { 2 } else { 1 }
-        });
+        let depth = s.depth();
         let ctx = s
             .context
             .as_ref()

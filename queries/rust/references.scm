@@ -1,0 +1,68 @@
+; Uses of names inside a symbol, for its same-file dependencies. A node
+; captured as a local definition, ignored or a member is never a plain
+; reference, whatever other pattern also captures it.
+
+; `self.x` is a member of the enclosing type; `other.x` is not resolved.
+; Rust methods are only ever called: `self.len` is a field, `self.len()` a
+; method (a getter of the same name as its field is common).
+(field_expression
+  value: (self) @receiver.self
+  field: (field_identifier) @reference.member.field)
+(field_expression
+  value: (_) @receiver
+  field: (field_identifier) @reference.member.field
+  (#not-eq? @receiver "self"))
+(call_expression
+  function: (field_expression
+    field: (field_identifier) @reference.member.call))
+
+; Paths: `Self::x` is the enclosing type's; `Point::new`, `Error::Io` and
+; `io::Error` name a member of what precedes them.
+(scoped_identifier
+  path: (identifier) @receiver.self
+  name: (identifier) @reference.member
+  (#eq? @receiver.self "Self"))
+(scoped_identifier
+  path: (_) @receiver
+  name: (identifier) @reference.member
+  (#not-eq? @receiver "Self"))
+(scoped_type_identifier
+  path: (_) @receiver
+  name: (type_identifier) @reference.member)
+
+; Parameters and local bindings.
+(parameter pattern: (identifier) @local.definition)
+(closure_parameters (identifier) @local.definition)
+(closure_parameters (parameter pattern: (identifier) @local.definition))
+(let_declaration pattern: (identifier) @local.definition)
+(let_declaration pattern: (tuple_pattern (identifier) @local.definition))
+(let_declaration pattern: (mut_pattern (identifier) @local.definition))
+(for_expression pattern: (identifier) @local.definition)
+(for_expression pattern: (tuple_pattern (identifier) @local.definition))
+(tuple_pattern (identifier) @local.definition)
+(shorthand_field_identifier) @ignore
+
+; Where local bindings are visible.
+(function_item) @local.scope
+(closure_expression) @local.scope
+(block) @local.scope
+
+; Everything else named is a use.
+(macro_invocation macro: (identifier) @reference.macro)
+(call_expression function: (identifier) @reference.call)
+(type_identifier) @reference.type
+(identifier) @reference
+
+; Inside macro arguments and bodies (token trees): `self.x` and `A::b`.
+(token_tree
+  (self) @receiver.self
+  .
+  "."
+  .
+  (identifier) @reference.member)
+(token_tree
+  (identifier) @receiver
+  .
+  "::"
+  .
+  (identifier) @reference.member)
