@@ -29,6 +29,11 @@ def total(items):
 class Shape:
     def area(self):
         return 0
+
+
+class Square:
+    def area(self):
+        return 1
 ";
 
 enum Step {
@@ -91,8 +96,11 @@ fn cases() -> Vec<Case> {
         error(
             "ambiguous symbol",
             "AMBIGUOUS",
-            &["extract", "a.py", "area"],
-            Some(("extract_code", || json!({"path": "a.py", "symbol": "area"}))),
+            &["extract", "a.py", "area", "--kind", "method"],
+            Some((
+                "extract_code",
+                || json!({"path": "a.py", "symbol": "area", "kind": "method"}),
+            )),
         ),
         error(
             "symbol of another kind",
