@@ -875,23 +875,36 @@ fn keyword_line_spans(
     words: &[String],
     case_sensitive: bool,
 ) -> Result<Vec<std::ops::Range<usize>>> {
-    let alternation: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
-    let re = regex::RegexBuilder::new(&format!(r"\b(?:{})\b", alternation.join("|")))
+    // The matcher's own whole-word rule decides (the same as search hits):
+    // its alternation finds candidate lines, `find_in_line` confirms them.
+    let matcher = crate::text::KeywordMatcher::keywords(words, case_sensitive, true)?;
+    let re = regex::RegexBuilder::new(matcher.alternation())
         .case_insensitive(!case_sensitive)
         .build()
-        .map_err(|e| Error::invalid_argument(format!("cannot search for these keywords: {e}")))?;
+        .map_err(|e| {
+            Error::invalid_argument(format!("cannot search for these keywords: {e}"))
+                .with_suggestion("pass plain words as ⟦keywords⟧")
+        })?;
     let bytes = body.as_bytes();
     let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
-    for m in re.find_iter(body) {
+    let mut from = 0;
+    while let Some(m) = re.find_at(body, from) {
         let start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |p| p + 1);
         let end = memchr::memchr(b'\n', &bytes[m.end()..]).map_or(body.len(), |p| m.end() + p);
-        if spans.last().is_some_and(|s| s.start == start) {
+        from = (end + 1).min(body.len());
+        if matcher.find_in_line(&body[start..end]).is_empty() {
+            if end >= body.len() {
+                break;
+            }
             continue;
         }
         if spans.len() == MAX_QUERY_RANGES {
             return Ok(std::iter::once(0..body.len()).collect());
         }
         spans.push(start..end);
+        if end >= body.len() {
+            break;
+        }
     }
     Ok(spans)
 }
@@ -935,5 +948,30 @@ mod tests {
         assert_eq!((c.start, c.old_end, c.new_end), (3, 3, 3));
         let c = diff_window("ab", "axb");
         assert_eq!((c.start, c.old_end, c.new_end), (1, 1, 2));
+    }
+}
+
+#[cfg(test)]
+mod keyword_span_tests {
+    use super::keyword_line_spans;
+
+    /// The matcher's whole-word rule (neighbours are not word characters),
+    /// not a regex `\b`: a keyword that starts with a symbol still matches,
+    /// and part of a longer identifier does not.
+    #[test]
+    fn keyword_lines_follow_the_matchers_whole_word_rule() {
+        let body = "x = 1\n@property\ndef f(): pass\nfoo_bar = 2\nfoo = 3\n";
+        let lines = |words: &[&str]| -> Vec<&str> {
+            let w: Vec<String> = words.iter().map(|s| s.to_string()).collect();
+            keyword_line_spans(body, &w, true)
+                .unwrap()
+                .into_iter()
+                .map(|r| &body[r])
+                .collect()
+        };
+        assert_eq!(lines(&["@property"]), ["@property"]);
+        assert_eq!(lines(&["foo"]), ["foo = 3"]);
+        assert_eq!(lines(&["foo", "x"]), ["x = 1", "foo = 3"]);
+        assert!(lines(&["oo"]).is_empty());
     }
 }
