@@ -918,6 +918,26 @@ pub fn tree(ws: &Workspace, params: &TreeParams) -> Result<TreeListing> {
 mod tests {
     use super::*;
 
+    /// The matcher's whole-word rule (neighbours are not word characters),
+    /// not a regex `\b`: a keyword that starts with a symbol still matches,
+    /// and part of a longer identifier does not.
+    #[test]
+    fn keyword_lines_follow_the_matchers_whole_word_rule() {
+        let body = "x = 1\n@property\ndef f(): pass\nfoo_bar = 2\nfoo = 3\n";
+        let lines = |words: &[&str]| -> Vec<&str> {
+            let w: Vec<String> = words.iter().map(|s| s.to_string()).collect();
+            keyword_line_spans(body, &w, true)
+                .unwrap()
+                .into_iter()
+                .map(|r| &body[r])
+                .collect()
+        };
+        assert_eq!(lines(&["@property"]), ["@property"]);
+        assert_eq!(lines(&["foo"]), ["foo = 3"]);
+        assert_eq!(lines(&["foo", "x"]), ["x = 1", "foo = 3"]);
+        assert!(lines(&["oo"]).is_empty());
+    }
+
     fn python() -> Arc<Language> {
         Engine::default()
             .registry
@@ -948,30 +968,5 @@ mod tests {
         assert_eq!((c.start, c.old_end, c.new_end), (3, 3, 3));
         let c = diff_window("ab", "axb");
         assert_eq!((c.start, c.old_end, c.new_end), (1, 1, 2));
-    }
-}
-
-#[cfg(test)]
-mod keyword_span_tests {
-    use super::keyword_line_spans;
-
-    /// The matcher's whole-word rule (neighbours are not word characters),
-    /// not a regex `\b`: a keyword that starts with a symbol still matches,
-    /// and part of a longer identifier does not.
-    #[test]
-    fn keyword_lines_follow_the_matchers_whole_word_rule() {
-        let body = "x = 1\n@property\ndef f(): pass\nfoo_bar = 2\nfoo = 3\n";
-        let lines = |words: &[&str]| -> Vec<&str> {
-            let w: Vec<String> = words.iter().map(|s| s.to_string()).collect();
-            keyword_line_spans(body, &w, true)
-                .unwrap()
-                .into_iter()
-                .map(|r| &body[r])
-                .collect()
-        };
-        assert_eq!(lines(&["@property"]), ["@property"]);
-        assert_eq!(lines(&["foo"]), ["foo = 3"]);
-        assert_eq!(lines(&["foo", "x"]), ["x = 1", "foo = 3"]);
-        assert!(lines(&["oo"]).is_empty());
     }
 }
