@@ -389,3 +389,45 @@ fn shebang_file_without_extension() {
         .success();
     assert!(Path::new(&p).exists());
 }
+
+#[test]
+fn read_keywords_inside_symbols_only() {
+    let file = fixtures().join("python/inventory.py");
+    let out = scalpel()
+        .arg("read")
+        .arg(&file)
+        .args([
+            "--symbols",
+            "Warehouse.normalize",
+            "--keywords",
+            "sku,gather",
+        ])
+        .args(["--context", "0", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v = json_lines(&out).pop().unwrap();
+    // `sku` also occurs in Warehouse.find and the module's find: not read.
+    let regions = v["regions"].as_array().unwrap();
+    assert_eq!(regions.len(), 1, "{v}");
+    assert_eq!(
+        (
+            regions[0]["start_line"].as_u64(),
+            regions[0]["end_line"].as_u64()
+        ),
+        (Some(85), Some(86))
+    );
+    assert_eq!(v["keywords_not_found"], serde_json::json!(["gather"]));
+    // In text, the note says where it looked.
+    scalpel()
+        .arg("read")
+        .arg(&file)
+        .args(["--symbols", "Warehouse.normalize", "--keywords", "gather"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "keyword \"gather\" occurs nowhere inside the symbols",
+        ));
+}

@@ -599,31 +599,57 @@ async fn text_tools_success_and_errors() {
     assert_eq!(c, "ENCODING");
 
     // read_fragment: ranges, keywords and symbols merged.
+    let sources = |v: &serde_json::Value| -> Vec<String> {
+        v["regions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| {
+                r["sources"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| s.as_str().unwrap().to_string())
+            })
+            .collect()
+    };
     let v = ok(&call(
         &client,
         "read_fragment",
         json!({
             "path": "src/inventory.py", "ranges": [{"start": 8, "end": 9}],
-            "symbols": ["Warehouse.find"], "keywords": ["asyncio.gather"], "context_lines": 0,
+            "symbols": ["Warehouse.find"], "context_lines": 0,
         }),
     )
     .await);
-    let sources: Vec<String> = v["regions"]
+    assert_eq!(sources(&v), ["8-9", "symbol:Warehouse.find"]);
+    // Keywords with symbols are searched inside those symbols only: `sku`
+    // occurs in Warehouse (lines 66-86) and in the module's `find` (95-97),
+    // and `asyncio.gather` is not inside Warehouse.find.
+    let v = ok(&call(
+        &client,
+        "read_fragment",
+        json!({
+            "path": "src/inventory.py", "symbols": ["Warehouse.find", "Warehouse.normalize"],
+            "keywords": ["sku", "asyncio.gather"], "context_lines": 0,
+        }),
+    )
+    .await);
+    let lines: Vec<(u64, u64)> = v["regions"]
         .as_array()
         .unwrap()
         .iter()
-        .flat_map(|r| {
-            r["sources"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|s| s.as_str().unwrap().to_string())
+        .map(|r| {
+            (
+                r["start_line"].as_u64().unwrap(),
+                r["end_line"].as_u64().unwrap(),
+            )
         })
         .collect();
-    assert_eq!(
-        sources,
-        ["8-9", "symbol:Warehouse.find", "keyword:asyncio.gather"]
-    );
+    assert_eq!(lines, [(68, 69), (85, 86)]);
+    assert!(sources(&v).iter().all(|s| s == "keyword:sku"));
+    assert_eq!(v["keywords_not_found"], json!(["asyncio.gather"]));
+    assert_eq!(v["symbols"][1]["start_line"], 84);
     let (c, _) = err(&call(
         &client,
         "read_fragment",

@@ -163,23 +163,46 @@ fn read_fragment_keywords_symbols_and_budget() {
         .fragment(FragmentParams {
             path: "m.py".into(),
             keywords: vec!["open".into(), "nowhere".into()],
+            ranges: vec![LineRange { start: 13, end: 14 }],
+            context_lines: Some(0),
+            ..FragmentParams::default()
+        })
+        .unwrap();
+    let spans = |f: &scalpel::textops::Fragment| -> Vec<(usize, usize)> {
+        f.regions
+            .iter()
+            .map(|g| (g.start_line, g.end_line))
+            .collect()
+    };
+    assert_eq!(spans(&f), vec![(5, 5), (13, 14)]);
+    assert_eq!(f.regions[0].sources, vec!["keyword:open"]);
+    // Original line endings, no BOM.
+    assert_eq!(f.regions[0].text, "    with open(path) as f:\r\n");
+    assert_eq!(f.keywords_not_found, vec!["nowhere"]);
+    let f = r
+        .fragment(FragmentParams {
+            path: "m.py".into(),
             symbols: vec!["Store.put".into()],
             context_lines: Some(0),
             ..FragmentParams::default()
         })
         .unwrap();
-    let spans: Vec<(usize, usize)> = f
-        .regions
-        .iter()
-        .map(|g| (g.start_line, g.end_line))
-        .collect();
-    assert_eq!(spans, vec![(5, 5), (13, 14)]);
-    assert_eq!(f.regions[0].sources, vec!["keyword:open"]);
-    assert_eq!(f.regions[1].sources, vec!["symbol:Store.put"]);
-    // Original line endings, no BOM.
-    assert_eq!(f.regions[0].text, "    with open(path) as f:\r\n");
-    assert_eq!(f.keywords_not_found, vec!["nowhere"]);
+    assert_eq!(spans(&f), vec![(13, 14)]);
+    assert_eq!(f.regions[0].sources, vec!["symbol:Store.put"]);
     assert_eq!(f.symbols[0].kind, "method");
+    // Keywords with symbols: only the keyword lines inside the symbols.
+    let f = r
+        .fragment(FragmentParams {
+            path: "m.py".into(),
+            keywords: vec!["key".into(), "open".into()],
+            symbols: vec!["Store.get".into()],
+            context_lines: Some(0),
+            ..FragmentParams::default()
+        })
+        .unwrap();
+    assert_eq!(spans(&f), vec![(10, 11)]);
+    assert_eq!(f.regions[0].sources, vec!["keyword:key"]);
+    assert_eq!(f.keywords_not_found, vec!["open"]);
 
     // A symbol that does not resolve fails the call.
     let e = r

@@ -107,7 +107,7 @@ pub(super) struct ReadArgs {
     /// Line ranges, e.g. 10-20,40-60 (a single number is one line).
     #[arg(long, value_name = "RANGES", value_delimiter = ',')]
     lines: Vec<String>,
-    /// Lines containing any of these words.
+    /// Lines containing any of these words (with --symbols: inside those symbols only).
     #[arg(long, value_name = "WORDS", value_delimiter = ',')]
     keywords: Vec<String>,
     /// Symbols by name path, e.g. Parser.run.
@@ -370,8 +370,13 @@ fn print_fragment(f: &Fragment, out: &mut Out) {
             ));
         }
     }
+    let nowhere = if f.symbols.is_empty() {
+        "on no line"
+    } else {
+        "nowhere inside the symbols"
+    };
     for k in &f.keywords_not_found {
-        eprintln!("note: keyword {k:?} occurs on no line");
+        eprintln!("note: keyword {k:?} occurs {nowhere}");
     }
     for n in &f.notes {
         eprintln!("note: range {}: {}", n.requested, n.note);

@@ -199,7 +199,16 @@ impl Render for Fragment {
             push_code(&mut out, &r.text);
         }
         if !self.keywords_not_found.is_empty() {
-            let _ = writeln!(out, "not found: {}", self.keywords_not_found.join(", "));
+            let scope = if self.symbols.is_empty() {
+                ""
+            } else {
+                " (inside the symbols)"
+            };
+            let _ = writeln!(
+                out,
+                "not found{scope}: {}",
+                self.keywords_not_found.join(", ")
+            );
         }
         if let Some(h) = &self.hint {
             let _ = writeln!(out, "truncated: {h}");
