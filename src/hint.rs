@@ -59,6 +59,7 @@ terms! {
     AnchorAfter = "anchor.after",
     AnchorLineRange = "anchor.line_range",
     Fuzzy = "fuzzy",
+    WholeWord = "whole_word",
     Keywords = "keywords",
     Pattern = "pattern",
     Path = "path",

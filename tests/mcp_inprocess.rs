@@ -1050,6 +1050,49 @@ async fn edit_file_uses_the_parse_cache_on_both_sides() {
     assert_eq!(after.misses, mid.misses);
 }
 
+#[tokio::test]
+async fn edit_file_whole_word_renames_a_local() {
+    let repo = Repo::new();
+    let (_s, client) = start(&repo.root()).await;
+    let path = repo.root().join("src/locals.py");
+    std::fs::write(
+        &path,
+        "def f(xs):\n    x = 0\n    max_x = x\n    return max_x + x\n",
+    )
+    .unwrap();
+    let rename = |whole_word: bool| {
+        json!({"path": "src/locals.py", "edits": [
+            {"old_text": "x", "new_text": "y", "expected_matches": 3, "whole_word": whole_word}
+        ]})
+    };
+    let (c, _) = err(&call(&client, "edit_file", rename(false)).await);
+    assert_eq!(c, "MULTIPLE_MATCHES");
+    let v = ok(&call(&client, "edit_file", rename(true)).await);
+    assert_eq!(v["edits"][0]["matches"], 3);
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "def f(xs):\n    y = 0\n    max_x = y\n    return max_x + y\n"
+    );
+    let r = call(
+        &client,
+        "edit_file",
+        json!({"path": "src/locals.py", "edits": [
+            {"old_text": "max", "new_text": "min", "whole_word": true}
+        ]}),
+    )
+    .await;
+    let (c, e) = err(&r);
+    assert_eq!(c, "NO_MATCH");
+    assert_eq!(e["details"]["reason"], "inside_words");
+    assert!(
+        e["suggestion"]
+            .as_str()
+            .unwrap()
+            .contains("`\"whole_word\": true`"),
+        "{e}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_calls() {
     let repo = Repo::new();

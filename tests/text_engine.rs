@@ -982,3 +982,85 @@ fn cli_write_and_tree() {
         .clone();
     assert!(json_of(&out)["text"].as_str().unwrap().contains("new.py"));
 }
+
+const RENAMED: &str = "def f(xs):\n    y = 0\n    max_x = 0\n    for y in xs:\n        max_x = max(max_x, y)\n    return y, max_x\n";
+const LOCALS: &str = "def f(xs):\n    x = 0\n    max_x = 0\n    for x in xs:\n        max_x = max(max_x, x)\n    return x, max_x\n";
+
+#[test]
+fn whole_word_renames_a_local_and_leaves_longer_names_alone() {
+    let r = repo();
+    r.put("m.py", LOCALS);
+    let rename = |whole_word: bool| TextEdit {
+        expected_matches: Some(4),
+        whole_word,
+        ..TextEdit::new("x", "y")
+    };
+    // Without whole_word, `x` also matches inside `xs` and `max_x`.
+    let e = r.edit("m.py", vec![rename(false)]).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::MultipleMatches);
+    assert_eq!(r.bytes("m.py"), LOCALS.as_bytes());
+    let receipt = r.edit("m.py", vec![rename(true)]).unwrap();
+    assert_eq!(receipt.edits[0].matches, 4);
+    assert_eq!(String::from_utf8(r.bytes("m.py")).unwrap(), RENAMED);
+    // Text that occurs only inside longer words is no match, and says so.
+    let e = r
+        .edit(
+            "m.py",
+            vec![TextEdit {
+                whole_word: true,
+                ..TextEdit::new("max_", "min_")
+            }],
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NoMatch);
+    assert_eq!(e.details["reason"], "inside_words");
+    assert_eq!(e.details["occurrences"], 4);
+    assert_eq!(e.details["first"]["line"], 3);
+    assert!(e.suggestion.contains("⟦whole_word⟧"), "{}", e.suggestion);
+}
+
+#[test]
+fn cli_edit_whole_word() {
+    let r = repo();
+    r.put("m.py", LOCALS);
+    let root = r.ws.root().to_str().unwrap().to_string();
+    let rename = [
+        "edit",
+        "m.py",
+        "--old",
+        "x",
+        "--new",
+        "y",
+        "--expected-matches",
+        "4",
+    ];
+    scalpel()
+        .current_dir(&root)
+        .args(rename)
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("MULTIPLE_MATCHES"));
+    scalpel()
+        .current_dir(&root)
+        .args(rename)
+        .arg("--whole-word")
+        .assert()
+        .success();
+    let after = String::from_utf8(r.bytes("m.py")).unwrap();
+    assert_eq!(after, RENAMED);
+    // The hint names the CLI flag.
+    scalpel()
+        .current_dir(&root)
+        .args([
+            "edit",
+            "m.py",
+            "--old",
+            "max_",
+            "--new",
+            "min_",
+            "--whole-word",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("drop `--whole-word`"));
+}

@@ -36,6 +36,7 @@ pub fn cli_words(term: Term, value: Option<&str>) -> String {
         Term::AnchorAfter => flag("--anchor-after"),
         Term::AnchorLineRange => flag("--anchor-lines"),
         Term::Fuzzy => flag("--fuzzy"),
+        Term::WholeWord => "`--whole-word`".into(),
         Term::Keywords => "plain terms (without --regex)".into(),
         Term::Pattern => "`--regex`".into(),
         Term::Path => flag("--path"),

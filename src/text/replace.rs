@@ -29,6 +29,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::hint::{self, Term};
 use crate::text::intervals::LineRange;
 use crate::text::lines::LineIndex;
+use crate::text::matcher::is_whole_word;
 use crate::text::preview::{PREVIEW_WIDTH, preview};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -131,6 +132,13 @@ pub struct TextEdit {
     #[schemars(description = "Replace exactly this many occurrences (replace-all).")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_matches: Option<usize>,
+    /// Match only where `old_text` is not part of a longer word: neither
+    /// neighbour of the match is a letter, digit or `_` (the keyword rule of
+    /// [`crate::text::matcher::is_whole_word`]). Applies to exact matches;
+    /// fuzzy matches are whole lines anyway.
+    #[schemars(description = "Match only where not part of a longer identifier.")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub whole_word: bool,
 }
 
 impl TextEdit {
@@ -486,7 +494,15 @@ fn plan_one(view: &View, edit: &TextEdit) -> Result<Option<Found>> {
     }
 
     let shared: Rc<str> = Rc::from(new.as_str());
-    let exact: Vec<Cand> = find_all(&view.norm, &old)
+    let mut starts = find_all(&view.norm, &old);
+    let occurrences = starts.len();
+    if edit.whole_word {
+        starts.retain(|&start| is_whole_word(&view.norm, start, start + old.len()));
+        if starts.is_empty() && occurrences > 0 {
+            return Err(inside_words(view, &old, occurrences));
+        }
+    }
+    let exact: Vec<Cand> = starts
         .into_iter()
         .map(|start| Cand {
             start,
@@ -570,6 +586,30 @@ fn plan_one(view: &View, edit: &TextEdit) -> Result<Option<Found>> {
         }
     }
     Err(diagnose(view, &old, edit.fuzzy, lev_note))
+}
+
+/// `NO_MATCH` for a whole-word edit whose text occurs only inside longer
+/// words.
+fn inside_words(view: &View, old: &str, occurrences: usize) -> Error {
+    let first = find_all(&view.norm, old)[0];
+    let line = view.lines.line_of(first);
+    Error::new(
+        ErrorCode::NoMatch,
+        format!(
+            "the old text ({}) occurs {occurrences} time(s), each inside a longer word",
+            short(old)
+        ),
+    )
+    .with_suggestion(format!(
+        "drop {} to replace inside words, or include the whole word in {}",
+        hint::term(Term::WholeWord),
+        hint::term(Term::OldText)
+    ))
+    .with_details(json!({
+        "reason": "inside_words",
+        "occurrences": occurrences,
+        "first": {"line": line, "preview": view.preview_at(first, first + old.len())},
+    }))
 }
 
 fn round2(x: f64) -> f64 {
