@@ -149,6 +149,20 @@ impl Engine {
         Ok(file_symbols(&file, display, include_trivia))
     }
 
+    /// Outline of `path` narrowed to one symbol and its members (see
+    /// [`outline`]).
+    pub fn list_symbol_members(
+        &self,
+        path: &Path,
+        display: &str,
+        include_trivia: bool,
+        forced: Option<&str>,
+        symbol: &str,
+    ) -> Result<FileSymbols> {
+        let file = self.load(path, forced)?;
+        outline(&file, display, include_trivia, Some(symbol), None, None)
+    }
+
     /// One symbol's code and dependencies.
     pub fn extract(&self, path: &Path, display: &str, req: &ExtractRequest) -> Result<Extraction> {
         let file = self.load(path, req.language.as_deref())?;
@@ -190,11 +204,7 @@ pub fn select_symbols(
     kind: Option<&str>,
 ) -> Result<FileSymbols> {
     use crate::lang::query::SYMBOL_KINDS;
-    if depth == Some(0) {
-        return Err(Error::invalid_argument("depth must be at least 1")
-            .with_suggestion("use ⟦depth=1⟧ for top-level symbols only, or omit it for all")
-            .with_details(serde_json::json!({"depth": 0})));
-    }
+    check_depth(depth)?;
     if let Some(k) = kind
         && !SYMBOL_KINDS.contains(&k)
     {
@@ -206,6 +216,46 @@ pub fn select_symbols(
         depth.is_none_or(|d| s.segments().len() <= d) && kind.is_none_or(|k| s.kind == k)
     });
     Ok(outline)
+}
+
+fn check_depth(depth: Option<usize>) -> Result<()> {
+    if depth == Some(0) {
+        return Err(Error::invalid_argument("depth must be at least 1")
+            .with_suggestion("use ⟦depth=1⟧ for top-level symbols only, or omit it for all")
+            .with_details(serde_json::json!({"depth": 0})));
+    }
+    Ok(())
+}
+
+/// The outline of `file`, narrowed: with `symbol` (a name path) only that
+/// symbol and the symbols nested in it, `depth` then counting levels below
+/// it (1: its direct members); without it `depth` counts from the top level
+/// (see [`select_symbols`]). `kind` applies to what is left.
+pub fn outline(
+    file: &ParsedFile,
+    display: &str,
+    include_trivia: bool,
+    symbol: Option<&str>,
+    depth: Option<usize>,
+    kind: Option<&str>,
+) -> Result<FileSymbols> {
+    let mut outline = file_symbols(file, display, include_trivia);
+    let Some(name) = symbol else {
+        return select_symbols(outline, depth, kind);
+    };
+    check_depth(depth)?;
+    let found = symbols::resolve(&file.symbols, name, None).map_err(|e| e.with_path(display))?;
+    let keep: Vec<bool> = file
+        .symbols
+        .iter()
+        .map(|s| {
+            std::ptr::eq(s, found)
+                || (found.contains(s) && depth.is_none_or(|d| s.depth() - found.depth() <= d))
+        })
+        .collect();
+    let mut keep = keep.into_iter();
+    outline.symbols.retain(|_| keep.next().unwrap_or(false));
+    select_symbols(outline, None, kind)
 }
 
 pub fn extract_from(file: &ParsedFile, display: &str, req: &ExtractRequest) -> Result<Extraction> {

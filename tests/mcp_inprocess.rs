@@ -169,6 +169,57 @@ async fn list_symbols_outline_and_filters() {
     assert!(methods.iter().all(|s| s["kind"] == "method"));
     assert!(methods.iter().any(|s| s["name_path"] == "Point::new"));
 
+    // One symbol and its members; depth counts below it; kind applies after.
+    let names = |v: &serde_json::Value| -> Vec<String> {
+        v["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name_path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let scoped = |args: serde_json::Value| {
+        let client = &client;
+        async move { call(client, "list_symbols", args).await }
+    };
+    let all = names(&ok(&scoped(
+        json!({"path": "src/inventory.py", "symbol": "Warehouse.Audit"}),
+    )
+    .await));
+    assert_eq!(all, ["Warehouse.Audit", "Warehouse.Audit.record"]);
+    let direct = names(&ok(&scoped(
+        json!({"path": "src/inventory.py", "symbol": "Warehouse", "depth": 1}),
+    )
+    .await));
+    assert_eq!(direct[0], "Warehouse");
+    assert!(
+        direct.contains(&"Warehouse.Audit".to_string()),
+        "{direct:?}"
+    );
+    assert!(
+        !direct.iter().any(|n| n == "Warehouse.Audit.record"
+            || n == "Warehouse.refresh.fetch_one"
+            || n == "find"),
+        "{direct:?}"
+    );
+    let impl_methods = names(&ok(&scoped(
+        json!({"path": "src/geometry.rs", "symbol": "impl Point", "kind": "method"}),
+    )
+    .await));
+    assert!(
+        impl_methods.contains(&"Point::new".to_string()),
+        "{impl_methods:?}"
+    );
+    assert!(
+        !impl_methods.iter().any(|n| n.starts_with("impl")),
+        "{impl_methods:?}"
+    );
+    let (c, _) = err(&scoped(json!({"path": "src/inventory.py", "symbol": "Nope"})).await);
+    assert_eq!(c, "NOT_FOUND");
+    let (c, _) =
+        err(&scoped(json!({"path": "src/inventory.py", "symbol": "Warehouse", "depth": 0})).await);
+    assert_eq!(c, "INVALID_ARGUMENT");
+
     // Absolute paths inside the root work too.
     let abs = repo.file("src/geometry.rs").display().to_string();
     assert_eq!(

@@ -16,7 +16,6 @@ use super::reply::{Json, ToolError};
 use crate::edit::Operation;
 use crate::engine::{
     ExtractRequest, Extraction, FileSymbols, UpdateReceipt, UpdateRequest, extract_from,
-    file_symbols,
 };
 use crate::fs::read::WindowRequest;
 use crate::fs::search::{SearchControl, SearchParams, SearchResult};
@@ -55,6 +54,13 @@ pub struct ListSymbolsParams {
     /// Only symbols of this kind (function, method, class, struct...).
     #[serde(default)]
     pub kind: Option<String>,
+    /// Only this symbol (name path) and its members; `depth` then counts
+    /// levels below it.
+    #[schemars(
+        description = "Only this symbol (name path) and its members; depth counts below it."
+    )]
+    #[serde(default)]
+    pub symbol: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -183,8 +189,14 @@ impl ScalpelServer {
     ) -> Result<Json<FileSymbols>, ToolError> {
         self.read("list_symbols", &ctx, move |env| {
             let (file, parsed) = env.read_parsed(&p.path)?;
-            let outline = file_symbols(&parsed, &file.display, p.include_trivia);
-            crate::engine::select_symbols(outline, p.depth, p.kind.as_deref())
+            crate::engine::outline(
+                &parsed,
+                &file.display,
+                p.include_trivia,
+                p.symbol.as_deref(),
+                p.depth,
+                p.kind.as_deref(),
+            )
         })
         .await
         .map(Json)
