@@ -67,6 +67,7 @@ terms! {
     MaxResults = "max_results",
     MaxMatchesPerFile = "max_matches_per_file",
     MaxItems = "max_items",
+    MaxFiles = "max_files",
     MaxLines = "max_lines",
     Ranges = "ranges",
     Lines = "start_line/end_line",

@@ -220,6 +220,58 @@ async fn list_symbols_outline_and_filters() {
         err(&scoped(json!({"path": "src/inventory.py", "symbol": "Warehouse", "depth": 0})).await);
     assert_eq!(c, "INVALID_ARGUMENT");
 
+    // A folder: its files' outlines (top level by default), gitignore-aware.
+    std::fs::write(repo.root().join(".gitignore"), "skipped/\n").unwrap();
+    std::fs::create_dir_all(repo.root().join("src/skipped")).unwrap();
+    std::fs::write(repo.root().join("src/skipped/gen.py"), "def gen(): pass\n").unwrap();
+    let r = scoped(json!({"path": "src"})).await;
+    let folder = ok(&r);
+    let files = folder["files"].as_array().unwrap();
+    let paths: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert!(
+        paths.contains(&"src/inventory.py") && paths.contains(&"src/geometry.rs"),
+        "{paths:?}"
+    );
+    assert!(!paths.iter().any(|p| p.contains("skipped")), "{paths:?}");
+    let mut sorted = paths.clone();
+    sorted.sort();
+    assert_eq!(paths, sorted);
+    for f in files {
+        assert!(
+            f["symbols"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|s| s["parent"].is_null()),
+            "{f}"
+        );
+    }
+    let text = mcp_support::text(&r);
+    assert!(text.contains("src/inventory.py (python,"), "{text}");
+    assert!(
+        text.contains("  Warehouse class 43-86: class Warehouse:"),
+        "{text}"
+    );
+    // Limits: max_files, with a hint naming it; a symbol keeps only the files having it.
+    let one = ok(&scoped(json!({"path": "src", "max_files": 1})).await);
+    assert_eq!(one["files"].as_array().unwrap().len(), 1);
+    let hint = one["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("more file(s)") && hint.contains("`max_files`"),
+        "{hint}"
+    );
+    let members = ok(&scoped(json!({"path": ".", "symbol": "Warehouse"})).await);
+    let files = members["files"].as_array().unwrap();
+    assert_eq!(files.len(), 1, "{members}");
+    assert_eq!(files[0]["path"], "src/inventory.py");
+    assert!(
+        files[0]["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["name_path"] == "Warehouse.Audit.record")
+    );
+
     // Absolute paths inside the root work too.
     let abs = repo.file("src/geometry.rs").display().to_string();
     assert_eq!(
@@ -358,7 +410,11 @@ async fn read_tools_report_each_error_code() {
             ("src/latin1.py", "ENCODING"),
             ("src", "INVALID_ARGUMENT"),
         ];
-        for (path, want) in cases {
+        // list_symbols outlines a folder (see list_symbols_outline_and_filters).
+        for (path, want) in cases
+            .into_iter()
+            .filter(|(p, _)| tool == "extract_code" || *p != "src")
+        {
             let a = if tool == "extract_code" {
                 x(path, "add")
             } else {

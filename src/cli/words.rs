@@ -44,6 +44,7 @@ pub fn cli_words(term: Term, value: Option<&str>) -> String {
         Term::MaxResults => flag("--max-results"),
         Term::MaxMatchesPerFile => flag("--max-matches-per-file"),
         Term::MaxItems => flag("--max-items"),
+        Term::MaxFiles => "a narrower folder (`scalpel symbols` lists every file)".into(),
         Term::MaxLines => flag("--max-lines"),
         Term::Ranges | Term::Lines => flag("--lines"),
         Term::Head => flag("--head"),

@@ -41,7 +41,8 @@ fn yes() -> bool {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListSymbolsParams {
-    /// File, relative to the root.
+    /// File or folder, relative to the root.
+    #[schemars(description = "File or folder (an outline of its files), relative to the root.")]
     pub path: String,
     /// Ranges include decorators, attributes and doc comments.
     #[serde(default = "yes")]
@@ -61,6 +62,10 @@ pub struct ListSymbolsParams {
     )]
     #[serde(default)]
     pub symbol: Option<String>,
+    /// Folder: most files outlined (default 50).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub max_files: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -179,7 +184,7 @@ pub struct ReadFileParams {
 #[tool_router(vis = "pub(super)")]
 impl ScalpelServer {
     #[tool(
-        description = "Outline of a file: symbol name paths, kinds, lines, signatures.",
+        description = "Outline of a file or folder: symbol name paths, kinds, lines, signatures.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_symbols(
@@ -188,7 +193,23 @@ impl ScalpelServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<FileSymbols>, ToolError> {
         self.read("list_symbols", &ctx, move |env| {
-            let (file, parsed) = env.read_parsed(&p.path)?;
+            let file = env.resolve(&p.path, Purpose::Read)?;
+            if file.path.is_dir() {
+                let req = crate::engine::FolderRequest {
+                    include_trivia: p.include_trivia,
+                    symbol: p.symbol.as_deref(),
+                    depth: p.depth,
+                    kind: p.kind.as_deref(),
+                    max_files: p.max_files,
+                };
+                return crate::engine::folder_outline(env.engine(), env.ws(), &file, &req, |f| {
+                    env.parse(&crate::fs::ResolvedPath {
+                        display: String::new(),
+                        path: f.to_path_buf(),
+                    })
+                });
+            }
+            let parsed = env.parse(&file)?;
             crate::engine::outline(
                 &parsed,
                 &file.display,
