@@ -998,6 +998,10 @@ fn whole_word_renames_a_local_and_leaves_longer_names_alone() {
     // Without whole_word, `x` also matches inside `xs` and `max_x`.
     let e = r.edit("m.py", vec![rename(false)]).unwrap_err();
     assert_eq!(e.code(), ErrorCode::MultipleMatches);
+    // ... and the error says whole_word would skip those.
+    assert_eq!(e.details["total_matches"], 15);
+    assert_eq!(e.details["inside_words"], 11);
+    assert!(e.suggestion.contains("⟦whole_word⟧"), "{}", e.suggestion);
     assert_eq!(r.bytes("m.py"), LOCALS.as_bytes());
     let receipt = r.edit("m.py", vec![rename(true)]).unwrap();
     assert_eq!(receipt.edits[0].matches, 4);

@@ -512,8 +512,14 @@ fn plan_one(view: &View, edit: &TextEdit) -> Result<Option<Found>> {
         })
         .collect();
     if !exact.is_empty() {
+        // Matches inside longer words, when whole_word could skip them.
+        let inside = exact
+            .iter()
+            .filter(|c| !edit.whole_word && !is_whole_word(&view.norm, c.start, c.end))
+            .count();
         let cands = narrow(view, &anchor, exact, &old)?;
-        let cands = pick(view, cands, edit.expected_matches, &old, MatchMode::Exact)?;
+        let cands = pick(view, cands, edit.expected_matches, &old, MatchMode::Exact)
+            .map_err(|e| whole_word_tip(e, inside))?;
         return Ok(Some(Found {
             mode: MatchMode::Exact,
             cands,
@@ -586,6 +592,22 @@ fn plan_one(view: &View, edit: &TextEdit) -> Result<Option<Found>> {
         }
     }
     Err(diagnose(view, &old, edit.fuzzy, lev_note))
+}
+
+/// A `MULTIPLE_MATCHES` error that ⟦whole_word⟧ could narrow says so.
+fn whole_word_tip(mut e: Error, inside: usize) -> Error {
+    if inside == 0 || e.code() != ErrorCode::MultipleMatches {
+        return e;
+    }
+    e.suggestion = format!(
+        "{}; or set {} to skip the {inside} match(es) inside longer words",
+        e.suggestion,
+        hint::term(Term::WholeWord)
+    );
+    if let Value::Object(map) = &mut e.details {
+        map.insert("inside_words".into(), json!(inside));
+    }
+    e
 }
 
 /// `NO_MATCH` for a whole-word edit whose text occurs only inside longer
