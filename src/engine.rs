@@ -42,6 +42,131 @@ pub struct FileSymbols {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub parse_error_locations: Vec<ParseErrorLoc>,
     pub file_hash: String,
+    /// For a folder: the outline of each file with a grammar, in path order
+    /// (`symbols` is then empty, `language` and `file_hash` too).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FolderFile>,
+    /// For a folder: what was left out and how to see it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// One file of a folder's outline.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct FolderFile {
+    pub path: String,
+    pub language: String,
+    pub symbols: Vec<Symbol>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub parse_errors: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// How to outline a folder (`list_symbols` on a folder).
+#[derive(Debug, Clone, Default)]
+pub struct FolderRequest<'a> {
+    pub include_trivia: bool,
+    /// Only this symbol and its members, in the files that have it.
+    pub symbol: Option<&'a str>,
+    /// Symbol depth (default 1 for a folder: top-level symbols only).
+    pub depth: Option<usize>,
+    pub kind: Option<&'a str>,
+    /// Most files outlined (default [`DEFAULT_FOLDER_FILES`]).
+    pub max_files: Option<usize>,
+}
+
+/// Files a folder outline lists by default.
+pub const DEFAULT_FOLDER_FILES: usize = 50;
+
+/// The outline of the files under `dir` (the workspace's ignore rules, path
+/// order) that a grammar claims, each parsed by `parse` and narrowed like
+/// [`outline`]. Files that fail to read or parse, and with `symbol` files
+/// without it, are left out; past `max_files` the rest are counted in
+/// `hint`.
+pub fn folder_outline(
+    engine: &Engine,
+    ws: &Workspace,
+    dir: &fs::ResolvedPath,
+    req: &FolderRequest,
+    parse: impl Fn(&Path) -> Result<Arc<ParsedFile>>,
+) -> Result<FileSymbols> {
+    let max_files = req.max_files.unwrap_or(DEFAULT_FOLDER_FILES);
+    if max_files == 0 {
+        return Err(
+            Error::invalid_argument("the file limit must be at least 1").with_suggestion(format!(
+                "omit {} to use the default ({DEFAULT_FOLDER_FILES})",
+                crate::hint::term(crate::hint::Term::MaxFiles)
+            )),
+        );
+    }
+    let depth = req
+        .depth
+        .or(Some(1))
+        .filter(|_| req.symbol.is_none() || req.depth.is_some());
+    let mut walk = fs::search::walk_builder(ws.root(), &dir.path, false, None);
+    walk.sort_by_file_path(|a, b| a.cmp(b));
+    let (mut files, mut left_out, mut unreadable) = (Vec::new(), 0usize, 0usize);
+    for entry in walk.build().flatten() {
+        let path = entry.path();
+        if !entry.file_type().is_some_and(|t| t.is_file())
+            || engine.language_for(path, None, None).is_err()
+        {
+            continue;
+        }
+        if files.len() == max_files {
+            left_out += 1;
+            continue;
+        }
+        let display = fs::search::rel_path(ws.root(), path);
+        let narrowed = parse(path).and_then(|parsed| {
+            outline(
+                &parsed,
+                &display,
+                req.include_trivia,
+                req.symbol,
+                depth,
+                req.kind,
+            )
+        });
+        match narrowed {
+            Ok(o) => files.push(FolderFile {
+                path: o.path,
+                language: o.language,
+                symbols: o.symbols,
+                parse_errors: o.parse_errors,
+            }),
+            Err(e) if e.code() == ErrorCode::InvalidArgument => return Err(e),
+            Err(e) if e.code() == ErrorCode::NotFound || e.code() == ErrorCode::Ambiguous => {}
+            Err(_) => unreadable += 1,
+        }
+    }
+    if req.symbol.is_some() {
+        files.retain(|f| !f.symbols.is_empty());
+    }
+    let mut notes = Vec::new();
+    if left_out > 0 {
+        notes.push(format!(
+            "{left_out} more file(s) not outlined; pass a narrower {} or raise {}",
+            crate::hint::term(crate::hint::Term::Path),
+            crate::hint::term(crate::hint::Term::MaxFiles)
+        ));
+    }
+    if unreadable > 0 {
+        notes.push(format!("{unreadable} file(s) could not be read or parsed"));
+    }
+    Ok(FileSymbols {
+        path: dir.display.clone(),
+        language: String::new(),
+        symbols: Vec::new(),
+        parse_errors: 0,
+        parse_error_locations: Vec::new(),
+        file_hash: String::new(),
+        files,
+        hint: (!notes.is_empty()).then(|| notes.join("; ")),
+    })
 }
 
 /// One symbol's code (`extract_code`, `scalpel extract --json`).
@@ -149,6 +274,20 @@ impl Engine {
         Ok(file_symbols(&file, display, include_trivia))
     }
 
+    /// Outline of `path` narrowed to one symbol and its members (see
+    /// [`outline`]).
+    pub fn list_symbol_members(
+        &self,
+        path: &Path,
+        display: &str,
+        include_trivia: bool,
+        forced: Option<&str>,
+        symbol: &str,
+    ) -> Result<FileSymbols> {
+        let file = self.load(path, forced)?;
+        outline(&file, display, include_trivia, Some(symbol), None, None)
+    }
+
     /// One symbol's code and dependencies.
     pub fn extract(&self, path: &Path, display: &str, req: &ExtractRequest) -> Result<Extraction> {
         let file = self.load(path, req.language.as_deref())?;
@@ -178,6 +317,8 @@ pub fn file_symbols(file: &ParsedFile, display: &str, include_trivia: bool) -> F
         parse_errors: file.parse_error_count,
         parse_error_locations: file.parse_errors.clone(),
         file_hash: file.source.hash.clone(),
+        files: Vec::new(),
+        hint: None,
     }
 }
 
@@ -190,11 +331,7 @@ pub fn select_symbols(
     kind: Option<&str>,
 ) -> Result<FileSymbols> {
     use crate::lang::query::SYMBOL_KINDS;
-    if depth == Some(0) {
-        return Err(Error::invalid_argument("depth must be at least 1")
-            .with_suggestion("use ⟦depth=1⟧ for top-level symbols only, or omit it for all")
-            .with_details(serde_json::json!({"depth": 0})));
-    }
+    check_depth(depth)?;
     if let Some(k) = kind
         && !SYMBOL_KINDS.contains(&k)
     {
@@ -206,6 +343,46 @@ pub fn select_symbols(
         depth.is_none_or(|d| s.segments().len() <= d) && kind.is_none_or(|k| s.kind == k)
     });
     Ok(outline)
+}
+
+fn check_depth(depth: Option<usize>) -> Result<()> {
+    if depth == Some(0) {
+        return Err(Error::invalid_argument("depth must be at least 1")
+            .with_suggestion("use ⟦depth=1⟧ for top-level symbols only, or omit it for all")
+            .with_details(serde_json::json!({"depth": 0})));
+    }
+    Ok(())
+}
+
+/// The outline of `file`, narrowed: with `symbol` (a name path) only that
+/// symbol and the symbols nested in it, `depth` then counting levels below
+/// it (1: its direct members); without it `depth` counts from the top level
+/// (see [`select_symbols`]). `kind` applies to what is left.
+pub fn outline(
+    file: &ParsedFile,
+    display: &str,
+    include_trivia: bool,
+    symbol: Option<&str>,
+    depth: Option<usize>,
+    kind: Option<&str>,
+) -> Result<FileSymbols> {
+    let mut outline = file_symbols(file, display, include_trivia);
+    let Some(name) = symbol else {
+        return select_symbols(outline, depth, kind);
+    };
+    check_depth(depth)?;
+    let found = symbols::resolve(&file.symbols, name, None).map_err(|e| e.with_path(display))?;
+    let keep: Vec<bool> = file
+        .symbols
+        .iter()
+        .map(|s| {
+            std::ptr::eq(s, found)
+                || (found.contains(s) && depth.is_none_or(|d| s.depth() - found.depth() <= d))
+        })
+        .collect();
+    let mut keep = keep.into_iter();
+    outline.symbols.retain(|_| keep.next().unwrap_or(false));
+    select_symbols(outline, None, kind)
 }
 
 pub fn extract_from(file: &ParsedFile, display: &str, req: &ExtractRequest) -> Result<Extraction> {

@@ -88,7 +88,11 @@ pub struct FragmentParams {
     /// Line ranges `[{start, end}]` (1-based, inclusive).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ranges: Vec<LineRange>,
-    /// Read the lines that contain any of these (literal text).
+    /// Read the lines that contain any of these (literal text). With
+    /// `symbols`, only lines inside those symbols are searched and read.
+    #[schemars(
+        description = "Read lines containing any of these; with `symbols`, only inside them."
+    )]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keywords: Vec<String>,
     /// Read these symbols (name paths such as `Parser.run`), decorators and
@@ -167,6 +171,8 @@ pub struct Fragment {
 
 /// Read the lines of `params.path` that the ranges, keywords and symbols
 /// select, each expanded by `context_lines`, merged, and cut to `max_lines`.
+/// Keywords given with symbols are searched inside those symbols only, and
+/// then the keyword lines are read instead of the whole symbols.
 ///
 /// A symbol that cannot be resolved (`NOT_FOUND`, `AMBIGUOUS`) fails the
 /// whole call: a silently missing piece would be read as "not there".
@@ -193,25 +199,6 @@ pub fn read_fragment(ws: &Workspace, engine: &Engine, params: &FragmentParams) -
     let checked = validate_ranges(&params.ranges, total)?;
     let mut requests = checked.requests;
 
-    let mut keywords_not_found = Vec::new();
-    if !params.keywords.is_empty() {
-        let hits = keyword_lines(
-            body,
-            &params.keywords,
-            params.case_sensitive,
-            params.whole_word,
-        )?;
-        for k in &params.keywords {
-            if !hits.iter().any(|(_, label)| label == k) && !keywords_not_found.contains(k) {
-                keywords_not_found.push(k.clone());
-            }
-        }
-        requests.extend(
-            hits.into_iter()
-                .map(|(line, k)| LineRequest::new(format!("keyword:{k}"), line, line)),
-        );
-    }
-
     let mut found_symbols = Vec::new();
     if !params.symbols.is_empty() {
         let lang = engine
@@ -222,11 +209,13 @@ pub fn read_fragment(ws: &Workspace, engine: &Engine, params: &FragmentParams) -
             let s = symbols::resolve(&file.symbols, name, None)
                 .map_err(|e| e.with_path(&target.display))?;
             let span = s.full_span();
-            requests.push(LineRequest::new(
-                format!("symbol:{name}"),
-                span.start_line,
-                span.end_line,
-            ));
+            if params.keywords.is_empty() {
+                requests.push(LineRequest::new(
+                    format!("symbol:{name}"),
+                    span.start_line,
+                    span.end_line,
+                ));
+            }
             found_symbols.push(FragmentSymbol {
                 requested: name.clone(),
                 address: s.address().to_string(),
@@ -235,6 +224,36 @@ pub fn read_fragment(ws: &Workspace, engine: &Engine, params: &FragmentParams) -
                 end_line: span.end_line,
             });
         }
+    }
+
+    let mut keywords_not_found = Vec::new();
+    if !params.keywords.is_empty() {
+        let hits = keyword_lines(
+            body,
+            &params.keywords,
+            params.case_sensitive,
+            params.whole_word,
+        )?;
+        // With symbols, the keywords are looked for inside them only.
+        let in_scope = |line: usize| {
+            found_symbols.is_empty()
+                || found_symbols
+                    .iter()
+                    .any(|s| (s.start_line..=s.end_line).contains(&line))
+        };
+        let hits: Vec<(usize, String)> = hits
+            .into_iter()
+            .filter(|(line, _)| in_scope(*line))
+            .collect();
+        for k in &params.keywords {
+            if !hits.iter().any(|(_, label)| label == k) && !keywords_not_found.contains(k) {
+                keywords_not_found.push(k.clone());
+            }
+        }
+        requests.extend(
+            hits.into_iter()
+                .map(|(line, k)| LineRequest::new(format!("keyword:{k}"), line, line)),
+        );
     }
 
     let budget = apply_budget(merge(&requests, context, total), max_lines);

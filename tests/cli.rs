@@ -336,12 +336,7 @@ fn broken_file_lists_definitions_outside_the_damage() {
     let v = &json_lines(&out)[0];
     assert!(v["parse_errors"].as_u64().unwrap() >= 1);
     assert!(v["parse_error_locations"][0]["line"].as_u64().unwrap() >= 4);
-    let names: Vec<&str> = v["symbols"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name_path"].as_str().unwrap())
-        .collect();
+    let names = name_paths(v);
     assert!(names.contains(&"good_one"), "{names:?}");
     assert!(names.contains(&"good_two"), "{names:?}");
     // `parse` exits 1 on a file with errors and names the location.
@@ -388,4 +383,94 @@ fn shebang_file_without_extension() {
         .assert()
         .success();
     assert!(Path::new(&p).exists());
+}
+
+/// The name paths of an outline's symbols.
+fn name_paths(v: &Value) -> Vec<&str> {
+    v["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name_path"].as_str().unwrap())
+        .collect()
+}
+
+/// Run `before FILE scope more --json`, expect success; the last JSON line.
+fn json_ok(file: &Path, before: &[&str], scope: &[&str], more: &[&str]) -> Value {
+    let out = scalpel()
+        .args(before)
+        .arg(file)
+        .args(scope)
+        .args(more)
+        .arg("--json")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    json_lines(&out).pop().expect("a JSON payload on stdout")
+}
+
+#[test]
+fn read_keywords_inside_symbols_only() {
+    let file = fixtures().join("python/inventory.py");
+    let v = json_ok(
+        &file,
+        &["read"],
+        &["--symbols", "Warehouse.normalize"],
+        &["--keywords", "sku,gather", "--context", "0"],
+    );
+    // `sku` also occurs in Warehouse.find and the module's find: not read.
+    let regions = v["regions"].as_array().unwrap();
+    assert_eq!(regions.len(), 1, "{v}");
+    assert_eq!(
+        (
+            regions[0]["start_line"].as_u64(),
+            regions[0]["end_line"].as_u64()
+        ),
+        (Some(85), Some(86))
+    );
+    assert_eq!(v["keywords_not_found"], serde_json::json!(["gather"]));
+    // In text, the note says where it looked.
+    scalpel()
+        .arg("read")
+        .arg(&file)
+        .args(["--symbols", "Warehouse.normalize", "--keywords", "gather"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "keyword \"gather\" occurs nowhere inside the symbols",
+        ));
+}
+
+#[test]
+fn symbols_of_one_symbol_and_its_members() {
+    let file = fixtures().join("python/inventory.py");
+    let v = json_ok(&file, &["symbols"], &["--symbol", "Warehouse.Audit"], &[]);
+    let names = name_paths(&v);
+    assert_eq!(names, ["Warehouse.Audit", "Warehouse.Audit.record"]);
+    // Over a folder: the files that have it, silently skipping the others.
+    let out = scalpel()
+        .arg("symbols")
+        .arg(fixtures())
+        .args(["--symbol", "Warehouse"])
+        .assert()
+        .success()
+        .stderr(predicate::str::is_empty())
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("method Warehouse.find"), "{text}");
+    assert!(!text.contains("function find"), "{text}");
+    json_error(
+        &[
+            "symbols",
+            fixtures().join("python/inventory.py").to_str().unwrap(),
+            "--symbol",
+            "Nope",
+        ],
+        1,
+        "NOT_FOUND",
+    );
 }

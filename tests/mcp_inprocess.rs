@@ -169,6 +169,109 @@ async fn list_symbols_outline_and_filters() {
     assert!(methods.iter().all(|s| s["kind"] == "method"));
     assert!(methods.iter().any(|s| s["name_path"] == "Point::new"));
 
+    // One symbol and its members; depth counts below it; kind applies after.
+    let names = |v: &serde_json::Value| -> Vec<String> {
+        v["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name_path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let scoped = |args: serde_json::Value| {
+        let client = &client;
+        async move { call(client, "list_symbols", args).await }
+    };
+    let all = names(&ok(&scoped(
+        json!({"path": "src/inventory.py", "symbol": "Warehouse.Audit"}),
+    )
+    .await));
+    assert_eq!(all, ["Warehouse.Audit", "Warehouse.Audit.record"]);
+    let direct = names(&ok(&scoped(
+        json!({"path": "src/inventory.py", "symbol": "Warehouse", "depth": 1}),
+    )
+    .await));
+    assert_eq!(direct[0], "Warehouse");
+    assert!(
+        direct.contains(&"Warehouse.Audit".to_string()),
+        "{direct:?}"
+    );
+    assert!(
+        !direct.iter().any(|n| n == "Warehouse.Audit.record"
+            || n == "Warehouse.refresh.fetch_one"
+            || n == "find"),
+        "{direct:?}"
+    );
+    let impl_methods = names(&ok(&scoped(
+        json!({"path": "src/geometry.rs", "symbol": "impl Point", "kind": "method"}),
+    )
+    .await));
+    assert!(
+        impl_methods.contains(&"Point::new".to_string()),
+        "{impl_methods:?}"
+    );
+    assert!(
+        !impl_methods.iter().any(|n| n.starts_with("impl")),
+        "{impl_methods:?}"
+    );
+    let (c, _) = err(&scoped(json!({"path": "src/inventory.py", "symbol": "Nope"})).await);
+    assert_eq!(c, "NOT_FOUND");
+    let (c, _) =
+        err(&scoped(json!({"path": "src/inventory.py", "symbol": "Warehouse", "depth": 0})).await);
+    assert_eq!(c, "INVALID_ARGUMENT");
+
+    // A folder: its files' outlines (top level by default), gitignore-aware.
+    std::fs::write(repo.root().join(".gitignore"), "skipped/\n").unwrap();
+    std::fs::create_dir_all(repo.root().join("src/skipped")).unwrap();
+    std::fs::write(repo.root().join("src/skipped/gen.py"), "def gen(): pass\n").unwrap();
+    let r = scoped(json!({"path": "src"})).await;
+    let folder = ok(&r);
+    let files = folder["files"].as_array().unwrap();
+    let paths: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert!(
+        paths.contains(&"src/inventory.py") && paths.contains(&"src/geometry.rs"),
+        "{paths:?}"
+    );
+    assert!(!paths.iter().any(|p| p.contains("skipped")), "{paths:?}");
+    let mut sorted = paths.clone();
+    sorted.sort();
+    assert_eq!(paths, sorted);
+    for f in files {
+        assert!(
+            f["symbols"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|s| s["parent"].is_null()),
+            "{f}"
+        );
+    }
+    let text = mcp_support::text(&r);
+    assert!(text.contains("src/inventory.py (python,"), "{text}");
+    assert!(
+        text.contains("  Warehouse class 43-86: class Warehouse:"),
+        "{text}"
+    );
+    // Limits: max_files, with a hint naming it; a symbol keeps only the files having it.
+    let one = ok(&scoped(json!({"path": "src", "max_files": 1})).await);
+    assert_eq!(one["files"].as_array().unwrap().len(), 1);
+    let hint = one["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("more file(s)") && hint.contains("`max_files`"),
+        "{hint}"
+    );
+    let members = ok(&scoped(json!({"path": ".", "symbol": "Warehouse"})).await);
+    let files = members["files"].as_array().unwrap();
+    assert_eq!(files.len(), 1, "{members}");
+    assert_eq!(files[0]["path"], "src/inventory.py");
+    assert!(
+        files[0]["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["name_path"] == "Warehouse.Audit.record")
+    );
+
     // Absolute paths inside the root work too.
     let abs = repo.file("src/geometry.rs").display().to_string();
     assert_eq!(
@@ -307,7 +410,11 @@ async fn read_tools_report_each_error_code() {
             ("src/latin1.py", "ENCODING"),
             ("src", "INVALID_ARGUMENT"),
         ];
-        for (path, want) in cases {
+        // list_symbols outlines a folder (see list_symbols_outline_and_filters).
+        for (path, want) in cases
+            .into_iter()
+            .filter(|(p, _)| tool == "extract_code" || *p != "src")
+        {
             let a = if tool == "extract_code" {
                 x(path, "add")
             } else {
@@ -599,31 +706,57 @@ async fn text_tools_success_and_errors() {
     assert_eq!(c, "ENCODING");
 
     // read_fragment: ranges, keywords and symbols merged.
+    let sources = |v: &serde_json::Value| -> Vec<String> {
+        v["regions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| {
+                r["sources"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| s.as_str().unwrap().to_string())
+            })
+            .collect()
+    };
     let v = ok(&call(
         &client,
         "read_fragment",
         json!({
             "path": "src/inventory.py", "ranges": [{"start": 8, "end": 9}],
-            "symbols": ["Warehouse.find"], "keywords": ["asyncio.gather"], "context_lines": 0,
+            "symbols": ["Warehouse.find"], "context_lines": 0,
         }),
     )
     .await);
-    let sources: Vec<String> = v["regions"]
+    assert_eq!(sources(&v), ["8-9", "symbol:Warehouse.find"]);
+    // Keywords with symbols are searched inside those symbols only: `sku`
+    // occurs in Warehouse (lines 66-86) and in the module's `find` (95-97),
+    // and `asyncio.gather` is not inside Warehouse.find.
+    let v = ok(&call(
+        &client,
+        "read_fragment",
+        json!({
+            "path": "src/inventory.py", "symbols": ["Warehouse.find", "Warehouse.normalize"],
+            "keywords": ["sku", "asyncio.gather"], "context_lines": 0,
+        }),
+    )
+    .await);
+    let lines: Vec<(u64, u64)> = v["regions"]
         .as_array()
         .unwrap()
         .iter()
-        .flat_map(|r| {
-            r["sources"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|s| s.as_str().unwrap().to_string())
+        .map(|r| {
+            (
+                r["start_line"].as_u64().unwrap(),
+                r["end_line"].as_u64().unwrap(),
+            )
         })
         .collect();
-    assert_eq!(
-        sources,
-        ["8-9", "symbol:Warehouse.find", "keyword:asyncio.gather"]
-    );
+    assert_eq!(lines, [(68, 69), (85, 86)]);
+    assert!(sources(&v).iter().all(|s| s == "keyword:sku"));
+    assert_eq!(v["keywords_not_found"], json!(["asyncio.gather"]));
+    assert_eq!(v["symbols"][1]["start_line"], 84);
     let (c, _) = err(&call(
         &client,
         "read_fragment",
@@ -1022,6 +1155,49 @@ async fn edit_file_uses_the_parse_cache_on_both_sides() {
     let after = server.cache_stats();
     assert_eq!(after.hits, mid.hits + 1, "the read after the edit is a hit");
     assert_eq!(after.misses, mid.misses);
+}
+
+#[tokio::test]
+async fn edit_file_whole_word_renames_a_local() {
+    let repo = Repo::new();
+    let (_s, client) = start(&repo.root()).await;
+    let path = repo.root().join("src/locals.py");
+    std::fs::write(
+        &path,
+        "def f(xs):\n    x = 0\n    max_x = x\n    return max_x + x\n",
+    )
+    .unwrap();
+    let rename = |whole_word: bool| {
+        json!({"path": "src/locals.py", "edits": [
+            {"old_text": "x", "new_text": "y", "expected_matches": 3, "whole_word": whole_word}
+        ]})
+    };
+    let (c, _) = err(&call(&client, "edit_file", rename(false)).await);
+    assert_eq!(c, "MULTIPLE_MATCHES");
+    let v = ok(&call(&client, "edit_file", rename(true)).await);
+    assert_eq!(v["edits"][0]["matches"], 3);
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "def f(xs):\n    y = 0\n    max_x = y\n    return max_x + y\n"
+    );
+    let r = call(
+        &client,
+        "edit_file",
+        json!({"path": "src/locals.py", "edits": [
+            {"old_text": "max", "new_text": "min", "whole_word": true}
+        ]}),
+    )
+    .await;
+    let (c, e) = err(&r);
+    assert_eq!(c, "NO_MATCH");
+    assert_eq!(e["details"]["reason"], "inside_words");
+    assert!(
+        e["suggestion"]
+            .as_str()
+            .unwrap()
+            .contains("`\"whole_word\": true`"),
+        "{e}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

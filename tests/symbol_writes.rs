@@ -307,6 +307,71 @@ fn inserts_follow_the_files_layout() {
     );
 }
 
+/// A member of a class (`impl`) named `name`, at member depth.
+fn member(lang: &str, name: &str) -> String {
+    match lang {
+        "python" => format!("    def {name}(self):\n        return 1\n"),
+        _ => format!("    fn {name}(&self) -> u8 {{\n        1\n    }}\n"),
+    }
+}
+
+/// A file whose class has `names` as members, `gaps[i]` blank lines between
+/// member `i` and `i + 1`, a leading attribute-less header and code after it.
+fn class_file(lang: &str, names: &[&str], gaps: &[usize]) -> String {
+    let mut body = String::new();
+    for (i, n) in names.iter().enumerate() {
+        if i > 0 {
+            body.push_str(&"\n".repeat(gaps[i - 1]));
+        }
+        body.push_str(&member(lang, n));
+    }
+    match lang {
+        "python" => format!("class A:\n{body}\n\ndef top():\n    pass\n"),
+        _ => format!("struct A;\n\nimpl A {{\n{body}}}\n\nfn top() {{}}\n"),
+    }
+}
+
+#[test]
+fn inserted_members_get_their_neighbours_gap_on_both_sides() {
+    let names = ["a", "b", "c"];
+    for lang in ["python", "rust"] {
+        let (ext, sep, code) = match lang {
+            "python" => ("py", ".", "def n(self):\n    return 1"),
+            _ => ("rs", "::", "fn n(&self) -> u8 {\n    1\n}"),
+        };
+        let file = format!("m.{ext}");
+        for gaps in [[0, 0], [1, 1], [1, 0], [0, 1]] {
+            for t in 0..names.len() {
+                for op in [Operation::InsertBefore, Operation::InsertAfter] {
+                    let src = class_file(lang, &names, &gaps);
+                    let ws = Ws::new(&[(&file, src.as_bytes())]);
+                    let symbol = format!("A{sep}{}", names[t]);
+                    ws.update(&file, &symbol, op, Some(code))
+                        .unwrap_or_else(|e| panic!("{lang} {op:?} {symbol} {gaps:?}: {e:?}"));
+                    // The new member splits the gap on its side and takes
+                    // that gap on both sides; at a block's edge it takes the
+                    // target's other gap.
+                    let at = if op == Operation::InsertAfter {
+                        t + 1
+                    } else {
+                        t
+                    };
+                    let split = at.checked_sub(1).and_then(|i| gaps.get(i).copied());
+                    let gap = split.unwrap_or(if t == 0 { gaps[0] } else { gaps[t - 1] });
+                    let mut want_names = names.to_vec();
+                    want_names.insert(at, "n");
+                    let mut want_gaps = gaps.to_vec();
+                    want_gaps.insert(at.saturating_sub(1).min(gaps.len()), gap);
+                    let want = class_file(lang, &want_names, &want_gaps);
+                    let got = String::from_utf8(ws.read(&file)).unwrap();
+                    assert_eq!(got, want, "{lang} {op:?} {symbol} with gaps {gaps:?}");
+                    assert!(parsed(lang, &got).parse_errors.is_empty(), "{got}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn delete_leaves_tidy_blank_lines() {
     let check = |name: &str, src: &str, sym: &str, want: &str| {

@@ -163,23 +163,46 @@ fn read_fragment_keywords_symbols_and_budget() {
         .fragment(FragmentParams {
             path: "m.py".into(),
             keywords: vec!["open".into(), "nowhere".into()],
+            ranges: vec![LineRange { start: 13, end: 14 }],
+            context_lines: Some(0),
+            ..FragmentParams::default()
+        })
+        .unwrap();
+    let spans = |f: &scalpel::textops::Fragment| -> Vec<(usize, usize)> {
+        f.regions
+            .iter()
+            .map(|g| (g.start_line, g.end_line))
+            .collect()
+    };
+    assert_eq!(spans(&f), vec![(5, 5), (13, 14)]);
+    assert_eq!(f.regions[0].sources, vec!["keyword:open"]);
+    // Original line endings, no BOM.
+    assert_eq!(f.regions[0].text, "    with open(path) as f:\r\n");
+    assert_eq!(f.keywords_not_found, vec!["nowhere"]);
+    let f = r
+        .fragment(FragmentParams {
+            path: "m.py".into(),
             symbols: vec!["Store.put".into()],
             context_lines: Some(0),
             ..FragmentParams::default()
         })
         .unwrap();
-    let spans: Vec<(usize, usize)> = f
-        .regions
-        .iter()
-        .map(|g| (g.start_line, g.end_line))
-        .collect();
-    assert_eq!(spans, vec![(5, 5), (13, 14)]);
-    assert_eq!(f.regions[0].sources, vec!["keyword:open"]);
-    assert_eq!(f.regions[1].sources, vec!["symbol:Store.put"]);
-    // Original line endings, no BOM.
-    assert_eq!(f.regions[0].text, "    with open(path) as f:\r\n");
-    assert_eq!(f.keywords_not_found, vec!["nowhere"]);
+    assert_eq!(spans(&f), vec![(13, 14)]);
+    assert_eq!(f.regions[0].sources, vec!["symbol:Store.put"]);
     assert_eq!(f.symbols[0].kind, "method");
+    // Keywords with symbols: only the keyword lines inside the symbols.
+    let f = r
+        .fragment(FragmentParams {
+            path: "m.py".into(),
+            keywords: vec!["key".into(), "open".into()],
+            symbols: vec!["Store.get".into()],
+            context_lines: Some(0),
+            ..FragmentParams::default()
+        })
+        .unwrap();
+    assert_eq!(spans(&f), vec![(10, 11)]);
+    assert_eq!(f.regions[0].sources, vec!["keyword:key"]);
+    assert_eq!(f.keywords_not_found, vec!["open"]);
 
     // A symbol that does not resolve fails the call.
     let e = r
@@ -958,4 +981,90 @@ fn cli_write_and_tree() {
         .stdout
         .clone();
     assert!(json_of(&out)["text"].as_str().unwrap().contains("new.py"));
+}
+
+const RENAMED: &str = "def f(xs):\n    y = 0\n    max_x = 0\n    for y in xs:\n        max_x = max(max_x, y)\n    return y, max_x\n";
+const LOCALS: &str = "def f(xs):\n    x = 0\n    max_x = 0\n    for x in xs:\n        max_x = max(max_x, x)\n    return x, max_x\n";
+
+#[test]
+fn whole_word_renames_a_local_and_leaves_longer_names_alone() {
+    let r = repo();
+    r.put("m.py", LOCALS);
+    let rename = |whole_word: bool| TextEdit {
+        expected_matches: Some(4),
+        whole_word,
+        ..TextEdit::new("x", "y")
+    };
+    // Without whole_word, `x` also matches inside `xs` and `max_x`.
+    let e = r.edit("m.py", vec![rename(false)]).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::MultipleMatches);
+    // ... and the error says whole_word would skip those.
+    assert_eq!(e.details["total_matches"], 15);
+    assert_eq!(e.details["inside_words"], 11);
+    assert!(e.suggestion.contains("⟦whole_word⟧"), "{}", e.suggestion);
+    assert_eq!(r.bytes("m.py"), LOCALS.as_bytes());
+    let receipt = r.edit("m.py", vec![rename(true)]).unwrap();
+    assert_eq!(receipt.edits[0].matches, 4);
+    assert_eq!(String::from_utf8(r.bytes("m.py")).unwrap(), RENAMED);
+    // Text that occurs only inside longer words is no match, and says so.
+    let e = r
+        .edit(
+            "m.py",
+            vec![TextEdit {
+                whole_word: true,
+                ..TextEdit::new("max_", "min_")
+            }],
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NoMatch);
+    assert_eq!(e.details["reason"], "inside_words");
+    assert_eq!(e.details["occurrences"], 4);
+    assert_eq!(e.details["first"]["line"], 3);
+    assert!(e.suggestion.contains("⟦whole_word⟧"), "{}", e.suggestion);
+}
+
+#[test]
+fn cli_edit_whole_word() {
+    let r = repo();
+    r.put("m.py", LOCALS);
+    let root = r.ws.root().to_str().unwrap().to_string();
+    let rename = [
+        "edit",
+        "m.py",
+        "--old",
+        "x",
+        "--new",
+        "y",
+        "--expected-matches",
+        "4",
+    ];
+    scalpel()
+        .current_dir(&root)
+        .args(rename)
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("MULTIPLE_MATCHES"));
+    scalpel()
+        .current_dir(&root)
+        .args(rename)
+        .arg("--whole-word")
+        .assert()
+        .success();
+    let after = String::from_utf8(r.bytes("m.py")).unwrap();
+    assert_eq!(after, RENAMED);
+    // The hint names the CLI flag.
+    scalpel()
+        .current_dir(&root)
+        .args([
+            "edit",
+            "m.py",
+            "--old",
+            "max_",
+            "--new",
+            "min_",
+            "--whole-word",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("drop `--whole-word`"));
 }

@@ -147,6 +147,9 @@ enum Command {
         /// Force a language instead of detecting it (see `scalpel languages`).
         #[arg(long, value_name = "LANG")]
         language: Option<String>,
+        /// Only this symbol (a name path, e.g. a class) and its members.
+        #[arg(long, value_name = "NAME")]
+        symbol: Option<String>,
     },
     /// Print one symbol's code, addressed by name path (`Class.method`).
     #[command(after_help = NAME_PATHS)]
@@ -437,7 +440,18 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             json,
             no_trivia,
             language,
-        } => symbols_cmd(&engine, &paths, json, !no_trivia, language.as_deref(), out),
+            symbol,
+        } => symbols_cmd(
+            &engine,
+            &paths,
+            SymbolsOptions {
+                json,
+                trivia: !no_trivia,
+                language: language.as_deref(),
+                symbol: symbol.as_deref(),
+            },
+            out,
+        ),
         Command::Extract {
             file,
             symbol,
@@ -722,14 +736,26 @@ fn display(p: &Path) -> String {
     p.display().to_string().replace('\\', "/")
 }
 
+struct SymbolsOptions<'a> {
+    json: bool,
+    trivia: bool,
+    language: Option<&'a str>,
+    /// Only this symbol and its members, in each file that has it.
+    symbol: Option<&'a str>,
+}
+
 fn symbols_cmd(
     engine: &Engine,
     paths: &[PathBuf],
-    json: bool,
-    trivia: bool,
-    language: Option<&str>,
+    opts: SymbolsOptions,
     out: &mut Out,
 ) -> Result<u8> {
+    let SymbolsOptions {
+        json,
+        trivia,
+        language,
+        symbol,
+    } = opts;
     // Named files must be supported; files found by walking a directory are
     // taken only when a grammar claims them.
     let mut files: Vec<(PathBuf, bool)> = Vec::new();
@@ -750,7 +776,12 @@ fn symbols_cmd(
             .map(|(f, named)| {
                 let wanted =
                     *named || language.is_some() || engine.language_for(f, None, None).is_ok();
-                let r = wanted.then(|| engine.list_symbols(f, &display(f), trivia, language));
+                let r = wanted.then(|| match symbol {
+                    Some(name) => {
+                        engine.list_symbol_members(f, &display(f), trivia, language, name)
+                    }
+                    None => engine.list_symbols(f, &display(f), trivia, language),
+                });
                 (f.clone(), *named, r)
             })
             .collect();
@@ -762,6 +793,8 @@ fn symbols_cmd(
                     report(out, &e, json);
                     worst = worst.max(e.code().exit_code() as u8);
                 }
+                // A walked file without the symbol is simply not listed.
+                Some(Err(e)) if symbol.is_some() && e.code() == crate::ErrorCode::NotFound => {}
                 Some(Err(e)) => {
                     tracing::warn!("skipping {}: {}", f.display(), e);
                     eprintln!("warning: skipping {}: {}", display(&f), e.message);

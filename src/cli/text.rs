@@ -107,7 +107,7 @@ pub(super) struct ReadArgs {
     /// Line ranges, e.g. 10-20,40-60 (a single number is one line).
     #[arg(long, value_name = "RANGES", value_delimiter = ',')]
     lines: Vec<String>,
-    /// Lines containing any of these words.
+    /// Lines containing any of these words (with --symbols: inside those symbols only).
     #[arg(long, value_name = "WORDS", value_delimiter = ',')]
     keywords: Vec<String>,
     /// Symbols by name path, e.g. Parser.run.
@@ -165,6 +165,9 @@ pub(super) struct EditArgs {
     /// Replace exactly this many occurrences of --old.
     #[arg(long, value_name = "N", requires = "old")]
     expected_matches: Option<usize>,
+    /// Match --old only where it is not part of a longer word (identifier).
+    #[arg(long, requires = "old")]
+    whole_word: bool,
     /// Anchor: only a match with this text within 50 lines above it.
     #[arg(long, value_name = "T", requires = "old")]
     anchor_before: Option<String>,
@@ -370,8 +373,13 @@ fn print_fragment(f: &Fragment, out: &mut Out) {
             ));
         }
     }
+    let nowhere = if f.symbols.is_empty() {
+        "on no line"
+    } else {
+        "nowhere inside the symbols"
+    };
     for k in &f.keywords_not_found {
-        eprintln!("note: keyword {k:?} occurs on no line");
+        eprintln!("note: keyword {k:?} occurs {nowhere}");
     }
     for n in &f.notes {
         eprintln!("note: range {}: {}", n.requested, n.note);
@@ -425,7 +433,7 @@ fn edits_from(path: &Path) -> Result<Vec<TextEdit>> {
     };
     serde_json::from_value(list).map_err(|e| {
         Error::invalid_argument(format!("{shown} does not hold a list of edits: {e}"))
-            .with_suggestion("each edit is {\"old_text\", \"new_text\", optional \"anchor\", \"fuzzy\", \"max_distance\", \"expected_matches\"}")
+            .with_suggestion("each edit is {\"old_text\", \"new_text\", optional \"anchor\", \"fuzzy\", \"max_distance\", \"expected_matches\", \"whole_word\"}")
     })
 }
 
@@ -461,6 +469,7 @@ fn edit_cmd(a: EditArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
                 .unwrap_or_default(),
             max_distance: a.max_distance,
             expected_matches: a.expected_matches,
+            whole_word: a.whole_word,
             anchor: anchor(&a)?,
             ..TextEdit::new(old.clone(), new.clone())
         }],

@@ -166,7 +166,7 @@ pub fn plan(
         }
         Operation::InsertBefore => {
             let ctx = Ctx::new(src, span.start_byte);
-            let gap = blank_gap(file, target);
+            let gap = blank_gap(file, target, Side::Before);
             Ok(fit(needs_code()?, &ctx, src)
                 .into_iter()
                 .map(|fitted| {
@@ -177,7 +177,7 @@ pub fn plan(
         }
         Operation::InsertAfter => {
             let ctx = Ctx::new(src, span.start_byte);
-            let gap = blank_gap(file, target);
+            let gap = blank_gap(file, target, Side::After);
             // After the rest of the line (a `;`, a trailing comment), unless
             // another definition starts on that same line.
             let eol = line_end(text, span.end_byte);
@@ -323,9 +323,21 @@ fn restyle(code: &str, file: Indent) -> String {
     }
 }
 
-/// Blank lines between the target and its nearest sibling definition, or the
-/// language's convention when it has none.
-fn blank_gap(file: &ParsedFile, target: &Symbol) -> usize {
+/// Which side of the target an insert goes to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Before,
+    After,
+}
+
+/// The blank lines an insert puts between the target and the new code.
+///
+/// The insert splits the gap on its `side` (between the target and its
+/// sibling there), whose blank lines stay on the far side of the new code;
+/// using that same gap on the near side makes both sides equal. At the edge
+/// of a block (no sibling on that side) the gap on the other side is used,
+/// and without siblings the language's convention.
+fn blank_gap(file: &ParsedFile, target: &Symbol, side: Side) -> usize {
     let text = &file.source.text;
     let siblings: Vec<&Symbol> = file
         .symbols
@@ -347,9 +359,12 @@ fn blank_gap(file: &ParsedFile, target: &Symbol) -> usize {
             .split_last()
             .map_or(0, |(_, mid)| mid.iter().filter(|l| is_blank(l)).count())
     };
-    let observed = prev
-        .map(|p| between(p.full_span().end_byte, target.full_span().start_byte))
-        .or_else(|| next.map(|n| between(target.full_span().end_byte, n.full_span().start_byte)));
+    let before = || prev.map(|p| between(p.full_span().end_byte, target.full_span().start_byte));
+    let after = || next.map(|n| between(target.full_span().end_byte, n.full_span().start_byte));
+    let observed = match side {
+        Side::Before => before().or_else(after),
+        Side::After => after().or_else(before),
+    };
     let rules = &file.language.config.edit;
     let fallback = if target.parent.is_none() {
         rules.top_level_blank_lines

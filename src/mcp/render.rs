@@ -12,8 +12,50 @@ use crate::fs::tree::TreeListing;
 use crate::textops::{EditReceipt, FileWindow, Fragment, WriteReceipt};
 use std::fmt::Write;
 
+/// One line per symbol: address, kind, lines, signature; nested ones
+/// indented under their parent, all by `base` more.
+fn symbol_lines(out: &mut String, symbols: &[crate::symbols::Symbol], base: usize) {
+    for s in symbols {
+        let depth = s.depth().min(8);
+        let _ = writeln!(
+            out,
+            "{:indent$}{} {} {}-{}: {}",
+            "",
+            s.address(),
+            s.kind,
+            s.start_line,
+            s.end_line,
+            s.signature,
+            indent = base + depth * 2
+        );
+    }
+}
+
 impl Render for FileSymbols {
     fn render(&self) -> String {
+        if self.language.is_empty() {
+            // A folder: each file's outline under its path.
+            let mut out = format!("{}/ ({} files)\n", self.path, self.files.len());
+            for f in &self.files {
+                let errors = if f.parse_errors > 0 {
+                    format!(", {} parse errors", f.parse_errors)
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(
+                    out,
+                    "{} ({}, {} symbols{errors})",
+                    f.path,
+                    f.language,
+                    f.symbols.len()
+                );
+                symbol_lines(&mut out, &f.symbols, 2);
+            }
+            if let Some(n) = &self.hint {
+                let _ = writeln!(out, "note: {n}");
+            }
+            return out;
+        }
         let mut out = format!(
             "{} ({}, {} symbols, hash {}",
             self.path,
@@ -28,20 +70,7 @@ impl Render for FileSymbols {
             }
         }
         out.push_str(")\n");
-        for s in &self.symbols {
-            let depth = s.depth().min(8);
-            let _ = writeln!(
-                out,
-                "{:indent$}{} {} {}-{}: {}",
-                "",
-                s.address(),
-                s.kind,
-                s.start_line,
-                s.end_line,
-                s.signature,
-                indent = depth * 2
-            );
-        }
+        symbol_lines(&mut out, &self.symbols, 0);
         out
     }
 }
@@ -199,7 +228,16 @@ impl Render for Fragment {
             push_code(&mut out, &r.text);
         }
         if !self.keywords_not_found.is_empty() {
-            let _ = writeln!(out, "not found: {}", self.keywords_not_found.join(", "));
+            let scope = if self.symbols.is_empty() {
+                ""
+            } else {
+                " (inside the symbols)"
+            };
+            let _ = writeln!(
+                out,
+                "not found{scope}: {}",
+                self.keywords_not_found.join(", ")
+            );
         }
         if let Some(h) = &self.hint {
             let _ = writeln!(out, "truncated: {h}");

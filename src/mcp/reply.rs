@@ -105,7 +105,9 @@ pub fn mcp_words(term: Term, value: Option<&str>) -> String {
         format!("{{\"start\": {a}, \"end\": {b}}}")
     };
     match (term, value) {
-        (Term::AllowSyntaxErrors | Term::Force, _) => format!("`\"{name}\": true`"),
+        (Term::AllowSyntaxErrors | Term::Force | Term::WholeWord, _) => {
+            format!("`\"{name}\": true`")
+        }
         (Term::AnchorBefore | Term::AnchorAfter, Some(v)) => {
             let field = name.trim_start_matches("anchor.");
             format!("`\"anchor\": {{\"{field}\": {}}}`", json(v))

@@ -16,7 +16,6 @@ use super::reply::{Json, ToolError};
 use crate::edit::Operation;
 use crate::engine::{
     ExtractRequest, Extraction, FileSymbols, UpdateReceipt, UpdateRequest, extract_from,
-    file_symbols,
 };
 use crate::fs::read::WindowRequest;
 use crate::fs::search::{SearchControl, SearchParams, SearchResult};
@@ -42,7 +41,8 @@ fn yes() -> bool {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListSymbolsParams {
-    /// File, relative to the root.
+    /// File or folder, relative to the root.
+    #[schemars(description = "File or folder (an outline of its files), relative to the root.")]
     pub path: String,
     /// Ranges include decorators, attributes and doc comments.
     #[serde(default = "yes")]
@@ -55,6 +55,17 @@ pub struct ListSymbolsParams {
     /// Only symbols of this kind (function, method, class, struct...).
     #[serde(default)]
     pub kind: Option<String>,
+    /// Only this symbol (name path) and its members; `depth` then counts
+    /// levels below it.
+    #[schemars(
+        description = "Only this symbol (name path) and its members; depth counts below it."
+    )]
+    #[serde(default)]
+    pub symbol: Option<String>,
+    /// Folder: most files outlined (default 50).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub max_files: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -173,7 +184,7 @@ pub struct ReadFileParams {
 #[tool_router(vis = "pub(super)")]
 impl ScalpelServer {
     #[tool(
-        description = "Outline of a file: symbol name paths, kinds, lines, signatures.",
+        description = "Outline of a file or folder: symbol name paths, kinds, lines, signatures.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_symbols(
@@ -182,9 +193,31 @@ impl ScalpelServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<FileSymbols>, ToolError> {
         self.read("list_symbols", &ctx, move |env| {
-            let (file, parsed) = env.read_parsed(&p.path)?;
-            let outline = file_symbols(&parsed, &file.display, p.include_trivia);
-            crate::engine::select_symbols(outline, p.depth, p.kind.as_deref())
+            let file = env.resolve(&p.path, Purpose::Read)?;
+            if file.path.is_dir() {
+                let req = crate::engine::FolderRequest {
+                    include_trivia: p.include_trivia,
+                    symbol: p.symbol.as_deref(),
+                    depth: p.depth,
+                    kind: p.kind.as_deref(),
+                    max_files: p.max_files,
+                };
+                return crate::engine::folder_outline(env.engine(), env.ws(), &file, &req, |f| {
+                    env.parse(&crate::fs::ResolvedPath {
+                        display: String::new(),
+                        path: f.to_path_buf(),
+                    })
+                });
+            }
+            let parsed = env.parse(&file)?;
+            crate::engine::outline(
+                &parsed,
+                &file.display,
+                p.include_trivia,
+                p.symbol.as_deref(),
+                p.depth,
+                p.kind.as_deref(),
+            )
         })
         .await
         .map(Json)

@@ -29,6 +29,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::hint::{self, Term};
 use crate::text::intervals::LineRange;
 use crate::text::lines::LineIndex;
+use crate::text::matcher::is_whole_word;
 use crate::text::preview::{PREVIEW_WIDTH, preview};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -131,6 +132,13 @@ pub struct TextEdit {
     #[schemars(description = "Replace exactly this many occurrences (replace-all).")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_matches: Option<usize>,
+    /// Match only where `old_text` is not part of a longer word: neither
+    /// neighbour of the match is a letter, digit or `_` (the keyword rule of
+    /// [`crate::text::matcher::is_whole_word`]). Applies to exact matches;
+    /// fuzzy matches are whole lines anyway.
+    #[schemars(description = "Match only where not part of a longer identifier.")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub whole_word: bool,
 }
 
 impl TextEdit {
@@ -486,7 +494,15 @@ fn plan_one(view: &View, edit: &TextEdit) -> Result<Option<Found>> {
     }
 
     let shared: Rc<str> = Rc::from(new.as_str());
-    let exact: Vec<Cand> = find_all(&view.norm, &old)
+    let mut starts = find_all(&view.norm, &old);
+    let occurrences = starts.len();
+    if edit.whole_word {
+        starts.retain(|&start| is_whole_word(&view.norm, start, start + old.len()));
+        if starts.is_empty() && occurrences > 0 {
+            return Err(inside_words(view, &old, occurrences));
+        }
+    }
+    let exact: Vec<Cand> = starts
         .into_iter()
         .map(|start| Cand {
             start,
@@ -496,8 +512,14 @@ fn plan_one(view: &View, edit: &TextEdit) -> Result<Option<Found>> {
         })
         .collect();
     if !exact.is_empty() {
+        // Matches inside longer words, when whole_word could skip them.
+        let inside = exact
+            .iter()
+            .filter(|c| !edit.whole_word && !is_whole_word(&view.norm, c.start, c.end))
+            .count();
         let cands = narrow(view, &anchor, exact, &old)?;
-        let cands = pick(view, cands, edit.expected_matches, &old, MatchMode::Exact)?;
+        let cands = pick(view, cands, edit.expected_matches, &old, MatchMode::Exact)
+            .map_err(|e| whole_word_tip(e, inside))?;
         return Ok(Some(Found {
             mode: MatchMode::Exact,
             cands,
@@ -570,6 +592,46 @@ fn plan_one(view: &View, edit: &TextEdit) -> Result<Option<Found>> {
         }
     }
     Err(diagnose(view, &old, edit.fuzzy, lev_note))
+}
+
+/// A `MULTIPLE_MATCHES` error that ⟦whole_word⟧ could narrow says so.
+fn whole_word_tip(mut e: Error, inside: usize) -> Error {
+    if inside == 0 || e.code() != ErrorCode::MultipleMatches {
+        return e;
+    }
+    e.suggestion = format!(
+        "{}; or set {} to skip the {inside} match(es) inside longer words",
+        e.suggestion,
+        hint::term(Term::WholeWord)
+    );
+    if let Value::Object(map) = &mut e.details {
+        map.insert("inside_words".into(), json!(inside));
+    }
+    e
+}
+
+/// `NO_MATCH` for a whole-word edit whose text occurs only inside longer
+/// words.
+fn inside_words(view: &View, old: &str, occurrences: usize) -> Error {
+    let first = find_all(&view.norm, old)[0];
+    let line = view.lines.line_of(first);
+    Error::new(
+        ErrorCode::NoMatch,
+        format!(
+            "the old text ({}) occurs {occurrences} time(s), each inside a longer word",
+            short(old)
+        ),
+    )
+    .with_suggestion(format!(
+        "drop {} to replace inside words, or include the whole word in {}",
+        hint::term(Term::WholeWord),
+        hint::term(Term::OldText)
+    ))
+    .with_details(json!({
+        "reason": "inside_words",
+        "occurrences": occurrences,
+        "first": {"line": line, "preview": view.preview_at(first, first + old.len())},
+    }))
 }
 
 fn round2(x: f64) -> f64 {
