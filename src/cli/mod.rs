@@ -40,6 +40,10 @@ struct GlobalArgs {
     /// Refuse files larger than this many bytes.
     #[arg(long, global = true, value_name = "BYTES", default_value_t = crate::fs::DEFAULT_MAX_FILE_SIZE)]
     max_file_size: u64,
+    /// Give up parsing a file after this many seconds (TIMEOUT). Default:
+    /// 5 s plus 2 s per MiB of the file.
+    #[arg(long, global = true, value_name = "SECONDS")]
+    parse_timeout: Option<f64>,
 }
 
 /// `--root`, shared by every command that needs a workspace.
@@ -147,6 +151,16 @@ enum Command {
         /// Force a language instead of detecting it (see `scalpel languages`).
         #[arg(long, value_name = "LANG")]
         language: Option<String>,
+        /// Show at most this many symbols per file (default 1000; the
+        /// outline is also capped at about 48 KB of text).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_symbols: Option<u64>,
+        /// Only symbols nested at most this deep (1 = top level).
+        #[arg(long, value_name = "N")]
+        depth: Option<usize>,
+        /// Only symbols of this kind (function, method, class, struct, ...).
+        #[arg(long)]
+        kind: Option<String>,
     },
     /// Print one symbol's code, addressed by name path (`Class.method`).
     #[command(after_help = NAME_PATHS)]
@@ -425,6 +439,19 @@ fn engine(g: &GlobalArgs) -> Result<Engine> {
     Ok(Engine {
         registry: Registry::with_override(g.lang_dir.as_deref())?,
         max_file_size: g.max_file_size,
+        parse_budget: match g.parse_timeout {
+            Some(s) if s.is_finite() && s > 0.0 => {
+                crate::symbols::ParseBudget::fixed(std::time::Duration::from_secs_f64(s))
+            }
+            Some(s) => {
+                return Err(crate::error::Error::invalid_argument(format!(
+                    "the parse timeout must be a positive number of seconds, not {s}"
+                ))
+                .with_suggestion("give ⟦parse_timeout⟧ in seconds, e.g. 30")
+                .with_details(serde_json::json!({"parse_timeout": s})));
+            }
+            None => crate::symbols::ParseBudget::default(),
+        },
     })
 }
 
@@ -437,7 +464,22 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             json,
             no_trivia,
             language,
-        } => symbols_cmd(&engine, &paths, json, !no_trivia, language.as_deref(), out),
+            max_symbols,
+            depth,
+            kind,
+        } => symbols_cmd(
+            &engine,
+            &paths,
+            SymbolsOptions {
+                json,
+                trivia: !no_trivia,
+                language: language.as_deref(),
+                max_symbols: max_symbols.map(|n| n as usize),
+                depth,
+                kind: kind.as_deref(),
+            },
+            out,
+        ),
         Command::Extract {
             file,
             symbol,
@@ -722,14 +764,29 @@ fn display(p: &Path) -> String {
     p.display().to_string().replace('\\', "/")
 }
 
+struct SymbolsOptions<'a> {
+    json: bool,
+    trivia: bool,
+    language: Option<&'a str>,
+    max_symbols: Option<usize>,
+    depth: Option<usize>,
+    kind: Option<&'a str>,
+}
+
 fn symbols_cmd(
     engine: &Engine,
     paths: &[PathBuf],
-    json: bool,
-    trivia: bool,
-    language: Option<&str>,
+    opts: SymbolsOptions,
     out: &mut Out,
 ) -> Result<u8> {
+    let SymbolsOptions {
+        json,
+        trivia,
+        language,
+        max_symbols,
+        depth,
+        kind,
+    } = opts;
     // Named files must be supported; files found by walking a directory are
     // taken only when a grammar claims them.
     let mut files: Vec<(PathBuf, bool)> = Vec::new();
@@ -750,7 +807,12 @@ fn symbols_cmd(
             .map(|(f, named)| {
                 let wanted =
                     *named || language.is_some() || engine.language_for(f, None, None).is_ok();
-                let r = wanted.then(|| engine.list_symbols(f, &display(f), trivia, language));
+                let r = wanted.then(|| {
+                    engine
+                        .list_symbols(f, &display(f), trivia, language)
+                        .and_then(|o| crate::engine::select_symbols(o, depth, kind))
+                        .map(|o| crate::engine::cap_symbols(o, max_symbols))
+                });
                 (f.clone(), *named, r)
             })
             .collect();
@@ -774,7 +836,9 @@ fn symbols_cmd(
 
 fn print_symbols(fs: &FileSymbols, json: bool, out: &mut Out) {
     if json {
-        out.line(&to_json(fs));
+        let mut shown = fs.clone();
+        shown.hint = shown.hint.map(|h| words::cli_text(&h));
+        out.line(&to_json(&shown));
         return;
     }
     let errors = if fs.parse_errors > 0 {
@@ -799,6 +863,9 @@ fn print_symbols(fs: &FileSymbols, json: bool, out: &mut Out) {
             s.signature,
             indent = depth * 2
         ));
+    }
+    if let Some(h) = &fs.hint {
+        eprintln!("note: {}: {}", fs.path, words::cli_text(h));
     }
 }
 

@@ -42,6 +42,9 @@ impl Render for FileSymbols {
                 indent = depth * 2
             );
         }
+        if let Some(note) = &self.hint {
+            let _ = writeln!(out, "(truncated: {note})");
+        }
         out
     }
 }

@@ -55,6 +55,11 @@ pub struct ListSymbolsParams {
     /// Only symbols of this kind (function, method, class, struct...).
     #[serde(default)]
     pub kind: Option<String>,
+    /// Show at most this many symbols (default 1000; the text is also
+    /// capped at about 48 KB).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub max_symbols: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -185,6 +190,7 @@ impl ScalpelServer {
             let (file, parsed) = env.read_parsed(&p.path)?;
             let outline = file_symbols(&parsed, &file.display, p.include_trivia);
             crate::engine::select_symbols(outline, p.depth, p.kind.as_deref())
+                .map(|o| crate::engine::cap_symbols(o, p.max_symbols))
         })
         .await
         .map(Json)
