@@ -55,8 +55,7 @@ pub struct ListSymbolsParams {
     /// Only symbols of this kind (function, method, class, struct...).
     #[serde(default)]
     pub kind: Option<String>,
-    /// Show at most this many symbols (default 1000; the text is also
-    /// capped at about 48 KB).
+    /// At most this many symbols (default 1000; also capped near 48 KB).
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_symbols: Option<usize>,

@@ -495,7 +495,12 @@ pub fn outline_within(
         let path = parent.map_or_else(|| name.to_string(), |p| format!("{}{sep}{name}", p.path));
         (segments, path)
     };
-    for raw in &raws {
+    for (i, raw) in raws.iter().enumerate() {
+        // Widening asks tree-sitter for parents and previous siblings, which
+        // it finds by scanning siblings: keep the deadline here too.
+        if i % 1024 == 1023 && deadline.passed() {
+            return Err(deadline.error(lang, body.len(), "listing the symbols"));
+        }
         let (s, e) = (raw.node.start_byte(), raw.node.end_byte());
         while let Some(top) = stack.last() {
             if top.start <= s && e <= top.end && !(top.start == s && top.end == e && !top.is_scope)
