@@ -86,33 +86,15 @@ fn every_writer_refuses_bad_python_indentation() {
     std::fs::write(&whole, "def f(x):\ny = x + 1\nreturn y\n").unwrap();
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
-            vec![
-                "edit".into(),
-                "m.py".into(),
-                "--old".into(),
-                "    return y".into(),
-                "--new".into(),
-                "  return y".into(),
-            ],
+            vec!["edit".into(), "m.py".into(), "--old".into(), "    return y".into(), "--new".into(), "  return y".into()],
             "unindent does not match",
         ),
         (
-            vec![
-                "write".into(),
-                "m.py".into(),
-                "--from".into(),
-                whole.display().to_string(),
-            ],
+            vec!["write".into(), "m.py".into(), "--from".into(), whole.display().to_string()],
             "expected an indented block",
         ),
         (
-            vec![
-                "update".into(),
-                "m.py".into(),
-                "f".into(),
-                "--code-file".into(),
-                new_code.display().to_string(),
-            ],
+            vec!["update".into(), "m.py".into(), "f".into(), "--code-file".into(), new_code.display().to_string()],
             // Every reading of this code is refused; which rule the
             // least bad one breaks first is not the point.
             "indent",
@@ -127,10 +109,7 @@ fn every_writer_refuses_bad_python_indentation() {
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {text}");
-        assert!(
-            text.contains("SYNTAX_ERROR") && text.contains(rule),
-            "{args:?}: {text}"
-        );
+        assert!(text.contains("SYNTAX_ERROR") && text.contains(rule), "{args:?}: {text}");
         assert_eq!(std::fs::read_to_string(&f).unwrap(), original, "{args:?}");
     }
 }

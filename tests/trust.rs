@@ -547,23 +547,10 @@ fn tsc_rejects(ts: &Path, paths: &[PathBuf]) -> Vec<String> {
         .spawn()
         .expect("this test needs node (it comes with npm)");
     let list: String = paths.iter().map(|p| format!("{}\n", p.display())).collect();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(list.as_bytes())
-        .unwrap();
+    child.stdin.take().unwrap().write_all(list.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "node failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
+    assert!(out.status.success(), "node failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect()
 }
 
 #[test]
@@ -572,9 +559,7 @@ fn typescript_shapes_parse_with_tsc() {
     let ts = corpus.join("node_modules/typescript");
     let mut files: Vec<PathBuf> = scalpel::fs::walk_files(&corpus.join("node_modules/zod/src/v3"))
         .into_iter()
-        .filter(|p| {
-            p.extension().is_some_and(|e| e == "ts") && !p.to_string_lossy().ends_with(".d.ts")
-        })
+        .filter(|p| p.extension().is_some_and(|e| e == "ts") && !p.to_string_lossy().ends_with(".d.ts"))
         .collect();
     files.extend(fixture_files("typescript", "ts"));
     // Only what the compiler itself accepts can be judged by it.
@@ -600,10 +585,7 @@ fn typescript_shapes_parse_with_tsc() {
         .into_iter()
         .map(|l| {
             let p = l.split(" | ").next().unwrap().to_string();
-            let label = names
-                .iter()
-                .find(|(n, _)| n.display().to_string() == p)
-                .map_or("?", |(_, l)| l.as_str());
+            let label = names.iter().find(|(n, _)| n.display().to_string() == p).map_or("?", |(_, l)| l.as_str());
             format!("{label}: {l}")
         })
         .collect();
