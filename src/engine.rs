@@ -20,6 +20,9 @@ pub use cache::{CacheStats, ParseCache};
 pub struct Engine {
     pub registry: Arc<Registry>,
     pub max_file_size: u64,
+    /// How long parsing a file (and listing its symbols) may take before it
+    /// is answered with `TIMEOUT`.
+    pub parse_budget: symbols::ParseBudget,
 }
 
 impl Default for Engine {
@@ -27,6 +30,7 @@ impl Default for Engine {
         Engine {
             registry: Registry::builtin(),
             max_file_size: fs::DEFAULT_MAX_FILE_SIZE,
+            parse_budget: symbols::ParseBudget::default(),
         }
     }
 }
@@ -46,7 +50,12 @@ pub struct FileSymbols {
     /// (`symbols` is then empty, `language` and `file_hash` too).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<FolderFile>,
-    /// For a folder: what was left out and how to see it.
+    /// The outline was cut at the entry or size cap (see `note`).
+    pub truncated: bool,
+    /// Symbols left out by the cap.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub omitted_symbols: usize,
+    /// What was left out (folder files, capped symbols) and how to see it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
 }
@@ -165,8 +174,46 @@ pub fn folder_outline(
         parse_error_locations: Vec::new(),
         file_hash: String::new(),
         files,
+        truncated: false,
+        omitted_symbols: 0,
         hint: (!notes.is_empty()).then(|| notes.join("; ")),
     })
+}
+
+/// Entries an outline shows by default (`list_symbols`, `scalpel symbols`).
+pub const DEFAULT_MAX_SYMBOLS: usize = 1000;
+/// Bytes of outline text (one line per symbol: address, kind, lines,
+/// signature) an outline shows at most, whatever the entry cap: about
+/// 12,000 tokens.
+pub const MAX_OUTLINE_BYTES: usize = 48 * 1024;
+
+/// Cut an outline to at most `max` symbols (default
+/// [`DEFAULT_MAX_SYMBOLS`]) and [`MAX_OUTLINE_BYTES`] of text, in document
+/// order, saying in `note` how many were left out and how to narrow it.
+pub fn cap_symbols(mut outline: FileSymbols, max: Option<usize>) -> FileSymbols {
+    let max = max.unwrap_or(DEFAULT_MAX_SYMBOLS);
+    let mut bytes = 0usize;
+    let mut keep = 0usize;
+    for s in &outline.symbols {
+        // One rendered line: indentation, address, kind, lines, signature.
+        let line = s.depth().min(8) * 2 + s.address().len() + s.kind.len() + s.signature.len() + 24;
+        if keep == max || bytes + line > MAX_OUTLINE_BYTES {
+            break;
+        }
+        bytes += line;
+        keep += 1;
+    }
+    let omitted = outline.symbols.len() - keep;
+    if omitted > 0 {
+        outline.symbols.truncate(keep);
+        outline.symbols.shrink_to_fit();
+        outline.truncated = true;
+        outline.omitted_symbols = omitted;
+        outline.hint = Some(format!(
+            "showing the first {keep} symbols; {omitted} more left out. Narrow with ⟦depth=1⟧ or ⟦kind⟧, raise ⟦max_symbols⟧, or read a part of the file with ⟦read_fragment⟧"
+        ));
+    }
+    outline
 }
 
 /// One symbol's code (`extract_code`, `scalpel extract --json`).
@@ -259,7 +306,7 @@ impl Engine {
             Some(l) => l,
             None => self.language_for(path, Some(&source), None)?,
         };
-        symbols::parse(&lang, Arc::new(source))
+        symbols::parse_within(&lang, Arc::new(source), self.parse_budget)
     }
 
     /// Outline of `path`, shown as `display`.
@@ -318,6 +365,8 @@ pub fn file_symbols(file: &ParsedFile, display: &str, include_trivia: bool) -> F
         parse_error_locations: file.parse_errors.clone(),
         file_hash: file.source.hash.clone(),
         files: Vec::new(),
+        truncated: false,
+        omitted_symbols: 0,
         hint: None,
     }
 }

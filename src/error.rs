@@ -29,10 +29,12 @@ pub enum ErrorCode {
     InvalidRange,
     InvalidArgument,
     Io,
+    /// A parse ran past its time budget (or its request was cancelled).
+    Timeout,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 19] = [
         ErrorCode::NotFound,
         ErrorCode::Ambiguous,
         ErrorCode::NoMatch,
@@ -51,6 +53,7 @@ impl ErrorCode {
         ErrorCode::InvalidRange,
         ErrorCode::InvalidArgument,
         ErrorCode::Io,
+        ErrorCode::Timeout,
     ];
 
     /// The wire name, e.g. `NOT_FOUND`.
@@ -74,6 +77,7 @@ impl ErrorCode {
             ErrorCode::InvalidRange => "INVALID_RANGE",
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
             ErrorCode::Io => "IO",
+            ErrorCode::Timeout => "TIMEOUT",
         }
     }
 
@@ -99,7 +103,8 @@ impl ErrorCode {
             | ErrorCode::IgnoredPath
             | ErrorCode::InvalidRange
             | ErrorCode::InvalidArgument
-            | ErrorCode::Io => 2,
+            | ErrorCode::Io
+            | ErrorCode::Timeout => 2,
         }
     }
 }

@@ -82,6 +82,8 @@ terms! {
     RecentEditIds = "recent_edit_ids",
     Root = "root",
     MaxFileSize = "max_file_size",
+    ParseTimeout = "parse_timeout",
+    MaxSymbols = "max_symbols",
 }
 
 impl Term {

@@ -204,7 +204,7 @@ pub fn read_fragment(ws: &Workspace, engine: &Engine, params: &FragmentParams) -
         let lang = engine
             .language_for(&target.path, Some(&src), None)
             .map_err(|e| e.with_path(&target.display))?;
-        let file = symbols::parse(&lang, Arc::clone(&src))?;
+        let file = symbols::parse_within(&lang, Arc::clone(&src), engine.parse_budget)?;
         for name in &params.symbols {
             let s = symbols::resolve(&file.symbols, name, None)
                 .map_err(|e| e.with_path(&target.display))?;

@@ -40,6 +40,10 @@ struct GlobalArgs {
     /// Refuse files larger than this many bytes.
     #[arg(long, global = true, value_name = "BYTES", default_value_t = crate::fs::DEFAULT_MAX_FILE_SIZE)]
     max_file_size: u64,
+    /// Give up parsing a file after this many seconds (TIMEOUT). Default:
+    /// 5 s plus 2 s per MiB of the file.
+    #[arg(long, global = true, value_name = "SECONDS")]
+    parse_timeout: Option<f64>,
 }
 
 /// `--root`, shared by every command that needs a workspace.
@@ -150,6 +154,16 @@ enum Command {
         /// Only this symbol (a name path, e.g. a class) and its members.
         #[arg(long, value_name = "NAME")]
         symbol: Option<String>,
+        /// Show at most this many symbols per file (default 1000; the
+        /// outline is also capped at about 48 KB of text).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_symbols: Option<u64>,
+        /// Only symbols nested at most this deep (1 = top level).
+        #[arg(long, value_name = "N")]
+        depth: Option<usize>,
+        /// Only symbols of this kind (function, method, class, struct, ...).
+        #[arg(long)]
+        kind: Option<String>,
     },
     /// Print one symbol's code, addressed by name path (`Class.method`).
     #[command(after_help = NAME_PATHS)]
@@ -428,6 +442,19 @@ fn engine(g: &GlobalArgs) -> Result<Engine> {
     Ok(Engine {
         registry: Registry::with_override(g.lang_dir.as_deref())?,
         max_file_size: g.max_file_size,
+        parse_budget: match g.parse_timeout {
+            Some(s) if s.is_finite() && s > 0.0 => {
+                crate::symbols::ParseBudget::fixed(std::time::Duration::from_secs_f64(s))
+            }
+            Some(s) => {
+                return Err(crate::error::Error::invalid_argument(format!(
+                    "the parse timeout must be a positive number of seconds, not {s}"
+                ))
+                .with_suggestion("give ⟦parse_timeout⟧ in seconds, e.g. 30")
+                .with_details(serde_json::json!({"parse_timeout": s})));
+            }
+            None => crate::symbols::ParseBudget::default(),
+        },
     })
 }
 
@@ -441,6 +468,9 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             no_trivia,
             language,
             symbol,
+            max_symbols,
+            depth,
+            kind,
         } => symbols_cmd(
             &engine,
             &paths,
@@ -449,6 +479,9 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                 trivia: !no_trivia,
                 language: language.as_deref(),
                 symbol: symbol.as_deref(),
+                max_symbols: max_symbols.map(|n| n as usize),
+                depth,
+                kind: kind.as_deref(),
             },
             out,
         ),
@@ -742,6 +775,9 @@ struct SymbolsOptions<'a> {
     language: Option<&'a str>,
     /// Only this symbol and its members, in each file that has it.
     symbol: Option<&'a str>,
+    max_symbols: Option<usize>,
+    depth: Option<usize>,
+    kind: Option<&'a str>,
 }
 
 fn symbols_cmd(
@@ -755,6 +791,9 @@ fn symbols_cmd(
         trivia,
         language,
         symbol,
+        max_symbols,
+        depth,
+        kind,
     } = opts;
     // Named files must be supported; files found by walking a directory are
     // taken only when a grammar claims them.
@@ -776,11 +815,16 @@ fn symbols_cmd(
             .map(|(f, named)| {
                 let wanted =
                     *named || language.is_some() || engine.language_for(f, None, None).is_ok();
-                let r = wanted.then(|| match symbol {
-                    Some(name) => {
-                        engine.list_symbol_members(f, &display(f), trivia, language, name)
-                    }
-                    None => engine.list_symbols(f, &display(f), trivia, language),
+                let r = wanted.then(|| {
+                    let listed = match symbol {
+                        Some(name) => {
+                            engine.list_symbol_members(f, &display(f), trivia, language, name)
+                        }
+                        None => engine
+                            .list_symbols(f, &display(f), trivia, language)
+                            .and_then(|o| crate::engine::select_symbols(o, depth, kind)),
+                    };
+                    listed.map(|o| crate::engine::cap_symbols(o, max_symbols))
                 });
                 (f.clone(), *named, r)
             })
@@ -807,7 +851,9 @@ fn symbols_cmd(
 
 fn print_symbols(fs: &FileSymbols, json: bool, out: &mut Out) {
     if json {
-        out.line(&to_json(fs));
+        let mut shown = fs.clone();
+        shown.hint = shown.hint.map(|h| words::cli_text(&h));
+        out.line(&to_json(&shown));
         return;
     }
     let errors = if fs.parse_errors > 0 {
@@ -832,6 +878,9 @@ fn print_symbols(fs: &FileSymbols, json: bool, out: &mut Out) {
             s.signature,
             indent = depth * 2
         ));
+    }
+    if let Some(h) = &fs.hint {
+        eprintln!("note: {}: {}", fs.path, words::cli_text(h));
     }
 }
 

@@ -61,6 +61,8 @@ pub fn cli_words(term: Term, value: Option<&str>) -> String {
         Term::RecentEditIds => "the edit ids `scalpel history FILE` lists".into(),
         Term::Root => "`--root DIR`".into(),
         Term::MaxFileSize => flag("--max-file-size"),
+        Term::ParseTimeout => flag("--parse-timeout"),
+        Term::MaxSymbols => flag("--max-symbols"),
     }
 }
 

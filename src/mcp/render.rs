@@ -71,6 +71,9 @@ impl Render for FileSymbols {
         }
         out.push_str(")\n");
         symbol_lines(&mut out, &self.symbols, 0);
+        if let Some(note) = &self.hint {
+            let _ = writeln!(out, "(truncated: {note})");
+        }
         out
     }
 }

@@ -128,6 +128,7 @@ pub fn mcp_words(term: Term, value: Option<&str>) -> String {
             "the server's root (`scalpel serve --root DIR`, or the client's roots)".into()
         }
         (Term::MaxFileSize, _) => "the server's `--max-file-size`".into(),
+        (Term::ParseTimeout, _) => "the server's `--parse-timeout`".into(),
         (_, Some(v)) => format!("`\"{name}\": {}`", json(v)),
         (_, None) => format!("`{name}`"),
     }

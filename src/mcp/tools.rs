@@ -42,7 +42,7 @@ fn yes() -> bool {
 #[serde(deny_unknown_fields)]
 pub struct ListSymbolsParams {
     /// File or folder, relative to the root.
-    #[schemars(description = "File or folder (an outline of its files), relative to the root.")]
+    #[schemars(description = "File or folder, relative to the root.")]
     pub path: String,
     /// Ranges include decorators, attributes and doc comments.
     #[serde(default = "yes")]
@@ -57,15 +57,17 @@ pub struct ListSymbolsParams {
     pub kind: Option<String>,
     /// Only this symbol (name path) and its members; `depth` then counts
     /// levels below it.
-    #[schemars(
-        description = "Only this symbol (name path) and its members; depth counts below it."
-    )]
+    #[schemars(description = "Only this symbol and its members.")]
     #[serde(default)]
     pub symbol: Option<String>,
-    /// Folder: most files outlined (default 50).
+    /// Folder: most files (default 50).
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_files: Option<usize>,
+    /// Most symbols (default 1000).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub max_symbols: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -218,13 +220,14 @@ impl ScalpelServer {
                 p.depth,
                 p.kind.as_deref(),
             )
+            .map(|o| crate::engine::cap_symbols(o, p.max_symbols))
         })
         .await
         .map(Json)
     }
 
     #[tool(
-        description = "One symbol's exact code by name path, with lines, file_hash and the same-file names and imports it uses.",
+        description = "One symbol's exact code by name path, with lines, file_hash, same-file names and imports it uses.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn extract_code(
@@ -248,7 +251,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Replace, insert_before, insert_after or delete a symbol by name path. Decorators, attributes and doc comments are kept unless new_code brings its own. Validated, atomic, undoable; returns a diff.",
+        description = "Replace, insert_before, insert_after or delete a symbol by name path; keeps its decorators and docs unless new_code has its own. Validated, atomic, undoable.",
         annotations(
             destructive_hint = true,
             idempotent_hint = false,
@@ -289,7 +292,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Find lines with any of the keywords (or a regex) across the root; gitignore-aware, ranked, bounded.",
+        description = "Lines with any keyword (or a regex) across the root; gitignore-aware, ranked, bounded.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn search_files(
@@ -371,7 +374,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Read line ranges, keyword lines and symbols of a file, with context, merged, within a line budget.",
+        description = "Line ranges, keyword lines and symbols of a file, with context, merged, within a line budget.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn read_fragment(
@@ -387,7 +390,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Batch of {old_text, new_text} replacements, each matching once; all or nothing, validated, undoable.",
+        description = "Text replacements {old_text, new_text}, each matching once; all or nothing, validated, undoable.",
         annotations(
             destructive_hint = true,
             idempotent_hint = false,

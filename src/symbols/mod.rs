@@ -20,7 +20,9 @@ use crate::lang::query::TagRole;
 use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
 
 /// How many parse-error locations are reported (the count is always exact).
@@ -213,8 +215,98 @@ thread_local! {
     static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
 }
 
-/// Parse `text` (the file body, after any BOM) with `lang`'s grammar.
+/// How long a parse (and the outline query over its tree) may take: `base`
+/// plus `per_mib` for each MiB of text. tree-sitter parses several MB a
+/// second, so the default (5 s + 2 s per MiB) leaves any real file a wide
+/// margin and stops a pathological one instead of letting it run for
+/// minutes (issue 14).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParseBudget {
+    pub base: Duration,
+    pub per_mib: Duration,
+}
+
+impl Default for ParseBudget {
+    fn default() -> Self {
+        ParseBudget {
+            base: Duration::from_secs(5),
+            per_mib: Duration::from_secs(2),
+        }
+    }
+}
+
+impl ParseBudget {
+    /// A fixed budget, whatever the size (`--parse-timeout`).
+    pub fn fixed(limit: Duration) -> ParseBudget {
+        ParseBudget {
+            base: limit,
+            per_mib: Duration::ZERO,
+        }
+    }
+
+    /// The time allowed for `len` bytes of text.
+    pub fn for_len(&self, len: usize) -> Duration {
+        let mib = len as f64 / (1024.0 * 1024.0);
+        self.base + self.per_mib.mul_f64(mib)
+    }
+
+    /// When a parse of `len` bytes starting now must end.
+    pub fn deadline(&self, len: usize) -> Deadline {
+        let limit = self.for_len(len);
+        Deadline {
+            at: Instant::now() + limit,
+            limit,
+        }
+    }
+}
+
+/// The moment a parse must stop, and the budget it came from (for the error).
+#[derive(Debug, Clone, Copy)]
+pub struct Deadline {
+    at: Instant,
+    limit: Duration,
+}
+
+impl Deadline {
+    fn passed(&self) -> bool {
+        Instant::now() >= self.at
+    }
+
+    fn error(&self, lang: &Language, len: usize, stage: &str) -> Error {
+        Error::new(
+            ErrorCode::Timeout,
+            format!(
+                "{} of this {} file took longer than its budget of {:.1} s",
+                stage,
+                lang.name(),
+                self.limit.as_secs_f64()
+            ),
+        )
+        .with_suggestion(
+            "the file is too large or pathological to parse; use ⟦read_fragment⟧ and ⟦edit_file⟧, or raise ⟦parse_timeout⟧",
+        )
+        .with_details(serde_json::json!({
+            "stage": stage,
+            "budget_ms": self.limit.as_millis() as u64,
+            "bytes": len,
+            "language": lang.name(),
+        }))
+    }
+}
+
+/// Parse `text` (the file body, after any BOM) with `lang`'s grammar, within
+/// the default [`ParseBudget`].
 pub fn parse_tree(lang: &Language, text: &str, old: Option<&Tree>) -> Result<Tree> {
+    parse_tree_within(lang, text, old, ParseBudget::default().deadline(text.len()))
+}
+
+/// Parse `text` with `lang`'s grammar, cancelled with `TIMEOUT` at `deadline`.
+pub fn parse_tree_within(
+    lang: &Language,
+    text: &str,
+    old: Option<&Tree>,
+    deadline: Deadline,
+) -> Result<Tree> {
     PARSER.with(|p| {
         let mut parser = p.borrow_mut();
         parser.set_language(lang.grammar()).map_err(|e| {
@@ -223,23 +315,69 @@ pub fn parse_tree(lang: &Language, text: &str, old: Option<&Tree>) -> Result<Tre
                 format!("grammar for {} cannot be loaded: {e}", lang.name()),
             )
         })?;
-        let tree = parser.parse(text, old);
-        tree.ok_or_else(|| {
-            parser.reset();
-            Error::new(ErrorCode::Io, format!("the {} parser gave up", lang.name()))
-                .with_suggestion("the file may be too large or pathological; use ⟦read_fragment⟧ and ⟦edit_file⟧")
-        })
+        let bytes = text.as_bytes();
+        let mut cancelled = false;
+        let mut progress = |_: &tree_sitter::ParseState| {
+            if deadline.passed() {
+                cancelled = true;
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut progress);
+        let tree = parser.parse_with_options(
+            &mut |i, _| bytes.get(i..).unwrap_or_default(),
+            old,
+            Some(options),
+        );
+        match tree {
+            Some(t) => Ok(t),
+            None => {
+                parser.reset();
+                if cancelled {
+                    Err(deadline.error(lang, text.len(), "parsing"))
+                } else {
+                    Err(Error::new(ErrorCode::Io, format!("the {} parser gave up", lang.name()))
+                        .with_suggestion("the file may be too large or pathological; use ⟦read_fragment⟧ and ⟦edit_file⟧"))
+                }
+            }
+        }
     })
 }
 
-/// Parse a decoded file and build its outline.
+/// Parse a decoded file and build its outline, within the default budget.
 pub fn parse(lang: &Arc<Language>, source: Arc<SourceText>) -> Result<ParsedFile> {
-    let tree = parse_tree(lang, source.body(), None)?;
-    outline(lang, source, tree)
+    parse_within(lang, source, ParseBudget::default())
 }
 
-/// Build the outline of an already parsed tree.
+/// Parse a decoded file and build its outline; parsing and the outline
+/// query share one deadline from `budget`.
+pub fn parse_within(
+    lang: &Arc<Language>,
+    source: Arc<SourceText>,
+    budget: ParseBudget,
+) -> Result<ParsedFile> {
+    let deadline = budget.deadline(source.body().len());
+    let tree = parse_tree_within(lang, source.body(), None, deadline)?;
+    outline_within(lang, source, tree, deadline)
+}
+
+/// Build the outline of an already parsed tree, within the default budget.
 pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Result<ParsedFile> {
+    let deadline = ParseBudget::default().deadline(source.body().len());
+    outline_within(lang, source, tree, deadline)
+}
+
+/// Build the outline of an already parsed tree; the tags query is cancelled
+/// with `TIMEOUT` at `deadline` (tree-sitter's query cursor is quadratic in
+/// a node's child count: a one-line array of a million numbers).
+pub fn outline_within(
+    lang: &Arc<Language>,
+    source: Arc<SourceText>,
+    tree: Tree,
+    deadline: Deadline,
+) -> Result<ParsedFile> {
     let query = lang.tags_query()?;
     let offset = source.body_offset();
     let body = source.body();
@@ -249,8 +387,22 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
     // the same definition: the earlier pattern (lower index) wins.
     let mut best: HashMap<usize, Raw> = HashMap::new();
     let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&query.query, root, body.as_bytes());
+    let cancelled = std::cell::Cell::new(false);
+    let mut progress = |_: &tree_sitter::QueryCursorState| {
+        if deadline.passed() {
+            cancelled.set(true);
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let options = tree_sitter::QueryCursorOptions::new().progress_callback(&mut progress);
+    let mut matches = cursor.matches_with_options(&query.query, root, body.as_bytes(), options);
     while let Some(m) = matches.next() {
+        if deadline.passed() {
+            cancelled.set(true);
+            break;
+        }
         let mut def: Option<(Node, &'static str)> = None;
         let mut scope: Option<Node> = None;
         let mut names: Vec<Node> = Vec::new();
@@ -292,6 +444,10 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
             .or_insert(raw);
     }
 
+    drop(matches);
+    if cancelled.get() {
+        return Err(deadline.error(lang, body.len(), "listing the symbols"));
+    }
     let mut raws: Vec<Raw> = best.into_values().collect();
     // A node that is both a definition and a scope (a Rust `impl` block) is
     // one symbol whose children hang from the scope's name (`Point::new`).
@@ -339,7 +495,12 @@ pub fn outline(lang: &Arc<Language>, source: Arc<SourceText>, tree: Tree) -> Res
         let path = parent.map_or_else(|| name.to_string(), |p| format!("{}{sep}{name}", p.path));
         (segments, path)
     };
-    for raw in &raws {
+    for (i, raw) in raws.iter().enumerate() {
+        // Widening asks tree-sitter for parents and previous siblings, which
+        // it finds by scanning siblings: keep the deadline here too.
+        if i % 1024 == 1023 && deadline.passed() {
+            return Err(deadline.error(lang, body.len(), "listing the symbols"));
+        }
         let (s, e) = (raw.node.start_byte(), raw.node.end_byte());
         while let Some(top) = stack.last() {
             if top.start <= s && e <= top.end && !(top.start == s && top.end == e && !top.is_scope)

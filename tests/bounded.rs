@@ -1,0 +1,258 @@
+//! Bounded work on hostile input (issue 14 item 4): outlines are capped in
+//! entries and bytes with a truncation hint, a parse past its deadline is
+//! `TIMEOUT` (not a hang, not a panic) and changes nothing, and a normal
+//! file is unaffected. Sizes are asserted, never times.
+
+mod common;
+mod mcp_support;
+
+use assert_cmd::Command;
+use mcp_support::*;
+use rmcp::ServiceExt;
+use scalpel::engine::{DEFAULT_MAX_SYMBOLS, Engine, MAX_OUTLINE_BYTES, UpdateRequest, cap_symbols};
+use scalpel::fs::Workspace;
+use scalpel::mcp::{ScalpelServer, ServerOptions};
+use scalpel::symbols::ParseBudget;
+use serde_json::json;
+use std::path::Path;
+use std::time::Duration;
+
+/// `lines` lines of `x = 1`: one symbol per line.
+fn short_python_lines(lines: usize) -> String {
+    "x = 1\n".repeat(lines)
+}
+
+/// A one-line JavaScript array literal of `n` numbers.
+fn one_line_array(n: usize) -> String {
+    let items: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+    format!("const a = [{}];\n", items.join(","))
+}
+
+/// `n` functions on one line.
+fn one_line_functions(n: usize) -> String {
+    (0..n).map(|i| format!("function f{i}(){{}}")).collect()
+}
+
+/// The whole outline of `f` with the default engine.
+fn whole_outline(f: &Path) -> scalpel::engine::FileSymbols {
+    patient().list_symbols(f, "f", true, None).unwrap()
+}
+
+/// An engine whose deadline no test machine reaches: the caps are tested
+/// apart from time (a loaded debug build may be slow).
+fn patient() -> Engine {
+    Engine {
+        parse_budget: ParseBudget::fixed(Duration::from_secs(3600)),
+        ..Engine::default()
+    }
+}
+
+fn tiny_budget() -> Engine {
+    Engine {
+        parse_budget: ParseBudget::fixed(Duration::from_millis(1)),
+        ..Engine::default()
+    }
+}
+
+#[test]
+fn a_million_short_lines_give_a_capped_outline_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("many.py");
+    std::fs::write(&f, short_python_lines(200_000)).unwrap();
+    let outline = whole_outline(&f);
+    assert_eq!(outline.symbols.len(), 200_000);
+    let capped = cap_symbols(outline, None);
+    assert!(capped.truncated);
+    assert_eq!(capped.symbols.len(), DEFAULT_MAX_SYMBOLS);
+    assert_eq!(capped.omitted_symbols, 200_000 - DEFAULT_MAX_SYMBOLS);
+    let hint = capped.hint.as_deref().unwrap();
+    assert!(hint.contains("199000 more left out"), "{hint}");
+    assert!(hint.contains("⟦max_symbols⟧") && hint.contains("⟦depth=1⟧"));
+    let json = serde_json::to_string(&capped).unwrap();
+    assert!(json.len() < 400 * 1024, "JSON is {} bytes", json.len());
+
+    // An explicit cap is honoured, and the byte cap holds whatever it is.
+    let outline = whole_outline(&f);
+    assert_eq!(cap_symbols(outline, Some(5)).symbols.len(), 5);
+}
+
+#[test]
+fn long_signatures_are_capped_by_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("wide.py");
+    let params: Vec<String> = (0..40).map(|i| format!("parameter_{i}")).collect();
+    let src: String = (0..2000)
+        .map(|i| format!("def function_{i}({}): pass\n", params.join(", ")))
+        .collect();
+    std::fs::write(&f, src).unwrap();
+    let outline = whole_outline(&f);
+    let capped = cap_symbols(outline, Some(100_000));
+    assert!(capped.truncated);
+    let text: usize = capped
+        .symbols
+        .iter()
+        .map(|s| s.address().len() + s.kind.len() + s.signature.len() + 24)
+        .sum();
+    assert!(text <= MAX_OUTLINE_BYTES, "{text}");
+    assert!(capped.symbols.len() < DEFAULT_MAX_SYMBOLS);
+}
+
+#[test]
+fn a_one_line_array_is_bounded_and_one_line_of_functions_is_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("array.js");
+    std::fs::write(&f, one_line_array(200_000)).unwrap();
+    let outline = whole_outline(&f);
+    let capped = cap_symbols(outline, None);
+    assert!(!capped.truncated);
+    assert!(serde_json::to_string(&capped).unwrap().len() < 4096);
+
+    let f = dir.path().join("functions.js");
+    std::fs::write(&f, one_line_functions(20_000)).unwrap();
+    let outline = whole_outline(&f);
+    let capped = cap_symbols(outline, None);
+    assert!(capped.truncated);
+    assert!(capped.symbols.len() <= DEFAULT_MAX_SYMBOLS);
+    assert_eq!(capped.omitted_symbols, 20_000 - capped.symbols.len());
+}
+
+#[test]
+fn a_parse_past_its_deadline_is_timeout_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let js = dir.path().join("array.js");
+    std::fs::write(&js, one_line_array(200_000)).unwrap();
+    let e = tiny_budget()
+        .list_symbols(&js, "array.js", true, None)
+        .unwrap_err();
+    assert_eq!(e.code().as_str(), "TIMEOUT", "{e:?}");
+    assert_eq!(e.details["budget_ms"], 1);
+    assert!(e.suggestion.contains("⟦parse_timeout⟧"));
+
+    // A write whose parse times out writes nothing and journals nothing.
+    let py = dir.path().join("many.py");
+    let before = short_python_lines(200_000);
+    std::fs::write(&py, &before).unwrap();
+    let ws = Workspace::new(dir.path()).unwrap();
+    let req = UpdateRequest {
+        symbol: "x#1".into(),
+        new_code: Some("x = 2\n".into()),
+        ..UpdateRequest::default()
+    };
+    let e = tiny_budget().update_symbol(&ws, &py, &req).unwrap_err();
+    assert_eq!(e.code().as_str(), "TIMEOUT", "{e:?}");
+    assert_eq!(std::fs::read_to_string(&py).unwrap(), before);
+    assert!(!dir.path().join(".scalpel/journal.jsonl").exists());
+
+    // The same thread's parser works again after the cancel (reset).
+    let small = dir.path().join("small.py");
+    std::fs::write(&small, "def f():\n    return 1\n").unwrap();
+    let ok = whole_outline(&small);
+    assert_eq!(ok.symbols.len(), 1);
+}
+
+#[test]
+fn a_normal_file_is_unaffected() {
+    let f = common::fixtures().join("python/inventory.py");
+    let outline = whole_outline(&f);
+    let n = outline.symbols.len();
+    let capped = cap_symbols(outline, None);
+    assert_eq!(capped.symbols.len(), n);
+    assert!(!capped.truncated && capped.hint.is_none());
+    let v = serde_json::to_value(&capped).unwrap();
+    assert_eq!(v["truncated"], false);
+    assert!(v.get("omitted_symbols").is_none() && v.get("hint").is_none());
+}
+
+fn scalpel() -> Command {
+    Command::cargo_bin("scalpel").unwrap()
+}
+
+#[test]
+fn cli_caps_the_outline_and_times_out_with_its_own_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let py = dir.path().join("many.py");
+    std::fs::write(&py, short_python_lines(50_000)).unwrap();
+    let out = scalpel()
+        .args(["--parse-timeout", "3600", "symbols"])
+        .arg(&py)
+        .assert()
+        .success();
+    let out = out.get_output();
+    assert!(
+        out.stdout.len() < 2 * MAX_OUTLINE_BYTES,
+        "{}",
+        out.stdout.len()
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("49000 more left out"), "{err}");
+    assert!(err.contains("--max-symbols") && !err.contains('⟦'), "{err}");
+
+    let js = dir.path().join("array.js");
+    std::fs::write(&js, one_line_array(200_000)).unwrap();
+    let out = scalpel()
+        .args(["--parse-timeout", "0.001", "symbols", "--json"])
+        .arg(&js)
+        .assert()
+        .code(2);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["error"]["error_code"], "TIMEOUT");
+    let hint = v["error"]["suggestion"].as_str().unwrap();
+    assert!(hint.contains("--parse-timeout"), "{hint}");
+
+    scalpel()
+        .args(["--parse-timeout", "0", "symbols"])
+        .arg(&py)
+        .assert()
+        .code(2);
+}
+
+async fn serve(root: &Path, engine: Engine) -> Client {
+    let server = ScalpelServer::new(ServerOptions {
+        root: Some(root.to_path_buf()),
+        engine,
+        ..ServerOptions::default()
+    })
+    .unwrap();
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    TestClient::default().serve(client_io).await.unwrap()
+}
+
+#[tokio::test]
+async fn list_symbols_over_mcp_is_capped_and_times_out() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("many.py"), short_python_lines(200_000)).unwrap();
+    std::fs::write(dir.path().join("array.js"), one_line_array(200_000)).unwrap();
+    let client = serve(dir.path(), patient()).await;
+    let r = call(&client, "list_symbols", json!({"path": "many.py"})).await;
+    let text = text(&r);
+    assert!(text.len() < 64 * 1024, "text is {} bytes", text.len());
+    assert!(text.contains("(truncated: showing the first 1000 symbols; 199000 more left out"));
+    assert!(
+        text.contains("`max_symbols`") && !text.contains('⟦'),
+        "{text}"
+    );
+    let v = ok(&r);
+    assert_eq!(v["truncated"], true);
+    assert_eq!(v["omitted_symbols"], 199_000);
+    assert!(!v["hint"].as_str().unwrap().contains('⟦'));
+
+    let r = call(
+        &client,
+        "list_symbols",
+        json!({"path": "many.py", "max_symbols": 10}),
+    )
+    .await;
+    assert_eq!(ok(&r)["symbols"].as_array().unwrap().len(), 10);
+
+    let slow = serve(dir.path(), tiny_budget()).await;
+    let r = call(&slow, "list_symbols", json!({"path": "array.js"})).await;
+    assert_eq!(code(&r), "TIMEOUT");
+    let (_, payload) = err(&r);
+    let message = payload["message"].as_str().unwrap();
+    assert!(message.contains("budget"), "{message}");
+}
