@@ -405,14 +405,11 @@ fn python_shapes_compile() {
         run_file(&PYTHON, &f, 12, &mut t);
     }
     report("python", &t);
-    // CPython judges every new file in one process.
-    let dir = tempfile::tempdir().unwrap();
-    let mut names = Vec::new();
-    for (i, (label, text)) in t.judged.iter().enumerate() {
-        let p = dir.path().join(format!("n{i}.py"));
-        std::fs::write(&p, text).unwrap();
-        names.push((p, label));
-    }
+    judge_all(&t, "py", "CPython", cpython_rejects);
+}
+
+/// Files CPython's `compile()` rejects, among `paths`, as `path | message`.
+fn cpython_rejects(paths: &[PathBuf]) -> Vec<String> {
     let mut child = Command::new("python3")
         .args([
             "-c",
@@ -425,10 +422,7 @@ fn python_shapes_compile() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let list: String = names
-        .iter()
-        .map(|(p, _)| format!("{}\n", p.display()))
-        .collect();
+    let list: String = paths.iter().map(|p| format!("{}\n", p.display())).collect();
     child
         .stdin
         .take()
@@ -436,24 +430,42 @@ fn python_shapes_compile() {
         .write_all(list.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    let rejected = String::from_utf8(out.stdout).unwrap();
-    let labelled: Vec<String> = rejected
+    String::from_utf8(out.stdout)
+        .unwrap()
         .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Write every new file of `t` (extension `ext`) to a temporary folder, let
+/// `rejects` (the language's own front end, one process for all) judge
+/// them, and fail with the labels of any it rejects.
+fn judge_all(t: &Tally, ext: &str, judge: &str, rejects: impl Fn(&[PathBuf]) -> Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = Vec::new();
+    for (i, (label, text)) in t.judged.iter().enumerate() {
+        let p = dir.path().join(format!("n{i}.{ext}"));
+        std::fs::write(&p, text).unwrap();
+        names.push((p, label.as_str()));
+    }
+    let paths: Vec<PathBuf> = names.iter().map(|(p, _)| p.clone()).collect();
+    let bad: Vec<String> = rejects(&paths)
+        .into_iter()
         .map(|l| {
-            let p = l.split(" | ").next().unwrap();
+            let p = l.split(" | ").next().unwrap_or("");
             let label = names
                 .iter()
                 .find(|(n, _)| n.display().to_string() == p)
-                .map_or("?", |(_, l)| l.as_str());
+                .map_or("?", |(_, l)| *l);
             format!("{label}: {l}")
         })
         .collect();
     assert!(
-        labelled.is_empty(),
-        "CPython rejects {} of {} edited files: {:#?}",
-        labelled.len(),
+        bad.is_empty(),
+        "{judge} rejects {} of {} edited files: {:#?}",
+        bad.len(),
         names.len(),
-        &labelled[..labelled.len().min(8)]
+        &bad[..bad.len().min(8)]
     );
 }
 
@@ -588,30 +600,15 @@ fn typescript_shapes_parse_with_tsc() {
         run_file(&TYPESCRIPT, &f, 15, &mut t);
     }
     report("typescript", &t);
+    judge_all(&t, "ts", "tsc", |paths| tsc_rejects(&ts, paths));
+}
+
+/// The judges can say no: a broken file is rejected by each.
+#[test]
+fn the_judges_reject_broken_code() {
     let dir = tempfile::tempdir().unwrap();
-    let mut names = Vec::new();
-    for (i, (label, text)) in t.judged.iter().enumerate() {
-        let p = dir.path().join(format!("n{i}.ts"));
-        std::fs::write(&p, text).unwrap();
-        names.push((p, label.clone()));
-    }
-    let paths: Vec<PathBuf> = names.iter().map(|(p, _)| p.clone()).collect();
-    let bad: Vec<String> = tsc_rejects(&ts, &paths)
-        .into_iter()
-        .map(|l| {
-            let p = l.split(" | ").next().unwrap().to_string();
-            let label = names
-                .iter()
-                .find(|(n, _)| n.display().to_string() == p)
-                .map_or("?", |(_, l)| l.as_str());
-            format!("{label}: {l}")
-        })
-        .collect();
-    assert!(
-        bad.is_empty(),
-        "tsc rejects {} of {} edited files: {:#?}",
-        bad.len(),
-        names.len(),
-        &bad[..bad.len().min(8)]
-    );
+    let py = dir.path().join("bad.py");
+    std::fs::write(&py, "def f():\nreturn 1\n").unwrap();
+    assert_eq!(cpython_rejects(&[py]).len(), 1);
+    assert!(syn::parse_file("fn f() { let x = ; }").is_err());
 }

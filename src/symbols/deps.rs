@@ -616,25 +616,11 @@ pub(crate) fn collect_imports(file: &ParsedFile) -> Result<Vec<ImportStmt>> {
 
 /// Visit every node overlapping `[start, end)`, descending only where needed.
 fn for_each_node_in<'t>(root: Node<'t>, start: usize, end: usize, f: &mut impl FnMut(Node<'t>)) {
-    let mut cursor = root.walk();
-    loop {
-        let node = cursor.node();
+    super::walk_preorder(root, |node| {
         let overlaps = node.start_byte() < end && node.end_byte() > start;
-        if overlaps {
-            if node.start_byte() >= start && node.end_byte() <= end {
-                f(node);
-            }
-            if cursor.goto_first_child() {
-                continue;
-            }
+        if overlaps && node.start_byte() >= start && node.end_byte() <= end {
+            f(node);
         }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return;
-            }
-        }
-    }
+        overlaps
+    });
 }

@@ -932,6 +932,25 @@ pub fn syntax_errors(lang: &Language, tree: &Tree, body: &str) -> Vec<ErrorNode>
     all
 }
 
+/// Visit the nodes under `root` (itself included) in document order,
+/// descending into a node's children only when `visit` returns true.
+pub(crate) fn walk_preorder<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>) -> bool) {
+    let mut cursor = root.walk();
+    loop {
+        if visit(cursor.node()) && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
 /// Every outermost ERROR and MISSING node, in document order. Nodes inside
 /// an ERROR node are not reported separately: the outer one covers them.
 pub fn error_nodes(tree: &Tree) -> Vec<ErrorNode> {

@@ -231,11 +231,10 @@ fn line_end(body: &str, from: usize) -> usize {
 
 /// Visit the layout tokens under `root` in document order.
 fn walk_tokens(rules: &OffsideRules, root: Node, visit: &mut dyn FnMut(Token)) {
-    let mut cursor = root.walk();
-    loop {
-        let node = cursor.node();
+    super::walk_preorder(root, |node| {
         let atomic = rules.atomic.iter().any(|k| k == node.kind());
-        if (atomic || node.child_count() == 0) && !node.is_missing() {
+        let token = (atomic || node.child_count() == 0) && !node.is_missing();
+        if token {
             visit(Token {
                 start: node.start_byte(),
                 end: node.end_byte(),
@@ -243,18 +242,9 @@ fn walk_tokens(rules: &OffsideRules, root: Node, visit: &mut dyn FnMut(Token)) {
                 extra: node.is_extra(),
                 zero_width: node.start_byte() == node.end_byte(),
             });
-        } else if cursor.goto_first_child() {
-            continue;
         }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return;
-            }
-        }
-    }
+        !token
+    });
 }
 
 #[cfg(test)]
