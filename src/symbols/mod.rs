@@ -959,9 +959,7 @@ pub fn error_nodes(tree: &Tree) -> Vec<ErrorNode> {
     if !root.has_error() {
         return out;
     }
-    let mut cursor = root.walk();
-    loop {
-        let node = cursor.node();
+    walk_preorder(root, |node| {
         let bad = node.is_error() || node.is_missing();
         if bad {
             let p = node.start_position();
@@ -987,18 +985,9 @@ pub fn error_nodes(tree: &Tree) -> Vec<ErrorNode> {
                 rule: None,
             });
         }
-        if !bad && node.has_error() && cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return out;
-            }
-        }
-    }
+        !bad && node.has_error()
+    });
+    out
 }
 
 /// Count ERROR and MISSING nodes (outermost only) and locate the first few.
