@@ -565,11 +565,11 @@ impl Engine {
             .map_err(|e| e.with_path(&display))?;
         let op = req.operation.unwrap_or(Operation::Replace);
         let code = req.new_code.as_deref();
-        let offset = file.source.body_offset();
         let edit::symbol::Prepared {
             checked,
             preexisting,
             kept_trivia,
+            defined,
             mut warnings,
         } = edit::symbol::prepare(file, target, op, code)?;
         let readings_tried = checked.readings_tried;
@@ -579,7 +579,6 @@ impl Engine {
             introduced,
             ..
         } = checked;
-        let new_body = &plan.new_text[offset..];
         let validation = edit::judge(introduced, preexisting, req.allow_syntax_errors, &display)
             .map_err(|mut e| {
                 if let serde_json::Value::Object(map) = &mut e.details {
@@ -589,12 +588,6 @@ impl Engine {
             })?;
 
         if op != Operation::Delete {
-            let defined = symbols::definitions_in(
-                &file.language,
-                &tree,
-                new_body,
-                plan.code_start - offset..plan.code_end - offset,
-            )?;
             if op == Operation::Replace
                 && defined.first().is_some_and(|d| !d.docstring)
                 && symbols::docstring_of(file, target)

@@ -410,18 +410,26 @@ fn python_shapes_compile() {
 
 /// Files CPython's `compile()` rejects, among `paths`, as `path | message`.
 fn cpython_rejects(paths: &[PathBuf]) -> Vec<String> {
-    let mut child = Command::new("python3")
-        .args([
-            "-c",
-            "import sys\nfor p in sys.stdin.read().split('\\n'):\n    \
-             if not p: continue\n    \
-             try: compile(open(p,'rb').read(), p, 'exec', dont_inherit=True)\n    \
-             except SyntaxError as e: print(p, '|', e)\n",
-        ])
+    let mut cmd = Command::new("python3");
+    cmd.args([
+        "-c",
+        "import sys\nfor p in sys.stdin.read().split('\\n'):\n    \
+         if not p: continue\n    \
+         try: compile(open(p,'rb').read(), p, 'exec', dont_inherit=True)\n    \
+         except SyntaxError as e: print(p, '|', e)\n",
+    ]);
+    run_judge(cmd, paths)
+}
+
+/// Run a front end that reads file paths on stdin and prints a
+/// `path | message` line for each file it rejects.
+fn run_judge(mut cmd: Command, paths: &[PathBuf]) -> Vec<String> {
+    let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?} (python3 and node are needed): {e}"));
     let list: String = paths.iter().map(|p| format!("{}\n", p.display())).collect();
     child
         .stdin
@@ -430,6 +438,11 @@ fn cpython_rejects(paths: &[PathBuf]) -> Vec<String> {
         .write_all(list.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -550,32 +563,9 @@ fn tsc_rejects(ts: &Path, paths: &[PathBuf]) -> Vec<String> {
             break;\n\
           }\n\
         }\n";
-    let mut child = Command::new("node")
-        .arg("-e")
-        .arg(script)
-        .arg(ts)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("this test needs node (it comes with npm)");
-    let list: String = paths.iter().map(|p| format!("{}\n", p.display())).collect();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(list.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "node failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
+    let mut cmd = Command::new("node");
+    cmd.arg("-e").arg(script).arg(ts);
+    run_judge(cmd, paths)
 }
 
 #[test]

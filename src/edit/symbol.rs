@@ -568,6 +568,9 @@ pub struct Prepared {
     pub preexisting: usize,
     /// Leading trivia lines of the target that were kept.
     pub kept_trivia: Vec<String>,
+    /// What the new code defines, outermost first, read from the chosen
+    /// tree (empty for delete).
+    pub defined: Vec<crate::symbols::Defined>,
     pub warnings: Vec<String>,
 }
 
@@ -582,18 +585,22 @@ pub fn prepare(
     code: Option<&str>,
 ) -> Result<Prepared> {
     let offset = file.source.body_offset();
+    let defined_in = |c: &Checked| {
+        crate::symbols::definitions_in(
+            &file.language,
+            &c.tree,
+            &c.edit.new_text[offset..],
+            c.edit.code_start - offset..c.edit.code_end - offset,
+        )
+    };
     let before = super::syntax_problems(&file.language, &file.tree, file.source.body());
     let mut checked = choose(file, &before, plan(file, target, op, code, Overwrite::All)?)?;
     let mut warnings = Vec::new();
     let mut kept = Vec::new();
+    let mut defined = None;
     let has_trivia = target.full_span().start_byte < target.bare_span().start_byte;
     if op == Operation::Replace && has_trivia {
-        let brought = crate::symbols::definitions_in(
-            &file.language,
-            &checked.tree,
-            &checked.edit.new_text[offset..],
-            checked.edit.code_start - offset..checked.edit.code_end - offset,
-        )?;
+        let brought = defined_in(&checked)?;
         let overwrite = match brought.first() {
             Some(d) if d.trivia_lines => Overwrite::All,
             Some(d) if d.trivia_prefix => Overwrite::FromDefinitionLine,
@@ -608,6 +615,7 @@ pub fn prepare(
                     replaced.join(", ")
                 ));
             }
+            defined = Some(brought);
         } else {
             checked = choose(file, &before, plan(file, target, op, code, overwrite)?)?;
             kept = kept_trivia(
@@ -617,10 +625,16 @@ pub fn prepare(
             );
         }
     }
+    let defined = match defined {
+        Some(d) => d,
+        None if op == Operation::Delete => Vec::new(),
+        None => defined_in(&checked)?,
+    };
     Ok(Prepared {
         checked,
         preexisting: before.len(),
         kept_trivia: kept,
+        defined,
         warnings,
     })
 }
