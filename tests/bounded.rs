@@ -8,10 +8,9 @@ mod mcp_support;
 
 use assert_cmd::Command;
 use mcp_support::*;
-use rmcp::ServiceExt;
 use scalpel::engine::{DEFAULT_MAX_SYMBOLS, Engine, MAX_OUTLINE_BYTES, UpdateRequest, cap_symbols};
 use scalpel::fs::Workspace;
-use scalpel::mcp::{ScalpelServer, ServerOptions};
+use scalpel::mcp::ServerOptions;
 use scalpel::symbols::ParseBudget;
 use serde_json::json;
 use std::path::Path;
@@ -207,19 +206,12 @@ fn cli_caps_the_outline_and_times_out_with_its_own_words() {
 }
 
 async fn serve(root: &Path, engine: Engine) -> Client {
-    let server = ScalpelServer::new(ServerOptions {
+    let options = ServerOptions {
         root: Some(root.to_path_buf()),
         engine,
         ..ServerOptions::default()
-    })
-    .unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    TestClient::default().serve(client_io).await.unwrap()
+    };
+    start_with(options, TestClient::default()).await.1
 }
 
 #[tokio::test]

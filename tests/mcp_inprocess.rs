@@ -6,7 +6,6 @@
 mod mcp_support;
 
 use mcp_support::*;
-use rmcp::ServiceExt;
 use rmcp::model::ErrorCode as RpcCode;
 use scalpel::engine::Engine;
 use scalpel::fs::{Purpose, Workspace, WriteMeta, commit_write, read_source};
@@ -14,19 +13,6 @@ use scalpel::mcp::{ScalpelServer, ServerOptions};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-async fn start_with(options: ServerOptions, handler: TestClient) -> (ScalpelServer, Client) {
-    let server = ScalpelServer::new(options).unwrap();
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let s = server.clone();
-    tokio::spawn(async move {
-        if let Ok(running) = s.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = handler.serve(client_io).await.unwrap();
-    (server, client)
-}
 
 async fn start(root: &Path) -> (ScalpelServer, Client) {
     start_with(

@@ -8,10 +8,9 @@
 mod mcp_support;
 
 use assert_cmd::Command;
-use mcp_support::{TestClient, call, text};
-use rmcp::ServiceExt;
+use mcp_support::{TestClient, call, start_with, text};
 use scalpel::hint::{CLOSE, OPEN, Term};
-use scalpel::mcp::{ScalpelServer, ServerOptions};
+use scalpel::mcp::ServerOptions;
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -553,18 +552,11 @@ async fn mcp_results_name_no_cli_command_or_flag() {
         };
         let dir = root(&case);
         let root = dir.path().join("repo");
-        let server = ScalpelServer::new(ServerOptions {
+        let options = ServerOptions {
             root: Some(root.clone()),
             ..ServerOptions::default()
-        })
-        .unwrap();
-        let (server_io, client_io) = tokio::io::duplex(1 << 16);
-        tokio::spawn(async move {
-            if let Ok(running) = server.serve(server_io).await {
-                let _ = running.waiting().await;
-            }
-        });
-        let client = TestClient::default().serve(client_io).await.unwrap();
+        };
+        let (_server, client) = start_with(options, TestClient::default()).await;
         let r = call(&client, tool, arguments()).await;
         let s = r.structured_content.clone().unwrap_or_default();
         let shown = match case.code {

@@ -197,3 +197,22 @@ pub fn err(r: &CallToolResult) -> (String, Value) {
 pub fn code(r: &CallToolResult) -> String {
     err(r).0
 }
+
+/// A server with `options` and a client (`handler`) talking to it in
+/// process over a duplex pipe.
+pub async fn start_with(
+    options: scalpel::mcp::ServerOptions,
+    handler: TestClient,
+) -> (scalpel::mcp::ScalpelServer, Client) {
+    use rmcp::ServiceExt;
+    let server = scalpel::mcp::ScalpelServer::new(options).unwrap();
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let s = server.clone();
+    tokio::spawn(async move {
+        if let Ok(running) = s.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = handler.serve(client_io).await.unwrap();
+    (server, client)
+}
