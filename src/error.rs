@@ -160,6 +160,24 @@ impl Error {
 
     /// An I/O failure on `path` during `step` (e.g. "read", "rename").
     pub fn io(step: &str, path: &std::path::Path, err: &std::io::Error) -> Self {
+        if crate::fs::door::is_swap(err) {
+            // The door met a symlink where the sandbox had seen a folder or
+            // file: something is renaming things under the root right now.
+            return Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "{step} refused for {}: it changed while in use (a folder or file on its way is now a symlink)",
+                    path.display()
+                ),
+            )
+            .with_suggestion("retry; if it repeats, find what is swapping folders under the root")
+            .with_details(serde_json::json!({
+                "path": path.display().to_string(),
+                "step": step,
+                "os_error": err.to_string(),
+                "kind": "changed_while_in_use",
+            }));
+        }
         Error::new(
             ErrorCode::Io,
             format!("{step} failed for {}: {err}", path.display()),

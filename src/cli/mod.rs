@@ -94,6 +94,14 @@ fn default_root(near: Option<&Path>) -> Result<PathBuf> {
     Ok(journaled.unwrap_or(cwd))
 }
 
+/// The real path of a file the CLI user named for reading: reads go through
+/// [`crate::fs::door`], which follows no symlink, so a symlink the user
+/// named on purpose is resolved here, once. A path that does not resolve is
+/// kept as given and fails with the usual error when read.
+fn real(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// The values of `update --op`, each listed once; the MCP spellings
 /// (`insert_before`) are accepted too.
 fn operations() -> clap::builder::PossibleValuesParser {
@@ -501,7 +509,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                 include_trivia: !no_trivia,
                 language,
             };
-            let x = engine.extract(&file, &display(&file), &req)?;
+            let x = engine.extract(&real(&file), &display(&file), &req)?;
             if json {
                 out.line(&to_json(&x));
             } else {
@@ -656,7 +664,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             json,
             language,
         } => {
-            let parsed = engine.load(&file, language.as_deref())?;
+            let parsed = engine.load(&real(&file), language.as_deref())?;
             if dump_tree {
                 out.raw(&crate::symbols::dump_tree(
                     &parsed.tree,
@@ -817,11 +825,15 @@ fn symbols_cmd(
                     *named || language.is_some() || engine.language_for(f, None, None).is_ok();
                 let r = wanted.then(|| {
                     let listed = match symbol {
-                        Some(name) => {
-                            engine.list_symbol_members(f, &display(f), trivia, language, name)
-                        }
+                        Some(name) => engine.list_symbol_members(
+                            &real(f),
+                            &display(f),
+                            trivia,
+                            language,
+                            name,
+                        ),
                         None => engine
-                            .list_symbols(f, &display(f), trivia, language)
+                            .list_symbols(&real(f), &display(f), trivia, language)
                             .and_then(|o| crate::engine::select_symbols(o, depth, kind)),
                     };
                     listed.map(|o| crate::engine::cap_symbols(o, max_symbols))

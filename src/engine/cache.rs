@@ -221,12 +221,7 @@ impl Engine {
 
 /// The bytes of a regular file no larger than `max`, or `None` on any problem.
 fn read_within(path: &Path, max: u64) -> Option<Vec<u8>> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > max {
-        return None;
-    }
-    let bytes = std::fs::read(path).ok()?;
-    (bytes.len() as u64 <= max).then_some(bytes)
+    fs::read_bytes(path, max).ok()
 }
 
 #[cfg(test)]

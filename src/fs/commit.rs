@@ -13,12 +13,14 @@
 //! builds the receipt without touching the disk.
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::fs::door;
 use crate::fs::journal::{Journal, JournalEntry, now_rfc3339};
 use crate::fs::profile::{SourceText, hash_bytes};
 use crate::fs::workspace::{Purpose, ResolvedPath, Workspace};
 use crate::fs::write::{
     FaultPlan, FileAttrs, WriteStep, atomic_remove, atomic_write, parent_dir, step_error,
 };
+use rustix::fs::{Mode, OFlags};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::io::{self, Read};
@@ -370,7 +372,7 @@ pub(crate) fn read_current(
 ) -> Result<Current> {
     let fail = |e: io::Error| step_error(WriteStep::Read, path, &e, true);
     faults.check(WriteStep::Read).map_err(fail)?;
-    let mut f = match std::fs::File::open(path) {
+    let mut f = match door::open_file(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Current::default()),
         Err(e) => return Err(fail(e)),
@@ -436,7 +438,7 @@ fn check_writable(path: &Path, cur: &Current, faults: &FaultPlan) -> Result<()> 
         // Not root, no write permission (owner, group, ACL): say so now.
         // Other probe failures (a running executable, ...) do not stop an
         // atomic replace, which never opens the target for writing.
-        if let Err(e) = std::fs::OpenOptions::new().write(true).open(path)
+        if let Err(e) = door::open(path, OFlags::WRONLY, Mode::empty())
             && matches!(
                 e.kind(),
                 io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem
@@ -474,7 +476,7 @@ fn create_parents(path: &Path, faults: &FaultPlan) -> Result<Vec<PathBuf>> {
     }
     if let Err(e) = faults
         .check(WriteStep::CreateDir)
-        .and_then(|()| std::fs::create_dir_all(&dir))
+        .and_then(|()| door::create_dirs(&missing))
     {
         remove_dirs(&missing);
         return Err(step_error(WriteStep::CreateDir, &dir, &e, true));
@@ -486,7 +488,7 @@ fn create_parents(path: &Path, faults: &FaultPlan) -> Result<Vec<PathBuf>> {
 /// undone (only if still empty; deepest first).
 fn remove_dirs(dirs: &[PathBuf]) {
     for d in dirs {
-        let _ = std::fs::remove_dir(d);
+        let _ = door::remove_dir(d);
     }
 }
 

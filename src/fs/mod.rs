@@ -3,6 +3,7 @@
 //! journal and undo. Nothing here knows about MCP or clap.
 
 pub mod commit;
+pub mod door;
 pub mod journal;
 pub mod profile;
 pub mod read;
@@ -17,7 +18,7 @@ pub use commit::{DIFF_MAX_LINES, WriteMeta, WriteOutcome, check_expected_hash, c
 pub use journal::{JournalEntry, Retention};
 pub use profile::{
     DEFAULT_MAX_FILE_SIZE, Eol, FileProfile, Indent, SourceText, count_lines, decode, hash_bytes,
-    profile_of, read_source,
+    profile_of, read_bytes, read_source,
 };
 pub use undo::{UndoOutcome, history, undo};
 pub use walk::{walk_files, walker};

@@ -4,6 +4,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use serde::Serialize;
+use std::io::Read;
 use std::path::Path;
 
 /// Default size limit for files we parse or edit (`--max-file-size`).
@@ -102,9 +103,19 @@ pub fn hash_bytes(bytes: &[u8]) -> String {
     h.to_hex()[..16].to_string()
 }
 
-/// Read `path` and decode it, enforcing the size limit.
+/// Read `path` (a resolved, canonical path) through the door and decode it,
+/// enforcing the size limit.
 pub fn read_source(path: &Path, max_size: u64) -> Result<SourceText> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io("read", path, &e))?;
+    let bytes = read_bytes(path, max_size)?;
+    decode(path, bytes)
+}
+
+/// The bytes of `path`, opened through [`crate::fs::door`] and measured on
+/// the open handle, so the size checked is the size of what is read.
+pub fn read_bytes(path: &Path, max_size: u64) -> Result<Vec<u8>> {
+    let fail = |e: std::io::Error| Error::io("read", path, &e);
+    let file = crate::fs::door::open_file(path).map_err(fail)?;
+    let meta = file.metadata().map_err(fail)?;
     if meta.is_dir() {
         return Err(Error::invalid_argument(format!(
             "{} is a directory, not a file",
@@ -113,14 +124,26 @@ pub fn read_source(path: &Path, max_size: u64) -> Result<SourceText> {
         .with_suggestion("pass a file path; use ⟦list_directory⟧ for folders")
         .with_details(serde_json::json!({"path": path.display().to_string()})));
     }
-    if meta.len() > max_size {
-        return Err(too_large(path, meta.len(), max_size));
+    if !meta.is_file() {
+        return Err(Error::invalid_argument(format!(
+            "{} is not a regular file (device, socket or pipe)",
+            path.display()
+        ))
+        .with_suggestion("Scalpel reads and edits regular files only")
+        .with_details(serde_json::json!({"path": path.display().to_string()})));
     }
-    let bytes = std::fs::read(path).map_err(|e| Error::io("read", path, &e))?;
+    let size = meta.len();
+    if size > max_size {
+        return Err(too_large(path, size, max_size));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    std::io::Read::take(&file, max_size.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(fail)?;
     if bytes.len() as u64 > max_size {
         return Err(too_large(path, bytes.len() as u64, max_size));
     }
-    decode(path, bytes)
+    Ok(bytes)
 }
 
 fn too_large(path: &Path, size: u64, max: u64) -> Error {

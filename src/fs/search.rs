@@ -253,6 +253,11 @@ pub fn search_files_with(
     let best: Mutex<Vec<Scored>> = Mutex::new(Vec::new());
     let boost = definitions.is_some();
     let errors: Mutex<Vec<SearchError>> = Mutex::new(Vec::new());
+    // Files the door refused because a folder on their way became a symlink
+    // after the walker listed it, or that were gone when opened: counted,
+    // never named, as the listing may have been of a folder outside the
+    // root swapped in for a moment.
+    let swapped = AtomicUsize::new(0);
     let push_error = |path: &Path, message: String| {
         let mut errs = errors.lock().unwrap_or_else(|p| p.into_inner());
         errs.push(SearchError {
@@ -270,7 +275,7 @@ pub fn search_files_with(
             .after_context(limits.context)
             .build();
         let (matcher, grep, include, root) = (&matcher, &grep, &include, &root);
-        let (limits, push_error) = (&limits, &push_error);
+        let (limits, push_error, swapped) = (&limits, &push_error, &swapped);
         let (searched, binary, matched, total, best) = (&searched, &binary, &matched, &total, &best);
         Box::new(move |entry| {
             if control.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
@@ -294,13 +299,22 @@ pub fn search_files_with(
                 return WalkState::Continue;
             }
             // Open first and ask the open file for its size: one path lookup
-            // per file instead of two (a stat by path, then the open).
-            let opened = std::fs::File::open(path).and_then(|f| {
+            // per file instead of two (a stat by path, then the open). The
+            // open goes through the door: a folder swapped for a symlink since
+            // the walker listed it makes it fail instead of reading outside.
+            let opened = crate::fs::door::open_file(path).and_then(|f| {
                 let len = f.metadata()?.len();
                 Ok((f, len))
             });
             let (file, size) = match opened {
                 Ok(x) => x,
+                Err(err)
+                    if crate::fs::door::is_swap(&err)
+                        || err.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    swapped.fetch_add(1, Ordering::Relaxed);
+                    return WalkState::Continue;
+                }
                 Err(err) => {
                     push_error(path, err.to_string());
                     return WalkState::Continue;
@@ -385,6 +399,15 @@ pub fn search_files_with(
         ),
     };
     let mut errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
+    let swapped = swapped.into_inner();
+    if swapped > 0 {
+        errors.push(SearchError {
+            path: rel_path(&root, &root),
+            message: format!(
+                "{swapped} listed files skipped: they vanished, or a folder on their way became a symlink, while in use"
+            ),
+        });
+    }
     errors.sort_by(|a, b| a.path.cmp(&b.path));
     let error_count = errors.len();
     errors.truncate(MAX_ERRORS);
@@ -513,7 +536,7 @@ fn boost_definitions(
 
 /// The candidate words of `s` that name a definition in its file.
 fn defined_here(s: &Scored, defs: &DefinitionsFn, case_sensitive: bool) -> Vec<String> {
-    let text = match std::fs::read(&s.abs) {
+    let text = match crate::fs::door::read(&s.abs) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
         Err(_) => return Vec::new(),
     };

@@ -88,6 +88,9 @@ pub fn list_directory(root: &std::path::Path, params: &TreeParams) -> Result<Tre
     }];
     let mut index: HashMap<PathBuf, usize> = HashMap::from([(dir.clone(), 0)]);
     let mut unreadable = 0usize;
+    // Folder handles opened through the door, one per listed folder (`None`:
+    // it is no longer the folder the walk started in).
+    let mut folders: HashMap<PathBuf, Option<std::os::fd::OwnedFd>> = HashMap::new();
     for entry in builder.build() {
         let Ok(entry) = entry else {
             unreadable += 1;
@@ -103,6 +106,9 @@ pub fn list_directory(root: &std::path::Path, params: &TreeParams) -> Result<Tre
         let ft = entry.file_type();
         let is_dir = ft.is_some_and(|t| t.is_dir());
         let is_link = ft.is_some_and(|t| t.is_symlink());
+        if !still_inside(&mut folders, path, is_dir) {
+            continue;
+        }
         let id = nodes.len();
         nodes.push(Node {
             name: entry.file_name().to_string_lossy().into_owned(),
@@ -167,6 +173,34 @@ pub fn list_directory(root: &std::path::Path, params: &TreeParams) -> Result<Tre
             format!("{hidden_total} entries not shown; raise ⟦max_items⟧, or list a sub-folder")
         }),
     })
+}
+
+/// Whether the walked entry `path` is really in the folder the sandbox
+/// resolved. The walker lists folders by path, so a folder swapped for a
+/// symlink to the outside mid-walk would list outside names: each entry is
+/// checked in its folder's handle, opened through [`crate::fs::door`] (which
+/// follows no symlink), and dropped unless it exists there, as the same kind.
+fn still_inside(
+    folders: &mut HashMap<PathBuf, Option<std::os::fd::OwnedFd>>,
+    path: &std::path::Path,
+    is_dir: bool,
+) -> bool {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return false;
+    };
+    let fd = folders
+        .entry(parent.to_path_buf())
+        .or_insert_with(|| crate::fs::door::open_dir(parent).ok());
+    let Some(fd) = fd else {
+        return false;
+    };
+    match rustix::fs::statat(&*fd, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => {
+            (rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Directory)
+                == is_dir
+        }
+        Err(_) => false,
+    }
 }
 
 /// What a symlink's line shows after ` -> `: its real target relative to

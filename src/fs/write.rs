@@ -11,10 +11,15 @@
 //! leaves the original untouched and no temp file behind.
 
 use crate::error::{Error, Result};
+use crate::fs::door;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use serde::Serialize;
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, Write};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The named steps of the write path, as reported in `details.step` of `IO`
 /// errors.
@@ -171,12 +176,81 @@ pub(crate) fn parent_dir(path: &Path) -> PathBuf {
     }
 }
 
-/// Flush a folder's entries (renames, creations, removals) to disk.
-pub(crate) fn fsync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
+/// The folder handle and file name of `path`, opened through the door: the
+/// handle names the folder the sandbox checked, whatever is renamed later.
+fn open_parent(path: &Path) -> io::Result<(OwnedFd, OsString)> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path names no file"))?;
+    Ok((door::open_dir(&parent_dir(path))?, name.to_os_string()))
+}
+
+/// A temp file created in `dir` next to `name`, removed on drop unless
+/// renamed into place.
+struct TempFile<'a> {
+    dir: &'a OwnedFd,
+    name: OsString,
+    file: File,
+    placed: bool,
+}
+
+impl<'a> TempFile<'a> {
+    /// `O_CREAT | O_EXCL | O_NOFOLLOW` in `dir`: never an existing file,
+    /// never through a symlink.
+    fn create(dir: &'a OwnedFd, target: &OsStr, mode: u32) -> io::Result<TempFile<'a>> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let mut last = None;
+        for _ in 0..16 {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or(0);
+            let mut name = OsString::from(".");
+            name.push(target);
+            name.push(format!(
+                ".scalpel-{}-{n}-{nanos:08x}.tmp",
+                std::process::id()
+            ));
+            match rustix::fs::openat(dir, &name, flags, Mode::from_raw_mode(mode)) {
+                Ok(fd) => {
+                    return Ok(TempFile {
+                        dir,
+                        name,
+                        file: File::from(fd),
+                        placed: false,
+                    });
+                }
+                Err(rustix::io::Errno::EXIST) => last = Some(rustix::io::Errno::EXIST),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(last.unwrap_or(rustix::io::Errno::EXIST).into())
+    }
+
+    /// Rename over `target` in the same folder handle.
+    fn place(mut self, target: &OsStr) -> io::Result<()> {
+        rustix::fs::renameat(self.dir, &self.name, self.dir, target)?;
+        self.placed = true;
+        Ok(())
+    }
+}
+
+impl Drop for TempFile<'_> {
+    fn drop(&mut self) {
+        if !self.placed {
+            let _ = rustix::fs::unlinkat(self.dir, &self.name, AtFlags::empty());
+        }
+    }
 }
 
 /// Replace `path` (a real path, not a symlink) with `bytes`, atomically.
+///
+/// Every step happens through the handle of the folder the path names
+/// (see [`crate::fs::door`]): a folder swapped for a symlink before the open
+/// makes the write fail (`CONFLICT`), one swapped after it cannot move it.
 ///
 /// On error the target is untouched and the temp file removed, except for a
 /// [`WriteStep::DirFsync`] failure: the rename already happened, so the new
@@ -189,12 +263,10 @@ pub fn atomic_write(
     faults: &FaultPlan,
 ) -> Result<()> {
     let dir = parent_dir(path);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    if let Ok(meta) = std::fs::symlink_metadata(path)
-        && meta.file_type().is_symlink()
+    let (dir_fd, name) =
+        open_parent(path).map_err(|e| step_error(WriteStep::CreateTemp, &dir, &e, true))?;
+    if let Ok(st) = rustix::fs::statat(&dir_fd, &name, AtFlags::SYMLINK_NOFOLLOW)
+        && FileType::from_raw_mode(st.st_mode) == FileType::Symlink
     {
         return Err(Error::invalid_argument(format!(
             "{} is a symlink; resolve it to its target before writing",
@@ -202,26 +274,18 @@ pub fn atomic_write(
         )));
     }
 
-    let prefix = format!(".{name}.scalpel-");
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
-    #[cfg(unix)]
-    if attrs.mode.is_none() {
-        use std::os::unix::fs::PermissionsExt;
-        // New file: the usual creation mode; the kernel applies the umask.
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
+    // New file: the usual creation mode; the kernel applies the umask.
     let mut tmp = faults
         .check(WriteStep::CreateTemp)
-        .and_then(|()| builder.tempfile_in(&dir))
+        .and_then(|()| TempFile::create(&dir_fd, &name, attrs.mode.map_or(0o666, |_| 0o600)))
         .map_err(|e| step_error(WriteStep::CreateTemp, &dir, &e, true))?;
     // From here on, dropping `tmp` on an error path deletes the temp file.
 
     let written = match faults.check(WriteStep::Write) {
-        Ok(()) => tmp.as_file_mut().write_all(bytes),
+        Ok(()) => tmp.file.write_all(bytes),
         Err(e) => {
             // Simulate a disk that fills up half way.
-            let _ = tmp.as_file_mut().write_all(&bytes[..bytes.len() / 2]);
+            let _ = tmp.file.write_all(&bytes[..bytes.len() / 2]);
             Err(e)
         }
     };
@@ -231,14 +295,14 @@ pub fn atomic_write(
     if let Some((uid, gid)) = attrs.owner {
         use std::os::unix::fs::MetadataExt;
         let meta = tmp
-            .as_file()
+            .file
             .metadata()
             .map_err(|e| step_error(WriteStep::Chown, path, &e, true))?;
         let needed = meta.uid() != uid || meta.gid() != gid;
         if needed || faults.fail_at == Some(WriteStep::Chown) {
             faults
                 .check(WriteStep::Chown)
-                .and_then(|()| std::os::unix::fs::fchown(tmp.as_file(), Some(uid), Some(gid)))
+                .and_then(|()| std::os::unix::fs::fchown(&tmp.file, Some(uid), Some(gid)))
                 .map_err(|e| {
                     step_error(WriteStep::Chown, path, &e, true).with_suggestion(
                         "the file belongs to another user or group; replacing it would change its owner. Edit it as its owner",
@@ -253,7 +317,7 @@ pub fn atomic_write(
         faults
             .check(WriteStep::Chmod)
             .and_then(|()| {
-                tmp.as_file()
+                tmp.file
                     .set_permissions(std::fs::Permissions::from_mode(mode))
             })
             .map_err(|e| step_error(WriteStep::Chmod, path, &e, true))?;
@@ -261,37 +325,36 @@ pub fn atomic_write(
 
     faults
         .check(WriteStep::Fsync)
-        .and_then(|()| tmp.as_file().sync_all())
+        .and_then(|()| tmp.file.sync_all())
         .map_err(|e| step_error(WriteStep::Fsync, path, &e, true))?;
 
-    match faults.check(WriteStep::Rename) {
-        Ok(()) => {
-            if let Err(e) = tmp.persist(path) {
-                // `e.file` is dropped here, which removes the temp file.
-                return Err(step_error(WriteStep::Rename, path, &e.error, true));
-            }
-        }
-        Err(e) => return Err(step_error(WriteStep::Rename, path, &e, true)),
-    }
+    // On failure `tmp` is dropped, which removes the temp file.
+    faults
+        .check(WriteStep::Rename)
+        .and_then(|()| tmp.place(&name))
+        .map_err(|e| step_error(WriteStep::Rename, path, &e, true))?;
 
     faults
         .check(WriteStep::DirFsync)
-        .and_then(|()| fsync_dir(&dir))
+        .and_then(|()| Ok(rustix::fs::fsync(&dir_fd)?))
         .map_err(|e| step_error(WriteStep::DirFsync, &dir, &e, false))?;
     Ok(())
 }
 
-/// Remove `path` and flush its folder. On a [`WriteStep::Remove`] failure the
-/// file is still there; on a [`WriteStep::DirFsync`] failure it is gone.
+/// Remove `path` and flush its folder, through the folder's handle. On a
+/// [`WriteStep::Remove`] failure the file is still there; on a
+/// [`WriteStep::DirFsync`] failure it is gone.
 pub fn atomic_remove(path: &Path, faults: &FaultPlan) -> Result<()> {
-    faults
-        .check(WriteStep::Remove)
-        .and_then(|()| std::fs::remove_file(path))
-        .map_err(|e| step_error(WriteStep::Remove, path, &e, true))?;
     let dir = parent_dir(path);
+    let (dir_fd, name) = faults
+        .check(WriteStep::Remove)
+        .and_then(|()| open_parent(path))
+        .map_err(|e| step_error(WriteStep::Remove, path, &e, true))?;
+    rustix::fs::unlinkat(&dir_fd, &name, AtFlags::empty())
+        .map_err(|e| step_error(WriteStep::Remove, path, &e.into(), true))?;
     faults
         .check(WriteStep::DirFsync)
-        .and_then(|()| fsync_dir(&dir))
+        .and_then(|()| Ok(rustix::fs::fsync(&dir_fd)?))
         .map_err(|e| step_error(WriteStep::DirFsync, &dir, &e, false))
 }
 
