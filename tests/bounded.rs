@@ -14,6 +14,8 @@ use scalpel::mcp::ServerOptions;
 use scalpel::symbols::ParseBudget;
 use serde_json::json;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// `lines` lines of `x = 1`: one symbol per line.
@@ -247,4 +249,36 @@ async fn list_symbols_over_mcp_is_capped_and_times_out() {
     let (_, payload) = err(&r);
     let message = payload["message"].as_str().unwrap();
     assert!(message.contains("budget"), "{message}");
+}
+
+#[test]
+fn a_cancelled_request_stops_its_parse() {
+    // A budget far beyond the test's life: only the cancellation can stop
+    // this parse, so an answer at all shows that it did.
+    let engine = Engine {
+        parse_budget: ParseBudget::fixed(Duration::from_secs(3600)),
+        ..Engine::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let js = dir.path().join("array.js");
+    std::fs::write(&js, one_line_array(3_000_000)).unwrap();
+    let flag = Arc::new(AtomicBool::new(false));
+    let setter = {
+        let flag = flag.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            flag.store(true, Ordering::Relaxed);
+        })
+    };
+    let e =
+        scalpel::symbols::with_cancel(flag, || engine.list_symbols(&js, "array.js", true, None))
+            .unwrap_err();
+    setter.join().unwrap();
+    assert_eq!(e.code().as_str(), "TIMEOUT", "{e:?}");
+    assert_eq!(e.details["cancelled"], true, "{e:?}");
+    assert!(e.message.contains("cancelled"), "{}", e.message);
+    // The flag belonged to that call only: the thread parses again.
+    let small = dir.path().join("small.py");
+    std::fs::write(&small, "def f():\n    return 1\n").unwrap();
+    assert_eq!(whole_outline(&small).symbols.len(), 1);
 }

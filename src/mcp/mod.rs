@@ -220,11 +220,13 @@ impl ScalpelServer {
     {
         let env = self.env(ctx).await?;
         let fault = self.injected_fault(tool);
+        let cancel = Cancel::watch(ctx);
+        let flag = cancel.flag();
         reply::blocking(tool, move || {
             if fault {
                 panic!("injected fault ({FAULT_PANIC_TOOL_ENV})");
             }
-            f(&env)
+            crate::symbols::with_cancel(flag, || f(&env))
         })
         .await
     }
@@ -251,13 +253,47 @@ impl ScalpelServer {
         };
         let _guard = self.shared.locks.lock(&target.path).await;
         let fault = self.injected_fault(tool);
+        let cancel = Cancel::watch(ctx);
+        let flag = cancel.flag();
         reply::blocking(tool, move || {
             if fault {
                 panic!("injected fault ({FAULT_PANIC_TOOL_ENV})");
             }
-            f(&env, target)
+            crate::symbols::with_cancel(flag, || f(&env, target))
         })
         .await
+    }
+}
+
+/// A request's cancellation as a flag the blocking work can poll: set when
+/// the client cancels the call (`notifications/cancelled`), so a long parse
+/// stops instead of running to its deadline for an answer nobody reads. A
+/// write cancelled this way fails before anything is written (its
+/// validation parse stops); one past validation completes.
+struct Cancel {
+    flag: Arc<std::sync::atomic::AtomicBool>,
+    watcher: tokio::task::JoinHandle<()>,
+}
+
+impl Cancel {
+    fn watch(ctx: &RequestContext<RoleServer>) -> Cancel {
+        let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (ct, set) = (ctx.ct.clone(), flag.clone());
+        let watcher = tokio::spawn(async move {
+            ct.cancelled().await;
+            set.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        Cancel { flag, watcher }
+    }
+
+    fn flag(&self) -> Arc<std::sync::atomic::AtomicBool> {
+        self.flag.clone()
+    }
+}
+
+impl Drop for Cancel {
+    fn drop(&mut self) {
+        self.watcher.abort();
     }
 }
 

@@ -22,6 +22,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
 
@@ -267,12 +268,57 @@ pub struct Deadline {
     limit: Duration,
 }
 
+thread_local! {
+    /// The cancellation flag of the request this thread works for (an MCP
+    /// call's `notifications/cancelled`), checked with every deadline.
+    static CANCEL: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+}
+
+/// Run `f` with `flag` as this thread's cancellation: once it is set, every
+/// parse and tags query `f` runs stops as if its deadline had passed, and
+/// fails with `TIMEOUT` saying it was cancelled.
+pub fn with_cancel<R>(flag: Arc<AtomicBool>, f: impl FnOnce() -> R) -> R {
+    struct Reset(Option<Arc<AtomicBool>>);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            let old = self.0.take();
+            CANCEL.with(|c| *c.borrow_mut() = old);
+        }
+    }
+    let _reset = Reset(CANCEL.with(|c| c.borrow_mut().replace(flag)));
+    f()
+}
+
+fn cancelled() -> bool {
+    CANCEL.with(|c| {
+        c.borrow()
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+    })
+}
+
 impl Deadline {
     fn passed(&self) -> bool {
-        Instant::now() >= self.at
+        Instant::now() >= self.at || cancelled()
     }
 
     fn error(&self, lang: &Language, len: usize, stage: &str) -> Error {
+        if cancelled() {
+            return Error::new(
+                ErrorCode::Timeout,
+                format!(
+                    "{stage} of this {} file was cancelled by the client",
+                    lang.name()
+                ),
+            )
+            .with_suggestion("nothing was changed; send the request again if it is still needed")
+            .with_details(serde_json::json!({
+                "stage": stage,
+                "cancelled": true,
+                "bytes": len,
+                "language": lang.name(),
+            }));
+        }
         Error::new(
             ErrorCode::Timeout,
             format!(
