@@ -323,6 +323,10 @@ pub fn atomic_write(
             .map_err(|e| step_error(WriteStep::Chmod, path, &e, true))?;
     }
 
+    if attrs.mode.is_some() {
+        copy_xattrs(&dir_fd, &name, &tmp.file, path);
+    }
+
     faults
         .check(WriteStep::Fsync)
         .and_then(|()| tmp.file.sync_all())
@@ -339,6 +343,44 @@ pub fn atomic_write(
         .and_then(|()| Ok(rustix::fs::fsync(&dir_fd)?))
         .map_err(|e| step_error(WriteStep::DirFsync, &dir, &e, false))?;
     Ok(())
+}
+
+/// Give the temp file the extended attributes of the file it replaces
+/// (`user.*` tags, ACLs in `system.posix_acl_*`, ...): a replace must not
+/// drop them silently. Best effort per attribute: one the file system or
+/// our privileges refuse on the new inode is logged, and the write goes on.
+fn copy_xattrs(dir: &OwnedFd, name: &OsStr, to: &File, path: &Path) {
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let Ok(from) = rustix::fs::openat(dir, name, flags, Mode::empty()) else {
+        return;
+    };
+    // Grow the buffer until the list fits (ERANGE: too small).
+    let mut list = vec![0u8; 1024];
+    let n = loop {
+        match rustix::fs::flistxattr(&from, &mut list[..]) {
+            Ok(n) => break n,
+            Err(rustix::io::Errno::RANGE) if list.len() < 1 << 20 => {
+                list.resize(list.len() * 4, 0);
+            }
+            Err(_) => return,
+        }
+    };
+    for key in list[..n.min(list.len())]
+        .split(|&b| b == 0)
+        .filter(|k| !k.is_empty())
+    {
+        let Ok(key) = std::ffi::CString::new(key.to_vec()) else {
+            continue;
+        };
+        let mut value = vec![0u8; 64 * 1024];
+        let copied = rustix::fs::fgetxattr(&from, &key, &mut value[..]).and_then(|got| {
+            let value = &value[..got.min(value.len())];
+            rustix::fs::fsetxattr(to, &key, value, rustix::fs::XattrFlags::empty())
+        });
+        if let Err(e) = copied {
+            tracing::warn!(path = %path.display(), attr = ?key, error = %e, "extended attribute not kept");
+        }
+    }
 }
 
 /// Remove `path` and flush its folder, through the folder's handle. On a
@@ -361,6 +403,28 @@ pub fn atomic_remove(path: &Path, faults: &FaultPlan) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extended_attributes_are_kept() {
+        let d = tempfile::tempdir().unwrap();
+        let p = std::fs::canonicalize(d.path()).unwrap().join("tagged.txt");
+        std::fs::write(&p, "old\n").unwrap();
+        let f = std::fs::File::open(&p).unwrap();
+        rustix::fs::fsetxattr(
+            &f,
+            "user.scalpel.test",
+            b"kept",
+            rustix::fs::XattrFlags::empty(),
+        )
+        .expect("the test folder's file system keeps user xattrs");
+        let attrs = FileAttrs::of(&std::fs::metadata(&p).unwrap());
+        atomic_write(&p, b"new\n", &attrs, &FaultPlan::none()).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"new\n");
+        let f = std::fs::File::open(&p).unwrap();
+        let mut value = [0u8; 16];
+        let n = rustix::fs::fgetxattr(&f, "user.scalpel.test", &mut value[..]).unwrap();
+        assert_eq!(&value[..n], b"kept");
+    }
     use std::os::unix::fs::PermissionsExt;
 
     fn entries(dir: &Path) -> Vec<String> {
