@@ -257,11 +257,12 @@ fn every_error_code_of_the_read_commands() {
     // TOO_LARGE with a custom limit.
     let e = json_error(&["symbols", "--max-file-size", "100", f], 2, "TOO_LARGE");
     assert_eq!(e["details"]["limit"], 100);
-    // IO: a missing file; a directory given as a file.
+    // NOT_FOUND: a missing file (resolved in the sandbox like every
+    // command's); INVALID_ARGUMENT: a directory given as a file.
     json_error(
         &["extract", d.join("nope.py").to_str().unwrap(), "x"],
-        2,
-        "IO",
+        1,
+        "NOT_FOUND",
     );
     json_error(
         &["extract", d.to_str().unwrap(), "x", "--language", "python"],
@@ -473,4 +474,60 @@ fn symbols_of_one_symbol_and_its_members() {
         1,
         "NOT_FOUND",
     );
+}
+
+/// `extract`, `symbols` and `parse` resolve their file like every other
+/// command: `--root` (else the file's git work tree, `.scalpel/` folder, the
+/// current directory holding it, or its own folder), symlinks followed only
+/// inside, never into `.git`.
+#[test]
+fn reading_commands_share_the_root_rule() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("repo");
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::write(root.join("a.py"), "def f():\n    return 1\n").unwrap();
+    std::fs::write(root.join(".git/hook.py"), "def h():\n    pass\n").unwrap();
+    std::fs::write(d.path().join("out.py"), "def secret():\n    pass\n").unwrap();
+    std::os::unix::fs::symlink("../out.py", root.join("link.py")).unwrap();
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let (a, link, hook, out) = (
+        s(&root.join("a.py")),
+        s(&root.join("link.py")),
+        s(&root.join(".git/hook.py")),
+        s(&d.path().join("out.py")),
+    );
+    let r = s(&root);
+    for cmd in [
+        vec!["extract", link.as_str(), "secret"],
+        vec!["symbols", link.as_str()],
+        vec!["parse", link.as_str()],
+        vec!["extract", out.as_str(), "secret", "--root", r.as_str()],
+    ] {
+        let e = json_error(&cmd, 2, "OUTSIDE_ROOT");
+        if cmd[1] == link {
+            assert!(
+                !e.to_string().contains("out.py"),
+                "names only what was sent: {e}"
+            );
+        }
+    }
+    for cmd in [
+        vec!["extract", hook.as_str(), "h"],
+        vec!["symbols", hook.as_str()],
+    ] {
+        json_error(&cmd, 2, "IGNORED_PATH");
+    }
+    // Inside, with or without --root, from anywhere.
+    scalpel()
+        .args(["extract", a.as_str(), "f", "--root", r.as_str()])
+        .assert()
+        .success()
+        .stdout("def f():\n    return 1\n");
+    scalpel()
+        .current_dir(d.path())
+        .args(["parse", a.as_str()])
+        .assert()
+        .success();
+    // A file outside any work tree is read with its own folder as the root.
+    scalpel().args(["symbols", out.as_str()]).assert().success();
 }

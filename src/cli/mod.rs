@@ -11,7 +11,7 @@ use crate::check;
 use crate::edit::Operation;
 use crate::engine::{Engine, ExtractRequest, FileSymbols, UpdateRequest};
 use crate::error::{Error, Result};
-use crate::fs::Workspace;
+use crate::fs::{Purpose, Workspace};
 use crate::lang::{LANG_DIR_ENV, Registry};
 use clap::{Args, Parser, Subcommand};
 use output::Out;
@@ -65,19 +65,33 @@ impl RootArg {
         };
         Ok(ws.with_max_file_size(engine.max_file_size))
     }
+
+    /// The real path of `file` for a reading command (`extract`, `symbols`,
+    /// `parse`), resolved in the same sandbox as every other command: inside
+    /// `--root` (or the default root), never in `.git` or a git directory,
+    /// symlinks followed only inside. The result is read through
+    /// [`crate::fs::door`].
+    fn read_target(&self, file: &Path, engine: &Engine) -> Result<PathBuf> {
+        let file = text::absolute(file)?;
+        let ws = self.workspace(Some(&file), engine)?;
+        Ok(ws.resolve(&file, Purpose::Read)?.path)
+    }
 }
 
 /// The root when `--root` is not given, found from `near` (else the
 /// current directory): the nearest git work tree around it, else the nearest
 /// folder above it holding a `.scalpel/` journal (so `history` and `undo`
 /// work from any folder inside a root that is not a git repository), else the
-/// current directory.
+/// current directory when it holds `near`, else `near`'s own folder. One rule
+/// for every command: a file the user names is always inside its root.
 fn default_root(near: Option<&Path>) -> Result<PathBuf> {
     let cwd = current_dir()?;
     let start = cwd.join(near.unwrap_or(Path::new(".")));
+    // The nearest existing folder holding `near`, without following a
+    // symlink `near` itself may be: the root is where the name is.
     let Some(start) = start
         .ancestors()
-        .find(|p| p.exists())
+        .find(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
         .and_then(|p| std::fs::canonicalize(p).ok())
     else {
         return Ok(cwd);
@@ -91,15 +105,14 @@ fn default_root(near: Option<&Path>) -> Result<PathBuf> {
             journaled = Some(dir.to_path_buf());
         }
     }
-    Ok(journaled.unwrap_or(cwd))
-}
-
-/// The real path of a file the CLI user named for reading: reads go through
-/// [`crate::fs::door`], which follows no symlink, so a symlink the user
-/// named on purpose is resolved here, once. A path that does not resolve is
-/// kept as given and fails with the usual error when read.
-fn real(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    if let Some(j) = journaled {
+        return Ok(j);
+    }
+    let cwd_real = std::fs::canonicalize(&cwd).unwrap_or(cwd.clone());
+    if start.starts_with(&cwd_real) {
+        return Ok(cwd);
+    }
+    Ok(start)
 }
 
 /// The values of `update --op`, each listed once; the MCP spellings
@@ -172,6 +185,8 @@ enum Command {
         /// Only symbols of this kind (function, method, class, struct, ...).
         #[arg(long)]
         kind: Option<String>,
+        #[command(flatten)]
+        root: RootArg,
     },
     /// Print one symbol's code, addressed by name path (`Class.method`).
     #[command(after_help = NAME_PATHS)]
@@ -195,6 +210,8 @@ enum Command {
         /// Force a language instead of detecting it (see `scalpel languages`).
         #[arg(long, value_name = "LANG")]
         language: Option<String>,
+        #[command(flatten)]
+        root: RootArg,
     },
     /// Replace, insert next to, or delete a symbol. New code comes from
     /// --code-file or stdin.
@@ -283,6 +300,8 @@ enum Command {
         /// Force a language instead of detecting it (see `scalpel languages`).
         #[arg(long, value_name = "LANG")]
         language: Option<String>,
+        #[command(flatten)]
+        root: RootArg,
     },
     /// Check that files parse; exit 1 on parse errors. Folders are walked
     /// honouring .gitignore; files without a grammar, binary and non-UTF-8
@@ -479,8 +498,10 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             max_symbols,
             depth,
             kind,
+            root,
         } => symbols_cmd(
             &engine,
+            &root,
             &paths,
             SymbolsOptions {
                 json,
@@ -501,7 +522,9 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             no_trivia,
             json,
             language,
+            root,
         } => {
+            let real = root.read_target(&file, &engine)?;
             let req = ExtractRequest {
                 symbol,
                 kind,
@@ -509,7 +532,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                 include_trivia: !no_trivia,
                 language,
             };
-            let x = engine.extract(&real(&file), &display(&file), &req)?;
+            let x = engine.extract(&real, &display(&file), &req)?;
             if json {
                 out.line(&to_json(&x));
             } else {
@@ -663,8 +686,10 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             dump_tree,
             json,
             language,
+            root,
         } => {
-            let parsed = engine.load(&real(&file), language.as_deref())?;
+            let real = root.read_target(&file, &engine)?;
+            let parsed = engine.load(&real, language.as_deref())?;
             if dump_tree {
                 out.raw(&crate::symbols::dump_tree(
                     &parsed.tree,
@@ -790,6 +815,7 @@ struct SymbolsOptions<'a> {
 
 fn symbols_cmd(
     engine: &Engine,
+    root: &RootArg,
     paths: &[PathBuf],
     opts: SymbolsOptions,
     out: &mut Out,
@@ -805,14 +831,20 @@ fn symbols_cmd(
     } = opts;
     // Named files must be supported; files found by walking a directory are
     // taken only when a grammar claims them.
-    let mut files: Vec<(PathBuf, bool)> = Vec::new();
+    // Each named path is resolved once, in the sandbox every command uses;
+    // files found under a named folder are read at the same place under
+    // its real path (`(shown, real, named)`).
+    let mut files: Vec<(PathBuf, Result<PathBuf>, bool)> = Vec::new();
     for p in paths {
-        if p.is_dir() {
-            for f in crate::fs::walk_files(p) {
-                files.push((f, false));
+        let real = root.read_target(p, engine);
+        match real {
+            Ok(dir) if dir.is_dir() => {
+                for f in crate::fs::walk_files(p) {
+                    let inner = f.strip_prefix(p).map(|rest| dir.join(rest));
+                    files.push((f.clone(), Ok(inner.unwrap_or(f)), false));
+                }
             }
-        } else {
-            files.push((p.clone(), true));
+            real => files.push((p.clone(), real, true)),
         }
     }
     let mut worst = 0u8;
@@ -820,20 +852,17 @@ fn symbols_cmd(
     for chunk in files.chunks(256) {
         let results: Vec<(PathBuf, bool, Option<Result<FileSymbols>>)> = chunk
             .par_iter()
-            .map(|(f, named)| {
+            .map(|(f, real, named)| {
                 let wanted =
                     *named || language.is_some() || engine.language_for(f, None, None).is_ok();
                 let r = wanted.then(|| {
+                    let real = real.as_ref().map_err(Clone::clone)?;
                     let listed = match symbol {
-                        Some(name) => engine.list_symbol_members(
-                            &real(f),
-                            &display(f),
-                            trivia,
-                            language,
-                            name,
-                        ),
+                        Some(name) => {
+                            engine.list_symbol_members(real, &display(f), trivia, language, name)
+                        }
                         None => engine
-                            .list_symbols(&real(f), &display(f), trivia, language)
+                            .list_symbols(real, &display(f), trivia, language)
                             .and_then(|o| crate::engine::select_symbols(o, depth, kind)),
                     };
                     listed.map(|o| crate::engine::cap_symbols(o, max_symbols))
