@@ -442,3 +442,35 @@ fn journal_of_another_user_is_refused() {
     assert_eq!(std::fs::read(f.journal_path()).unwrap(), journal);
     assert!(history(&f.ws, None).is_err());
 }
+
+#[test]
+fn hard_linked_lock_is_refused() {
+    let f = fixture();
+    f.edit("src/lib.rs", "one\n").unwrap();
+    let outside = f.outside("outside.lock", "outside\n");
+    let lock = f.path(".scalpel/lock");
+    assert!(lock.is_file(), "the lock file is .scalpel/lock");
+    std::fs::remove_file(&lock).unwrap();
+    std::fs::hard_link(&outside, &lock).unwrap();
+    let e = f.edit("src/lib.rs", "two\n").err().unwrap();
+    assert_eq!(e.code(), ErrorCode::Io);
+    assert!(e.message.contains("hard link"), "{}", e.message);
+    assert_eq!(f.read("src/lib.rs"), "one\n");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside\n");
+}
+
+#[test]
+fn store_folder_of_another_user_is_refused() {
+    let f = fixture();
+    f.edit("src/lib.rs", "one\n").unwrap();
+    // Only a privileged process can give a folder away; for anyone else the
+    // situation cannot arise, and the chown itself is refused.
+    if let Err(e) = std::os::unix::fs::chown(f.path(".scalpel"), Some(65_534), None) {
+        assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied);
+        return;
+    }
+    let e = f.edit("src/lib.rs", "two\n").err().unwrap();
+    assert_eq!(e.code(), ErrorCode::Io);
+    assert!(e.message.contains("belongs to user 65534"), "{}", e.message);
+    assert_eq!(f.read("src/lib.rs"), "one\n");
+}

@@ -354,7 +354,9 @@ impl Journal {
             .map_err(|e| fail(e, &path))?;
         let root_fd = open_root(ws.root())?;
         let dir = create_dir_at(&root_fd, SCALPEL_DIR, &path)?;
+        check_own_dir(&dir, &path)?;
         let backups = create_dir_at(&dir, BACKUP_DIR, &path.join(BACKUP_DIR))?;
+        check_own_dir(&backups, &path.join(BACKUP_DIR))?;
         match rustix::fs::openat(
             &dir,
             ".gitignore",
@@ -378,10 +380,9 @@ impl Journal {
             Err(Errno::LOOP) => return Err(refused(&lock_path, "is a symlink".into())),
             Err(e) => return Err(fail(e.into(), &lock_path)),
         };
-        let st = rustix::fs::fstat(&lock).map_err(|e| fail(e.into(), &lock_path))?;
-        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-            return Err(refused(&lock_path, "is not a regular file".into()));
-        }
+        // The lock is a store file like the others: a hard link to a file
+        // elsewhere, or someone else's, is refused.
+        check_own_file(&lock, &lock_path)?;
         let lock = File::from(lock);
         let start = Instant::now();
         loop {
@@ -779,6 +780,23 @@ fn check_own_file(fd: &impl AsFd, path: &Path) -> Result<()> {
             ),
         ));
     }
+    let me = rustix::process::geteuid().as_raw();
+    if st.st_uid != me {
+        return Err(refused(
+            path,
+            format!(
+                "belongs to user {}, not to the current user {me}",
+                st.st_uid
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuse a store folder (`.scalpel/`, its `backups/`) that belongs to
+/// someone else: another user could swap what is inside it.
+fn check_own_dir(fd: &impl AsFd, path: &Path) -> Result<()> {
+    let st = rustix::fs::fstat(fd).map_err(|e| Error::io("journal", path, &e.into()))?;
     let me = rustix::process::geteuid().as_raw();
     if st.st_uid != me {
         return Err(refused(
