@@ -541,9 +541,10 @@ pub fn outline_within(
         let path = parent.map_or_else(|| name.to_string(), |p| format!("{}{sep}{name}", p.path));
         (segments, path)
     };
+    // Every definition's wrappers and leading trivia, found in one walk.
+    let defs: Vec<Node> = raws.iter().map(|r| r.node).collect();
+    let widened = widen_all(lang, root, &defs, body);
     for (i, raw) in raws.iter().enumerate() {
-        // Widening asks tree-sitter for parents and previous siblings, which
-        // it finds by scanning siblings: keep the deadline here too.
         if i % 1024 == 1023 && deadline.passed() {
             return Err(deadline.error(lang, body.len(), "listing the symbols"));
         }
@@ -584,7 +585,10 @@ pub fn outline_within(
                         (namepath::split_path(&shown), shown)
                     })
                 });
-                let full = widen(lang, raw.node, raw.doc, body);
+                let full = match widened.get(&raw.node.id()) {
+                    Some(&(first, top)) => with_doc(first, top, raw.doc),
+                    None => widen(lang, raw.node, raw.doc, body),
+                };
                 let index = symbols.len();
                 let signature = signature(lang, raw.node, body);
                 // The children of an `impl` hang from its scope's name.
@@ -735,12 +739,96 @@ fn widen<'t>(
             break;
         }
     }
-    if let Some(d) = doc
-        && d.start_byte() < first.start_byte()
-    {
-        first = d;
+    with_doc(first, top, doc)
+}
+
+/// `(first, top)` extended to a doc comment the tags query captured above.
+fn with_doc<'t>(first: Node<'t>, top: Node<'t>, doc: Option<Node<'t>>) -> (Node<'t>, Node<'t>) {
+    match doc {
+        Some(d) if d.start_byte() < first.start_byte() => (d, top),
+        _ => (first, top),
     }
-    (first, top)
+}
+
+/// [`widen`] for every node of `defs` at once (without the doc capture),
+/// keyed by node id. tree-sitter answers `parent()` and `prev_sibling()` by
+/// scanning siblings from the first, so widening N top-level definitions one
+/// by one costs O(N²); this walk goes down from `root` once, only into
+/// subtrees that hold a definition, and carries along each level the run
+/// of leading siblings (touching, trivia by `is_leading`) that ends at the
+/// current node: O(nodes visited).
+fn widen_all<'t>(
+    lang: &Language,
+    root: Node<'t>,
+    defs: &[Node<'t>],
+    body: &str,
+) -> HashMap<usize, (Node<'t>, Node<'t>)> {
+    let rules = lang.rules();
+    let wanted: std::collections::HashSet<usize> = defs.iter().map(|n| n.id()).collect();
+    let mut starts: Vec<usize> = defs.iter().map(|n| n.start_byte()).collect();
+    starts.sort_unstable();
+    let holds_def = |n: Node| {
+        let i = starts.partition_point(|&b| b < n.start_byte());
+        starts
+            .get(i)
+            .is_some_and(|&b| b < n.end_byte().max(n.start_byte() + 1))
+    };
+    let mut out = HashMap::with_capacity(defs.len());
+    // The ancestors of the node being visited, with each one's `first`.
+    let mut path: Vec<(Node<'t>, Node<'t>)> = Vec::new();
+    // Per open level: its children and the index of the next to visit, and
+    // the leading run before it (its first node and its last).
+    struct Level<'t> {
+        children: Vec<Node<'t>>,
+        next: usize,
+        run: Option<(Node<'t>, Node<'t>)>,
+    }
+    let touches = |a: Node, b: Node| a.end_position().row + 1 >= b.start_position().row;
+    let mut levels: Vec<Level<'t>> = Vec::new();
+    let mut enter = |node: Node<'t>,
+                     first: Node<'t>,
+                     path: &mut Vec<(Node<'t>, Node<'t>)>,
+                     levels: &mut Vec<Level<'t>>| {
+        path.push((node, first));
+        if wanted.contains(&node.id()) {
+            let mut i = path.len() - 1;
+            while i > 0 && rules.wrappers.iter().any(|w| w == path[i - 1].0.kind()) {
+                i -= 1;
+            }
+            out.insert(node.id(), (path[i].1, path[i].0));
+        }
+        let children = if holds_def(node) {
+            let mut cursor = node.walk();
+            node.children(&mut cursor).collect()
+        } else {
+            Vec::new()
+        };
+        levels.push(Level {
+            children,
+            next: 0,
+            run: None,
+        });
+    };
+    enter(root, root, &mut path, &mut levels);
+    while let Some(level) = levels.last_mut() {
+        let Some(&child) = level.children.get(level.next) else {
+            levels.pop();
+            path.pop();
+            continue;
+        };
+        level.next += 1;
+        let first = match level.run {
+            Some((start, last)) if touches(last, child) => start,
+            _ => child,
+        };
+        level.run = if lang.is_leading(child.kind(), node_text(child, body)) {
+            Some((first, child))
+        } else {
+            None
+        };
+        enter(child, first, &mut path, &mut levels);
+    }
+    out
 }
 
 /// Where a definition's header ends: after its last child before the body
