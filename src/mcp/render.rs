@@ -339,7 +339,12 @@ impl Render for SearchResult {
                 for (i, c) in m.context_before.iter().enumerate() {
                     let _ = writeln!(out, "  {}- {c}", first + i);
                 }
-                let _ = writeln!(out, "  {}:{}: {}", m.line, m.column, m.preview.trim());
+                let hits = if m.hits > 1 {
+                    format!(" ({} hits)", m.hits)
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(out, "  {}:{}: {}{hits}", m.line, m.column, m.preview.trim());
                 for (i, c) in m.context_after.iter().enumerate() {
                     let _ = writeln!(out, "  {}- {c}", m.line + 1 + i);
                 }
