@@ -183,21 +183,37 @@ pub fn folder_outline(
 /// Entries an outline shows by default (`list_symbols`, `scalpel symbols`).
 pub const DEFAULT_MAX_SYMBOLS: usize = 1000;
 /// Bytes of outline text (one line per symbol: address, kind, lines,
-/// signature) an outline shows at most, whatever the entry cap: about
-/// 12,000 tokens.
+/// signature) an outline shows by default: about 2,000 tokens (outline
+/// lines run at 3 to 3.7 bytes a token, the low end for lines that are
+/// mostly numbers; `tests/bounded.rs` counts them with a real tokenizer).
+pub const DEFAULT_OUTLINE_BYTES: usize = 6_000;
+/// Bytes of outline text an outline shows at most, whatever `max_symbols`
+/// asks for: about 12,000 tokens.
 pub const MAX_OUTLINE_BYTES: usize = 48 * 1024;
 
-/// Cut an outline to at most `max` symbols (default
-/// [`DEFAULT_MAX_SYMBOLS`]) and [`MAX_OUTLINE_BYTES`] of text, in document
-/// order, saying in `note` how many were left out and how to narrow it.
+/// The bytes of `s`'s line in an outline: indentation, address, kind,
+/// lines, signature.
+pub fn outline_line_bytes(s: &Symbol) -> usize {
+    s.depth().min(8) * 2 + s.address().len() + s.kind.len() + s.signature.len() + 24
+}
+
+/// Cut an outline, in document order, to a budget: by default at most
+/// [`DEFAULT_MAX_SYMBOLS`] symbols and [`DEFAULT_OUTLINE_BYTES`] of text
+/// (about 2,000 tokens); with an explicit `max`, at most `max` symbols and
+/// [`MAX_OUTLINE_BYTES`]. A cut outline says in `hint` how many were left
+/// out, from which line, and how to get them.
 pub fn cap_symbols(mut outline: FileSymbols, max: Option<usize>) -> FileSymbols {
+    let budget = if max.is_some() {
+        MAX_OUTLINE_BYTES
+    } else {
+        DEFAULT_OUTLINE_BYTES
+    };
     let max = max.unwrap_or(DEFAULT_MAX_SYMBOLS);
     let mut bytes = 0usize;
     let mut keep = 0usize;
     for s in &outline.symbols {
-        // One rendered line: indentation, address, kind, lines, signature.
-        let line = s.depth().min(8) * 2 + s.address().len() + s.kind.len() + s.signature.len() + 24;
-        if keep == max || bytes + line > MAX_OUTLINE_BYTES {
+        let line = outline_line_bytes(s);
+        if keep == max || bytes + line > budget {
             break;
         }
         bytes += line;
@@ -205,12 +221,14 @@ pub fn cap_symbols(mut outline: FileSymbols, max: Option<usize>) -> FileSymbols 
     }
     let omitted = outline.symbols.len() - keep;
     if omitted > 0 {
+        let from = outline.symbols[keep].start_line;
+        let total = outline.symbols.len();
         outline.symbols.truncate(keep);
         outline.symbols.shrink_to_fit();
         outline.truncated = true;
         outline.omitted_symbols = omitted;
         outline.hint = Some(format!(
-            "showing the first {keep} symbols; {omitted} more left out. Narrow with ⟦depth=1⟧ or ⟦kind⟧, raise ⟦max_symbols⟧, or read a part of the file with ⟦read_fragment⟧"
+            "showing {keep} of {total} symbols; {omitted} more left out, from line {from}. List one class's members with ⟦symbol⟧, narrow with ⟦depth=1⟧ or ⟦kind⟧, or raise ⟦max_symbols⟧"
         ));
     }
     outline

@@ -2,6 +2,9 @@
 //! server. Every failure carries a code, a one-line message, a suggestion the
 //! caller can act on, and structured details (candidates, nearest match, lines).
 
+mod facts;
+pub use facts::detail_lines;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt;

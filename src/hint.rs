@@ -84,6 +84,7 @@ terms! {
     MaxFileSize = "max_file_size",
     ParseTimeout = "parse_timeout",
     MaxSymbols = "max_symbols",
+    Symbol = "symbol",
 }
 
 impl Term {

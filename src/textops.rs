@@ -83,9 +83,9 @@ fn read_target(ws: &Workspace, engine: &Engine, path: &Path) -> Result<(Resolved
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FragmentParams {
-    /// File, relative to the root.
+    // A file, relative to the root (the instructions say so once).
     pub path: String,
-    /// Line ranges `[{start, end}]` (1-based, inclusive).
+    /// Line ranges `{start, end}` (1-based, inclusive).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ranges: Vec<LineRange>,
     /// Read the lines that contain any of these (literal text). With
@@ -97,10 +97,10 @@ pub struct FragmentParams {
     pub keywords: Vec<String>,
     /// Read these symbols (name paths such as `Parser.run`), decorators and
     /// doc comments included.
-    #[schemars(description = "Symbols (name paths) to read.")]
+    #[schemars(description = "Name paths of symbols to read.")]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub symbols: Vec<String>,
-    /// Lines of context added around each piece (default 3).
+    /// Lines of context around each piece (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_lines: Option<usize>,
     /// Most lines returned (default 500); what does not fit is listed in
@@ -108,10 +108,10 @@ pub struct FragmentParams {
     #[schemars(description = "Line budget (default 500).")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_lines: Option<usize>,
-    /// Keywords match case exactly (default: false).
+    /// Keywords match case exactly.
     #[serde(default)]
     pub case_sensitive: bool,
-    /// Keywords match whole words only.
+    // Keywords match whole words only (the name says it).
     #[serde(default)]
     pub whole_word: bool,
 }
@@ -314,20 +314,20 @@ fn dropped_hint(dropped: &[DroppedRegion], max_lines: usize) -> String {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EditParams {
-    /// File, relative to the root.
+    // A file, relative to the root (the instructions say so once).
     pub path: String,
-    /// Replacements, all matched against the current content and applied
-    /// together; if one fails, nothing is written.
-    #[schemars(description = "Replacements, applied together or not at all.")]
+    // Replacements, all matched against the current content and applied
+    // together; if one fails, nothing is written (the tool's description
+    // says so).
     pub edits: Vec<TextEdit>,
-    /// Match, validate and show the diff, but write nothing.
+    // Match, validate and show the diff, but write nothing.
     #[serde(default)]
     pub dry_run: bool,
     /// Refuse with STALE_FILE unless the file still has this hash (from a read).
-    #[schemars(description = "Refuse (STALE_FILE) unless the file has this file_hash.")]
+    #[schemars(description = "Refuse unless the file has this file_hash.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_hash: Option<String>,
-    /// Write even if the result has new parse errors.
+    // Write even if the result has new parse errors.
     #[serde(default)]
     pub allow_syntax_errors: bool,
 }
@@ -539,18 +539,18 @@ fn summarize(planned: &[crate::text::PlannedEdit]) -> Vec<EditSummary> {
 pub struct WriteParams {
     /// The file, relative to the root or absolute inside it; missing parent
     /// folders are created (inside the root only).
-    #[schemars(description = "File, relative to the root.")]
+    #[schemars(description = "Missing parent folders are created.")]
     pub path: String,
     /// The complete new content.
     pub content: String,
     /// Refuse with STALE_FILE unless the file still has this hash.
-    #[schemars(description = "Refuse (STALE_FILE) unless the file has this file_hash.")]
+    #[schemars(description = "Refuse unless the file has this file_hash.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_hash: Option<String>,
-    /// Validate and show the diff, but write nothing.
+    // Validate and show the diff, but write nothing.
     #[serde(default)]
     pub dry_run: bool,
-    /// Write even if the content has (new) parse errors.
+    // Write even if the content has (new) parse errors.
     #[serde(default)]
     pub allow_syntax_errors: bool,
 }

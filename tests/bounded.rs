@@ -5,10 +5,14 @@
 
 mod common;
 mod mcp_support;
+mod provision;
 
 use assert_cmd::Command;
 use mcp_support::*;
-use scalpel::engine::{DEFAULT_MAX_SYMBOLS, Engine, MAX_OUTLINE_BYTES, UpdateRequest, cap_symbols};
+use scalpel::engine::{
+    DEFAULT_MAX_SYMBOLS, DEFAULT_OUTLINE_BYTES, Engine, MAX_OUTLINE_BYTES, UpdateRequest,
+    cap_symbols, outline_line_bytes,
+};
 use scalpel::fs::Workspace;
 use scalpel::mcp::ServerOptions;
 use scalpel::symbols::ParseBudget;
@@ -64,17 +68,40 @@ fn a_million_short_lines_give_a_capped_outline_with_a_hint() {
     assert_eq!(outline.symbols.len(), 200_000);
     let capped = cap_symbols(outline, None);
     assert!(capped.truncated);
-    assert_eq!(capped.symbols.len(), DEFAULT_MAX_SYMBOLS);
-    assert_eq!(capped.omitted_symbols, 200_000 - DEFAULT_MAX_SYMBOLS);
+    // The default budget (about 2,000 tokens of outline) binds before the
+    // entry cap.
+    let kept = capped.symbols.len();
+    let bytes: usize = capped.symbols.iter().map(outline_line_bytes).sum();
+    assert!(
+        bytes <= DEFAULT_OUTLINE_BYTES && kept < DEFAULT_MAX_SYMBOLS,
+        "{kept} {bytes}"
+    );
+    assert_eq!(capped.omitted_symbols, 200_000 - kept);
     let hint = capped.hint.as_deref().unwrap();
-    assert!(hint.contains("199000 more left out"), "{hint}");
-    assert!(hint.contains("⟦max_symbols⟧") && hint.contains("⟦depth=1⟧"));
+    let from = kept + 1;
+    assert!(
+        hint.contains(&format!(
+            "showing {kept} of 200000 symbols; {} more left out, from line {from}",
+            200_000 - kept
+        )),
+        "{hint}"
+    );
+    for how in ["⟦symbol⟧", "⟦max_symbols⟧", "⟦depth=1⟧", "⟦kind⟧"] {
+        assert!(hint.contains(how), "{hint} names {how}");
+    }
     let json = serde_json::to_string(&capped).unwrap();
-    assert!(json.len() < 400 * 1024, "JSON is {} bytes", json.len());
+    assert!(json.len() < 100 * 1024, "JSON is {} bytes", json.len());
 
-    // An explicit cap is honoured, and the byte cap holds whatever it is.
+    // An explicit cap is honoured, up to the hard byte cap.
     let outline = whole_outline(&f);
     assert_eq!(cap_symbols(outline, Some(5)).symbols.len(), 5);
+    let outline = whole_outline(&f);
+    assert_eq!(
+        cap_symbols(outline, Some(DEFAULT_MAX_SYMBOLS))
+            .symbols
+            .len(),
+        DEFAULT_MAX_SYMBOLS
+    );
 }
 
 #[test]
@@ -185,7 +212,7 @@ fn cli_caps_the_outline_and_times_out_with_its_own_words() {
         out.stdout.len()
     );
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("49000 more left out"), "{err}");
+    assert!(err.contains("more left out, from line"), "{err}");
     assert!(err.contains("--max-symbols") && !err.contains('⟦'), "{err}");
 
     let js = dir.path().join("array.js");
@@ -224,16 +251,39 @@ async fn list_symbols_over_mcp_is_capped_and_times_out() {
     let client = serve(dir.path(), patient()).await;
     let r = call(&client, "list_symbols", json!({"path": "many.py"})).await;
     let text = text(&r);
-    assert!(text.len() < 64 * 1024, "text is {} bytes", text.len());
-    assert!(text.contains("(truncated: showing the first 1000 symbols; 199000 more left out"));
-    assert!(
-        text.contains("`max_symbols`") && !text.contains('⟦'),
-        "{text}"
-    );
+    // About 2,000 tokens by default, counted with a real tokenizer.
+    let tokens = tiktoken_rs::o200k_base()
+        .unwrap()
+        .encode_with_special_tokens(&text)
+        .len();
+    assert!((1_500..=2_300).contains(&tokens), "{tokens} tokens: {text}");
     let v = ok(&r);
     assert_eq!(v["truncated"], true);
-    assert_eq!(v["omitted_symbols"], 199_000);
+    let kept = v["symbols"].as_array().unwrap().len();
+    assert_eq!(v["omitted_symbols"], 200_000 - kept);
+    assert!(
+        text.contains(&format!(
+            "(truncated: showing {kept} of 200000 symbols; {} more left out",
+            200_000 - kept
+        )),
+        "{text}"
+    );
+    for how in ["`symbol`", "`max_symbols`", "`\"depth\": 1`", "`kind`"] {
+        assert!(text.contains(how) && !text.contains('⟦'), "{how}: {text}");
+    }
     assert!(!v["hint"].as_str().unwrap().contains('⟦'));
+
+    // A real file: zod's types.ts (161 KB) is cut near 2,000 tokens too.
+    let zod = provision::ts_corpus().join("node_modules/zod/src/v3/types.ts");
+    std::fs::copy(zod, dir.path().join("types.ts")).unwrap();
+    let r = call(&client, "list_symbols", json!({"path": "types.ts"})).await;
+    let text = mcp_support::text(&r);
+    let tokens = tiktoken_rs::o200k_base()
+        .unwrap()
+        .encode_with_special_tokens(&text)
+        .len();
+    assert!(tokens <= 2_300, "{tokens} tokens");
+    assert_eq!(ok(&r)["truncated"], true);
 
     let r = call(
         &client,

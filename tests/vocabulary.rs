@@ -488,7 +488,11 @@ fn cli_only(s: &str) -> Option<String> {
             .chars()
             .take_while(|c| c.is_ascii_lowercase() || *c == '-')
             .collect();
-        if !flag.is_empty() && flag != "root" && flag != "max-file-size" {
+        // A flag starts with a letter (`--- old text` heads a diff).
+        if flag.starts_with(|c: char| c.is_ascii_lowercase())
+            && flag != "root"
+            && flag != "max-file-size"
+        {
             return Some(format!("--{flag}"));
         }
         rest = &rest[i + 2..];

@@ -405,64 +405,10 @@ fn report(out: &mut Out, e: &Error, json: bool) {
         if !e.suggestion.is_empty() {
             eprintln!("  hint: {}", e.suggestion);
         }
-        for line in detail_lines(&e.details) {
+        for line in crate::error::detail_lines(&e.details, words::cli_words) {
             eprintln!("  {line}");
         }
     }
-}
-
-/// At most this many matches or candidates are listed under an error.
-const MAX_DETAIL_ITEMS: usize = 10;
-
-/// The facts in an error's `details` a person needs next, one per line:
-/// the places that matched (with an anchor picking each), the candidates of
-/// an ambiguous name, the closest text's diff, the new parse errors.
-fn detail_lines(details: &serde_json::Value) -> Vec<String> {
-    let mut lines = Vec::new();
-    for key in ["matches", "candidates"] {
-        let Some(items) = details.get(key).and_then(|v| v.as_array()) else {
-            continue;
-        };
-        for item in items.iter().take(MAX_DETAIL_ITEMS) {
-            let span = format!("lines {}-{}", item["start_line"], item["end_line"]);
-            let mut line = match (item.get("address"), item.get("preview")) {
-                (Some(a), _) => format!(
-                    "{} ({}, {span})",
-                    a.as_str().unwrap_or_default(),
-                    item["kind"].as_str().unwrap_or_default()
-                ),
-                (None, Some(p)) => format!("{span}: {}", p.as_str().unwrap_or_default()),
-                (None, None) => continue,
-            };
-            if let Some(anchor) = item.get("anchor") {
-                let flags = crate::hint::term_with(crate::hint::Term::Anchor, anchor);
-                line.push_str(&format!("  pick it with {}", words::cli_text(&flags)));
-            }
-            if let Some(failed) = item.get("failed").and_then(|f| f.as_array()) {
-                let why: Vec<&str> = failed.iter().filter_map(|f| f.as_str()).collect();
-                line.push_str(&format!("  (anchor fails: {})", why.join(", ")));
-            }
-            lines.push(line);
-        }
-        if items.len() > MAX_DETAIL_ITEMS {
-            lines.push(format!("… {} more", items.len() - MAX_DETAIL_ITEMS));
-        }
-    }
-    if let Some(diff) = details.pointer("/closest/diff").and_then(|d| d.as_str()) {
-        lines.extend(diff.lines().map(str::to_string));
-    }
-    if let Some(errors) = details.get("new_errors").and_then(|v| v.as_array()) {
-        for e in errors.iter().take(MAX_DETAIL_ITEMS) {
-            lines.push(format!(
-                "line {}, column {}: {} `{}`",
-                e["line"],
-                e["column"],
-                e["what"].as_str().unwrap_or_default(),
-                e["snippet"].as_str().unwrap_or_default()
-            ));
-        }
-    }
-    lines
 }
 
 fn engine(g: &GlobalArgs) -> Result<Engine> {

@@ -63,6 +63,7 @@ pub fn cli_words(term: Term, value: Option<&str>) -> String {
         Term::MaxFileSize => flag("--max-file-size"),
         Term::ParseTimeout => flag("--parse-timeout"),
         Term::MaxSymbols => flag("--max-symbols"),
+        Term::Symbol => flag("--symbol"),
     }
 }
 

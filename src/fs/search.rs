@@ -98,10 +98,10 @@ pub struct SearchParams {
     /// Most files returned (default 100).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_results: Option<usize>,
-    /// Most matches listed per file (default 20); all are counted.
+    /// Most matching lines listed per file (default 20); all are counted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_matches_per_file: Option<usize>,
-    /// Most matches listed over all files (default 300).
+    /// Most matching lines listed over all files (default 300).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_total_matches: Option<usize>,
     /// Lines of context before and after each match (default 0).
@@ -115,16 +115,18 @@ pub struct SearchParams {
     pub max_file_size: Option<u64>,
 }
 
-/// One hit.
+/// One matching line (a line with several hits is one row).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct SearchMatch {
-    /// The keyword that matched (the pattern, in regex mode).
+    /// The keyword of the line's first hit (the pattern, in regex mode).
     pub keyword: String,
     /// 1-based line.
     pub line: usize,
-    /// 1-based column, in characters.
+    /// 1-based column of the first hit, in characters.
     pub column: usize,
-    /// About 80 characters of the line, centred on the match.
+    /// Hits on this line (all counted in the file's `match_count`).
+    pub hits: usize,
+    /// About 80 characters of the line, centred on the first hit.
     pub preview: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub context_before: Vec<String>,
@@ -394,8 +396,10 @@ pub fn search_files_with(
             "{} of {files_matched} matching files shown; narrow with ⟦path⟧ or ⟦include⟧, add keywords, or raise ⟦max_results⟧",
             files.len()
         )),
+        // Only what both interfaces offer: the per-file and total caps of
+        // listed lines are library and CLI settings, not MCP fields.
         (false, true) => Some(
-            "some matches are not listed; use ⟦read_fragment⟧ on a file with the same keywords to see them all, or raise ⟦max_matches_per_file⟧".to_string(),
+            "some matching lines are not listed; read them with ⟦read_fragment⟧ on a file with the same keywords, or narrow with ⟦path⟧ or ⟦include⟧".to_string(),
         ),
     };
     let mut errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
@@ -634,6 +638,9 @@ impl<'a> FileSink<'a> {
 }
 
 fn context_text(bytes: &[u8]) -> String {
+    // At most 4 bytes a character: converting more than that is waste on a
+    // minified line.
+    let bytes = &bytes[..bytes.len().min(4 * CONTEXT_LINE_CHARS + 8)];
     let line = String::from_utf8_lossy(bytes);
     let line = crate::text::lines::strip_eol(&line).trim_end();
     match line.char_indices().nth(CONTEXT_LINE_CHARS) {
@@ -653,10 +660,10 @@ impl Sink for FileSink<'_> {
         let line_no = m.line_number().unwrap_or(0) as usize;
         let line = String::from_utf8_lossy(m.bytes());
         let hits = self.matcher.find_in_line(&line);
-        let mut before = std::mem::take(&mut self.before);
+        let before = std::mem::take(&mut self.before);
         self.last_listed = false;
         let regex_mode = self.matcher.is_pattern();
-        for h in hits {
+        for h in &hits {
             self.match_count += 1;
             self.per_keyword[h.keyword] += 1;
             if self.idents.len() < MAX_IDENTS && is_whole_word(&line, h.start, h.end) {
@@ -669,20 +676,26 @@ impl Sink for FileSink<'_> {
                     self.idents.push(word.to_string());
                 }
             }
-            if self.matches.len() >= self.limits.per_file {
-                self.truncated = true;
-                continue;
-            }
-            self.matches.push(SearchMatch {
-                keyword: self.matcher.labels()[h.keyword].clone(),
-                line: line_no,
-                column: line[..h.start].chars().count() + 1,
-                preview: preview(&line, h.start, h.end, PREVIEW_WIDTH),
-                context_before: std::mem::take(&mut before),
-                context_after: Vec::new(),
-            });
-            self.last_listed = true;
         }
+        // One row per line, shown around its first hit: the work is the
+        // preview's, not the line's (a minified line can be megabytes).
+        let Some(first) = hits.first() else {
+            return Ok(true);
+        };
+        if self.matches.len() >= self.limits.per_file {
+            self.truncated = true;
+            return Ok(true);
+        }
+        self.matches.push(SearchMatch {
+            keyword: self.matcher.labels()[first.keyword].clone(),
+            line: line_no,
+            column: line[..first.start].chars().count() + 1,
+            hits: hits.len(),
+            preview: preview(&line, first.start, first.end, PREVIEW_WIDTH),
+            context_before: before,
+            context_after: Vec::new(),
+        });
+        self.last_listed = true;
         Ok(true)
     }
 

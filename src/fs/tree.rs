@@ -22,19 +22,21 @@ pub const DEFAULT_TREE_MAX_ITEMS: usize = 200;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TreeParams {
-    /// Folder to list, relative to the root; default: the root.
+    /// Folder, relative to the root (default: the root).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// Levels below the folder to show (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<usize>,
     /// Most entries shown (default 200); the rest are counted in "… N more" lines.
+    #[schemars(description = "Most entries shown (default 200).")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_items: Option<usize>,
     /// Show file sizes.
     #[serde(default)]
     pub sizes: bool,
     /// Include hidden files and folders (never `.git`).
+    #[schemars(description = "Include hidden entries.")]
     #[serde(default)]
     pub hidden: bool,
 }

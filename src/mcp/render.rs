@@ -333,7 +333,21 @@ impl Render for SearchResult {
             };
             let _ = writeln!(out, "{} ({} matches{defines})", f.path, f.match_count);
             for m in &f.matches {
-                let _ = writeln!(out, "  {}:{}: {}", m.line, m.column, m.preview.trim());
+                // Context lines grep-style: `N-` before and after, `N:col:`
+                // for the match.
+                let first = m.line - m.context_before.len();
+                for (i, c) in m.context_before.iter().enumerate() {
+                    let _ = writeln!(out, "  {}- {c}", first + i);
+                }
+                let hits = if m.hits > 1 {
+                    format!(" ({} hits)", m.hits)
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(out, "  {}:{}: {}{hits}", m.line, m.column, m.preview.trim());
+                for (i, c) in m.context_after.iter().enumerate() {
+                    let _ = writeln!(out, "  {}- {c}", m.line + 1 + i);
+                }
             }
             if f.matches_truncated {
                 out.push_str("  …\n");

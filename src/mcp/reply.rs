@@ -73,14 +73,22 @@ impl From<Error> for ToolError {
 }
 
 impl ToolError {
-    /// The one-line text shown next to the structured payload.
+    /// The text shown next to the structured payload: one line with the
+    /// code, message and hint, then the facts of `details` the next call
+    /// needs ([`crate::error::detail_lines`]), one per line, because many
+    /// clients show the model only this text.
     pub fn text(&self) -> String {
         let e = &self.0;
-        if e.suggestion.is_empty() {
+        let mut out = if e.suggestion.is_empty() {
             format!("{}: {}", e.error_code, e.message)
         } else {
             format!("{}: {} Hint: {}", e.error_code, e.message, e.suggestion)
+        };
+        for line in crate::error::detail_lines(&e.details, mcp_words) {
+            out.push_str("\n  ");
+            out.push_str(&line);
         }
+        out
     }
 
     pub fn into_result(self) -> CallToolResult {

@@ -7,15 +7,14 @@
 //! - `$schema` (MCP fixes the dialect), integer `format`s (`uint`, `int64`:
 //!   non-standard, ignored by validators) and `minimum: 0` on unsigned ints;
 //! - inputs: optional fields are plain types (`"string"`, not
-//!   `["string", "null"]`) without `"default": null` or `false`;
+//!   `["string", "null"]`) without `"default": null`, `false` or `[]`;
 //!   `additionalProperties` (the server refuses unknown fields anyway);
-//! - outputs: descriptions (the model reads results, not output schemas),
-//!   and the inner structure of nested objects and array items: an output
-//!   schema states the top-level fields and their types (not which are
-//!   required: every result shows that); a nested object is
-//!   `{"type": "object"}`. That halves
-//!   tools/list (the budget is about 250 tokens a tool) while clients can
-//!   still validate every result.
+//! - outputs: `{"type": "object"}`, which says the tool returns
+//!   `structuredContent` and what shape it has at the top. Field lists and
+//!   types are left out: the model reads the text rendering, which carries
+//!   every fact (`render.rs`), and they cost a third of tools/list (the
+//!   budget is 3,000 tokens with every tool, counted with a real tokenizer
+//!   in `tests/mcp_inprocess.rs`).
 
 use serde_json::{Map, Value};
 
@@ -31,6 +30,11 @@ pub enum Side {
 
 /// The tidied copy of `schema`.
 pub fn tidy(schema: &Map<String, Value>, side: Side) -> Map<String, Value> {
+    if side == Side::Output {
+        let mut out = Map::new();
+        out.insert("type".into(), Value::from("object"));
+        return out;
+    }
     let mut out = schema.clone();
     out.remove("$schema");
     let defs = out.remove("$defs");
@@ -38,7 +42,7 @@ pub fn tidy(schema: &Map<String, Value>, side: Side) -> Map<String, Value> {
     let mut value = Value::Object(out);
     let mut kept_refs = false;
     walk(&mut value, defs, 0, &mut kept_refs);
-    trim(&mut value, side, 0);
+    trim(&mut value);
     let Value::Object(mut out) = value else {
         unreachable!("walk keeps an object an object")
     };
@@ -48,9 +52,9 @@ pub fn tidy(schema: &Map<String, Value>, side: Side) -> Map<String, Value> {
     out
 }
 
-/// Drop what carries no information (see the module doc). `depth` counts
-/// the `properties` levels above `v`.
-fn trim(v: &mut Value, side: Side, depth: usize) {
+/// Drop what carries no information from an input schema (see the module
+/// doc).
+fn trim(v: &mut Value) {
     match v {
         Value::Object(map) => {
             // An enum documented variant by variant (`oneOf` of `const`s) is
@@ -71,8 +75,7 @@ fn trim(v: &mut Value, side: Side, depth: usize) {
                 map.insert("enum".into(), Value::Array(values));
             }
             // Inputs: an optional field is its plain type, not `X or null`.
-            if side == Side::Input
-                && let Some(Value::Array(alts)) = map.get("anyOf")
+            if let Some(Value::Array(alts)) = map.get("anyOf")
                 && alts.len() == 2
                 && let Some(pos) = alts
                     .iter()
@@ -87,45 +90,29 @@ fn trim(v: &mut Value, side: Side, depth: usize) {
                         map.entry(k).or_insert(val);
                     }
                 }
-                return trim(v, side, depth);
-            }
-            // Outputs: which fields are present is visible in every result;
-            // the token cost of stating it is paid by every session.
-            if side == Side::Output {
-                map.remove("required");
-            }
-            if side == Side::Output && depth > 0 && map.contains_key("properties") {
-                map.remove("properties");
-                map.remove("required");
-                map.remove("additionalProperties");
-                // An array's items repeat what the array's own description says.
-                if let Some(Value::Object(items)) = map.get_mut("items") {
-                    items.remove("description");
-                }
+                return trim(v);
             }
             if map.get("minimum") == Some(&Value::from(0)) {
                 map.remove("minimum");
             }
-            if side == Side::Output && map.get("description").is_some_and(Value::is_string) {
-                map.remove("description");
+            // `null`, `false` and `[]` defaults say nothing an optional
+            // field does not; unknown fields are refused by the server anyway.
+            if matches!(map.get("default"), Some(Value::Null | Value::Bool(false)))
+                || map
+                    .get("default")
+                    .is_some_and(|d| d.as_array().is_some_and(Vec::is_empty))
+            {
+                map.remove("default");
             }
-            if side == Side::Input {
-                // `null` and `false` defaults say nothing an optional field
-                // does not; unknown fields are refused by the server anyway.
-                if matches!(map.get("default"), Some(Value::Null | Value::Bool(false))) {
-                    map.remove("default");
-                }
-                map.remove("additionalProperties");
-                // An array's items repeat what the array's own description says.
-                if let Some(Value::Object(items)) = map.get_mut("items") {
-                    items.remove("description");
-                }
-                if let Some(Value::Array(types)) = map.get("type") {
-                    let non_null: Vec<Value> =
-                        types.iter().filter(|t| *t != "null").cloned().collect();
-                    if non_null.len() == 1 && types.len() == 2 {
-                        map.insert("type".into(), non_null[0].clone());
-                    }
+            map.remove("additionalProperties");
+            // An array's items repeat what the array's own description says.
+            if let Some(Value::Object(items)) = map.get_mut("items") {
+                items.remove("description");
+            }
+            if let Some(Value::Array(types)) = map.get("type") {
+                let non_null: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+                if non_null.len() == 1 && types.len() == 2 {
+                    map.insert("type".into(), non_null[0].clone());
                 }
             }
             // A property called `description` is a name, not a description.
@@ -133,26 +120,17 @@ fn trim(v: &mut Value, side: Side, depth: usize) {
                 if k == "properties" {
                     if let Value::Object(props) = val {
                         for p in props.values_mut() {
-                            trim(p, side, depth + 1);
+                            trim(p);
                         }
                     }
                 } else {
-                    trim(val, side, depth);
+                    trim(val);
                 }
-            }
-            // Outputs: an array of objects whose inside was dropped is just
-            // an array.
-            if side == Side::Output
-                && map
-                    .get("items")
-                    .is_some_and(|i| *i == serde_json::json!({"type": "object"}))
-            {
-                map.remove("items");
             }
         }
         Value::Array(items) => {
             for item in items {
-                trim(item, side, depth);
+                trim(item);
             }
         }
         _ => {}
@@ -266,16 +244,10 @@ mod tests {
             i["properties"]["depth"],
             json!({"type": "integer", "minimum": 1})
         );
-        let o = tidy(&s, Side::Output);
-        assert_eq!(
-            o["properties"]["kind"],
-            json!({"type": ["string", "null"], "default": null})
-        );
-        assert_eq!(o["properties"]["description"], json!({"type": "string"}));
     }
 
     #[test]
-    fn outputs_keep_top_level_fields_only() {
+    fn outputs_are_just_objects() {
         let s = obj(json!({
             "type": "object",
             "required": ["list", "one"],
@@ -285,10 +257,7 @@ mod tests {
             }
         }));
         let o = tidy(&s, Side::Output);
-        assert!(o.get("required").is_none());
-
-        assert_eq!(o["properties"]["list"], json!({"type": "array"}));
-        assert_eq!(o["properties"]["one"], json!({"type": "object"}));
+        assert_eq!(Value::Object(o), json!({"type": "object"}));
         assert_eq!(
             tidy(&s, Side::Input)["properties"]["one"]["required"],
             json!(["b"])

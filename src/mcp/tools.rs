@@ -8,8 +8,10 @@
 //! with a doc comment on every field (they become the input schema's
 //! descriptions), a `Render` impl for its result type (`render.rs`), and one
 //! `#[tool]` method below. Readers get `read_only_hint = true`; writers use
-//! `self.write(...)`, which serializes calls per file, and get
-//! `destructive_hint`/`idempotent_hint` as fits.
+//! `self.write(...)`, which serializes calls per file, and state only the
+//! hints that differ from MCP's defaults (a tool that is not read-only is
+//! destructive and not idempotent unless it says otherwise): every hint
+//! costs tokens in every session.
 
 use super::ScalpelServer;
 use super::reply::{Json, ToolError};
@@ -45,14 +47,15 @@ pub struct ListSymbolsParams {
     #[schemars(description = "File or folder, relative to the root.")]
     pub path: String,
     /// Ranges include decorators, attributes and doc comments.
+    #[schemars(description = "Ranges include decorators and doc comments.")]
     #[serde(default = "yes")]
     #[schemars(default = "yes")]
     pub include_trivia: bool,
-    /// Only symbols nested at most this deep (1 = top level).
+    /// Levels shown (1 = top level).
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub depth: Option<usize>,
-    /// Only symbols of this kind (function, method, class, struct...).
+    /// Only this kind (function, class, method...).
     #[serde(default)]
     pub kind: Option<String>,
     /// Only this symbol (name path) and its members; `depth` then counts
@@ -60,7 +63,7 @@ pub struct ListSymbolsParams {
     #[schemars(description = "Only this symbol and its members.")]
     #[serde(default)]
     pub symbol: Option<String>,
-    /// Folder: most files (default 50).
+    /// Most files of a folder (default 50).
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_files: Option<usize>,
@@ -73,17 +76,17 @@ pub struct ListSymbolsParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtractCodeParams {
-    /// File, relative to the root.
+    // A file, relative to the root (the instructions say so once).
     pub path: String,
     /// Name path: `name`, `Outer.inner`, `/Top.level`, `Type::method#2`.
     pub symbol: String,
-    /// Only match symbols of this kind.
+    /// Only symbols of this kind.
     #[serde(default)]
     pub kind: Option<String>,
-    /// Also return the code of the same-file definitions it uses.
+    /// Also the code of the same-file definitions it uses.
     #[serde(default)]
     pub include_context: bool,
-    /// Include decorators, attributes and doc comments.
+    /// Include decorators and doc comments.
     #[serde(default = "yes")]
     #[schemars(default = "yes")]
     pub include_trivia: bool,
@@ -92,26 +95,26 @@ pub struct ExtractCodeParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateSymbolParams {
-    /// File, relative to the root.
+    // A file, relative to the root (the instructions say so once).
     pub path: String,
     /// Name path, as list_symbols shows it.
     pub symbol: String,
     /// replace (default), insert_before, insert_after or delete.
     #[serde(default)]
     pub operation: Option<Operation>,
-    /// New code (not for delete); indentation and line endings are fitted.
+    /// Not for delete; indentation and line endings are fitted.
     #[serde(default)]
     pub new_code: Option<String>,
-    /// Only match symbols of this kind.
+    /// Only symbols of this kind.
     #[serde(default)]
     pub kind: Option<String>,
-    /// Refuse (STALE_FILE) unless the file has this file_hash.
+    /// Refuse unless the file has this file_hash.
     #[serde(default)]
     pub expected_hash: Option<String>,
-    /// Return the receipt and diff without writing.
+    // Show the diff; write nothing (the name says it).
     #[serde(default)]
     pub dry_run: bool,
-    /// Write even with new parse errors (reported).
+    // Write despite new parse errors (the name says it).
     #[serde(default)]
     pub allow_syntax_errors: bool,
 }
@@ -119,12 +122,12 @@ pub struct UpdateSymbolParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UndoEditParams {
-    /// The edited file.
+    // The edited file.
     pub path: String,
-    /// Edit to revert (default: the newest on this file).
+    /// Default: the file's newest edit.
     #[serde(default)]
     pub edit_id: Option<String>,
-    /// Undo even if the file changed since (that change is backed up).
+    /// Undo over later changes (they are backed up).
     #[serde(default)]
     pub force: bool,
 }
@@ -132,31 +135,31 @@ pub struct UndoEditParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchFilesParams {
-    /// Literal keywords; a line matches if it contains any of them.
+    /// A line matches if it contains any of them.
     #[serde(default)]
     pub keywords: Vec<String>,
-    /// A regular expression instead of keywords.
+    /// A regex instead of keywords.
     #[serde(default)]
     pub pattern: Option<String>,
-    /// Folder to search, relative to the root (default: the root).
+    /// Folder, relative to the root (default: the root).
     #[serde(default)]
     pub path: Option<String>,
-    /// Only files matching these globs ("*.rs", "src/**/*.py").
+    /// Only files matching these globs ("*.rs", "src/**").
     #[serde(default)]
     pub include: Vec<String>,
-    /// Skip files and folders matching these globs.
+    /// Skip paths matching these globs.
     #[serde(default)]
     pub exclude: Vec<String>,
-    /// Match case exactly (default: case-insensitive).
+    /// Match case exactly.
     #[serde(default)]
     pub case_sensitive: bool,
-    /// Whole words only.
+    // Whole words only (the name says it).
     #[serde(default)]
     pub whole_word: bool,
     /// Most files returned (default 100).
     #[serde(default)]
     pub max_results: Option<usize>,
-    /// Lines of context around each match (default 0).
+    /// Lines of context around each match.
     #[serde(default)]
     pub context_lines: Option<usize>,
 }
@@ -164,7 +167,7 @@ pub struct SearchFilesParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadFileParams {
-    /// File, relative to the root.
+    // A file, relative to the root (the instructions say so once).
     pub path: String,
     /// First line (1-based).
     #[serde(default)]
@@ -172,10 +175,10 @@ pub struct ReadFileParams {
     /// Last line (inclusive).
     #[serde(default)]
     pub end_line: Option<usize>,
-    /// Only the first N lines.
+    /// First N lines.
     #[serde(default)]
     pub head: Option<usize>,
-    /// Only the last N lines.
+    /// Last N lines.
     #[serde(default)]
     pub tail: Option<usize>,
     /// Line limit (default 1000).
@@ -186,7 +189,7 @@ pub struct ReadFileParams {
 #[tool_router(vis = "pub(super)")]
 impl ScalpelServer {
     #[tool(
-        description = "Outline of a file or folder: symbol name paths, kinds, lines, signatures.",
+        description = "Outline of a file or folder: name paths, kinds, lines, signatures.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_symbols(
@@ -227,7 +230,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "One symbol's exact code by name path, with lines, file_hash, same-file names and imports it uses.",
+        description = "A symbol's exact code by name path, with lines, file_hash and the same-file names it uses.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn extract_code(
@@ -251,12 +254,8 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Replace, insert_before, insert_after or delete a symbol by name path; keeps its decorators and docs unless new_code has its own. Validated, atomic, undoable.",
-        annotations(
-            destructive_hint = true,
-            idempotent_hint = false,
-            open_world_hint = false
-        )
+        description = "Replace, insert before/after or delete a symbol by name path; keeps its decorators and docs unless new_code has its own. Validated, atomic, undoable.",
+        annotations(open_world_hint = false)
     )]
     async fn update_symbol(
         &self,
@@ -292,7 +291,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Lines with any keyword (or a regex) across the root; gitignore-aware, ranked, bounded.",
+        description = "Lines with any keyword (or a regex) in the root's files; gitignore-aware, ranked, bounded.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn search_files(
@@ -349,7 +348,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Read a file or a line window, bounded, with total_lines and file_hash.",
+        description = "A file or line window, bounded, with total_lines and file_hash.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn read_file(
@@ -390,12 +389,8 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Text replacements {old_text, new_text}, each matching once; all or nothing, validated, undoable.",
-        annotations(
-            destructive_hint = true,
-            idempotent_hint = false,
-            open_world_hint = false
-        )
+        description = "Replace text; each old_text must match once; all or nothing. Validated, undoable.",
+        annotations(open_world_hint = false)
     )]
     async fn edit_file(
         &self,
@@ -424,11 +419,7 @@ impl ScalpelServer {
 
     #[tool(
         description = "Create or overwrite a whole file; validated, undoable.",
-        annotations(
-            destructive_hint = true,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
+        annotations(idempotent_hint = true, open_world_hint = false)
     )]
     async fn write_file(
         &self,
@@ -448,7 +439,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Directory tree, gitignore-aware, depth and item limits.",
+        description = "Directory tree, gitignore-aware, bounded.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_directory(
@@ -464,12 +455,8 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Restore a file to before an edit (default: its last). STALE_FILE if changed since, unless force.",
-        annotations(
-            destructive_hint = true,
-            idempotent_hint = false,
-            open_world_hint = false
-        )
+        description = "Restore a file to before an edit; refused if it changed since, unless force.",
+        annotations(open_world_hint = false)
     )]
     async fn undo_edit(
         &self,

@@ -15,13 +15,16 @@ use crate::text::matcher::KeywordMatcher;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// A 1-based inclusive line range, as passed in `ranges` and `line_range`.
+// A 1-based inclusive line range, as passed in `ranges` and `line_range`
+// (a plain comment: the fields that take one describe it, once).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LineRange {
-    /// First line (1-based).
+    // Plain comments, not doc comments: the fields that take a range say
+    // "1-based, inclusive" once in their own description (tools/list budget).
+    // First line (1-based).
     pub start: usize,
-    /// Last line (1-based, inclusive).
+    // Last line (1-based, inclusive).
     pub end: usize,
 }
 

@@ -23,33 +23,48 @@ pub fn preview(line: &str, start: usize, end: usize, width: usize) -> String {
     let body = line[skip..].trim_end();
     let (start, end) = (start - skip, (end - skip).min(body.len()).max(start - skip));
 
-    let chars: Vec<(usize, char)> = body.char_indices().collect();
-    if chars.len() <= width {
+    // Work proportional to the preview, not the line: on a minified line of
+    // several MB only the characters around the match are walked.
+    if body.chars().nth(width).is_none() {
         return body.to_string();
     }
-    let first = chars.partition_point(|&(i, _)| i < start);
-    let last = chars.partition_point(|&(i, _)| i < end);
-    let match_len = last - first;
-    let (from, to) = if match_len >= width {
-        (first, first + width)
+    let match_chars = body[start..end].chars().take(width).count();
+    let (from_b, to_b) = if match_chars >= width {
+        (start, char_offset(body, start, width))
     } else {
-        let room = width - match_len;
-        let before = (room / 2).min(first);
-        let after = (room - before).min(chars.len() - last);
-        let before = (room - after).min(first);
-        (first - before, last + after)
+        let room = width - match_chars;
+        let before_avail = body[..start].chars().rev().take(room).count();
+        let after_avail = body[end..].chars().take(room).count();
+        let before = (room / 2).min(before_avail);
+        let after = (room - before).min(after_avail);
+        let before = (room - after).min(before_avail);
+        let from_b = match before {
+            0 => start,
+            n => body[..start]
+                .char_indices()
+                .rev()
+                .nth(n - 1)
+                .map_or(0, |(i, _)| i),
+        };
+        (from_b, char_offset(body, end, after))
     };
-    let mut out = String::with_capacity(width * 4 + 8);
-    if from > 0 {
+    let mut out = String::with_capacity(to_b - from_b + 8);
+    if from_b > 0 {
         out.push(ELLIPSIS);
     }
-    let from_b = chars[from].0;
-    let to_b = chars.get(to).map_or(body.len(), |c| c.0);
     out.push_str(&body[from_b..to_b]);
-    if to < chars.len() {
+    if to_b < body.len() {
         out.push(ELLIPSIS);
     }
     out
+}
+
+/// The byte offset `n` characters after `at` in `s` (its end if shorter).
+fn char_offset(s: &str, at: usize, n: usize) -> usize {
+    s[at..]
+        .char_indices()
+        .nth(n)
+        .map_or(s.len(), |(i, _)| at + i)
 }
 
 /// The largest char boundary not after `i`.
@@ -95,6 +110,14 @@ mod tests {
         let p = preview(&line, 598, 600, 80);
         assert!(p.starts_with('…') && !p.ends_with('…'));
         assert_eq!(preview("", 0, 0, 80), "");
+    }
+
+    #[test]
+    fn a_huge_line_gives_the_same_preview_as_a_short_one() {
+        let tail = "y".repeat(5_000_000);
+        let line = format!("{}NEEDLE{tail}", "x".repeat(5_000_000));
+        let p = preview(&line, 5_000_000, 5_000_006, 80);
+        assert_eq!(p, format!("…{}NEEDLE{}…", "x".repeat(37), "y".repeat(37)));
     }
 
     #[test]

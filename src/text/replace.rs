@@ -84,17 +84,15 @@ pub enum MatchMode {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Anchor {
-    /// Text that must occur within 50 lines before the match (the part of the
-    /// match's own line before it counts), e.g. the enclosing `def name(`.
-    #[schemars(description = "Text within 50 lines before, e.g. `def name(`.")]
+    // Text that must occur within 50 lines before the match (the part of the
+    // match's own line before it counts), e.g. the enclosing `def name(`.
+    // (Plain comments: the anchor's own description covers its fields.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<String>,
-    /// Text that must occur within 50 lines after the match.
-    #[schemars(description = "Text within 50 lines after.")]
+    // Text that must occur within 50 lines after the match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<String>,
-    /// The match must lie entirely within these lines (1-based, inclusive).
-    #[schemars(description = "Lines the match must lie in.")]
+    // The match must lie entirely within these lines (1-based, inclusive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_range: Option<LineRange>,
 }
@@ -103,40 +101,37 @@ pub struct Anchor {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TextEdit {
-    /// The current text to replace; must be unique in the file unless
-    /// `expected_matches` is set. Include a few surrounding lines to make it
-    /// unique. LF line endings match CRLF files.
-    #[schemars(
-        description = "Text to replace; must match once (add surrounding lines to make it unique)."
-    )]
+    // The current text to replace; must be unique in the file unless
+    // `expected_matches` is set. Include a few surrounding lines to make it
+    // unique. LF line endings match CRLF files. (A plain comment: the tool's
+    // description says it must match once.)
     pub old_text: String,
-    /// The replacement text. Written with the file's line ending.
-    #[schemars(description = "Replacement text.")]
+    // The replacement text. Written with the file's line ending.
     pub new_text: String,
     /// Context that picks one of several matches.
-    #[schemars(description = "Picks one of several matches.")]
+    #[schemars(description = "Picks one match: text within 50 lines before/after, or line_range.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anchor: Option<Anchor>,
     /// Fallback when there is no exact match: "exact" (default),
     /// "whitespace", or "levenshtein".
-    #[schemars(description = "Fallback when nothing matches exactly.")]
+    #[schemars(
+        description = "Fallback: ignore whitespace, or levenshtein within max_distance (default len/10)."
+    )]
     #[serde(default)]
     pub fuzzy: FuzzyMode,
-    /// Largest edit distance accepted by "levenshtein" (default: a tenth of
-    /// `old_text`'s length, at least 1).
-    #[schemars(description = "Levenshtein limit (default: length/10).")]
+    // Largest edit distance accepted by "levenshtein" (default: a tenth of
+    // `old_text`'s length, at least 1); described in `fuzzy`'s description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_distance: Option<usize>,
     /// Replace exactly this many occurrences (a deliberate replace-all);
     /// fails if the file has a different number.
-    #[schemars(description = "Replace exactly this many occurrences (replace-all).")]
+    #[schemars(description = "Replace exactly N occurrences.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_matches: Option<usize>,
-    /// Match only where `old_text` is not part of a longer word: neither
-    /// neighbour of the match is a letter, digit or `_` (the keyword rule of
-    /// [`crate::text::matcher::is_whole_word`]). Applies to exact matches;
-    /// fuzzy matches are whole lines anyway.
-    #[schemars(description = "Match only where not part of a longer identifier.")]
+    // Match only where `old_text` is not part of a longer word: neither
+    // neighbour of the match is a letter, digit or `_` (the keyword rule of
+    // `crate::text::matcher::is_whole_word`). Applies to exact matches;
+    // fuzzy matches are whole lines anyway.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub whole_word: bool,
 }

@@ -188,7 +188,12 @@ pub fn err(r: &CallToolResult) -> (String, Value) {
         t.starts_with(&format!("{code}: ")),
         "text starts with the code: {t}"
     );
-    assert!(!t.contains('\n'), "one line of text: {t}");
+    // One line of code, message and hint; the facts of `details` follow,
+    // one indented line each.
+    assert!(
+        t.lines().skip(1).all(|l| l.starts_with("  ")),
+        "facts are indented lines under the first: {t}"
+    );
     assert!(!s["message"].as_str().unwrap().is_empty());
     (code, s)
 }

@@ -257,6 +257,42 @@ fn max_results_truncates_with_a_hint() {
 }
 
 #[test]
+fn a_line_with_several_hits_is_one_row() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("a.py"),
+        "x = parse(parse(parse(parse(y))))\nparse = 1\nother\n",
+    )
+    .unwrap();
+    let res = search_files(dir.path(), &kw(&["parse", "y"]), None).unwrap();
+    let f = &res.files[0];
+    assert_eq!(f.match_count, 6, "every hit is counted");
+    let rows: Vec<(usize, usize, usize, &str)> = f
+        .matches
+        .iter()
+        .map(|m| (m.line, m.column, m.hits, m.keyword.as_str()))
+        .collect();
+    assert_eq!(rows, [(1, 5, 5, "parse"), (2, 1, 1, "parse")]);
+}
+
+#[test]
+fn a_multi_megabyte_line_gives_a_short_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let hay = "a".repeat(3 << 20);
+    let line = format!("var x={hay};needle();{hay};needle();\n");
+    fs::write(dir.path().join("min.js"), line).unwrap();
+    let p = SearchParams {
+        context_lines: Some(1),
+        ..kw(&["needle"])
+    };
+    let res = search_files(dir.path(), &p, None).unwrap();
+    let m = &res.files[0].matches[0];
+    assert_eq!((m.line, m.hits, m.column), (1, 2, (3 << 20) + 8));
+    assert!(m.preview.chars().count() <= 82, "{}", m.preview.len());
+    assert!(m.preview.contains("needle()"));
+}
+
+#[test]
 fn per_file_and_total_match_limits() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("a.txt"), "x\n".repeat(50)).unwrap();
