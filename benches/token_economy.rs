@@ -74,6 +74,36 @@ fn changed(code: &str, from: &str, to: &str) -> String {
     code.replacen(from, to, 1)
 }
 
+/// Change one line of a symbol's body: with Scalpel, read the symbol and
+/// send it back changed; the plain way, read the file and send it back
+/// changed (`from` first occurs in that symbol).
+fn change_body(
+    name: &'static str,
+    path: &'static str,
+    symbol: &'static str,
+    from: &'static str,
+    to: &'static str,
+) -> Task {
+    Task {
+        name,
+        scalpel: vec![
+            fixed("extract_code", json!({"path": path, "symbol": symbol})),
+            call(move |prev| {
+                let new = changed(&code(prev), from, to);
+                (
+                    "update_symbol",
+                    json!({"path": path, "symbol": symbol, "new_code": new}),
+                )
+            }),
+        ],
+        plain: Box::new(move |root| {
+            let new = changed(&read(root, path), from, to);
+            vec![Plain::Cat(path), Plain::Write(path, new)]
+        }),
+        check: Some((path, to)),
+    }
+}
+
 fn tasks() -> Vec<Task> {
     vec![
         Task {
@@ -155,35 +185,13 @@ fn tasks() -> Vec<Task> {
             }),
             check: None,
         },
-        Task {
-            name: "change a method's body",
-            scalpel: vec![
-                fixed(
-                    "extract_code",
-                    json!({"path": TEXTWRAP, "symbol": "TextWrapper._munge_whitespace"}),
-                ),
-                call(|prev| {
-                    let new = changed(
-                        &code(prev),
-                        "text = text.expandtabs(self.tabsize)",
-                        "text = text.expandtabs(self.tabsize or 8)",
-                    );
-                    (
-                        "update_symbol",
-                        json!({"path": TEXTWRAP, "symbol": "TextWrapper._munge_whitespace", "new_code": new}),
-                    )
-                }),
-            ],
-            plain: Box::new(|root| {
-                let new = changed(
-                    &read(root, TEXTWRAP),
-                    "text = text.expandtabs(self.tabsize)",
-                    "text = text.expandtabs(self.tabsize or 8)",
-                );
-                vec![Plain::Cat(TEXTWRAP), Plain::Write(TEXTWRAP, new)]
-            }),
-            check: Some((TEXTWRAP, "self.tabsize or 8")),
-        },
+        change_body(
+            "change a method's body",
+            TEXTWRAP,
+            "TextWrapper._munge_whitespace",
+            "text = text.expandtabs(self.tabsize)",
+            "text = text.expandtabs(self.tabsize or 8)",
+        ),
         Task {
             name: "rename a local variable",
             scalpel: vec![
@@ -343,35 +351,13 @@ fn tasks() -> Vec<Task> {
             plain: Box::new(|_| vec![Plain::Cat(STRSIM)]),
             check: None,
         },
-        Task {
-            name: "Rust: change a function's body",
-            scalpel: vec![
-                fixed(
-                    "extract_code",
-                    json!({"path": STRSIM, "symbol": "normalized_levenshtein"}),
-                ),
-                call(|prev| {
-                    let new = changed(
-                        &code(prev),
-                        "if a.is_empty() && b.is_empty() {",
-                        "if a.is_empty() && b.is_empty() {\n        // Two empty strings are the same string.",
-                    );
-                    (
-                        "update_symbol",
-                        json!({"path": STRSIM, "symbol": "normalized_levenshtein", "new_code": new}),
-                    )
-                }),
-            ],
-            plain: Box::new(|root| {
-                let new = changed(
-                    &read(root, STRSIM),
-                    "if a.is_empty() && b.is_empty() {\n        return 1.0;",
-                    "if a.is_empty() && b.is_empty() {\n        // Two empty strings are the same string.\n        return 1.0;",
-                );
-                vec![Plain::Cat(STRSIM), Plain::Write(STRSIM, new)]
-            }),
-            check: Some((STRSIM, "// Two empty strings are the same string.")),
-        },
+        change_body(
+            "Rust: change a function's body",
+            STRSIM,
+            "normalized_levenshtein",
+            "if a.is_empty() && b.is_empty() {",
+            "if a.is_empty() && b.is_empty() {\n        // Two empty strings are the same string.",
+        ),
     ]
 }
 
