@@ -204,6 +204,9 @@ impl Render for FileWindow {
         if let Some(next) = w.next_start_line {
             let _ = write!(out, "; truncated, continue at start_line {next}");
         }
+        if let Some(line) = w.partial_line {
+            let _ = write!(out, "; line {line} is cut short (too long)");
+        }
         out.push('\n');
         push_code(&mut out, &w.text);
         out
