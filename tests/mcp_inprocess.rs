@@ -10,7 +10,7 @@ use rmcp::model::ErrorCode as RpcCode;
 use scalpel::engine::Engine;
 use scalpel::fs::{Purpose, Workspace, WriteMeta, commit_write, read_source};
 use scalpel::mcp::{ScalpelServer, ServerOptions};
-use serde_json::json;
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -48,6 +48,7 @@ async fn tools_have_schemas_annotations_and_instructions() {
         [
             "edit_file",
             "extract_code",
+            "find_references",
             "list_directory",
             "list_symbols",
             "read_file",
@@ -1299,4 +1300,48 @@ async fn range_errors_name_the_path() {
     assert_eq!(c, "INVALID_RANGE");
     assert_eq!(e["details"]["path"], "docs/notes.txt");
     client.cancel().await.unwrap();
+}
+
+/// `find_references` over MCP: a method used in another file through an
+/// import and `self`, and its name in a string and a comment left alone.
+#[tokio::test]
+async fn find_references_over_mcp() {
+    let repo = Repo::new();
+    std::fs::write(
+        repo.file("src/shop.py"),
+        "from inventory import Warehouse\n\n\ndef stock(w: Warehouse):\n    # add is a comment\n    w.add(1)\n    return \"add\"\n",
+    )
+    .unwrap();
+    let (_s, client) = start(&repo.root()).await;
+    let r = call(
+        &client,
+        "find_references",
+        json!({"path": "src/inventory.py", "symbol": "Warehouse.add"}),
+    )
+    .await;
+    let v = ok(&r);
+    assert_eq!(v["symbol"], "Warehouse.add");
+    let refs = v["references"].as_array().unwrap();
+    assert_eq!(refs[0]["tier"], "definition");
+    assert_eq!(refs[0]["path"], "src/inventory.py");
+    let shop: Vec<&Value> = refs.iter().filter(|r| r["path"] == "src/shop.py").collect();
+    assert_eq!(shop.len(), 1, "{refs:?}");
+    assert_eq!(shop[0]["line"], 6);
+    assert_eq!(shop[0]["enclosing"], "stock");
+    assert_eq!(shop[0]["tier"], "name_only");
+    let left: Vec<&str> = v["left_alone"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["path"] == "src/shop.py")
+        .map(|l| l["why"].as_str().unwrap())
+        .collect();
+    assert_eq!(left, ["in a string or comment", "in a string or comment"]);
+    let Value::Object(files) = &v["files"][0] else {
+        panic!("per-file counts")
+    };
+    assert!(files.contains_key("count"));
+    assert!(text(&r).contains("src/shop.py:6:7: name_only member in stock"));
+    let (code, _) = err(&call(&client, "find_references", json!({"symbol": "x"})).await);
+    assert_eq!(code, "INVALID_ARGUMENT");
 }

@@ -368,3 +368,9 @@ fn push_code(out: &mut String, code: &str) {
         out.push('\n');
     }
 }
+
+impl Render for crate::refs::References {
+    fn render(&self) -> String {
+        self.text()
+    }
+}

@@ -21,6 +21,7 @@ use crate::fs::read::WindowRequest;
 use crate::fs::search::{SearchControl, SearchParams, SearchResult};
 use crate::fs::tree::{TreeListing, TreeParams};
 use crate::fs::{Purpose, UndoOutcome};
+use crate::refs::{References, RefsRequest};
 use crate::textops::{
     self, EditParams, EditReceipt, FileWindow, Fragment, FragmentParams, WriteParams, WriteReceipt,
 };
@@ -181,6 +182,29 @@ pub struct ReadFileParams {
     /// Line limit (default 1000).
     #[serde(default)]
     pub max_lines: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FindReferencesParams {
+    /// With symbol: its file. With name: folder to search.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Name path of the definition in path.
+    #[serde(default)]
+    pub symbol: Option<String>,
+    /// A bare name instead of a symbol.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Only files matching these globs.
+    #[serde(default)]
+    pub include: Vec<String>,
+    /// Skip files matching these globs.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Most references listed (default 200).
+    #[serde(default)]
+    pub max_results: Option<usize>,
 }
 
 #[tool_router(vis = "pub(super)")]
@@ -458,6 +482,37 @@ impl ScalpelServer {
     ) -> Result<Json<TreeListing>, ToolError> {
         self.read("list_directory", &ctx, move |env| {
             textops::tree(env.ws(), &p)
+        })
+        .await
+        .map(Json)
+    }
+
+    #[tool(
+        description = "References to a symbol (or bare name) across the root: code only, not strings/comments; each tiered qualified, same_file or name_only.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn find_references(
+        &self,
+        Parameters(p): Parameters<FindReferencesParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<References>, ToolError> {
+        self.read("find_references", &ctx, move |env| {
+            let req = RefsRequest {
+                path: p.path,
+                symbol: p.symbol,
+                name: p.name,
+                kind: None,
+                include: p.include,
+                exclude: p.exclude,
+                max_results: p.max_results,
+            };
+            let load = |path: &Path| {
+                env.parse(&crate::fs::ResolvedPath {
+                    display: String::new(),
+                    path: path.to_path_buf(),
+                })
+            };
+            crate::refs::find_references(env.ws(), env.engine(), &req, &load)
         })
         .await
         .map(Json)

@@ -1,0 +1,91 @@
+//! The cross-file commands (`refs`, `rename`): thin adapters over
+//! [`crate::refs`]. `--json` prints the payload the MCP tool returns.
+
+use super::RootArg;
+use super::output::Out;
+use super::text::absolute;
+use super::to_json;
+use super::words::cli_text;
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::refs::{self, References, RefsRequest};
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Subcommand, Debug)]
+pub(super) enum RefsCommand {
+    /// Find the references to a symbol (or a bare --name) across the root:
+    /// uses in code only, tiered qualified / same_file / name_only.
+    Refs(RefsArgs),
+}
+
+impl RefsCommand {
+    pub(super) fn json(&self) -> bool {
+        match self {
+            RefsCommand::Refs(a) => a.json,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub(super) struct RefsArgs {
+    /// The file defining SYMBOL (with --name: a folder or file to search).
+    file: Option<PathBuf>,
+    /// The symbol's name path in FILE.
+    symbol: Option<String>,
+    /// A bare name instead of a symbol.
+    #[arg(long, value_name = "NAME", conflicts_with = "symbol")]
+    name: Option<String>,
+    /// Only match symbols of this kind.
+    #[arg(long)]
+    kind: Option<String>,
+    /// Only files matching this glob; repeatable.
+    #[arg(long, value_name = "G")]
+    include: Vec<String>,
+    /// Skip files and folders matching this glob; repeatable.
+    #[arg(long, value_name = "G")]
+    exclude: Vec<String>,
+    /// Most references listed (default 200); all are counted.
+    #[arg(long, value_name = "N")]
+    max_results: Option<usize>,
+    /// Print the result as JSON (the payload of the MCP tool).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    root: RootArg,
+}
+
+pub(super) fn run(cmd: RefsCommand, engine: &Engine, out: &mut Out) -> Result<u8> {
+    match cmd {
+        RefsCommand::Refs(a) => refs_cmd(a, engine, out),
+    }
+}
+
+fn refs_cmd(a: RefsArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let near = absolute(a.file.as_deref().unwrap_or(std::path::Path::new(".")))?;
+    let ws = a.root.workspace(Some(&near), engine)?;
+    let req = RefsRequest {
+        path: a.file.as_ref().map(|_| near.to_string_lossy().into_owned()),
+        symbol: a.symbol,
+        name: a.name,
+        kind: a.kind,
+        include: a.include,
+        exclude: a.exclude,
+        max_results: a.max_results,
+    };
+    let r = refs::find_references(&ws, engine, &req, &|p| {
+        engine.load(p, None).map(std::sync::Arc::new)
+    })?;
+    if a.json {
+        out.line(&to_json(&r));
+    } else {
+        print_refs(&r, out);
+    }
+    Ok(if r.total == 0 { 1 } else { 0 })
+}
+
+fn print_refs(r: &References, out: &mut Out) {
+    for line in r.text().lines() {
+        out.line(&cli_text(line));
+    }
+}

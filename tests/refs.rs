@@ -1,0 +1,221 @@
+//! `find_references` on real code, judged by each language's own front end:
+//! CPython's tokenizer for the standard library's `email` package, the
+//! TypeScript compiler's parser for the npm CLI's sources. Every whole-word
+//! occurrence the judge calls code must be found (as a reference, or left
+//! alone with a code reason such as "a local of the same name"), and none it
+//! calls a string or comment may be a reference. Tiers are checked on a
+//! small hand-labelled project.
+
+use scalpel::engine::Engine;
+use scalpel::fs::Workspace;
+use scalpel::refs::{References, RefsRequest, Tier, find_references};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+mod provision;
+
+type Pos = (String, usize, usize);
+
+fn refs(root: &Path, req: RefsRequest) -> References {
+    let engine = Engine::default();
+    let ws = Workspace::new(root).unwrap();
+    find_references(&ws, &engine, &req, &|p| engine.load(p, None).map(Arc::new))
+        .unwrap_or_else(|e| panic!("{req:?}: {e}"))
+}
+
+fn symbol(path: &str, symbol: &str) -> RefsRequest {
+    RefsRequest {
+        path: Some(path.into()),
+        symbol: Some(symbol.into()),
+        max_results: Some(1_000_000),
+        ..RefsRequest::default()
+    }
+}
+
+/// Occurrences found in code: references and code positions left alone.
+fn found_code(r: &References) -> BTreeSet<Pos> {
+    let mut s: BTreeSet<Pos> = r
+        .references
+        .iter()
+        .map(|x| (x.path.clone(), x.line, x.column))
+        .collect();
+    s.extend(
+        r.left_alone
+            .iter()
+            .filter(|l| l.why != "in a string or comment")
+            .map(|l| (l.path.clone(), l.line, l.column)),
+    );
+    s
+}
+
+/// The judge's code positions, and lines it cannot judge (f-strings).
+fn judge(cmd: &mut Command) -> (BTreeSet<Pos>, BTreeSet<(String, usize)>) {
+    let out = cmd.output().expect("python3 and node are needed");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut code = BTreeSet::new();
+    let mut unjudged = BTreeSet::new();
+    for l in String::from_utf8(out.stdout).unwrap().lines() {
+        let f: Vec<&str> = l.split(' ').collect();
+        match f[0] {
+            "code" => {
+                code.insert((
+                    f[1].to_string(),
+                    f[2].parse().unwrap(),
+                    f[3].parse().unwrap(),
+                ));
+            }
+            _ => {
+                unjudged.insert((f[1].to_string(), f[2].parse().unwrap()));
+            }
+        }
+    }
+    (code, unjudged)
+}
+
+struct Row {
+    what: String,
+    judged: usize,
+    found: usize,
+    precision: f64,
+    recall: f64,
+    tiers: [usize; 3],
+}
+
+fn score(what: String, r: &References, judged: &(BTreeSet<Pos>, BTreeSet<(String, usize)>)) -> Row {
+    let (code, unjudged) = judged;
+    let found: BTreeSet<Pos> = found_code(r)
+        .into_iter()
+        .filter(|p| code.contains(p) || !unjudged.contains(&(p.0.clone(), p.1)))
+        .collect();
+    let hit = found.intersection(code).count();
+    let missed: Vec<&Pos> = code.difference(&found).take(5).collect();
+    let extra: Vec<&Pos> = found.difference(code).take(5).collect();
+    assert!(
+        missed.is_empty(),
+        "{what}: code occurrences not found: {missed:?}"
+    );
+    assert!(extra.is_empty(), "{what}: found outside code: {extra:?}");
+    // No reference is in a string or a comment.
+    for x in &r.references {
+        let p = (x.path.clone(), x.line, x.column);
+        assert!(
+            code.contains(&p) || unjudged.contains(&(p.0.clone(), p.1)),
+            "{what}: reference not in code: {x:?}"
+        );
+    }
+    Row {
+        what,
+        judged: code.len(),
+        found: found.len(),
+        precision: hit as f64 / found.len().max(1) as f64,
+        recall: hit as f64 / code.len().max(1) as f64,
+        tiers: [r.qualified, r.same_file, r.name_only],
+    }
+}
+
+fn print(rows: &[Row]) {
+    eprintln!(
+        "| symbol | code occurrences (judge) | found in code | precision | recall | qualified / same file / name only |"
+    );
+    eprintln!("|---|---|---|---|---|---|");
+    for r in rows {
+        eprintln!(
+            "| {} | {} | {} | {:.3} | {:.3} | {} / {} / {} |",
+            r.what, r.judged, r.found, r.precision, r.recall, r.tiers[0], r.tiers[1], r.tiers[2]
+        );
+    }
+}
+
+fn stdlib() -> PathBuf {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+        ])
+        .output()
+        .expect("python3 is needed");
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+/// A copy of a stdlib package as a root of its own.
+fn copy_package(name: &str) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = stdlib().join(name);
+    let dst = tmp.path().join(name);
+    std::fs::create_dir_all(&dst).unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "py") {
+            std::fs::copy(&p, dst.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    tmp
+}
+
+fn support(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/support")
+        .join(name)
+}
+
+#[test]
+fn python_stdlib_references_match_the_tokenizer() {
+    let tmp = copy_package("email");
+    let root = tmp.path();
+    let cases = [
+        ("email/message.py", "Message.get_payload"),
+        ("email/message.py", "Message.get_content_type"),
+        ("email/message.py", "Message.set_param"),
+        ("email/message.py", "_splitparam"),
+        ("email/charset.py", "Charset"),
+        ("email/header.py", "decode_header"),
+    ];
+    let mut rows = Vec::new();
+    for (file, sym) in cases {
+        let r = refs(root, symbol(file, sym));
+        assert_eq!(r.references[0].tier, Tier::Definition, "{sym}");
+        let j = judge(
+            Command::new("python3")
+                .arg(support("py_names.py"))
+                .arg(root)
+                .arg(&r.name),
+        );
+        rows.push(score(format!("python `{sym}`"), &r, &j));
+    }
+    print(&rows);
+}
+
+#[test]
+fn javascript_references_match_the_typescript_parser() {
+    let npm = provision::js_corpus();
+    let ts = provision::ts_corpus().join("node_modules/typescript");
+    let root = npm.join("lib");
+    let cases = [
+        ("utils/display.js", "Display"),
+        ("utils/display.js", "setBlocking"),
+        ("utils/format-bytes.js", "formatBytes"),
+        ("utils/did-you-mean.js", "didYouMean"),
+        ("utils/log-file.js", "LogFiles"),
+        ("utils/explain-dep.js", "explainNode"),
+    ];
+    let mut rows = Vec::new();
+    for (file, sym) in cases {
+        let r = refs(&root, symbol(file, sym));
+        assert_eq!(r.references[0].tier, Tier::Definition, "{sym}");
+        let j = judge(
+            Command::new("node")
+                .arg(support("js_names.js"))
+                .arg(&ts)
+                .arg(&root)
+                .arg(&r.name),
+        );
+        rows.push(score(format!("javascript `{sym}`"), &r, &j));
+    }
+    print(&rows);
+}
