@@ -53,6 +53,7 @@ async fn tools_have_schemas_annotations_and_instructions() {
             "list_symbols",
             "read_file",
             "read_fragment",
+            "rename_symbol",
             "search_files",
             "undo_edit",
             "update_symbol",
@@ -75,7 +76,13 @@ async fn tools_have_schemas_annotations_and_instructions() {
             );
         }
         let ann = t.annotations.as_ref().unwrap();
-        let writers = ["undo_edit", "update_symbol", "edit_file", "write_file"];
+        let writers = [
+            "undo_edit",
+            "update_symbol",
+            "edit_file",
+            "write_file",
+            "rename_symbol",
+        ];
         let reader = !writers.contains(&t.name.as_ref());
         assert_eq!(ann.read_only_hint.unwrap_or(false), reader, "{}", t.name);
         if !reader {

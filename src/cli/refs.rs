@@ -17,12 +17,16 @@ pub(super) enum RefsCommand {
     /// Find the references to a symbol (or a bare --name) across the root:
     /// uses in code only, tiered qualified / same_file / name_only.
     Refs(RefsArgs),
+    /// Rename a symbol and its references across files (a dry run unless
+    /// --apply): one transaction, one edit id for `scalpel undo`.
+    Rename(RenameArgs),
 }
 
 impl RefsCommand {
     pub(super) fn json(&self) -> bool {
         match self {
             RefsCommand::Refs(a) => a.json,
+            RefsCommand::Rename(a) => a.json,
         }
     }
 }
@@ -55,9 +59,66 @@ pub(super) struct RefsArgs {
     root: RootArg,
 }
 
+#[derive(Args, Debug)]
+pub(super) struct RenameArgs {
+    /// The file defining SYMBOL.
+    file: PathBuf,
+    /// The symbol's name path in FILE.
+    symbol: String,
+    /// The new name.
+    new_name: String,
+    /// Write the change (default: a dry run showing the diff).
+    #[arg(long)]
+    apply: bool,
+    /// Also rename uses tied to the symbol by name only.
+    #[arg(long)]
+    include_name_only: bool,
+    /// Only files matching this glob; repeatable.
+    #[arg(long, value_name = "G")]
+    include: Vec<String>,
+    /// Skip files and folders matching this glob; repeatable.
+    #[arg(long, value_name = "G")]
+    exclude: Vec<String>,
+    /// Print the result as JSON (the payload of the MCP tool).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    root: RootArg,
+}
+
+fn rename_cmd(a: RenameArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let file = absolute(&a.file)?;
+    let ws = a.root.workspace(Some(&file), engine)?;
+    let req = RefsRequest {
+        path: Some(file.to_string_lossy().into_owned()),
+        symbol: Some(a.symbol),
+        include: a.include,
+        exclude: a.exclude,
+        ..RefsRequest::default()
+    };
+    let r = refs::rename::rename_symbol(
+        &ws,
+        engine,
+        &req,
+        &a.new_name,
+        a.include_name_only,
+        !a.apply,
+        &|p| engine.load(p, None).map(std::sync::Arc::new),
+    )?;
+    if a.json {
+        out.line(&to_json(&r));
+    } else {
+        for line in r.text().lines() {
+            out.line(&cli_text(line));
+        }
+    }
+    Ok(0)
+}
+
 pub(super) fn run(cmd: RefsCommand, engine: &Engine, out: &mut Out) -> Result<u8> {
     match cmd {
         RefsCommand::Refs(a) => refs_cmd(a, engine, out),
+        RefsCommand::Rename(a) => rename_cmd(a, engine, out),
     }
 }
 

@@ -7,6 +7,7 @@ pub mod journal;
 pub mod profile;
 pub mod read;
 pub mod search;
+pub mod transaction;
 pub mod tree;
 pub mod undo;
 pub mod walk;
@@ -19,6 +20,7 @@ pub use profile::{
     DEFAULT_MAX_FILE_SIZE, Eol, FileProfile, Indent, SourceText, count_lines, decode, hash_bytes,
     profile_of, read_source,
 };
+pub use transaction::{FileChange, FileReceipt, TxnOutcome, commit_files};
 pub use undo::{UndoOutcome, history, undo};
 pub use walk::{walk_files, walker};
 pub use workspace::{Purpose, ResolvedPath, SCALPEL_DIR, Workspace};

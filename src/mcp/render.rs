@@ -374,3 +374,9 @@ impl Render for crate::refs::References {
         self.text()
     }
 }
+
+impl Render for crate::refs::rename::RenameReceipt {
+    fn render(&self) -> String {
+        self.text()
+    }
+}

@@ -21,6 +21,7 @@ use crate::fs::read::WindowRequest;
 use crate::fs::search::{SearchControl, SearchParams, SearchResult};
 use crate::fs::tree::{TreeListing, TreeParams};
 use crate::fs::{Purpose, UndoOutcome};
+use crate::refs::rename::RenameReceipt;
 use crate::refs::{References, RefsRequest};
 use crate::textops::{
     self, EditParams, EditReceipt, FileWindow, Fragment, FragmentParams, WriteParams, WriteReceipt,
@@ -205,6 +206,24 @@ pub struct FindReferencesParams {
     /// Most references listed (default 200).
     #[serde(default)]
     pub max_results: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenameSymbolParams {
+    /// File defining the symbol.
+    pub path: String,
+    /// Its name path.
+    pub symbol: String,
+    /// The new identifier.
+    pub new_name: String,
+    /// Only show the per-file diffs (default true).
+    #[serde(default = "yes")]
+    #[schemars(default = "yes")]
+    pub dry_run: bool,
+    /// Also rename name_only matches.
+    #[serde(default)]
+    pub include_name_only: bool,
 }
 
 #[tool_router(vis = "pub(super)")]
@@ -514,6 +533,51 @@ impl ScalpelServer {
             };
             crate::refs::find_references(env.ws(), env.engine(), &req, &load)
         })
+        .await
+        .map(Json)
+    }
+
+    #[tool(
+        description = "Rename a symbol and its references across files; dry_run (default) shows per-file diffs and name_only matches left alone. One validated transaction, one edit_id for undo_edit.",
+        annotations(
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn rename_symbol(
+        &self,
+        Parameters(p): Parameters<RenameSymbolParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<RenameReceipt>, ToolError> {
+        self.write(
+            "rename_symbol",
+            &ctx,
+            p.path.clone(),
+            Purpose::Read,
+            move |env, _| {
+                let req = RefsRequest {
+                    path: Some(p.path),
+                    symbol: Some(p.symbol),
+                    ..RefsRequest::default()
+                };
+                let load = |path: &Path| {
+                    env.parse(&crate::fs::ResolvedPath {
+                        display: String::new(),
+                        path: path.to_path_buf(),
+                    })
+                };
+                crate::refs::rename::rename_symbol(
+                    env.ws(),
+                    env.engine(),
+                    &req,
+                    &p.new_name,
+                    p.include_name_only,
+                    p.dry_run,
+                    &load,
+                )
+            },
+        )
         .await
         .map(Json)
     }

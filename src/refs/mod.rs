@@ -16,7 +16,7 @@
 //! Bounded: the candidate files and the listed references are capped, with
 //! per-file counts of everything found and a hint when cut.
 
-// pub mod rename;
+pub mod rename;
 
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
