@@ -472,10 +472,20 @@ impl Journal {
     /// original is replaced; on failure only a file this call created is
     /// removed.
     pub(crate) fn write_backup(&self, id: &str, bytes: &[u8]) -> Result<(String, String)> {
+        self.write_backup_with(id, bytes, &self.faults)
+    }
+
+    /// [`Journal::write_backup`] under the fault plan `faults`.
+    pub(crate) fn write_backup_with(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        faults: &FaultPlan,
+    ) -> Result<(String, String)> {
         let mut id = id.to_string();
         for _ in 0..MAX_ID_TRIES {
             let path = self.backup_path(&id);
-            let created = self.faults.check(WriteStep::Backup).and_then(|()| {
+            let created = faults.check(WriteStep::Backup).and_then(|()| {
                 rustix::fs::openat(
                     &self.backups,
                     id.as_str(),
@@ -528,12 +538,12 @@ impl Journal {
     /// final `\n`) is left as a line of its own: the entry starts on a fresh
     /// line.
     pub(crate) fn append(&self, entry: &JournalEntry) -> Result<u64> {
-        self.append_all(std::slice::from_ref(entry))
+        self.append_all(std::slice::from_ref(entry), &self.faults)
     }
 
     /// Append `entries` as lines in one write (a transaction's entries land
     /// together or, torn by a crash, as a torn last line readers skip).
-    pub(crate) fn append_all(&self, entries: &[JournalEntry]) -> Result<u64> {
+    pub(crate) fn append_all(&self, entries: &[JournalEntry], faults: &FaultPlan) -> Result<u64> {
         let path = self.journal_path();
         let mut line = String::new();
         for entry in entries {
@@ -543,7 +553,7 @@ impl Journal {
             );
             line.push('\n');
         }
-        self.faults
+        faults
             .check(WriteStep::Journal)
             .map_err(|e| step_error(WriteStep::Journal, &path, &e, true))?;
         let mut f = open_file_at(
@@ -692,9 +702,9 @@ impl Journal {
     }
 
     /// Write the pending transaction record (before any file is replaced).
-    pub(crate) fn write_record(&self, bytes: &[u8]) -> Result<()> {
+    pub(crate) fn write_record(&self, bytes: &[u8], faults: &FaultPlan) -> Result<()> {
         let path = self.path.join(TXN_FILE);
-        self.faults
+        faults
             .check(WriteStep::Journal)
             .and_then(|()| self.replace_file(TXN_FILE, bytes))
             .map_err(|e| step_error(WriteStep::Journal, &path, &e, true))

@@ -144,9 +144,10 @@ pub fn commit_files(
         }
     };
     let time = now_rfc3339();
-    for &i in &todo {
+    for (n, &i) in todo.iter().enumerate() {
         let cur = &currents[i];
-        let (used, backup) = match journal.write_backup(&id, &cur.bytes) {
+        let faults = faults.at_reach(n as u32);
+        let (used, backup) = match journal.write_backup_with(&id, &cur.bytes, &faults) {
             Ok(x) => x,
             Err(e) => {
                 undo_backups(&entries);
@@ -183,11 +184,11 @@ pub fn commit_files(
         entries: entries.clone(),
     };
     let record = serde_json::to_vec(&record).unwrap_or_default();
-    if let Err(e) = journal.write_record(&record) {
+    if let Err(e) = journal.write_record(&record, &faults.at_reach(0)) {
         undo_backups(&entries);
         return Err(e);
     }
-    if let Err(e) = journal.append_all(&entries) {
+    if let Err(e) = journal.append_all(&entries, &faults.at_reach(1)) {
         let _ = journal.remove_record();
         undo_backups(&entries);
         return Err(e);
