@@ -1352,3 +1352,85 @@ async fn find_references_over_mcp() {
     let (code, _) = err(&call(&client, "find_references", json!({"symbol": "x"})).await);
     assert_eq!(code, "INVALID_ARGUMENT");
 }
+
+/// `rename_symbol` over MCP: a dry run by default (name-only matches left
+/// alone, said why), applied as one transaction, undone by its one id from
+/// any of its files; `update_symbol` delete warns about what still uses
+/// the symbol, in its dry run too.
+#[tokio::test]
+async fn rename_symbol_and_safer_delete_over_mcp() {
+    let repo = Repo::new();
+    let shop = "from inventory import Warehouse\n\n\ndef stock(w: Warehouse):\n    w.add(1)\n";
+    std::fs::write(repo.file("src/shop.py"), shop).unwrap();
+    let inventory = std::fs::read(repo.file("src/inventory.py")).unwrap();
+    let (_s, client) = start(&repo.root()).await;
+    let args = json!({"path": "src/inventory.py", "symbol": "Warehouse.add", "new_name": "put"});
+    let v = ok(&call(&client, "rename_symbol", args.clone()).await);
+    assert_eq!(v["dry_run"], true);
+    assert!(v["edit_id"].is_null());
+    assert_eq!(v["files"].as_array().unwrap().len(), 1);
+    assert_eq!(v["skipped"][0]["path"], "src/shop.py");
+    assert!(
+        v["hint"]
+            .as_str()
+            .unwrap()
+            .contains("\"include_name_only\": true")
+    );
+    assert_eq!(
+        std::fs::read(repo.file("src/inventory.py")).unwrap(),
+        inventory
+    );
+
+    let mut apply = args.clone();
+    apply["dry_run"] = false.into();
+    apply["include_name_only"] = true.into();
+    let v = ok(&call(&client, "rename_symbol", apply).await);
+    let id = v["edit_id"].as_str().unwrap().to_string();
+    assert_eq!(v["files"].as_array().unwrap().len(), 2);
+    assert!(
+        std::fs::read_to_string(repo.file("src/shop.py"))
+            .unwrap()
+            .contains("w.put(1)")
+    );
+    let u = ok(&call(
+        &client,
+        "undo_edit",
+        json!({"path": "src/shop.py", "edit_id": id}),
+    )
+    .await);
+    assert_eq!(u["files"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        std::fs::read_to_string(repo.file("src/shop.py")).unwrap(),
+        shop
+    );
+    assert_eq!(
+        std::fs::read(repo.file("src/inventory.py")).unwrap(),
+        inventory
+    );
+
+    let mut bad = args.clone();
+    bad["new_name"] = "lambda".into();
+    assert_eq!(
+        err(&call(&client, "rename_symbol", bad).await).0,
+        "INVALID_ARGUMENT"
+    );
+    let mut taken = args.clone();
+    taken["new_name"] = "find".into();
+    assert_eq!(
+        err(&call(&client, "rename_symbol", taken).await).0,
+        "CONFLICT"
+    );
+
+    let v = ok(&call(
+        &client,
+        "update_symbol",
+        json!({"path": "src/inventory.py", "symbol": "Warehouse.add", "operation": "delete", "dry_run": true}),
+    )
+    .await);
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("still referenced 2 times in 2 files")
+            && warnings.contains("src/shop.py:5"),
+        "{warnings}"
+    );
+}

@@ -8,6 +8,7 @@
 
 use scalpel::engine::Engine;
 use scalpel::fs::Workspace;
+use scalpel::refs::rename::rename_symbol;
 use scalpel::refs::{References, RefsRequest, Tier, find_references};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -21,8 +22,10 @@ type Pos = (String, usize, usize);
 fn refs(root: &Path, req: RefsRequest) -> References {
     let engine = Engine::default();
     let ws = Workspace::new(root).unwrap();
-    find_references(&ws, &engine, &req, &|p| engine.load(p, None).map(Arc::new))
-        .unwrap_or_else(|e| panic!("{req:?}: {e}"))
+    find_references(&ws, &engine.registry, &req, &|p| {
+        engine.load(p, None).map(Arc::new)
+    })
+    .unwrap_or_else(|e| panic!("{req:?}: {e}"))
 }
 
 fn symbol(path: &str, symbol: &str) -> RefsRequest {
@@ -218,4 +221,141 @@ fn javascript_references_match_the_typescript_parser() {
         rows.push(score(format!("javascript `{sym}`"), &r, &j));
     }
     print(&rows);
+}
+
+/// Byte offset of 1-based `line` and character `column` in `text`.
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line - 1)
+        .map(str::len)
+        .sum();
+    start
+        + text[start..]
+            .chars()
+            .take(column - 1)
+            .map(char::len_utf8)
+            .sum::<usize>()
+}
+
+/// Rename a method used across the `email` package: the dry run writes
+/// nothing, the result compiles, differs from a plain whole-word rename of
+/// every file exactly where the dry run said it would leave the name alone,
+/// and one undo restores every file byte-exact.
+#[test]
+fn rename_a_method_across_a_stdlib_package() {
+    let tmp = copy_package("email");
+    let root = tmp.path();
+    let engine = Engine::default();
+    let ws = Workspace::new(root).unwrap();
+    let load = |p: &Path| engine.load(p, None).map(Arc::new);
+    let files: Vec<PathBuf> = std::fs::read_dir(root.join("email"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let read_all = || -> Vec<Vec<u8>> { files.iter().map(|p| std::fs::read(p).unwrap()).collect() };
+    let before = read_all();
+    let req = symbol("email/message.py", "Message.get_content_type");
+    let (old, new) = ("get_content_type", "content_type_of");
+    let dry = rename_symbol(&ws, &engine.registry, &req, new, true, true, &load).unwrap();
+    assert!(dry.edit_id.is_none() && dry.dry_run);
+    assert!(dry.files.len() >= 3, "{:?}", dry.files);
+    assert_eq!(read_all(), before, "a dry run writes nothing");
+    let found = refs(root, req.clone());
+
+    let done = rename_symbol(&ws, &engine.registry, &req, new, true, false, &load).unwrap();
+    let id = done.edit_id.clone().unwrap();
+    assert_eq!(done.renamed, dry.renamed);
+    assert_eq!(done.renamed, found.total);
+    let changed: Vec<&str> = done.files.iter().map(|f| f.path.as_str()).collect();
+    let dry_files: Vec<&str> = dry.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(changed, dry_files);
+
+    // The manual rename, except where the dry run left the name alone.
+    for (p, old_bytes) in files.iter().zip(&before) {
+        let rel = p
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = String::from_utf8(old_bytes.clone()).unwrap();
+        let alone: BTreeSet<usize> = found
+            .left_alone
+            .iter()
+            .filter(|l| l.path == rel)
+            .map(|l| offset_of(&text, l.line, l.column))
+            .collect();
+        let mut expected = String::new();
+        let mut last = 0;
+        for b in scalpel::symbols::occurrences::word_offsets(&text, old) {
+            if !alone.contains(&b) {
+                expected.push_str(&text[last..b]);
+                expected.push_str(new);
+                last = b + old.len();
+            }
+        }
+        expected.push_str(&text[last..]);
+        assert_eq!(std::fs::read_to_string(p).unwrap(), expected, "{rel}");
+    }
+    // CPython still compiles every file.
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sys\nfor p in sys.argv[1:]:\n    compile(open(p, encoding='utf-8').read(), p, 'exec')",
+        ])
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let u = scalpel::fs::undo(&ws, Path::new("email/message.py"), Some(&id), false).unwrap();
+    assert_eq!(u.files, changed);
+    assert_eq!(read_all(), before, "undo restores every file byte-exact");
+}
+
+/// Refusals: an ambiguous target, a keyword or non-identifier as the new
+/// name, a name already defined in the same scope; nothing is written.
+#[test]
+fn rename_refuses_what_it_cannot_do_safely() {
+    let tmp = copy_package("email");
+    let root = tmp.path();
+    let engine = Engine::default();
+    let ws = Workspace::new(root).unwrap();
+    let load = |p: &Path| engine.load(p, None).map(Arc::new);
+    let req = symbol("email/message.py", "Message.get_content_type");
+    for bad in ["class", "two words", "1abc", "get-type"] {
+        let e = rename_symbol(&ws, &engine.registry, &req, bad, false, false, &load).unwrap_err();
+        assert_eq!(
+            e.code(),
+            scalpel::ErrorCode::InvalidArgument,
+            "{bad}: {e:?}"
+        );
+    }
+    let e = rename_symbol(
+        &ws,
+        &engine.registry,
+        &req,
+        "get_content_maintype",
+        false,
+        false,
+        &load,
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), scalpel::ErrorCode::Conflict, "{e:?}");
+    let e = rename_symbol(
+        &ws,
+        &engine.registry,
+        &symbol("email/message.py", "__init__"),
+        "x",
+        false,
+        false,
+        &load,
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), scalpel::ErrorCode::Ambiguous, "{e:?}");
+    assert!(!root.join(".scalpel/journal.jsonl").exists());
 }

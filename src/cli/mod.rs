@@ -614,7 +614,11 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                 out.line(&format!(
                     "undid {} on {}{}; undo is edit {}",
                     u.undone_edit_id,
-                    u.path,
+                    if u.files.len() > 1 {
+                        u.files.join(", ")
+                    } else {
+                        u.path.clone()
+                    },
                     if u.removed { " (file removed)" } else { "" },
                     u.edit_id.as_deref().unwrap_or("-")
                 ));

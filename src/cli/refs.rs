@@ -96,15 +96,16 @@ fn rename_cmd(a: RenameArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         exclude: a.exclude,
         ..RefsRequest::default()
     };
-    let r = refs::rename::rename_symbol(
+    let mut r = refs::rename::rename_symbol(
         &ws,
-        engine,
+        &engine.registry,
         &req,
         &a.new_name,
         a.include_name_only,
         !a.apply,
         &|p| engine.load(p, None).map(std::sync::Arc::new),
     )?;
+    r.hint = r.hint.map(|h| cli_text(&h));
     if a.json {
         out.line(&to_json(&r));
     } else {
@@ -134,9 +135,10 @@ fn refs_cmd(a: RefsArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         exclude: a.exclude,
         max_results: a.max_results,
     };
-    let r = refs::find_references(&ws, engine, &req, &|p| {
+    let mut r = refs::find_references(&ws, &engine.registry, &req, &|p| {
         engine.load(p, None).map(std::sync::Arc::new)
     })?;
+    r.hint = r.hint.map(|h| cli_text(&h));
     if a.json {
         out.line(&to_json(&r));
     } else {

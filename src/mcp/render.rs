@@ -131,7 +131,12 @@ impl Render for UndoOutcome {
         let mut out = match &self.edit_id {
             Some(id) => format!(
                 "undid {} on {} as edit {id} (undo_edit that id to redo)",
-                self.undone_edit_id, self.path
+                self.undone_edit_id,
+                if self.files.len() > 1 {
+                    self.files.join(", ")
+                } else {
+                    self.path.clone()
+                }
             ),
             None => format!(
                 "{} already had the content from before {}; nothing written",

@@ -531,7 +531,7 @@ impl ScalpelServer {
                     path: path.to_path_buf(),
                 })
             };
-            crate::refs::find_references(env.ws(), env.engine(), &req, &load)
+            crate::refs::find_references(env.ws(), &env.engine().registry, &req, &load)
         })
         .await
         .map(Json)
@@ -569,7 +569,7 @@ impl ScalpelServer {
                 };
                 crate::refs::rename::rename_symbol(
                     env.ws(),
-                    env.engine(),
+                    &env.engine().registry,
                     &req,
                     &p.new_name,
                     p.include_name_only,

@@ -18,11 +18,11 @@
 
 pub mod rename;
 
-use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs::search::{SearchError, SearchParams, search_files};
 use crate::fs::{Purpose, Workspace};
 use crate::hint::{Term, term};
+use crate::lang::Registry;
 use crate::symbols::occurrences::{LineStarts, Occurrence, Receiver, Role, occurrences};
 use crate::symbols::{self, ParsedFile, Symbol};
 use crate::text::preview::{PREVIEW_WIDTH, preview};
@@ -195,7 +195,7 @@ type Scanned = (Arc<ParsedFile>, Vec<Occurrence>);
 /// a resolved file (the MCP server passes its cache).
 pub(crate) fn collect(
     ws: &Workspace,
-    engine: &Engine,
+    registry: &Registry,
     req: &RefsRequest,
     load: &(dyn Fn(&Path) -> Result<Arc<ParsedFile>> + Sync),
 ) -> Result<Collected> {
@@ -248,7 +248,7 @@ pub(crate) fn collect(
         max_results: Some(MAX_CANDIDATE_FILES),
         max_matches_per_file: Some(1),
         max_total_matches: Some(1),
-        max_file_size: Some(engine.max_file_size),
+        max_file_size: Some(ws.max_file_size()),
         ..SearchParams::default()
     };
     let found = search_files(ws.root(), &params, None)?;
@@ -266,7 +266,7 @@ pub(crate) fn collect(
         .map(|p| {
             let r = (|| {
                 let resolved = ws.resolve(Path::new(&p), Purpose::Read)?;
-                if engine.registry.detect(&resolved.path, None).is_none() {
+                if registry.detect(&resolved.path, None).is_none() {
                     return Ok(None);
                 }
                 let file = match &target {
@@ -401,11 +401,11 @@ fn imports_module(file: &ParsedFile, o: &Occurrence, t: &Target) -> bool {
 /// `find_references`: see the module doc.
 pub fn find_references(
     ws: &Workspace,
-    engine: &Engine,
+    registry: &Registry,
     req: &RefsRequest,
     load: &(dyn Fn(&Path) -> Result<Arc<ParsedFile>> + Sync),
 ) -> Result<References> {
-    let c = collect(ws, engine, req, load)?;
+    let c = collect(ws, registry, req, load)?;
     let max = req.max_results.unwrap_or(DEFAULT_MAX_RESULTS).max(1);
     let mut refs = Vec::new();
     let mut left = Vec::new();
@@ -597,4 +597,71 @@ impl References {
         }
         out
     }
+}
+
+/// Places listed in a [`remaining_references`] warning.
+const REMAINING_SHOWN: usize = 5;
+
+/// The references that remain to the symbol `address` of `display` once
+/// it is deleted (its own body excluded): one warning line with counts per
+/// tier and the first places, or `None` when nothing refers to it.
+pub fn remaining_references(
+    ws: &Workspace,
+    registry: &Registry,
+    display: &str,
+    address: &str,
+    load: &(dyn Fn(&Path) -> Result<Arc<ParsedFile>> + Sync),
+) -> Result<Option<String>> {
+    let req = RefsRequest {
+        path: Some(display.to_string()),
+        symbol: Some(address.to_string()),
+        ..RefsRequest::default()
+    };
+    let c = collect(ws, registry, &req, load)?;
+    let Some(t) = &c.target else {
+        return Ok(None);
+    };
+    let span = t.symbol().full_span();
+    let mut places: Vec<(Tier, String)> = Vec::new();
+    for (path, _, found) in &c.files {
+        for f in found {
+            let inside =
+                *path == t.display && span.start_byte <= f.occ.byte && f.occ.byte < span.end_byte;
+            if let Ok(tier) = f.verdict
+                && tier != Tier::Definition
+                && !inside
+            {
+                places.push((tier, format!("{path}:{}", f.occ.line)));
+            }
+        }
+    }
+    if places.is_empty() {
+        return Ok(None);
+    }
+    places.sort();
+    let count = |tier: Tier| places.iter().filter(|p| p.0 == tier).count();
+    let files: std::collections::BTreeSet<&str> = places
+        .iter()
+        .map(|p| p.1.rsplit_once(':').map_or(p.1.as_str(), |x| x.0))
+        .collect();
+    let shown: Vec<&str> = places
+        .iter()
+        .take(REMAINING_SHOWN)
+        .map(|p| p.1.as_str())
+        .collect();
+    Ok(Some(format!(
+        "`{}` is still referenced {} times in {} files ({} qualified, {} same file, {} name only): {}{}",
+        t.symbol().name_path,
+        places.len(),
+        files.len(),
+        count(Tier::Qualified),
+        count(Tier::SameFile),
+        count(Tier::NameOnly),
+        shown.join(", "),
+        if places.len() > REMAINING_SHOWN {
+            ", …"
+        } else {
+            ""
+        },
+    )))
 }

@@ -10,10 +10,10 @@
 
 use super::{Collected, RefsRequest, Tier, collect};
 use crate::edit::validate::{self, Change};
-use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs::{FileChange, FileReceipt, Purpose, Workspace, commit_files};
 use crate::hint::{Term, term};
+use crate::lang::Registry;
 use crate::symbols::{self, ParsedFile};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -47,6 +47,9 @@ pub struct RenameReceipt {
     pub skipped: Vec<Skipped>,
     pub skipped_count: usize,
     pub warnings: Vec<String>,
+    /// How to rename what was left alone too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }
 
 /// Most skipped matches listed.
@@ -55,7 +58,7 @@ const MAX_SKIPPED: usize = 100;
 /// Rename the symbol `req.symbol` in `req.path` to `new_name`.
 pub fn rename_symbol(
     ws: &Workspace,
-    engine: &Engine,
+    registry: &Registry,
     req: &RefsRequest,
     new_name: &str,
     include_name_only: bool,
@@ -66,7 +69,7 @@ pub fn rename_symbol(
         return Err(Error::invalid_argument("rename needs a symbol")
             .with_suggestion("pass the symbol's name path and the path of its file"));
     }
-    let c = collect(ws, engine, req, load)?;
+    let c = collect(ws, registry, req, load)?;
     let Collected {
         name,
         target,
@@ -133,10 +136,7 @@ pub fn rename_symbol(
                     path: path.clone(),
                     line: f.occ.line,
                     column: f.occ.column,
-                    why: format!(
-                        "name only: not tied to this definition (pass {})",
-                        term(Term::IncludeNameOnly)
-                    ),
+                    why: "name only: not tied to this definition".into(),
                 }),
                 Ok(_) => spans.push(f.occ.byte - offset),
                 Err(_) => {}
@@ -197,8 +197,7 @@ pub fn rename_symbol(
     let mut warnings = t.warnings;
     if skipped_count > 0 {
         warnings.push(format!(
-            "{skipped_count} name-only matches left alone; review them ({} lists them)",
-            term(Term::FindReferences)
+            "{skipped_count} name-only matches left alone; review them (listed in skipped)"
         ));
     }
     Ok(RenameReceipt {
@@ -211,6 +210,12 @@ pub fn rename_symbol(
         skipped,
         skipped_count,
         warnings,
+        hint: (skipped_count > 0).then(|| {
+            format!(
+                "review the name-only matches; pass {} to rename them too",
+                term(Term::IncludeNameOnly)
+            )
+        }),
     })
 }
 
@@ -243,6 +248,9 @@ impl RenameReceipt {
         }
         for w in &self.warnings {
             let _ = writeln!(out, "warning: {w}");
+        }
+        if let Some(h) = &self.hint {
+            let _ = writeln!(out, "note: {h}");
         }
         for f in &self.files {
             out.push_str(&f.diff);
