@@ -359,3 +359,70 @@ fn rename_refuses_what_it_cannot_do_safely() {
     assert_eq!(e.code(), scalpel::ErrorCode::Ambiguous, "{e:?}");
     assert!(!root.join(".scalpel/journal.jsonl").exists());
 }
+
+/// The `strsim` crate's source (the version this build compiles), found in
+/// cargo's registry.
+fn strsim_source() -> PathBuf {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cargo"));
+    let lock = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock"))
+        .unwrap();
+    let version = lock
+        .split("name = \"strsim\"\nversion = \"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap();
+    std::fs::read_dir(home.join("registry/src"))
+        .unwrap()
+        .map(|d| d.unwrap().path().join(format!("strsim-{version}/src/lib.rs")))
+        .find(|p| p.exists())
+        .expect("the strsim source the build uses")
+}
+
+/// Hand-labelled: the lines of `strsim` 0.11.1's `lib.rs` where each name
+/// occurs as code (a line listed twice has it twice); its doc comments
+/// (`/// use strsim::levenshtein;`) and strings
+/// (`levenshtein("levenshtein", ...)`) are not code.
+#[test]
+fn rust_crate_references_match_a_hand_checked_list() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("src")).unwrap();
+    let src = strsim_source();
+    std::fs::copy(&src, tmp.path().join("src/lib.rs")).unwrap();
+    let cases: [(&str, &[usize]); 5] = [
+        (
+            "jaro_winkler",
+            &[
+                221, 906, 911, 916, 921, 926, 927, 932, 933, 938, 943, 948, 953, 954, 961, 968, 973,
+                978, 985,
+            ],
+        ),
+        ("generic_jaro", &[90, 187, 197, 871]),
+        (
+            "levenshtein",
+            &[269, 289, 991, 996, 1001, 1006, 1011, 1012, 1019, 1024, 1029],
+        ),
+        ("StrSimError", &[33, 37, 40, 47, 49, 69, 818]),
+        ("damerau_levenshtein_impl", &[609, 678, 700]),
+    ];
+    let mut rows = Vec::new();
+    for (sym, lines) in cases {
+        let r = refs(tmp.path(), symbol("src/lib.rs", sym));
+        let mut found: Vec<usize> = found_code(&r).iter().map(|p| p.1).collect();
+        found.sort();
+        assert_eq!(found, lines, "{sym}");
+        for x in &r.references {
+            assert!(lines.contains(&x.line), "{sym}: {x:?}");
+        }
+        rows.push(Row {
+            what: format!("rust `{sym}`"),
+            judged: lines.len(),
+            found: found.len(),
+            precision: 1.0,
+            recall: 1.0,
+            tiers: [r.qualified, r.same_file, r.name_only],
+        });
+    }
+    print(&rows);
+}
