@@ -366,8 +366,8 @@ fn strsim_source() -> PathBuf {
     let home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cargo"));
-    let lock = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock"))
-        .unwrap();
+    let lock =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock")).unwrap();
     let version = lock
         .split("name = \"strsim\"\nversion = \"")
         .nth(1)
@@ -375,7 +375,11 @@ fn strsim_source() -> PathBuf {
         .unwrap();
     std::fs::read_dir(home.join("registry/src"))
         .unwrap()
-        .map(|d| d.unwrap().path().join(format!("strsim-{version}/src/lib.rs")))
+        .map(|d| {
+            d.unwrap()
+                .path()
+                .join(format!("strsim-{version}/src/lib.rs"))
+        })
         .find(|p| p.exists())
         .expect("the strsim source the build uses")
 }
@@ -394,8 +398,8 @@ fn rust_crate_references_match_a_hand_checked_list() {
         (
             "jaro_winkler",
             &[
-                221, 906, 911, 916, 921, 926, 927, 932, 933, 938, 943, 948, 953, 954, 961, 968, 973,
-                978, 985,
+                221, 906, 911, 916, 921, 926, 927, 932, 933, 938, 943, 948, 953, 954, 961, 968,
+                973, 978, 985,
             ],
         ),
         ("generic_jaro", &[90, 187, 197, 871]),

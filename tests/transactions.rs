@@ -6,6 +6,7 @@
 //! the root, every file all-old or all-new across the set and a consistent
 //! journal.
 
+mod common;
 use scalpel::ErrorCode;
 use scalpel::fs::{
     FaultPlan, FileChange, Purpose, Retention, Workspace, WriteStep, commit_files, hash_bytes,
@@ -275,17 +276,7 @@ fn sigkill_during_transactions_leaves_all_old_or_all_new() {
     for (i, n) in names.iter().enumerate() {
         std::fs::write(root.join(n), version(i, 0)).unwrap();
     }
-    let mut seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos() as u64
-        | 1;
-    let mut rand = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rand = common::rng();
     let exe = std::env::current_exe().unwrap();
     // Kills land anywhere in about two transactions after the writer is ready.
     let window = (transaction_time().as_micros() as u64 * 2).max(20_000);

@@ -6,6 +6,7 @@
 //! what each occurrence means for their target.
 
 use super::ParsedFile;
+use super::deps::is_path;
 use crate::error::Result;
 use crate::lang::query::RefRole;
 use crate::text::matcher::is_whole_word;
@@ -242,14 +243,6 @@ pub fn occurrences(file: &ParsedFile, name: &str) -> Result<Vec<Occurrence>> {
     Ok(out)
 }
 
-/// A receiver written as a plain path (`a`, `a.b`, `a::b`).
-fn is_path(text: &str) -> bool {
-    !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.' | ':'))
-}
-
 /// Line starts of a text, for 1-based line and character column lookups.
 pub struct LineStarts(Vec<usize>);
 
@@ -282,7 +275,7 @@ mod tests {
 
     #[test]
     fn whole_words_only() {
-        assert_eq!(word_offsets("add adder add_x xadd add", "add"), vec![0, 22]);
+        assert_eq!(word_offsets("add adder add_x xadd add", "add"), vec![0, 21]);
         assert!(word_offsets("abc", "").is_empty());
     }
 
