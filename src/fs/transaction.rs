@@ -298,6 +298,16 @@ pub(crate) fn undo_txn(
     txn: &str,
     force: bool,
 ) -> Result<TxnOutcome> {
+    // Pruning drops the oldest entries first: without the first entry (whose
+    // id is the transaction's) part of the set may be gone.
+    if !entries.iter().any(|e| e.edit_id == txn) {
+        return Err(Error::new(
+            ErrorCode::NotFound,
+            format!("transaction {txn} was partly pruned from the journal"),
+        )
+        .with_suggestion("undo its files one by one by their own edit ids, or use version control")
+        .with_details(json!({"edit_id": txn})));
+    }
     let mut changes = Vec::new();
     for e in entries.iter().filter(|e| e.txn.as_deref() == Some(txn)) {
         let old = read_backup(ws.root(), e)?;
