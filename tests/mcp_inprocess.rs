@@ -47,6 +47,7 @@ async fn tools_have_schemas_annotations_and_instructions() {
         names,
         [
             "edit_file",
+            "edit_files",
             "extract_code",
             "find_references",
             "list_directory",
@@ -82,6 +83,7 @@ async fn tools_have_schemas_annotations_and_instructions() {
             "edit_file",
             "write_file",
             "rename_symbol",
+            "edit_files",
         ];
         let reader = !writers.contains(&t.name.as_ref());
         assert_eq!(ann.read_only_hint.unwrap_or(false), reader, "{}", t.name);
@@ -525,7 +527,6 @@ async fn update_symbol_success_errors_and_undo() {
         })),
     )
     .await);
-    assert_eq!(v["dry_run"], true);
     assert!(v["edit_id"].is_null());
     assert!(
         v["diff"]
@@ -1327,7 +1328,7 @@ async fn find_references_over_mcp() {
     )
     .await;
     let v = ok(&r);
-    assert_eq!(v["symbol"], "Warehouse.add");
+    assert_eq!(v["symbol"], "Warehouse.add (method)");
     let refs = v["references"].as_array().unwrap();
     assert_eq!(refs[0]["tier"], "definition");
     assert_eq!(refs[0]["path"], "src/inventory.py");
@@ -1366,7 +1367,6 @@ async fn rename_symbol_and_safer_delete_over_mcp() {
     let (_s, client) = start(&repo.root()).await;
     let args = json!({"path": "src/inventory.py", "symbol": "Warehouse.add", "new_name": "put"});
     let v = ok(&call(&client, "rename_symbol", args.clone()).await);
-    assert_eq!(v["dry_run"], true);
     assert!(v["edit_id"].is_null());
     assert_eq!(v["files"].as_array().unwrap().len(), 1);
     assert_eq!(v["skipped"][0]["path"], "src/shop.py");
@@ -1433,4 +1433,56 @@ async fn rename_symbol_and_safer_delete_over_mcp() {
             && warnings.contains("src/shop.py:5"),
         "{warnings}"
     );
+}
+
+/// `edit_files`: edits to two files land together with one edit id; one
+/// edit that does not match (or a stale hash) writes nothing at all; one
+/// undo restores both files.
+#[tokio::test]
+async fn edit_files_is_one_transaction() {
+    let repo = Repo::new();
+    let (_s, client) = start(&repo.root()).await;
+    let inv = std::fs::read(repo.file("src/inventory.py")).unwrap();
+    let geo = std::fs::read(repo.file("src/geometry.rs")).unwrap();
+    let files = |second_old: &str| {
+        json!({"files": [
+            {"path": "src/inventory.py", "edits": [{"old_text": "MAX_ITEMS = 1000", "new_text": "MAX_ITEMS = 2000"}]},
+            {"path": "src/geometry.rs", "edits": [{"old_text": second_old, "new_text": "pub fn new(x: f64, y: f64) -> Self {"}]},
+        ]})
+    };
+    let (code, e) = err(&call(&client, "edit_files", files("no such text")).await);
+    assert_eq!(code, "NO_MATCH", "{e}");
+    assert_eq!(std::fs::read(repo.file("src/inventory.py")).unwrap(), inv);
+    let v = ok(&call(
+        &client,
+        "edit_files",
+        files("pub fn new(x: f64, y: f64) -> Self {"),
+    )
+    .await);
+    // The second file's edit is a no-op: one file changes.
+    assert_eq!(v["files"].as_array().unwrap().len(), 2);
+    assert_eq!(v["files"][1]["changed"], false);
+    let id = v["edit_id"].as_str().unwrap().to_string();
+    let mut both = files("pub fn new(x: f64, y: f64) -> Self {");
+    both["files"][0]["edits"][0] =
+        json!({"old_text": "MAX_ITEMS = 2000", "new_text": "MAX_ITEMS = 3000"});
+    both["files"][1]["edits"][0]["new_text"] = "pub fn new(x: f64, y: f64) -> Point {".into();
+    let v = ok(&call(&client, "edit_files", both).await);
+    assert_eq!(v["files"][1]["changed"], true);
+    let id2 = v["edit_id"].as_str().unwrap().to_string();
+    let u = ok(&call(
+        &client,
+        "undo_edit",
+        json!({"path": "src/geometry.rs", "edit_id": id2}),
+    )
+    .await);
+    assert_eq!(u["files"].as_array().unwrap().len(), 2);
+    assert_eq!(std::fs::read(repo.file("src/geometry.rs")).unwrap(), geo);
+    ok(&call(
+        &client,
+        "undo_edit",
+        json!({"path": "src/inventory.py", "edit_id": id}),
+    )
+    .await);
+    assert_eq!(std::fs::read(repo.file("src/inventory.py")).unwrap(), inv);
 }

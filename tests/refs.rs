@@ -118,7 +118,7 @@ fn score(what: String, r: &References, judged: &(BTreeSet<Pos>, BTreeSet<(String
         found: found.len(),
         precision: hit as f64 / found.len().max(1) as f64,
         recall: hit as f64 / code.len().max(1) as f64,
-        tiers: [r.qualified, r.same_file, r.name_only],
+        tiers: [r.tiers.qualified, r.tiers.same_file, r.tiers.name_only],
     }
 }
 
@@ -425,7 +425,7 @@ fn rust_crate_references_match_a_hand_checked_list() {
             found: found.len(),
             precision: 1.0,
             recall: 1.0,
-            tiers: [r.qualified, r.same_file, r.name_only],
+            tiers: [r.tiers.qualified, r.tiers.same_file, r.tiers.name_only],
         });
     }
     print(&rows);

@@ -1,14 +1,15 @@
 //! The cross-file commands (`refs`, `rename`): thin adapters over
 //! [`crate::refs`]. `--json` prints the payload the MCP tool returns.
 
-use super::RootArg;
 use super::output::Out;
 use super::text::absolute;
 use super::to_json;
 use super::words::cli_text;
+use super::{RootArg, WriteOpts};
 use crate::engine::Engine;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::refs::{self, References, RefsRequest};
+use crate::textops::{self, EditFilesParams, FileEdits};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -20,6 +21,10 @@ pub(super) enum RefsCommand {
     /// Rename a symbol and its references across files (a dry run unless
     /// --apply): one transaction, one edit id for `scalpel undo`.
     Rename(RenameArgs),
+    /// Text edits to several files as one transaction: F.json holds
+    /// [{"path", "edits": [{"old_text", "new_text", ...}], "expected_hash"?}]
+    /// (paths relative to the root); all or nothing, one edit id.
+    EditFiles(EditFilesArgs),
 }
 
 impl RefsCommand {
@@ -27,6 +32,7 @@ impl RefsCommand {
         match self {
             RefsCommand::Refs(a) => a.json,
             RefsCommand::Rename(a) => a.json,
+            RefsCommand::EditFiles(a) => a.json,
         }
     }
 }
@@ -116,10 +122,68 @@ fn rename_cmd(a: RenameArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     Ok(0)
 }
 
+#[derive(Args, Debug)]
+pub(super) struct EditFilesArgs {
+    /// The JSON file with the edits of each file.
+    edits: PathBuf,
+    #[command(flatten)]
+    write: WriteOpts,
+    /// Print the result as JSON (the payload of the MCP tool).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    root: RootArg,
+}
+
+fn edit_files_cmd(a: EditFilesArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let text = std::fs::read_to_string(&a.edits).map_err(|e| Error::io("read", &a.edits, &e))?;
+    let files: Vec<FileEdits> = serde_json::from_str(&text).map_err(|e| {
+        Error::invalid_argument(format!(
+            "{} is not a list of file edits: {e}",
+            a.edits.display()
+        ))
+        .with_suggestion(
+            r#"write [{"path": "src/a.py", "edits": [{"old_text": "x", "new_text": "y"}]}]"#,
+        )
+    })?;
+    if a.write.expected_hash.is_some() {
+        return Err(Error::invalid_argument("--expected-hash is per file here")
+            .with_suggestion(r#"put "expected_hash" in each file's entry of the JSON file"#));
+    }
+    let here = absolute(std::path::Path::new("."))?;
+    let ws = a.root.workspace(Some(&here), engine)?;
+    let params = EditFilesParams {
+        files,
+        dry_run: a.write.dry_run,
+        allow_syntax_errors: a.write.allow_syntax_errors,
+    };
+    let r = textops::edit_files(&ws, engine, &params)?;
+    if a.json {
+        out.line(&to_json(&r));
+    } else {
+        for f in &r.files {
+            out.raw(&f.diff);
+        }
+        let changed = r.files.iter().filter(|f| f.changed).count();
+        out.line(&match &r.edit_id {
+            Some(id) => format!("edited {changed} of {} files; edit {id}", r.files.len()),
+            None => format!(
+                "would edit {changed} of {} files; nothing written",
+                r.files.len()
+            ),
+        });
+        for w in r.files.iter().flat_map(|f| &f.warnings).chain(&r.warnings) {
+            eprintln!("warning: {}", cli_text(w));
+        }
+    }
+    Ok(0)
+}
+
 pub(super) fn run(cmd: RefsCommand, engine: &Engine, out: &mut Out) -> Result<u8> {
     match cmd {
         RefsCommand::Refs(a) => refs_cmd(a, engine, out),
         RefsCommand::Rename(a) => rename_cmd(a, engine, out),
+        RefsCommand::EditFiles(a) => edit_files_cmd(a, engine, out),
     }
 }
 

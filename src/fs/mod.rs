@@ -20,7 +20,7 @@ pub use profile::{
     DEFAULT_MAX_FILE_SIZE, Eol, FileProfile, Indent, SourceText, count_lines, decode, hash_bytes,
     profile_of, read_source,
 };
-pub use transaction::{FileChange, FileReceipt, TxnOutcome, commit_files};
+pub use transaction::{FileChange, TxnOutcome, commit_files};
 pub use undo::{UndoOutcome, history, undo};
 pub use walk::{walk_files, walker};
 pub use workspace::{Purpose, ResolvedPath, SCALPEL_DIR, Workspace};

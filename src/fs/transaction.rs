@@ -20,7 +20,9 @@
 //! the record was removed, all-new (the journal has every entry).
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::commit::{Current, Diff, check_writable, make_diff, read_current, recheck};
+use crate::fs::commit::{
+    Current, Diff, WriteOutcome, check_writable, make_diff, read_current, recheck,
+};
 use crate::fs::journal::{
     Journal, JournalEntry, format_edit_id, now_rfc3339, parse_edit_id, read_backup, successor,
 };
@@ -42,24 +44,14 @@ pub struct FileChange {
     pub undo_of: Option<String>,
 }
 
-/// The receipt of one file of a transaction.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct FileReceipt {
-    pub path: String,
-    pub old_hash: Option<String>,
-    pub new_hash: String,
-    pub changed: bool,
-    pub diff: String,
-    pub diff_truncated: bool,
-}
-
 /// The receipt of a transaction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct TxnOutcome {
     /// The transaction's id (undo it with this id); `None` for a dry run or
     /// when nothing changed.
     pub edit_id: Option<String>,
-    pub files: Vec<FileReceipt>,
+    /// One write receipt per file (each with its own entry's `edit_id`).
+    pub files: Vec<WriteOutcome>,
     pub dry_run: bool,
     pub warnings: Vec<String>,
 }
@@ -109,13 +101,17 @@ pub fn commit_files(
         } else {
             Diff::default()
         };
-        receipts.push(FileReceipt {
+        receipts.push(WriteOutcome {
+            edit_id: None,
             path: targets[i].display.clone(),
             old_hash: cur.hash.clone(),
             new_hash: hash_bytes(&c.new),
+            created: false,
             changed,
+            dry_run,
             diff: diff.text,
             diff_truncated: diff.truncated,
+            warnings: Vec::new(),
         });
         if changed {
             check_writable(&targets[i].path, cur, faults)?;
@@ -233,6 +229,9 @@ pub fn commit_files(
         .map_err(|e| Error::io("finish_transaction", &ws.scalpel_dir(), &e))?;
     if let Err(e) = journal.prune(ws.retention()) {
         tracing::warn!(error = %e, "journal pruning failed");
+    }
+    for (e, &i) in entries.iter().zip(&todo) {
+        outcome.files[i].edit_id = Some(e.edit_id.clone());
     }
     outcome.edit_id = Some(txn);
     Ok(outcome)

@@ -385,3 +385,30 @@ impl Render for crate::refs::rename::RenameReceipt {
         self.text()
     }
 }
+
+impl Render for crate::textops::EditFilesReceipt {
+    fn render(&self) -> String {
+        let mut out = match &self.edit_id {
+            Some(id) => format!(
+                "edited {} files as edit {id} (undo_edit with it restores every file)\n",
+                self.files.len()
+            ),
+            None => format!(
+                "{} {} files; nothing written\n",
+                if self.dry_run {
+                    "would edit"
+                } else {
+                    "checked"
+                },
+                self.files.len()
+            ),
+        };
+        for w in &self.warnings {
+            let _ = writeln!(out, "warning: {w}");
+        }
+        for f in &self.files {
+            out.push_str(&f.render());
+        }
+        out
+    }
+}

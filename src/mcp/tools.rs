@@ -24,7 +24,8 @@ use crate::fs::{Purpose, UndoOutcome};
 use crate::refs::rename::RenameReceipt;
 use crate::refs::{References, RefsRequest};
 use crate::textops::{
-    self, EditParams, EditReceipt, FileWindow, Fragment, FragmentParams, WriteParams, WriteReceipt,
+    self, EditFilesParams, EditFilesReceipt, EditParams, EditReceipt, FileWindow, Fragment,
+    FragmentParams, WriteParams, WriteReceipt,
 };
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::ProgressNotificationParam;
@@ -188,22 +189,22 @@ pub struct ReadFileParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FindReferencesParams {
-    /// With symbol: its file. With name: folder to search.
+    /// symbol's file; with name, a folder to search.
     #[serde(default)]
     pub path: Option<String>,
-    /// Name path of the definition in path.
+    /// Name path of the definition.
     #[serde(default)]
     pub symbol: Option<String>,
-    /// A bare name instead of a symbol.
+    /// A bare name instead.
     #[serde(default)]
     pub name: Option<String>,
-    /// Only files matching these globs.
+    /// Globs to search.
     #[serde(default)]
-    pub include: Vec<String>,
-    /// Skip files matching these globs.
+    pub include: Option<Vec<String>>,
+    /// Globs to skip.
     #[serde(default)]
-    pub exclude: Vec<String>,
-    /// Most references listed (default 200).
+    pub exclude: Option<Vec<String>>,
+    /// Most listed (default 200).
     #[serde(default)]
     pub max_results: Option<usize>,
 }
@@ -217,7 +218,7 @@ pub struct RenameSymbolParams {
     pub symbol: String,
     /// The new identifier.
     pub new_name: String,
-    /// Only show the per-file diffs (default true).
+    /// Diffs only, write nothing (default true).
     #[serde(default = "yes")]
     #[schemars(default = "yes")]
     pub dry_run: bool,
@@ -507,7 +508,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "References to a symbol (or bare name) across the root: code only, not strings/comments; each tiered qualified, same_file or name_only.",
+        description = "References to a symbol or bare name across the root, in code only (not strings/comments), tiered qualified, same_file or name_only.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_references(
@@ -521,8 +522,8 @@ impl ScalpelServer {
                 symbol: p.symbol,
                 name: p.name,
                 kind: None,
-                include: p.include,
-                exclude: p.exclude,
+                include: p.include.unwrap_or_default(),
+                exclude: p.exclude.unwrap_or_default(),
                 max_results: p.max_results,
             };
             let load = |path: &Path| {
@@ -538,7 +539,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Rename a symbol and its references across files; dry_run (default) shows per-file diffs and name_only matches left alone. One validated transaction, one edit_id for undo_edit.",
+        description = "Rename a symbol and its references across files; dry_run (default) shows diffs and the name_only matches left alone. One validated transaction: one edit_id.",
         annotations(
             destructive_hint = true,
             idempotent_hint = false,
@@ -578,6 +579,27 @@ impl ScalpelServer {
                 )
             },
         )
+        .await
+        .map(Json)
+    }
+
+    #[tool(
+        description = "edit_file for several files at once: files [{path, edits, expected_hash?}], all matched and validated first, written as one transaction; one edit_id undoes all.",
+        annotations(
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn edit_files(
+        &self,
+        Parameters(p): Parameters<EditFilesParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<EditFilesReceipt>, ToolError> {
+        let first = p.files.first().map(|f| f.path.clone()).unwrap_or_default();
+        self.write("edit_files", &ctx, first, Purpose::Read, move |env, _| {
+            textops::edit_files(env.ws(), env.engine(), &p)
+        })
         .await
         .map(Json)
     }

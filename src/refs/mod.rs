@@ -116,22 +116,27 @@ pub struct FileCount {
     pub count: usize,
 }
 
+/// References per tier.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct TierCounts {
+    pub qualified: usize,
+    pub same_file: usize,
+    pub name_only: usize,
+}
+
 /// The result of `find_references`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct References {
     pub name: String,
-    /// The definition's name path (absent for a bare name).
+    /// The definition's name path and kind (absent for a bare name).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
     /// Best first: definition, qualified, same file, name only.
     pub references: Vec<Reference>,
     /// References found (listed or not), definition included.
     pub total: usize,
-    pub qualified: usize,
-    pub same_file: usize,
-    pub name_only: usize,
+    /// How many references of each tier were found.
+    pub tiers: TierCounts,
     /// References per file, most first.
     pub files: Vec<FileCount>,
     /// Whole-word occurrences that are not references (strings, comments,
@@ -139,7 +144,6 @@ pub struct References {
     pub left_alone: Vec<LeftAlone>,
     pub left_alone_count: usize,
     pub files_searched: usize,
-    pub files_parsed: usize,
     pub truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
@@ -498,18 +502,18 @@ pub fn find_references(
     let symbol = c.target.as_ref().map(|t| t.symbol());
     Ok(References {
         name: c.name.clone(),
-        symbol: symbol.map(|s| s.name_path.clone()),
-        kind: symbol.map(|s| s.kind.clone()),
+        symbol: symbol.map(|s| format!("{} ({})", s.name_path, s.kind)),
         references: refs,
         total,
-        qualified,
-        same_file,
-        name_only,
+        tiers: TierCounts {
+            qualified,
+            same_file,
+            name_only,
+        },
         files,
         left_alone: left,
         left_alone_count,
         files_searched: c.files_searched,
-        files_parsed: c.files.len(),
         truncated: !hints.is_empty(),
         hint: (!hints.is_empty()).then(|| hints.join("; ")),
         errors: c.errors,
@@ -543,17 +547,17 @@ impl References {
     /// was left alone.
     pub fn text(&self) -> String {
         use std::fmt::Write;
-        let what = match (&self.symbol, &self.kind) {
-            (Some(s), Some(k)) => format!("{s} ({k})"),
-            _ => format!("name `{}`", self.name),
+        let what = match &self.symbol {
+            Some(s) => s.clone(),
+            None => format!("name `{}`", self.name),
         };
         let mut out = format!(
             "{what}: {} references in {} files ({} qualified, {} same file, {} name only; {} files searched)\n",
             self.total,
             self.files.len(),
-            self.qualified,
-            self.same_file,
-            self.name_only,
+            self.tiers.qualified,
+            self.tiers.same_file,
+            self.tiers.name_only,
             self.files_searched
         );
         for r in &self.references {

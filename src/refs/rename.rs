@@ -11,7 +11,7 @@
 use super::{Collected, RefsRequest, Tier, collect};
 use crate::edit::validate::{self, Change};
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::{FileChange, FileReceipt, Purpose, Workspace, commit_files};
+use crate::fs::{FileChange, Purpose, Workspace, WriteOutcome, commit_files};
 use crate::hint::{Term, term};
 use crate::lang::Registry;
 use crate::symbols::{self, ParsedFile};
@@ -34,14 +34,16 @@ pub struct Skipped {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RenameReceipt {
     pub symbol: String,
+    #[serde(skip)]
     pub new_name: String,
     /// The transaction id (undo_edit reverts every file); `None` for a dry run.
     pub edit_id: Option<String>,
+    #[serde(skip)]
     pub dry_run: bool,
     /// Occurrences renamed, definition included.
     pub renamed: usize,
     /// Per file: hashes and unified diff.
-    pub files: Vec<FileReceipt>,
+    pub files: Vec<WriteOutcome>,
     /// Uses of the name left alone (name only, unless include_name_only),
     /// at most 100 listed.
     pub skipped: Vec<Skipped>,
