@@ -198,6 +198,7 @@ fn refs_cmd(a: RefsArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         include: a.include,
         exclude: a.exclude,
         max_results: a.max_results,
+        max_files: None,
     };
     let mut r = refs::find_references(&ws, &engine.registry, &req, &|p| {
         engine.load(p, None).map(std::sync::Arc::new)

@@ -525,6 +525,7 @@ impl ScalpelServer {
                 include: p.include.unwrap_or_default(),
                 exclude: p.exclude.unwrap_or_default(),
                 max_results: p.max_results,
+                max_files: None,
             };
             let load = |path: &Path| {
                 env.parse(&crate::fs::ResolvedPath {

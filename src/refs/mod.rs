@@ -57,6 +57,9 @@ pub struct RefsRequest {
     pub include: Vec<String>,
     pub exclude: Vec<String>,
     pub max_results: Option<usize>,
+    /// Most candidate files parsed (default [`MAX_CANDIDATE_FILES`]).
+    #[serde(skip)]
+    pub max_files: Option<usize>,
 }
 
 /// How surely a reference is tied to the definition.
@@ -249,7 +252,7 @@ pub(crate) fn collect(
         exclude: req.exclude.clone(),
         case_sensitive: true,
         whole_word: true,
-        max_results: Some(MAX_CANDIDATE_FILES),
+        max_results: Some(req.max_files.unwrap_or(MAX_CANDIDATE_FILES)),
         max_matches_per_file: Some(1),
         max_total_matches: Some(1),
         max_file_size: Some(ws.max_file_size()),
@@ -605,6 +608,9 @@ impl References {
 
 /// Places listed in a [`remaining_references`] warning.
 const REMAINING_SHOWN: usize = 5;
+/// Files a delete's reference check parses at most (a delete stays fast in
+/// a large tree; the warning says when it looked at fewer than all).
+const REMAINING_MAX_FILES: usize = 300;
 
 /// The references that remain to the symbol `address` of `display` once
 /// it is deleted (its own body excluded): one warning line with counts per
@@ -619,6 +625,7 @@ pub fn remaining_references(
     let req = RefsRequest {
         path: Some(display.to_string()),
         symbol: Some(address.to_string()),
+        max_files: Some(REMAINING_MAX_FILES),
         ..RefsRequest::default()
     };
     let c = collect(ws, registry, &req, load)?;
@@ -654,7 +661,7 @@ pub fn remaining_references(
         .map(|p| p.1.as_str())
         .collect();
     Ok(Some(format!(
-        "`{}` is still referenced {} times in {} files ({} qualified, {} same file, {} name only): {}{}",
+        "`{}` is still referenced {} times in {} files ({} qualified, {} same file, {} name only): {}{}{}",
         t.symbol().name_path,
         places.len(),
         files.len(),
@@ -666,6 +673,14 @@ pub fn remaining_references(
             ", …"
         } else {
             ""
+        },
+        if c.candidates_cut > 0 {
+            format!(
+                " (at least: {} more files mention the name and were not checked)",
+                c.candidates_cut
+            )
+        } else {
+            String::new()
         },
     )))
 }
