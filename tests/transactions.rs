@@ -281,7 +281,7 @@ fn sigkill_during_transactions_leaves_all_old_or_all_new() {
     // Kills land anywhere in about two transactions after the writer is ready.
     let window = (transaction_time().as_micros() as u64 * 2).max(20_000);
     let started = std::time::Instant::now();
-    let (mut old, mut new, mut recovered) = (0, 0, 0);
+    let (mut old, mut new, mut recovered, mut by_cli) = (0, 0, 0, 0);
     for run in 0..CRASH_RUNS {
         let _ = std::fs::remove_file(root.join("ready"));
         let mut child = std::process::Command::new(&exe)
@@ -317,8 +317,23 @@ fn sigkill_during_transactions_leaves_all_old_or_all_new() {
         }
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
-        recovered += usize::from(root.join(".scalpel/transaction.json").exists());
-        // The next start: opening the root rolls back what was interrupted.
+        let interrupted = root.join(".scalpel/transaction.json").exists();
+        recovered += usize::from(interrupted);
+        by_cli += usize::from(interrupted && run % 2 == 0);
+        // The next start, a CLI process (even runs) or a library user (odd
+        // runs): opening the root rolls back what was interrupted.
+        if run % 2 == 0 {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_scalpel"))
+                .args(["history", "--json", "--root"])
+                .arg(&root)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "run {run}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
         let ws = crash_ws(&root);
         assert!(
             !root.join(".scalpel/transaction.json").exists(),
@@ -380,7 +395,8 @@ fn sigkill_during_transactions_leaves_all_old_or_all_new() {
     eprintln!(
         "transaction crash test: {CRASH_RUNS} kills of {CRASH_FILES}-file transactions \
          ({CRASH_SIZE} bytes each): all old {old}x, all new {new}x, \
-         {recovered} interrupted transactions rolled back on the next open, \
+         {recovered} interrupted transactions rolled back on the next open \
+         ({by_cli} of them by `scalpel history`), \
          kill window {window} µs, {:?}",
         started.elapsed()
     );
