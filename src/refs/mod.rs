@@ -16,7 +16,11 @@
 //! Bounded: the candidate files and the listed references are capped, with
 //! per-file counts of everything found and a hint when cut.
 
+mod remaining;
 pub mod rename;
+mod text;
+
+pub use remaining::remaining_references;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs::search::{SearchError, SearchParams, search_files};
@@ -542,145 +546,4 @@ fn enclosing(file: &ParsedFile, byte: usize) -> Option<String> {
         })
         .min_by_key(|s| s.full_span().end_byte - s.full_span().start_byte)
         .map(|s| s.name_path.clone())
-}
-
-impl References {
-    /// The compact text both interfaces show (hints still marked, rendered
-    /// by each interface): a summary line, one line per reference, what
-    /// was left alone.
-    pub fn text(&self) -> String {
-        use std::fmt::Write;
-        let what = match &self.symbol {
-            Some(s) => s.clone(),
-            None => format!("name `{}`", self.name),
-        };
-        let mut out = format!(
-            "{what}: {} references in {} files ({} qualified, {} same file, {} name only; {} files searched)\n",
-            self.total,
-            self.files.len(),
-            self.tiers.qualified,
-            self.tiers.same_file,
-            self.tiers.name_only,
-            self.files_searched
-        );
-        for r in &self.references {
-            let inside = r
-                .enclosing
-                .as_deref()
-                .map(|e| format!(" in {e}"))
-                .unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "{}:{}:{}: {} {}{inside}: {}",
-                r.path,
-                r.line,
-                r.column,
-                r.tier.as_str(),
-                r.role,
-                r.preview.trim()
-            );
-        }
-        if self.left_alone_count > 0 {
-            let mut why: Vec<(&str, usize)> = Vec::new();
-            for l in &self.left_alone {
-                match why.iter_mut().find(|w| w.0 == l.why) {
-                    Some(w) => w.1 += 1,
-                    None => why.push((&l.why, 1)),
-                }
-            }
-            let why: Vec<String> = why.iter().map(|(w, n)| format!("{n} {w}")).collect();
-            let _ = writeln!(
-                out,
-                "left alone: {} occurrences that are not references ({})",
-                self.left_alone_count,
-                why.join(", ")
-            );
-        }
-        if let Some(h) = &self.hint {
-            let _ = writeln!(out, "truncated: {h}");
-        }
-        for e in &self.errors {
-            let _ = writeln!(out, "warning: {}: {}", e.path, e.message);
-        }
-        out
-    }
-}
-
-/// Places listed in a [`remaining_references`] warning.
-const REMAINING_SHOWN: usize = 5;
-/// Files a delete's reference check parses at most (a delete stays fast in
-/// a large tree; the warning says when it looked at fewer than all).
-const REMAINING_MAX_FILES: usize = 300;
-
-/// The references that remain to the symbol `address` of `display` once
-/// it is deleted (its own body excluded): one warning line with counts per
-/// tier and the first places, or `None` when nothing refers to it.
-pub fn remaining_references(
-    ws: &Workspace,
-    registry: &Registry,
-    display: &str,
-    address: &str,
-    load: &(dyn Fn(&Path) -> Result<Arc<ParsedFile>> + Sync),
-) -> Result<Option<String>> {
-    let req = RefsRequest {
-        path: Some(display.to_string()),
-        symbol: Some(address.to_string()),
-        max_files: Some(REMAINING_MAX_FILES),
-        ..RefsRequest::default()
-    };
-    let c = collect(ws, registry, &req, load)?;
-    let Some(t) = &c.target else {
-        return Ok(None);
-    };
-    let span = t.symbol().full_span();
-    let mut places: Vec<(Tier, String)> = Vec::new();
-    for (path, _, found) in &c.files {
-        for f in found {
-            let inside =
-                *path == t.display && span.start_byte <= f.occ.byte && f.occ.byte < span.end_byte;
-            if let Ok(tier) = f.verdict
-                && tier != Tier::Definition
-                && !inside
-            {
-                places.push((tier, format!("{path}:{}", f.occ.line)));
-            }
-        }
-    }
-    if places.is_empty() {
-        return Ok(None);
-    }
-    places.sort();
-    let count = |tier: Tier| places.iter().filter(|p| p.0 == tier).count();
-    let files: std::collections::BTreeSet<&str> = places
-        .iter()
-        .map(|p| p.1.rsplit_once(':').map_or(p.1.as_str(), |x| x.0))
-        .collect();
-    let shown: Vec<&str> = places
-        .iter()
-        .take(REMAINING_SHOWN)
-        .map(|p| p.1.as_str())
-        .collect();
-    Ok(Some(format!(
-        "`{}` is still referenced {} times in {} files ({} qualified, {} same file, {} name only): {}{}{}",
-        t.symbol().name_path,
-        places.len(),
-        files.len(),
-        count(Tier::Qualified),
-        count(Tier::SameFile),
-        count(Tier::NameOnly),
-        shown.join(", "),
-        if places.len() > REMAINING_SHOWN {
-            ", …"
-        } else {
-            ""
-        },
-        if c.candidates_cut > 0 {
-            format!(
-                " (at least: {} more files mention the name and were not checked)",
-                c.candidates_cut
-            )
-        } else {
-            String::new()
-        },
-    )))
 }
