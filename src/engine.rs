@@ -605,6 +605,22 @@ impl Engine {
                 e
             })?;
 
+        if op == Operation::Delete {
+            // Safer deletes: what still uses the symbol, before anything is
+            // written (a dry run shows it too).
+            let load = |p: &Path| self.load(p, None).map(Arc::new);
+            match crate::refs::remaining_references(
+                ws,
+                &self.registry,
+                &display,
+                target.address(),
+                &load,
+            ) {
+                Ok(Some(w)) => warnings.push(w),
+                Ok(None) => {}
+                Err(e) => warnings.push(format!("references not checked: {}", e.message)),
+            }
+        }
         if op != Operation::Delete {
             if op == Operation::Replace
                 && defined.first().is_some_and(|d| !d.docstring)

@@ -64,6 +64,8 @@ terms! {
     Pattern = "pattern",
     Path = "path",
     Include = "include",
+    Exclude = "exclude",
+    IncludeNameOnly = "include_name_only",
     MaxResults = "max_results",
     MaxMatchesPerFile = "max_matches_per_file",
     MaxItems = "max_items",

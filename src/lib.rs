@@ -11,6 +11,7 @@ pub mod fs;
 pub mod hint;
 pub mod lang;
 pub mod mcp;
+pub mod refs;
 pub mod symbols;
 pub mod text;
 pub mod textops;

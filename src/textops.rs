@@ -399,7 +399,99 @@ pub fn edit_resolved(
     parsed: Option<&ParsedFile>,
     params: &EditParams,
 ) -> Result<(EditReceipt, Option<Reparsed>)> {
-    if params.edits.is_empty() {
+    let mut p = plan_file(
+        engine,
+        target,
+        parsed,
+        &params.edits,
+        params.expected_hash.as_deref(),
+        params.allow_syntax_errors,
+    )?;
+    let Some(new_text) = p.new_text.take() else {
+        return Ok((p.receipt(params.dry_run), None));
+    };
+    let outcome = fs::commit_write(
+        ws,
+        target,
+        Some(&p.src),
+        new_text.as_bytes(),
+        WriteMeta {
+            operation: "edit_file".to_string(),
+            symbol: None,
+            expected_hash: params.expected_hash.clone(),
+            dry_run: params.dry_run,
+        },
+    )?;
+    let reparsed = match p.new_tree.clone() {
+        Some((language, tree)) if outcome.changed && !outcome.dry_run => {
+            Some(Reparsed::new(language, target.path.clone(), new_text, tree))
+        }
+        _ => None,
+    };
+    Ok((p.committed(outcome), reparsed))
+}
+
+/// A file's batch of edits, matched and validated, not yet written.
+struct PlannedFile {
+    src: Arc<SourceText>,
+    /// `None`: every edit is a no-op.
+    new_text: Option<String>,
+    summaries: Vec<EditSummary>,
+    validation: Validation,
+    new_tree: Option<NewTree>,
+    warnings: Vec<String>,
+    display: String,
+}
+
+impl PlannedFile {
+    /// The receipt when nothing is written (a batch of no-ops).
+    fn receipt(self, dry_run: bool) -> EditReceipt {
+        EditReceipt {
+            path: self.display,
+            edit_id: None,
+            changed: false,
+            dry_run,
+            edits: self.summaries,
+            diff: String::new(),
+            diff_truncated: false,
+            file_hash: self.src.hash.clone(),
+            previous_hash: self.src.hash.clone(),
+            validation: self.validation,
+            warnings: self.warnings,
+        }
+    }
+
+    /// The receipt of the write `outcome` of this plan.
+    fn committed(self, outcome: fs::WriteOutcome) -> EditReceipt {
+        let mut warnings = self.warnings;
+        warnings.extend(outcome.warnings);
+        EditReceipt {
+            path: outcome.path,
+            edit_id: outcome.edit_id,
+            changed: outcome.changed,
+            dry_run: outcome.dry_run,
+            edits: self.summaries,
+            diff: outcome.diff,
+            diff_truncated: outcome.diff_truncated,
+            file_hash: outcome.new_hash,
+            previous_hash: self.src.hash.clone(),
+            validation: self.validation,
+            warnings,
+        }
+    }
+}
+
+/// Read, check the hash, match every edit and validate the result (see
+/// [`edit_file`]); nothing is written.
+fn plan_file(
+    engine: &Engine,
+    target: &ResolvedPath,
+    parsed: Option<&ParsedFile>,
+    edits: &[TextEdit],
+    expected_hash: Option<&str>,
+    allow_syntax_errors: bool,
+) -> Result<PlannedFile> {
+    if edits.is_empty() {
         return Err(Error::invalid_argument("no edits given").with_suggestion(
             "pass ⟦edits⟧ with ⟦old_text⟧ and ⟦new_text⟧; use ⟦write_file⟧ to replace a whole file",
         ));
@@ -413,31 +505,25 @@ pub fn edit_resolved(
     };
     // Check the hash before matching: against a file that changed, the
     // edits' failures would only be noise.
-    if let Some(expected) = &params.expected_hash {
+    if let Some(expected) = expected_hash {
         fs::check_expected_hash(&target.display, &src, expected)?;
     }
-    let plan = plan_edits(&src.text, &params.edits).map_err(|e| e.with_path(&target.display))?;
+    let plan = plan_edits(&src.text, edits).map_err(|e| e.with_path(&target.display))?;
     let summaries = summarize(&plan.edits);
     let mut warnings = plan.warnings.clone();
-
+    let mut planned = PlannedFile {
+        src: src.clone(),
+        new_text: None,
+        summaries,
+        validation: Validation::not_checked(),
+        new_tree: None,
+        warnings: Vec::new(),
+        display: target.display.clone(),
+    };
     if plan.is_noop() {
         warnings.push("nothing changed: every edit's old text equals its new text".to_string());
-        return Ok((
-            EditReceipt {
-                path: target.display.clone(),
-                edit_id: None,
-                changed: false,
-                dry_run: params.dry_run,
-                edits: summaries,
-                diff: String::new(),
-                diff_truncated: false,
-                file_hash: src.hash.clone(),
-                previous_hash: src.hash.clone(),
-                validation: Validation::not_checked(),
-                warnings,
-            },
-            None,
-        ));
+        planned.warnings = warnings;
+        return Ok(planned);
     }
 
     let new_text = plan.apply(&src.text)?;
@@ -462,42 +548,119 @@ pub fn edit_resolved(
             change,
         }),
         &new_text,
-        params.allow_syntax_errors,
+        allow_syntax_errors,
         &mut warnings,
     )?;
-    let outcome = fs::commit_write(
-        ws,
-        target,
-        Some(&src),
-        new_text.as_bytes(),
-        WriteMeta {
-            operation: "edit_file".to_string(),
-            symbol: None,
-            expected_hash: params.expected_hash.clone(),
-            dry_run: params.dry_run,
-        },
-    )?;
-    warnings.extend(outcome.warnings);
-    let reparsed = match new_tree {
-        Some((language, tree)) if outcome.changed && !outcome.dry_run => {
-            Some(Reparsed::new(language, target.path.clone(), new_text, tree))
+    planned.new_text = Some(new_text);
+    planned.validation = validation;
+    planned.new_tree = new_tree;
+    planned.warnings = warnings;
+    Ok(planned)
+}
+
+/// Text edits to several files (`edit_files`): each file's batch as in
+/// `edit_file`, all matched and validated first, then written as one
+/// transaction (one edit id; undo restores every file).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditFilesParams {
+    /// One entry per file: path, edits, optional expected_hash.
+    #[schemars(
+        description = "[{path, edits, expected_hash?}], each as in edit_file.",
+        with = "Vec<serde_json::Map<String, serde_json::Value>>"
+    )]
+    pub files: Vec<FileEdits>,
+    /// Match, validate and show the diffs, but write nothing.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Write even if a result has new parse errors.
+    #[serde(default)]
+    pub allow_syntax_errors: bool,
+}
+
+/// The edits of one file in `edit_files`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileEdits {
+    pub path: String,
+    pub edits: Vec<TextEdit>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_hash: Option<String>,
+}
+
+/// The receipt of `edit_files`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct EditFilesReceipt {
+    /// The transaction's id (undo_edit with it restores every file); absent
+    /// for a dry run or when nothing changed.
+    pub edit_id: Option<String>,
+    pub dry_run: bool,
+    /// One edit_file receipt per file, in the order given.
+    pub files: Vec<EditReceipt>,
+    pub warnings: Vec<String>,
+}
+
+/// Apply `params` (see [`EditFilesParams`]). Any failure (a match, a
+/// validation, a stale file, a write) leaves every file untouched.
+pub fn edit_files(
+    ws: &Workspace,
+    engine: &Engine,
+    params: &EditFilesParams,
+) -> Result<EditFilesReceipt> {
+    if params.files.is_empty() {
+        return Err(Error::invalid_argument("no files given")
+            .with_suggestion("pass one entry per file, each with its ⟦path⟧ and ⟦edits⟧"));
+    }
+    let mut plans = Vec::new();
+    let mut changes = Vec::new();
+    for f in &params.files {
+        let target = ws.resolve(Path::new(&f.path), Purpose::Write)?;
+        if plans
+            .iter()
+            .any(|(t, _): &(ResolvedPath, PlannedFile)| t.path == target.path)
+        {
+            return Err(
+                Error::invalid_argument(format!("{} is given twice", target.display))
+                    .with_suggestion("put all the edits of one file in one entry")
+                    .with_details(serde_json::json!({"path": target.display})),
+            );
         }
-        _ => None,
-    };
-    let receipt = EditReceipt {
-        path: outcome.path,
-        edit_id: outcome.edit_id,
-        changed: outcome.changed,
-        dry_run: outcome.dry_run,
-        edits: summaries,
-        diff: outcome.diff,
-        diff_truncated: outcome.diff_truncated,
-        file_hash: outcome.new_hash,
-        previous_hash: src.hash.clone(),
-        validation,
-        warnings,
-    };
-    Ok((receipt, reparsed))
+        let p = plan_file(
+            engine,
+            &target,
+            None,
+            &f.edits,
+            f.expected_hash.as_deref(),
+            params.allow_syntax_errors,
+        )?;
+        if let Some(text) = &p.new_text {
+            changes.push(fs::FileChange {
+                target: target.clone(),
+                expect: Some(p.src.hash.clone()),
+                new: text.clone().into_bytes(),
+                undo_of: None,
+            });
+        }
+        plans.push((target, p));
+    }
+    let t = fs::commit_files(ws, &changes, "edit_files", None, false, params.dry_run)?;
+    let mut outcomes = t.files.into_iter();
+    let files = plans
+        .into_iter()
+        .map(|(_, p)| match p.new_text {
+            Some(_) => match outcomes.next() {
+                Some(o) => p.committed(o),
+                None => p.receipt(params.dry_run),
+            },
+            None => p.receipt(params.dry_run),
+        })
+        .collect();
+    Ok(EditFilesReceipt {
+        edit_id: t.edit_id,
+        dry_run: params.dry_run,
+        files,
+        warnings: t.warnings,
+    })
 }
 
 fn summarize(planned: &[crate::text::PlannedEdit]) -> Vec<EditSummary> {

@@ -10,7 +10,7 @@ use rmcp::model::ErrorCode as RpcCode;
 use scalpel::engine::Engine;
 use scalpel::fs::{Purpose, Workspace, WriteMeta, commit_write, read_source};
 use scalpel::mcp::{ScalpelServer, ServerOptions};
-use serde_json::json;
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -48,11 +48,14 @@ async fn tools_have_schemas_annotations_and_instructions() {
         names,
         [
             "edit_file",
+            "edit_files",
             "extract_code",
+            "find_references",
             "list_directory",
             "list_symbols",
             "read_file",
             "read_fragment",
+            "rename_symbol",
             "search_files",
             "undo_edit",
             "update_symbol",
@@ -86,7 +89,14 @@ async fn tools_have_schemas_annotations_and_instructions() {
             );
         }
         let ann = t.annotations.as_ref().unwrap();
-        let writers = ["undo_edit", "update_symbol", "edit_file", "write_file"];
+        let writers = [
+            "undo_edit",
+            "update_symbol",
+            "edit_file",
+            "write_file",
+            "rename_symbol",
+            "edit_files",
+        ];
         let reader = !writers.contains(&t.name.as_ref());
         assert_eq!(ann.read_only_hint.unwrap_or(false), reader, "{}", t.name);
         if !reader {
@@ -531,7 +541,6 @@ async fn update_symbol_success_errors_and_undo() {
         })),
     )
     .await);
-    assert_eq!(v["dry_run"], true);
     assert!(v["edit_id"].is_null());
     assert!(
         v["diff"]
@@ -1335,4 +1344,181 @@ async fn range_errors_name_the_path() {
     assert_eq!(c, "INVALID_RANGE");
     assert_eq!(e["details"]["path"], "docs/notes.txt");
     client.cancel().await.unwrap();
+}
+
+/// `find_references` over MCP: a method used in another file through an
+/// import and `self`, and its name in a string and a comment left alone.
+#[tokio::test]
+async fn find_references_over_mcp() {
+    let repo = Repo::new();
+    std::fs::write(
+        repo.file("src/shop.py"),
+        "from inventory import Warehouse\n\n\ndef stock(w: Warehouse):\n    # add is a comment\n    w.add(1)\n    return \"add\"\n",
+    )
+    .unwrap();
+    let (_s, client) = start(&repo.root()).await;
+    let r = call(
+        &client,
+        "find_references",
+        json!({"path": "src/inventory.py", "symbol": "Warehouse.add"}),
+    )
+    .await;
+    let v = ok(&r);
+    assert_eq!(v["symbol"], "Warehouse.add (method)");
+    let refs = v["references"].as_array().unwrap();
+    assert_eq!(refs[0]["tier"], "definition");
+    assert_eq!(refs[0]["path"], "src/inventory.py");
+    let shop: Vec<&Value> = refs.iter().filter(|r| r["path"] == "src/shop.py").collect();
+    assert_eq!(shop.len(), 1, "{refs:?}");
+    assert_eq!(shop[0]["line"], 6);
+    assert_eq!(shop[0]["enclosing"], "stock");
+    assert_eq!(shop[0]["tier"], "name_only");
+    let left: Vec<&str> = v["left_alone"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["path"] == "src/shop.py")
+        .map(|l| l["why"].as_str().unwrap())
+        .collect();
+    assert_eq!(left, ["in a string or comment", "in a string or comment"]);
+    let Value::Object(files) = &v["files"][0] else {
+        panic!("per-file counts")
+    };
+    assert!(files.contains_key("count"));
+    assert!(text(&r).contains("src/shop.py:6:7: name_only member in stock"));
+    let (code, _) = err(&call(&client, "find_references", json!({"symbol": "x"})).await);
+    assert_eq!(code, "INVALID_ARGUMENT");
+}
+
+/// `rename_symbol` over MCP: a dry run by default (name-only matches left
+/// alone, said why), applied as one transaction, undone by its one id from
+/// any of its files; `update_symbol` delete warns about what still uses
+/// the symbol, in its dry run too.
+#[tokio::test]
+async fn rename_symbol_and_safer_delete_over_mcp() {
+    let repo = Repo::new();
+    let shop = "from inventory import Warehouse\n\n\ndef stock(w: Warehouse):\n    w.add(1)\n";
+    std::fs::write(repo.file("src/shop.py"), shop).unwrap();
+    let inventory = std::fs::read(repo.file("src/inventory.py")).unwrap();
+    let (_s, client) = start(&repo.root()).await;
+    let args = json!({"path": "src/inventory.py", "symbol": "Warehouse.add", "new_name": "put"});
+    let v = ok(&call(&client, "rename_symbol", args.clone()).await);
+    assert!(v["edit_id"].is_null());
+    assert_eq!(v["files"].as_array().unwrap().len(), 1);
+    assert_eq!(v["skipped"][0]["path"], "src/shop.py");
+    assert!(
+        v["hint"]
+            .as_str()
+            .unwrap()
+            .contains("\"include_name_only\": true")
+    );
+    assert_eq!(
+        std::fs::read(repo.file("src/inventory.py")).unwrap(),
+        inventory
+    );
+
+    let mut apply = args.clone();
+    apply["dry_run"] = false.into();
+    apply["include_name_only"] = true.into();
+    let v = ok(&call(&client, "rename_symbol", apply).await);
+    let id = v["edit_id"].as_str().unwrap().to_string();
+    assert_eq!(v["files"].as_array().unwrap().len(), 2);
+    assert!(
+        std::fs::read_to_string(repo.file("src/shop.py"))
+            .unwrap()
+            .contains("w.put(1)")
+    );
+    let u = ok(&call(
+        &client,
+        "undo_edit",
+        json!({"path": "src/shop.py", "edit_id": id}),
+    )
+    .await);
+    assert_eq!(u["files"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        std::fs::read_to_string(repo.file("src/shop.py")).unwrap(),
+        shop
+    );
+    assert_eq!(
+        std::fs::read(repo.file("src/inventory.py")).unwrap(),
+        inventory
+    );
+
+    let mut bad = args.clone();
+    bad["new_name"] = "lambda".into();
+    assert_eq!(
+        err(&call(&client, "rename_symbol", bad).await).0,
+        "INVALID_ARGUMENT"
+    );
+    let mut taken = args.clone();
+    taken["new_name"] = "find".into();
+    assert_eq!(
+        err(&call(&client, "rename_symbol", taken).await).0,
+        "CONFLICT"
+    );
+
+    let v = ok(&call(
+        &client,
+        "update_symbol",
+        json!({"path": "src/inventory.py", "symbol": "Warehouse.add", "operation": "delete", "dry_run": true}),
+    )
+    .await);
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("still referenced 2 times in 2 files")
+            && warnings.contains("src/shop.py:5"),
+        "{warnings}"
+    );
+}
+
+/// `edit_files`: edits to two files land together with one edit id; one
+/// edit that does not match (or a stale hash) writes nothing at all; one
+/// undo restores both files.
+#[tokio::test]
+async fn edit_files_is_one_transaction() {
+    let repo = Repo::new();
+    let (_s, client) = start(&repo.root()).await;
+    let inv = std::fs::read(repo.file("src/inventory.py")).unwrap();
+    let geo = std::fs::read(repo.file("src/geometry.rs")).unwrap();
+    let files = |second_old: &str| {
+        json!({"files": [
+            {"path": "src/inventory.py", "edits": [{"old_text": "MAX_ITEMS = 1000", "new_text": "MAX_ITEMS = 2000"}]},
+            {"path": "src/geometry.rs", "edits": [{"old_text": second_old, "new_text": "pub fn new(x: f64, y: f64) -> Self {"}]},
+        ]})
+    };
+    let (code, e) = err(&call(&client, "edit_files", files("no such text")).await);
+    assert_eq!(code, "NO_MATCH", "{e}");
+    assert_eq!(std::fs::read(repo.file("src/inventory.py")).unwrap(), inv);
+    let v = ok(&call(
+        &client,
+        "edit_files",
+        files("pub fn new(x: f64, y: f64) -> Self {"),
+    )
+    .await);
+    // The second file's edit is a no-op: one file changes.
+    assert_eq!(v["files"].as_array().unwrap().len(), 2);
+    assert_eq!(v["files"][1]["changed"], false);
+    let id = v["edit_id"].as_str().unwrap().to_string();
+    let mut both = files("pub fn new(x: f64, y: f64) -> Self {");
+    both["files"][0]["edits"][0] =
+        json!({"old_text": "MAX_ITEMS = 2000", "new_text": "MAX_ITEMS = 3000"});
+    both["files"][1]["edits"][0]["new_text"] = "pub fn new(x: f64, y: f64) -> Point {".into();
+    let v = ok(&call(&client, "edit_files", both).await);
+    assert_eq!(v["files"][1]["changed"], true);
+    let id2 = v["edit_id"].as_str().unwrap().to_string();
+    let u = ok(&call(
+        &client,
+        "undo_edit",
+        json!({"path": "src/geometry.rs", "edit_id": id2}),
+    )
+    .await);
+    assert_eq!(u["files"].as_array().unwrap().len(), 2);
+    assert_eq!(std::fs::read(repo.file("src/geometry.rs")).unwrap(), geo);
+    ok(&call(
+        &client,
+        "undo_edit",
+        json!({"path": "src/inventory.py", "edit_id": id}),
+    )
+    .await);
+    assert_eq!(std::fs::read(repo.file("src/inventory.py")).unwrap(), inv);
 }

@@ -4,6 +4,7 @@
 //! Every refusal asserts the error code and that the file's bytes and mode are
 //! unchanged.
 
+mod common;
 use scalpel::ErrorCode;
 use scalpel::fs::{
     FaultPlan, JournalEntry, Purpose, ResolvedPath, Retention, SourceText, Workspace, WriteMeta,
@@ -965,17 +966,7 @@ fn crash_safety_under_sigkill() {
             .unwrap();
         crash_writer(mode, Path::new(&path));
     }
-    let mut seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos() as u64
-        | 1;
-    let mut rand = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rand = common::rng();
     let exe = std::env::current_exe().unwrap();
     let started = std::time::Instant::now();
     for mode in CrashMode::ALL {

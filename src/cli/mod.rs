@@ -4,6 +4,7 @@
 //! ambiguous, syntax error, check failed), 2 usage or I/O error.
 
 mod output;
+mod refs;
 mod text;
 pub mod words;
 
@@ -157,6 +158,8 @@ struct WriteOpts {
 enum Command {
     #[command(flatten)]
     Text(text::TextCommand),
+    #[command(flatten)]
+    Refs(refs::RefsCommand),
     /// List the symbols of files or directories (directories are walked,
     /// honouring .gitignore).
     Symbols {
@@ -376,6 +379,7 @@ impl Command {
     fn json(&self) -> bool {
         match self {
             Command::Text(t) => t.json(),
+            Command::Refs(r) => r.json(),
             Command::Symbols { json, .. }
             | Command::Extract { json, .. }
             | Command::Update { json, .. }
@@ -435,6 +439,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
     let engine = engine(&cli.global)?;
     match cli.command {
         Command::Text(cmd) => text::run(cmd, &engine, out),
+        Command::Refs(cmd) => refs::run(cmd, &engine, out),
         Command::Symbols {
             paths,
             json,
@@ -586,7 +591,11 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                 out.line(&format!(
                     "undid {} on {}{}; undo is edit {}",
                     u.undone_edit_id,
-                    u.path,
+                    if u.files.len() > 1 {
+                        u.files.join(", ")
+                    } else {
+                        u.path.clone()
+                    },
                     if u.removed { " (file removed)" } else { "" },
                     u.edit_id.as_deref().unwrap_or("-")
                 ));

@@ -41,6 +41,8 @@ pub fn cli_words(term: Term, value: Option<&str>) -> String {
         Term::Pattern => "`--regex`".into(),
         Term::Path => flag("--path"),
         Term::Include => flag("--include"),
+        Term::Exclude => flag("--exclude"),
+        Term::IncludeNameOnly => "`--include-name-only`".into(),
         Term::MaxResults => flag("--max-results"),
         Term::MaxMatchesPerFile => flag("--max-matches-per-file"),
         Term::MaxItems => flag("--max-items"),

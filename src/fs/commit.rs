@@ -279,6 +279,7 @@ pub(crate) fn apply(
         created_dirs: u32::try_from(created_dirs.len()).unwrap_or(u32::MAX),
         undo_of: change.undo_of.map(str::to_string),
         undone_by: None,
+        txn: None,
     };
     let prev_len = match journal.append(&entry) {
         Ok(n) => n,
@@ -420,7 +421,7 @@ pub(crate) fn read_current(
 /// read-only mode is the user saying "do not edit", and an agent must not
 /// override it. Other denials (ownership, ACLs) surface at the step that hits
 /// them.
-fn check_writable(path: &Path, cur: &Current, faults: &FaultPlan) -> Result<()> {
+pub(crate) fn check_writable(path: &Path, cur: &Current, faults: &FaultPlan) -> Result<()> {
     let fail = |p: &Path, e: io::Error| step_error(WriteStep::CheckWritable, p, &e, true);
     faults
         .check(WriteStep::CheckWritable)

@@ -62,6 +62,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub const JOURNAL_FILE: &str = "journal.jsonl";
 pub const BACKUP_DIR: &str = "backups";
 const LOCK_FILE: &str = "lock";
+/// The record of a multi-file transaction in progress (see `fs::transaction`).
+pub const TXN_FILE: &str = "transaction.json";
 /// The temp file a pruning rewrite of the journal is renamed from.
 const JOURNAL_TMP: &str = ".journal.tmp";
 const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -133,6 +135,10 @@ pub struct JournalEntry {
     /// For an undo: the edit it reverted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undo_of: Option<String>,
+    /// The transaction this change belongs to (the id of its first entry):
+    /// several files changed together, undone together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub txn: Option<String>,
     /// Filled in by `history`, never stored: the undo that reverted this edit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undone_by: Option<String>,
@@ -157,6 +163,11 @@ fn check_entry(entry: &JournalEntry) -> std::result::Result<(), String> {
         && !valid_edit_id(u)
     {
         return Err("its undo_of is not a generated id".into());
+    }
+    if let Some(t) = &entry.txn
+        && !valid_edit_id(t)
+    {
+        return Err("its txn is not a generated id".into());
     }
     let depth = match relative_depth(&entry.path) {
         Some(d) => d,
@@ -405,13 +416,16 @@ impl Journal {
                 Err(std::fs::TryLockError::Error(e)) => return Err(fail(e, &lock_path)),
             }
         }
-        Ok(Journal {
+        let journal = Journal {
             path,
             dir,
             backups,
             faults,
             _lock: lock,
-        })
+        };
+        // Before anything else: an interrupted transaction is rolled back.
+        crate::fs::transaction::recover(ws, &journal)?;
+        Ok(journal)
     }
 
     fn journal_path(&self) -> PathBuf {
@@ -459,10 +473,20 @@ impl Journal {
     /// original is replaced; on failure only a file this call created is
     /// removed.
     pub(crate) fn write_backup(&self, id: &str, bytes: &[u8]) -> Result<(String, String)> {
+        self.write_backup_with(id, bytes, &self.faults)
+    }
+
+    /// [`Journal::write_backup`] under the fault plan `faults`.
+    pub(crate) fn write_backup_with(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        faults: &FaultPlan,
+    ) -> Result<(String, String)> {
         let mut id = id.to_string();
         for _ in 0..MAX_ID_TRIES {
             let path = self.backup_path(&id);
-            let created = self.faults.check(WriteStep::Backup).and_then(|()| {
+            let created = faults.check(WriteStep::Backup).and_then(|()| {
                 rustix::fs::openat(
                     &self.backups,
                     id.as_str(),
@@ -515,11 +539,22 @@ impl Journal {
     /// final `\n`) is left as a line of its own: the entry starts on a fresh
     /// line.
     pub(crate) fn append(&self, entry: &JournalEntry) -> Result<u64> {
+        self.append_all(std::slice::from_ref(entry), &self.faults)
+    }
+
+    /// Append `entries` as lines in one write (a transaction's entries land
+    /// together or, torn by a crash, as a torn last line readers skip).
+    pub(crate) fn append_all(&self, entries: &[JournalEntry], faults: &FaultPlan) -> Result<u64> {
         let path = self.journal_path();
-        let mut line = serde_json::to_string(entry)
-            .map_err(|e| Error::io("journal", &path, &io::Error::other(e)))?;
-        line.push('\n');
-        self.faults
+        let mut line = String::new();
+        for entry in entries {
+            line.push_str(
+                &serde_json::to_string(entry)
+                    .map_err(|e| Error::io("journal", &path, &io::Error::other(e)))?,
+            );
+            line.push('\n');
+        }
+        faults
             .check(WriteStep::Journal)
             .map_err(|e| step_error(WriteStep::Journal, &path, &e, true))?;
         let mut f = open_file_at(
@@ -655,10 +690,67 @@ impl Journal {
         Ok(drop)
     }
 
+    /// The pending transaction record, if any (`None` also when unreadable
+    /// as a regular file of ours).
+    pub(crate) fn read_record(&self) -> Result<Option<Vec<u8>>> {
+        let Some(mut f) = open_file_at(&self.dir, &self.path, TXN_FILE, OFlags::RDONLY)? else {
+            return Ok(None);
+        };
+        let mut bytes = Vec::new();
+        f.read_to_end(&mut bytes)
+            .map_err(|e| Error::io("read_transaction", &self.path.join(TXN_FILE), &e))?;
+        Ok(Some(bytes))
+    }
+
+    /// Write the pending transaction record (before any file is replaced).
+    pub(crate) fn write_record(&self, bytes: &[u8], faults: &FaultPlan) -> Result<()> {
+        let path = self.path.join(TXN_FILE);
+        faults
+            .check(WriteStep::Journal)
+            .and_then(|()| self.replace_file(TXN_FILE, bytes))
+            .map_err(|e| step_error(WriteStep::Journal, &path, &e, true))
+    }
+
+    /// The transaction is complete (or rolled back): remove its record.
+    pub(crate) fn remove_record(&self) -> io::Result<()> {
+        match rustix::fs::unlinkat(&self.dir, TXN_FILE, AtFlags::empty()) {
+            Ok(()) | Err(Errno::NOENT) => {}
+            Err(e) => return Err(e.into()),
+        }
+        rustix::fs::fsync(&self.dir).map_err(io::Error::from)
+    }
+
+    /// Drop every journal line of transaction `txn` (a rolled-back one).
+    pub(crate) fn drop_txn(&self, txn: &str) -> io::Result<()> {
+        let loaded = self.load().map_err(|e| io::Error::other(e.message))?;
+        if !loaded
+            .lines
+            .iter()
+            .any(|l| l.entry.txn.as_deref() == Some(txn))
+        {
+            return Ok(());
+        }
+        let mut text = String::new();
+        for l in loaded
+            .lines
+            .iter()
+            .filter(|l| l.entry.txn.as_deref() != Some(txn))
+        {
+            text.push_str(&l.raw);
+            text.push('\n');
+        }
+        self.replace_journal(text.as_bytes())
+    }
+
     /// Replace the journal with `text`: a temp file in `.scalpel/`, flushed,
     /// renamed over it (atomic: a kill leaves the old or the new journal).
     fn replace_journal(&self, text: &[u8]) -> io::Result<()> {
-        // A temp file of a killed pruner (only ever made under the lock).
+        self.replace_file(JOURNAL_FILE, text)
+    }
+
+    /// Replace `name` in `.scalpel/` with `text`, atomically and flushed.
+    pub(crate) fn replace_file(&self, name: &str, text: &[u8]) -> io::Result<()> {
+        // A temp file of a killed writer (only ever made under the lock).
         match rustix::fs::unlinkat(&self.dir, JOURNAL_TMP, AtFlags::empty()) {
             Ok(()) | Err(Errno::NOENT) => {}
             Err(e) => return Err(e.into()),
@@ -674,7 +766,7 @@ impl Journal {
             .write_all(text)
             .and_then(|()| f.sync_all())
             .and_then(|()| {
-                rustix::fs::renameat(&self.dir, JOURNAL_TMP, &self.dir, JOURNAL_FILE)
+                rustix::fs::renameat(&self.dir, JOURNAL_TMP, &self.dir, name)
                     .map_err(io::Error::from)
             });
         if written.is_err() {
@@ -852,7 +944,7 @@ fn journal_error(path: &Path, message: String, suggestion: &str) -> Error {
 }
 
 /// The id after `(secs, counter)`: the next counter, or the next second.
-fn successor(secs: u64, counter: u32) -> (u64, u32) {
+pub(crate) fn successor(secs: u64, counter: u32) -> (u64, u32) {
     if counter >= 9999 {
         (secs + 1, 1)
     } else {
@@ -992,6 +1084,7 @@ mod tests {
             created_dirs: 0,
             undo_of: None,
             undone_by: None,
+            txn: None,
         }
     }
 

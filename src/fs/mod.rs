@@ -8,6 +8,7 @@ pub mod journal;
 pub mod profile;
 pub mod read;
 pub mod search;
+pub mod transaction;
 pub mod tree;
 pub mod undo;
 pub mod walk;
@@ -20,6 +21,7 @@ pub use profile::{
     DEFAULT_MAX_FILE_SIZE, Eol, FileProfile, Indent, SourceText, count_lines, decode, hash_bytes,
     profile_of, read_bytes, read_source,
 };
+pub use transaction::{FileChange, TxnOutcome, commit_files};
 pub use undo::{UndoOutcome, history, undo};
 pub use walk::{walk_files, walker};
 pub use workspace::{Purpose, ResolvedPath, SCALPEL_DIR, Workspace};

@@ -57,6 +57,9 @@ pub struct UndoOutcome {
     pub diff: String,
     pub diff_truncated: bool,
     pub warnings: Vec<String>,
+    /// For a transaction: every file it restored (`path` is the first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
 }
 
 /// Restore `path` to its state before `edit_id` (default: the newest edit on
@@ -86,6 +89,48 @@ pub fn undo(
         .take(RECENT_IDS)
         .map(|e| e.edit_id.as_str())
         .collect();
+
+    // A transaction's id (or the newest edit of the file being one of a
+    // transaction): every file of it is restored together.
+    let txn = match edit_id {
+        Some(id) => entries
+            .iter()
+            .find(|e| e.txn.as_deref() == Some(id.trim()))
+            .and_then(|e| e.txn.clone()),
+        None => on_file
+            .iter()
+            .rev()
+            .find(|e| e.undo_of.is_none() && !undone.contains_key(e.edit_id.as_str()))
+            .and_then(|e| e.txn.clone()),
+    };
+    if let Some(txn) = txn {
+        if let Some(by) = undone.get(txn.as_str()) {
+            return Err(Error::invalid_argument(format!(
+                "transaction {txn} was already undone by {by}"
+            ))
+            .with_suggestion(format!("⟦undo_edit⟧ with ⟦edit_id={by}⟧ to redo it"))
+            .with_details(json!({"edit_id": txn, "undone_by": by})));
+        }
+        let t = crate::fs::transaction::undo_txn(ws, &entries, &txn, force)?;
+        let first = t.files.first();
+        let mut diff = String::new();
+        for f in &t.files {
+            diff.push_str(&f.diff);
+        }
+        return Ok(UndoOutcome {
+            edit_id: t.edit_id,
+            undone_edit_id: txn,
+            path: first.map(|f| f.path.clone()).unwrap_or_default(),
+            previous_hash: first.and_then(|f| f.old_hash.clone()),
+            restored_hash: first.map(|f| f.new_hash.clone()),
+            removed: false,
+            forced: force,
+            diff_truncated: t.files.iter().any(|f| f.diff_truncated),
+            diff,
+            warnings: t.warnings,
+            files: t.files.iter().map(|f| f.path.clone()).collect(),
+        });
+    }
 
     let entry = match edit_id {
         Some(id) => {
@@ -232,6 +277,7 @@ pub fn undo(
         diff: applied.diff.text,
         diff_truncated: applied.diff.truncated,
         warnings: applied.warnings,
+        files: Vec::new(),
     })
 }
 
@@ -291,6 +337,7 @@ mod tests {
             created_dirs: 0,
             undo_of: undo_of.map(Into::into),
             undone_by: None,
+            txn: None,
         }
     }
 

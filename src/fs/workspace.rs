@@ -70,12 +70,14 @@ impl Workspace {
             .with_suggestion("pass a directory as ⟦root⟧")
             .with_details(json!({"root": given.display().to_string()})));
         }
-        Ok(Workspace {
+        let ws = Workspace {
             root,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             retention: Retention::default(),
             faults: FaultPlan::none(),
-        })
+        };
+        crate::fs::transaction::recover_on_open(&ws);
+        Ok(ws)
     }
 
     /// The default root for `file`: the nearest enclosing git work tree (a

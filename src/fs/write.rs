@@ -101,18 +101,44 @@ impl WriteStep {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FaultPlan {
     fail_at: Option<WriteStep>,
+    /// In a multi-file transaction: fail only the `n`-th reach of the step
+    /// (0-based: the `n`-th file's backup or replace; the journal step is
+    /// reached twice, by the transaction record and then by its entries).
+    nth: Option<u32>,
 }
 
 impl FaultPlan {
     /// No faults: the normal path.
     pub fn none() -> Self {
-        FaultPlan { fail_at: None }
+        FaultPlan {
+            fail_at: None,
+            nth: None,
+        }
     }
 
     /// Fail at `step`.
     pub fn fail_at(step: WriteStep) -> Self {
         FaultPlan {
             fail_at: Some(step),
+            nth: None,
+        }
+    }
+
+    /// Fail at the `n`-th reach of the step only (multi-file transactions).
+    pub fn nth(self, n: u32) -> Self {
+        FaultPlan {
+            nth: Some(n),
+            ..self
+        }
+    }
+
+    /// The plan for the `k`-th reach of a step in a transaction: this plan
+    /// when it targets that reach (or any), else no fault.
+    pub(crate) fn at_reach(&self, k: u32) -> FaultPlan {
+        if self.nth.is_none_or(|n| n == k) {
+            *self
+        } else {
+            FaultPlan::none()
         }
     }
 

@@ -55,6 +55,8 @@ symbol's exact code and file_hash -> update_symbol(path, symbol, new_code, expec
 to replace, insert_before, insert_after or delete it.
 Text workflow (any file): search_files(keywords or pattern) -> read_fragment(path, ranges, \
 keywords or symbols) -> edit_file(path, edits with old_text/new_text).
+Across files: find_references(path, symbol) -> rename_symbol(path, symbol, new_name) \
+(dry run first), or edit_files for text edits to several files; each is one transaction.
 Symbols are name paths: `name`, `Class.method`, `Type::method`, `/top.level`, `f#2` for the \
 2nd match. Writes return an edit_id; undo_edit reverts it. Failures carry error_code, \
 message, suggestion and details: follow the suggestion.";

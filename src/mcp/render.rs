@@ -131,7 +131,12 @@ impl Render for UndoOutcome {
         let mut out = match &self.edit_id {
             Some(id) => format!(
                 "undid {} on {} as edit {id} (undo_edit that id to redo)",
-                self.undone_edit_id, self.path
+                self.undone_edit_id,
+                if self.files.len() > 1 {
+                    self.files.join(", ")
+                } else {
+                    self.path.clone()
+                }
             ),
             None => format!(
                 "{} already had the content from before {}; nothing written",
@@ -383,5 +388,44 @@ fn push_code(out: &mut String, code: &str) {
     out.push_str(code);
     if !code.is_empty() && !code.ends_with('\n') {
         out.push('\n');
+    }
+}
+
+impl Render for crate::refs::References {
+    fn render(&self) -> String {
+        self.text()
+    }
+}
+
+impl Render for crate::refs::rename::RenameReceipt {
+    fn render(&self) -> String {
+        self.text()
+    }
+}
+
+impl Render for crate::textops::EditFilesReceipt {
+    fn render(&self) -> String {
+        let mut out = match &self.edit_id {
+            Some(id) => format!(
+                "edited {} files as edit {id} (undo_edit with it restores every file)\n",
+                self.files.len()
+            ),
+            None => format!(
+                "{} {} files; nothing written\n",
+                if self.dry_run {
+                    "would edit"
+                } else {
+                    "checked"
+                },
+                self.files.len()
+            ),
+        };
+        for w in &self.warnings {
+            let _ = writeln!(out, "warning: {w}");
+        }
+        for f in &self.files {
+            out.push_str(&f.render());
+        }
+        out
     }
 }

@@ -113,7 +113,7 @@ pub fn mcp_words(term: Term, value: Option<&str>) -> String {
         format!("{{\"start\": {a}, \"end\": {b}}}")
     };
     match (term, value) {
-        (Term::AllowSyntaxErrors | Term::Force | Term::WholeWord, _) => {
+        (Term::AllowSyntaxErrors | Term::Force | Term::WholeWord | Term::IncludeNameOnly, _) => {
             format!("`\"{name}\": true`")
         }
         (Term::AnchorBefore | Term::AnchorAfter, Some(v)) => {

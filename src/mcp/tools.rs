@@ -23,8 +23,11 @@ use crate::fs::read::WindowRequest;
 use crate::fs::search::{SearchControl, SearchParams, SearchResult};
 use crate::fs::tree::{TreeListing, TreeParams};
 use crate::fs::{Purpose, UndoOutcome};
+use crate::refs::rename::RenameReceipt;
+use crate::refs::{References, RefsRequest};
 use crate::textops::{
-    self, EditParams, EditReceipt, FileWindow, Fragment, FragmentParams, WriteParams, WriteReceipt,
+    self, EditFilesParams, EditFilesReceipt, EditParams, EditReceipt, FileWindow, Fragment,
+    FragmentParams, WriteParams, WriteReceipt,
 };
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::ProgressNotificationParam;
@@ -184,6 +187,47 @@ pub struct ReadFileParams {
     /// Line limit (default 1000).
     #[serde(default)]
     pub max_lines: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FindReferencesParams {
+    /// symbol's file; with name, a folder to search.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Name path of the definition.
+    #[serde(default)]
+    pub symbol: Option<String>,
+    /// A bare name instead.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Globs to search.
+    #[serde(default)]
+    pub include: Option<Vec<String>>,
+    /// Globs to skip.
+    #[serde(default)]
+    pub exclude: Option<Vec<String>>,
+    /// Most listed (default 200).
+    #[serde(default)]
+    pub max_results: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenameSymbolParams {
+    /// File defining the symbol.
+    pub path: String,
+    /// Its name path.
+    pub symbol: String,
+    /// The new identifier.
+    pub new_name: String,
+    /// Diffs only, write nothing (default true).
+    #[serde(default = "yes")]
+    #[schemars(default = "yes")]
+    pub dry_run: bool,
+    /// Also rename name_only matches.
+    #[serde(default)]
+    pub include_name_only: bool,
 }
 
 #[tool_router(vis = "pub(super)")]
@@ -449,6 +493,96 @@ impl ScalpelServer {
     ) -> Result<Json<TreeListing>, ToolError> {
         self.read("list_directory", &ctx, move |env| {
             textops::tree(env.ws(), &p)
+        })
+        .await
+        .map(Json)
+    }
+
+    #[tool(
+        description = "References to a symbol or bare name across the root, in code only (not strings/comments), tiered qualified, same_file or name_only.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn find_references(
+        &self,
+        Parameters(p): Parameters<FindReferencesParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<References>, ToolError> {
+        self.read("find_references", &ctx, move |env| {
+            let req = RefsRequest {
+                path: p.path,
+                symbol: p.symbol,
+                name: p.name,
+                kind: None,
+                include: p.include.unwrap_or_default(),
+                exclude: p.exclude.unwrap_or_default(),
+                max_results: p.max_results,
+                max_files: None,
+            };
+            let load = |path: &Path| {
+                env.parse(&crate::fs::ResolvedPath {
+                    display: String::new(),
+                    path: path.to_path_buf(),
+                })
+            };
+            crate::refs::find_references(env.ws(), &env.engine().registry, &req, &load)
+        })
+        .await
+        .map(Json)
+    }
+
+    #[tool(
+        description = "Rename a symbol and its references across files; dry_run (default) shows diffs and the name_only matches left alone. One validated transaction: one edit_id.",
+        annotations(open_world_hint = false)
+    )]
+    async fn rename_symbol(
+        &self,
+        Parameters(p): Parameters<RenameSymbolParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<RenameReceipt>, ToolError> {
+        self.write(
+            "rename_symbol",
+            &ctx,
+            p.path.clone(),
+            Purpose::Read,
+            move |env, _| {
+                let req = RefsRequest {
+                    path: Some(p.path),
+                    symbol: Some(p.symbol),
+                    ..RefsRequest::default()
+                };
+                let load = |path: &Path| {
+                    env.parse(&crate::fs::ResolvedPath {
+                        display: String::new(),
+                        path: path.to_path_buf(),
+                    })
+                };
+                crate::refs::rename::rename_symbol(
+                    env.ws(),
+                    &env.engine().registry,
+                    &req,
+                    &p.new_name,
+                    p.include_name_only,
+                    p.dry_run,
+                    &load,
+                )
+            },
+        )
+        .await
+        .map(Json)
+    }
+
+    #[tool(
+        description = "edit_file for several files at once: files [{path, edits, expected_hash?}], all matched and validated first, written as one transaction; one edit_id undoes all.",
+        annotations(open_world_hint = false)
+    )]
+    async fn edit_files(
+        &self,
+        Parameters(p): Parameters<EditFilesParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<EditFilesReceipt>, ToolError> {
+        let first = p.files.first().map(|f| f.path.clone()).unwrap_or_default();
+        self.write("edit_files", &ctx, first, Purpose::Read, move |env, _| {
+            textops::edit_files(env.ws(), env.engine(), &p)
         })
         .await
         .map(Json)

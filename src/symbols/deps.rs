@@ -382,7 +382,7 @@ fn scan<'a>(
 }
 
 /// A receiver written as a plain path (`a`, `a.b`, `a::b`), nothing else.
-fn is_path(text: &str) -> bool {
+pub(crate) fn is_path(text: &str) -> bool {
     !text.is_empty()
         && text
             .chars()

@@ -8,6 +8,7 @@
 
 mod deps;
 mod namepath;
+pub mod occurrences;
 pub mod offside;
 
 pub use deps::{Dependencies, DependencySymbol, ImportRef, ImportStmt, dependencies};

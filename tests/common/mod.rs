@@ -53,3 +53,19 @@ pub fn compact(fs: &FileSymbols) -> String {
     }
     out
 }
+
+/// A xorshift generator seeded from the clock: random kill moments for the
+/// crash tests (each run tries other moments).
+pub fn rng() -> impl FnMut() -> u64 {
+    let mut seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64
+        | 1;
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}

@@ -38,7 +38,8 @@ async def main(binary, root, edit_id):
             tools = {t.name: t for t in (await session.list_tools()).tools}
             expected = {"list_symbols", "extract_code", "update_symbol", "undo_edit",
                         "search_files", "read_file", "read_fragment", "edit_file",
-                        "write_file", "list_directory"}
+                        "write_file", "list_directory", "find_references", "rename_symbol",
+                        "edit_files"}
             if not expected <= set(tools):
                 fail(f"tools {sorted(tools)} lack {sorted(expected - set(tools))}")
             for t in tools.values():
@@ -78,6 +79,14 @@ async def main(binary, root, edit_id):
                 ("list_symbols", {"path": "../outside.py"}, "OUTSIDE_ROOT"),
                 ("list_symbols", {"path": ".git/config"}, "IGNORED_PATH"),
                 ("undo_edit", {"path": "src/geometry.rs", "edit_id": edit_id}, "INVALID_ARGUMENT"),
+                ("find_references", {"path": "src/inventory.py", "symbol": "Warehouse.add"}, None),
+                ("find_references", {"name": "Item", "include": ["*.py"]}, None),
+                ("rename_symbol", {"path": "src/inventory.py", "symbol": "Warehouse.add",
+                                   "new_name": "put"}, None),
+                ("rename_symbol", {"path": "src/inventory.py", "symbol": "Warehouse.add",
+                                   "new_name": "class"}, "INVALID_ARGUMENT"),
+                ("edit_files", {"files": [{"path": "docs/new.py", "edits": [
+                    {"old_text": "X = 2", "new_text": "X = 3"}]}], "dry_run": True}, None),
             ]
             used = set()
             for name, args, want in calls:

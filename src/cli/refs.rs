@@ -1,0 +1,219 @@
+//! The cross-file commands (`refs`, `rename`): thin adapters over
+//! [`crate::refs`]. `--json` prints the payload the MCP tool returns.
+
+use super::output::Out;
+use super::text::absolute;
+use super::to_json;
+use super::words::cli_text;
+use super::{RootArg, WriteOpts};
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::refs::{self, References, RefsRequest};
+use crate::textops::{self, EditFilesParams, FileEdits};
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Subcommand, Debug)]
+pub(super) enum RefsCommand {
+    /// Find the references to a symbol (or a bare --name) across the root:
+    /// uses in code only, tiered qualified / same_file / name_only.
+    Refs(RefsArgs),
+    /// Rename a symbol and its references across files (a dry run unless
+    /// --apply): one transaction, one edit id for `scalpel undo`.
+    Rename(RenameArgs),
+    /// Text edits to several files as one transaction: F.json holds
+    /// [{"path", "edits": [{"old_text", "new_text", ...}], "expected_hash"?}]
+    /// (paths relative to the root); all or nothing, one edit id.
+    EditFiles(EditFilesArgs),
+}
+
+impl RefsCommand {
+    pub(super) fn json(&self) -> bool {
+        match self {
+            RefsCommand::Refs(a) => a.json,
+            RefsCommand::Rename(a) => a.json,
+            RefsCommand::EditFiles(a) => a.json,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub(super) struct RefsArgs {
+    /// The file defining SYMBOL (with --name: a folder or file to search).
+    file: Option<PathBuf>,
+    /// The symbol's name path in FILE.
+    symbol: Option<String>,
+    /// A bare name instead of a symbol.
+    #[arg(long, value_name = "NAME", conflicts_with = "symbol")]
+    name: Option<String>,
+    /// Only match symbols of this kind.
+    #[arg(long)]
+    kind: Option<String>,
+    /// Only files matching this glob; repeatable.
+    #[arg(long, value_name = "G")]
+    include: Vec<String>,
+    /// Skip files and folders matching this glob; repeatable.
+    #[arg(long, value_name = "G")]
+    exclude: Vec<String>,
+    /// Most references listed (default 200); all are counted.
+    #[arg(long, value_name = "N")]
+    max_results: Option<usize>,
+    /// Print the result as JSON (the payload of the MCP tool).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    root: RootArg,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct RenameArgs {
+    /// The file defining SYMBOL.
+    file: PathBuf,
+    /// The symbol's name path in FILE.
+    symbol: String,
+    /// The new name.
+    new_name: String,
+    /// Write the change (default: a dry run showing the diff).
+    #[arg(long)]
+    apply: bool,
+    /// Also rename uses tied to the symbol by name only.
+    #[arg(long)]
+    include_name_only: bool,
+    /// Only files matching this glob; repeatable.
+    #[arg(long, value_name = "G")]
+    include: Vec<String>,
+    /// Skip files and folders matching this glob; repeatable.
+    #[arg(long, value_name = "G")]
+    exclude: Vec<String>,
+    /// Print the result as JSON (the payload of the MCP tool).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    root: RootArg,
+}
+
+fn rename_cmd(a: RenameArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let file = absolute(&a.file)?;
+    let ws = a.root.workspace(Some(&file), engine)?;
+    let req = RefsRequest {
+        path: Some(file.to_string_lossy().into_owned()),
+        symbol: Some(a.symbol),
+        include: a.include,
+        exclude: a.exclude,
+        ..RefsRequest::default()
+    };
+    let mut r = refs::rename::rename_symbol(
+        &ws,
+        &engine.registry,
+        &req,
+        &a.new_name,
+        a.include_name_only,
+        !a.apply,
+        &|p| engine.load(p, None).map(std::sync::Arc::new),
+    )?;
+    r.hint = r.hint.map(|h| cli_text(&h));
+    if a.json {
+        out.line(&to_json(&r));
+    } else {
+        for line in r.text().lines() {
+            out.line(&cli_text(line));
+        }
+    }
+    Ok(0)
+}
+
+#[derive(Args, Debug)]
+pub(super) struct EditFilesArgs {
+    /// The JSON file with the edits of each file.
+    edits: PathBuf,
+    #[command(flatten)]
+    write: WriteOpts,
+    /// Print the result as JSON (the payload of the MCP tool).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    root: RootArg,
+}
+
+fn edit_files_cmd(a: EditFilesArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let text = std::fs::read_to_string(&a.edits).map_err(|e| Error::io("read", &a.edits, &e))?;
+    let files: Vec<FileEdits> = serde_json::from_str(&text).map_err(|e| {
+        Error::invalid_argument(format!(
+            "{} is not a list of file edits: {e}",
+            a.edits.display()
+        ))
+        .with_suggestion(
+            r#"write [{"path": "src/a.py", "edits": [{"old_text": "x", "new_text": "y"}]}]"#,
+        )
+    })?;
+    if a.write.expected_hash.is_some() {
+        return Err(Error::invalid_argument("--expected-hash is per file here")
+            .with_suggestion(r#"put "expected_hash" in each file's entry of the JSON file"#));
+    }
+    let here = absolute(std::path::Path::new("."))?;
+    let ws = a.root.workspace(Some(&here), engine)?;
+    let params = EditFilesParams {
+        files,
+        dry_run: a.write.dry_run,
+        allow_syntax_errors: a.write.allow_syntax_errors,
+    };
+    let r = textops::edit_files(&ws, engine, &params)?;
+    if a.json {
+        out.line(&to_json(&r));
+    } else {
+        for f in &r.files {
+            out.raw(&f.diff);
+        }
+        let changed = r.files.iter().filter(|f| f.changed).count();
+        out.line(&match &r.edit_id {
+            Some(id) => format!("edited {changed} of {} files; edit {id}", r.files.len()),
+            None => format!(
+                "would edit {changed} of {} files; nothing written",
+                r.files.len()
+            ),
+        });
+        for w in r.files.iter().flat_map(|f| &f.warnings).chain(&r.warnings) {
+            eprintln!("warning: {}", cli_text(w));
+        }
+    }
+    Ok(0)
+}
+
+pub(super) fn run(cmd: RefsCommand, engine: &Engine, out: &mut Out) -> Result<u8> {
+    match cmd {
+        RefsCommand::Refs(a) => refs_cmd(a, engine, out),
+        RefsCommand::Rename(a) => rename_cmd(a, engine, out),
+        RefsCommand::EditFiles(a) => edit_files_cmd(a, engine, out),
+    }
+}
+
+fn refs_cmd(a: RefsArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let near = absolute(a.file.as_deref().unwrap_or(std::path::Path::new(".")))?;
+    let ws = a.root.workspace(Some(&near), engine)?;
+    let req = RefsRequest {
+        path: a.file.as_ref().map(|_| near.to_string_lossy().into_owned()),
+        symbol: a.symbol,
+        name: a.name,
+        kind: a.kind,
+        include: a.include,
+        exclude: a.exclude,
+        max_results: a.max_results,
+        max_files: None,
+    };
+    let mut r = refs::find_references(&ws, &engine.registry, &req, &|p| {
+        engine.load(p, None).map(std::sync::Arc::new)
+    })?;
+    r.hint = r.hint.map(|h| cli_text(&h));
+    if a.json {
+        out.line(&to_json(&r));
+    } else {
+        print_refs(&r, out);
+    }
+    Ok(if r.total == 0 { 1 } else { 0 })
+}
+
+fn print_refs(r: &References, out: &mut Out) {
+    for line in r.text().lines() {
+        out.line(&cli_text(line));
+    }
+}

@@ -1,0 +1,349 @@
+//! Several files changed together: the multi-file form of
+//! [`crate::fs::commit`], on the same journal, backups, checks and atomic
+//! replace.
+//!
+//! Under the journal lock: every file is re-read and checked (stale,
+//! writable) before anything is written; then each old version is backed up
+//! (one edit id per file, all carrying the transaction id, the first one);
+//! then a transaction record (`.scalpel/transaction.json`, written by
+//! rename) lists the entries; then the entries are appended to the journal
+//! in one write; then the files are replaced one by one atomically; then the
+//! record is removed. A failure rolls back the files already replaced.
+//!
+//! A process killed in between leaves the record. The next Scalpel process
+//! that opens the root ([`crate::fs::Workspace::new`], or any write, through
+//! [`Journal::open`]) rolls the transaction back before anything else: each
+//! file that has its new content gets its backup back, the transaction's
+//! journal lines are dropped, then the record. Rolling back is idempotent,
+//! so a kill during recovery is recovered by the next one. Every file of the
+//! set is then all-old (the journal has no trace of the transaction) or, if
+//! the record was removed, all-new (the journal has every entry).
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::fs::commit::{
+    Current, Diff, WriteOutcome, check_writable, make_diff, read_current, recheck,
+};
+use crate::fs::journal::{
+    Journal, JournalEntry, format_edit_id, now_rfc3339, parse_edit_id, read_backup, successor,
+};
+use crate::fs::profile::hash_bytes;
+use crate::fs::workspace::{Purpose, ResolvedPath, Workspace};
+use crate::fs::write::{FaultPlan, atomic_write};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use std::path::Path;
+
+/// One file of a transaction.
+pub struct FileChange {
+    pub target: ResolvedPath,
+    /// The hash the caller read (or, for an undo, the hash the undone edit
+    /// left); the write is refused unless the file has it. `None`: any.
+    pub expect: Option<String>,
+    pub new: Vec<u8>,
+    /// For an undo: the entry it reverts.
+    pub undo_of: Option<String>,
+}
+
+/// The receipt of a transaction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct TxnOutcome {
+    /// The transaction's id (undo it with this id); `None` for a dry run or
+    /// when nothing changed.
+    pub edit_id: Option<String>,
+    /// One write receipt per file (each with its own entry's `edit_id`).
+    pub files: Vec<WriteOutcome>,
+    pub dry_run: bool,
+    pub warnings: Vec<String>,
+}
+
+/// What `transaction.json` holds.
+#[derive(Debug, Serialize, Deserialize)]
+struct Record {
+    txn: String,
+    entries: Vec<JournalEntry>,
+}
+
+/// Check, back up, journal and write every change (see the module doc).
+/// Refusals leave every file untouched: `STALE_FILE` naming the file whose
+/// hash is not `expect`, `IO` naming the step.
+pub fn commit_files(
+    ws: &Workspace,
+    changes: &[FileChange],
+    operation: &str,
+    symbol: Option<&str>,
+    force: bool,
+    dry_run: bool,
+) -> Result<TxnOutcome> {
+    let faults = ws.faults();
+    let journal = if dry_run {
+        None
+    } else {
+        Some(Journal::open(ws)?)
+    };
+    let mut targets = Vec::with_capacity(changes.len());
+    let mut currents: Vec<Current> = Vec::with_capacity(changes.len());
+    for c in changes {
+        let t = recheck(ws, &c.target)?;
+        let cur = read_current(&t.path, ws.max_file_size(), None, faults)?;
+        if !force && c.expect.is_some() && cur.hash != c.expect {
+            return Err(stale(&t.display, &cur, c.expect.as_deref()));
+        }
+        targets.push(t);
+        currents.push(cur);
+    }
+    let mut receipts = Vec::new();
+    let mut todo = Vec::new();
+    for (i, c) in changes.iter().enumerate() {
+        let cur = &currents[i];
+        let changed = !cur.exists || cur.bytes != c.new;
+        let diff = if changed {
+            make_diff(&targets[i].display, cur, Some(&c.new))
+        } else {
+            Diff::default()
+        };
+        receipts.push(WriteOutcome {
+            edit_id: None,
+            path: targets[i].display.clone(),
+            old_hash: cur.hash.clone(),
+            new_hash: hash_bytes(&c.new),
+            created: false,
+            changed,
+            dry_run,
+            diff: diff.text,
+            diff_truncated: diff.truncated,
+            warnings: Vec::new(),
+        });
+        if changed {
+            check_writable(&targets[i].path, cur, faults)?;
+            todo.push(i);
+        }
+    }
+    let mut outcome = TxnOutcome {
+        edit_id: None,
+        files: receipts,
+        dry_run,
+        warnings: Vec::new(),
+    };
+    let Some(journal) = journal else {
+        return Ok(outcome);
+    };
+    if todo.is_empty() {
+        return Ok(outcome);
+    }
+    let loaded = journal.load()?;
+    outcome.warnings.extend(loaded.warning());
+    let mut id = journal.next_id(&loaded.entries());
+    let mut entries: Vec<JournalEntry> = Vec::new();
+    let undo_backups = |entries: &[JournalEntry]| {
+        for e in entries {
+            journal.remove_backup(&e.edit_id);
+        }
+    };
+    let time = now_rfc3339();
+    for (n, &i) in todo.iter().enumerate() {
+        let cur = &currents[i];
+        let faults = faults.at_reach(n as u32);
+        let (used, backup) = match journal.write_backup_with(&id, &cur.bytes, &faults) {
+            Ok(x) => x,
+            Err(e) => {
+                undo_backups(&entries);
+                return Err(e);
+            }
+        };
+        let txn = entries.first().map_or(used.clone(), |e| e.edit_id.clone());
+        entries.push(JournalEntry {
+            edit_id: used.clone(),
+            time: time.clone(),
+            path: targets[i].display.clone(),
+            operation: operation.to_string(),
+            symbol: symbol.map(str::to_string),
+            before_hash: cur.hash.clone(),
+            after_hash: Some(hash_bytes(&changes[i].new)),
+            after_size: Some(changes[i].new.len() as u64),
+            backup: Some(backup),
+            before_mode: cur.attrs.mode,
+            created_dirs: 0,
+            undo_of: changes[i].undo_of.clone(),
+            undone_by: None,
+            txn: Some(txn),
+        });
+        id = parse_edit_id(&used)
+            .map(|(s, c)| {
+                let (s, c) = successor(s, c);
+                format_edit_id(s, c)
+            })
+            .unwrap_or(used);
+    }
+    let txn = entries[0].edit_id.clone();
+    let record = Record {
+        txn: txn.clone(),
+        entries: entries.clone(),
+    };
+    let record = serde_json::to_vec(&record).unwrap_or_default();
+    if let Err(e) = journal.write_record(&record, &faults.at_reach(0)) {
+        undo_backups(&entries);
+        return Err(e);
+    }
+    if let Err(e) = journal.append_all(&entries, &faults.at_reach(1)) {
+        let _ = journal.remove_record();
+        undo_backups(&entries);
+        return Err(e);
+    }
+    for (n, &i) in todo.iter().enumerate() {
+        if let Err(mut err) = atomic_write(
+            &targets[i].path,
+            &changes[i].new,
+            &currents[i].attrs,
+            faults,
+        ) {
+            // Put back what was replaced (this one too, if its rename
+            // happened), then forget the transaction.
+            let mut notes = Vec::new();
+            for &j in &todo[..=n] {
+                if let Err(e) = atomic_write(
+                    &targets[j].path,
+                    &currents[j].bytes,
+                    &currents[j].attrs,
+                    &FaultPlan::none(),
+                ) {
+                    notes.push(format!("{}: {}", targets[j].display, e.message));
+                }
+            }
+            if notes.is_empty() {
+                let _ = journal.drop_txn(&txn);
+                let _ = journal.remove_record();
+                undo_backups(&entries);
+            }
+            if let serde_json::Value::Object(map) = &mut err.details {
+                map.insert("original_intact".into(), notes.is_empty().into());
+                map.insert("transaction".into(), txn.clone().into());
+                if !notes.is_empty() {
+                    map.insert("rollback_errors".into(), notes.into());
+                }
+            }
+            return Err(err);
+        }
+    }
+    journal
+        .remove_record()
+        .map_err(|e| Error::io("finish_transaction", &ws.scalpel_dir(), &e))?;
+    if let Err(e) = journal.prune(ws.retention()) {
+        tracing::warn!(error = %e, "journal pruning failed");
+    }
+    for (e, &i) in entries.iter().zip(&todo) {
+        outcome.files[i].edit_id = Some(e.edit_id.clone());
+    }
+    outcome.edit_id = Some(txn);
+    Ok(outcome)
+}
+
+/// At the opening of a root: roll back a transaction a killed process left,
+/// if its record is there (one `stat` otherwise). A failure is logged; the
+/// next write (which recovers under the lock) reports it.
+pub(crate) fn recover_on_open(ws: &Workspace) {
+    let record = ws.scalpel_dir().join(crate::fs::journal::TXN_FILE);
+    if std::fs::symlink_metadata(&record).is_ok()
+        && let Err(e) = Journal::open(ws)
+    {
+        tracing::warn!(error = %e, "could not recover an interrupted transaction");
+    }
+}
+
+/// Roll back a transaction a killed process left (see the module doc).
+/// Called by [`Journal::open`] under the lock; a no-op without a record.
+pub(crate) fn recover(ws: &Workspace, journal: &Journal) -> Result<()> {
+    let Some(bytes) = journal.read_record()? else {
+        return Ok(());
+    };
+    let record: Record = match serde_json::from_slice(&bytes) {
+        Ok(r) => r,
+        Err(_) => {
+            // Torn before its rename could happen is impossible (it is
+            // renamed into place); anything else is not ours to act on.
+            tracing::warn!("ignoring an unreadable transaction record");
+            return journal
+                .remove_record()
+                .map_err(|e| Error::io("recover", &ws.scalpel_dir(), &e));
+        }
+    };
+    for e in &record.entries {
+        if e.txn.as_deref() != Some(record.txn.as_str()) || e.before_hash.is_none() {
+            continue;
+        }
+        let target = ws.resolve(Path::new(&e.path), Purpose::Write)?;
+        let cur = read_current(&target.path, u64::MAX, None, &FaultPlan::none())?;
+        if cur.hash.is_some() && cur.hash == e.after_hash && e.after_hash != e.before_hash {
+            let old = read_backup(ws.root(), e)?;
+            atomic_write(&target.path, &old, &cur.attrs, &FaultPlan::none())?;
+            tracing::warn!(path = %e.path, txn = %record.txn, "rolled back an interrupted transaction");
+        }
+    }
+    journal
+        .drop_txn(&record.txn)
+        .map_err(|e| Error::io("recover", &ws.scalpel_dir(), &e))?;
+    for e in &record.entries {
+        journal.remove_backup(&e.edit_id);
+    }
+    journal
+        .remove_record()
+        .map_err(|e| Error::io("recover", &ws.scalpel_dir(), &e))
+}
+
+/// Undo every file of transaction `txn` (the entries in `entries` carrying
+/// it), as one new transaction.
+pub(crate) fn undo_txn(
+    ws: &Workspace,
+    entries: &[JournalEntry],
+    txn: &str,
+    force: bool,
+) -> Result<TxnOutcome> {
+    // Pruning drops the oldest entries first: without the first entry (whose
+    // id is the transaction's) part of the set may be gone.
+    if !entries.iter().any(|e| e.edit_id == txn) {
+        return Err(Error::new(
+            ErrorCode::NotFound,
+            format!("transaction {txn} was partly pruned from the journal"),
+        )
+        .with_suggestion("undo its files one by one by their own edit ids, or use version control")
+        .with_details(json!({"edit_id": txn})));
+    }
+    let mut changes = Vec::new();
+    for e in entries.iter().filter(|e| e.txn.as_deref() == Some(txn)) {
+        let old = read_backup(ws.root(), e)?;
+        if e.before_hash.as_deref() != Some(hash_bytes(&old).as_str()) {
+            return Err(Error::new(
+                ErrorCode::NotFound,
+                format!(
+                    "the backup of {} does not match the recorded hash",
+                    e.edit_id
+                ),
+            )
+            .with_suggestion("the backup was damaged; restore the files from version control")
+            .with_details(json!({"edit_id": e.edit_id, "path": e.path})));
+        }
+        changes.push(FileChange {
+            target: ws.resolve(Path::new(&e.path), Purpose::Write)?,
+            expect: e.after_hash.clone(),
+            new: old,
+            undo_of: Some(e.edit_id.clone()),
+        });
+    }
+    commit_files(ws, &changes, "undo", None, force, false)
+}
+
+fn stale(display: &str, cur: &Current, expected: Option<&str>) -> Error {
+    Error::new(
+        ErrorCode::StaleFile,
+        format!(
+            "{display} changed since it was read (hash {} is now {})",
+            expected.unwrap_or("?"),
+            cur.hash.as_deref().unwrap_or("none")
+        ),
+    )
+    .with_suggestion("re-read the files and retry; nothing was written")
+    .with_details(json!({
+        "path": display,
+        "current_hash": cur.hash,
+        "expected_hash": expected,
+    }))
+}

@@ -1,0 +1,549 @@
+//! `find_references`: every syntactic reference to a symbol (or a bare
+//! name) across the root, tiered by how sure the tie to the definition is.
+//!
+//! 1. Candidates: a whole-word, case-sensitive text search for the name
+//!    (`fs::search`, the same gitignore-aware walk as `search_files`).
+//! 2. Confirmation: each candidate file with a grammar is parsed and every
+//!    occurrence classified by the language's queries
+//!    ([`crate::symbols::occurrences`]): uses in code count, strings,
+//!    comments, locals and keyword-argument names do not.
+//! 3. Tiers: *qualified* when the syntax ties the use to this definition
+//!    (the same file's lexical scope, `self.x` inside its class,
+//!    `Owner.x`, an import naming the definition's module), *same file*
+//!    when it is in the definition's file but not provably it, *name only*
+//!    anywhere else.
+//!
+//! Bounded: the candidate files and the listed references are capped, with
+//! per-file counts of everything found and a hint when cut.
+
+mod remaining;
+pub mod rename;
+mod text;
+
+pub use remaining::remaining_references;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::fs::search::{SearchError, SearchParams, search_files};
+use crate::fs::{Purpose, Workspace};
+use crate::hint::{Term, term};
+use crate::lang::Registry;
+use crate::symbols::occurrences::{LineStarts, Occurrence, Receiver, Role, occurrences};
+use crate::symbols::{self, ParsedFile, Symbol};
+use crate::text::preview::{PREVIEW_WIDTH, preview};
+use rayon::prelude::*;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::sync::Arc;
+
+/// References listed by default.
+pub const DEFAULT_MAX_RESULTS: usize = 200;
+/// Files with a whole-word match that are parsed at most.
+pub const MAX_CANDIDATE_FILES: usize = 5_000;
+/// Occurrences left alone that are listed at least (else `max_results`).
+const MAX_LEFT_ALONE: usize = 50;
+/// Kinds reached through their owner, never by a bare name.
+const MEMBER_KINDS: &[&str] = &["method", "constructor", "field", "property", "enum_member"];
+/// File stems that stand for their folder as a module.
+const PACKAGE_STEMS: &[&str] = &["__init__", "index", "mod", "lib", "main"];
+
+/// What to look for.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct RefsRequest {
+    /// With `symbol`: the file defining it. With `name`: a folder or file to
+    /// search (default: the root).
+    pub path: Option<String>,
+    /// The definition, by name path in `path`.
+    pub symbol: Option<String>,
+    /// A bare name instead of a symbol (no tie to one definition).
+    pub name: Option<String>,
+    pub kind: Option<String>,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    pub max_results: Option<usize>,
+    /// Most candidate files parsed (default [`MAX_CANDIDATE_FILES`]).
+    #[serde(skip)]
+    pub max_files: Option<usize>,
+}
+
+/// How surely a reference is tied to the definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    /// The definition itself.
+    Definition,
+    /// The syntax ties it to this definition.
+    Qualified,
+    /// In the definition's file, not provably it.
+    SameFile,
+    /// Only the name matches.
+    NameOnly,
+}
+
+impl Tier {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Definition => "definition",
+            Tier::Qualified => "qualified",
+            Tier::SameFile => "same_file",
+            Tier::NameOnly => "name_only",
+        }
+    }
+}
+
+/// One reference.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Reference {
+    pub path: String,
+    pub line: usize,
+    /// 1-based, in characters.
+    pub column: usize,
+    pub tier: Tier,
+    /// `definition`, `reference`, `member` or `import`.
+    pub role: String,
+    /// Name path of the innermost symbol around it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enclosing: Option<String>,
+    pub preview: String,
+}
+
+/// An occurrence of the name that is not a reference, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct LeftAlone {
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub why: String,
+    pub preview: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct FileCount {
+    pub path: String,
+    pub count: usize,
+}
+
+/// References per tier.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct TierCounts {
+    pub qualified: usize,
+    pub same_file: usize,
+    pub name_only: usize,
+}
+
+/// The result of `find_references`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct References {
+    pub name: String,
+    /// The definition's name path and kind (absent for a bare name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    /// Best first: definition, qualified, same file, name only.
+    pub references: Vec<Reference>,
+    /// References found (listed or not), definition included.
+    pub total: usize,
+    /// How many references of each tier were found.
+    pub tiers: TierCounts,
+    /// References per file, most first.
+    pub files: Vec<FileCount>,
+    /// Whole-word occurrences that are not references (strings, comments,
+    /// locals, other definitions), at most `max(max_results, 50)` listed.
+    pub left_alone: Vec<LeftAlone>,
+    pub left_alone_count: usize,
+    pub files_searched: usize,
+    pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<SearchError>,
+}
+
+/// The definition the references are tied to.
+pub(crate) struct Target {
+    /// Root-relative path of the defining file.
+    pub display: String,
+    pub file: Arc<ParsedFile>,
+    pub index: usize,
+}
+
+impl Target {
+    pub fn symbol(&self) -> &Symbol {
+        &self.file.symbols[self.index]
+    }
+
+    fn is_member(&self) -> bool {
+        MEMBER_KINDS.contains(&self.symbol().kind.as_str())
+    }
+
+    /// The owner's name (`Warehouse` for `Warehouse.add`).
+    fn owner(&self) -> Option<&str> {
+        let segs = self.symbol().segments();
+        (segs.len() > 1).then(|| segs[segs.len() - 2].as_str())
+    }
+}
+
+/// One occurrence with what it means for the target.
+pub(crate) struct Found {
+    pub occ: Occurrence,
+    pub verdict: std::result::Result<Tier, &'static str>,
+}
+
+/// The files that mention the name, parsed and classified.
+pub(crate) struct Collected {
+    pub name: String,
+    pub target: Option<Target>,
+    /// Root-relative path, parse, occurrences (in file order).
+    pub files: Vec<(String, Arc<ParsedFile>, Vec<Found>)>,
+    pub files_searched: usize,
+    pub candidates_cut: usize,
+    pub errors: Vec<SearchError>,
+}
+
+/// A candidate file, parsed, with its occurrences of the name.
+type Scanned = (Arc<ParsedFile>, Vec<Occurrence>);
+
+/// Find and classify every occurrence (see the module doc). `load` parses
+/// a resolved file (the MCP server passes its cache).
+pub(crate) fn collect(
+    ws: &Workspace,
+    registry: &Registry,
+    req: &RefsRequest,
+    load: &(dyn Fn(&Path) -> Result<Arc<ParsedFile>> + Sync),
+) -> Result<Collected> {
+    let (name, target, scope) = match (&req.symbol, &req.name) {
+        (Some(sym), None) => {
+            let path = req.path.as_deref().ok_or_else(|| {
+                Error::invalid_argument("a symbol needs the path of the file defining it")
+                    .with_suggestion(format!("pass {} with the file", term(Term::Path)))
+            })?;
+            let resolved = ws.resolve(Path::new(path), Purpose::Read)?;
+            let file = load(&resolved.path)?;
+            let found = symbols::resolve(&file.symbols, sym, req.kind.as_deref())
+                .map_err(|e| e.with_path(&resolved.display))?;
+            let index = file
+                .symbols
+                .iter()
+                .position(|s| std::ptr::eq(s, found))
+                .unwrap_or(0);
+            let name = found.name.clone();
+            (
+                name,
+                Some(Target {
+                    display: resolved.display,
+                    file,
+                    index,
+                }),
+                None,
+            )
+        }
+        (None, Some(name)) => (name.trim().to_string(), None, req.path.clone()),
+        _ => {
+            return Err(Error::invalid_argument("give either a symbol or a name")
+                .with_suggestion("pass a symbol (with the path of its file) or a bare name"));
+        }
+    };
+    if name.is_empty() || name.chars().any(char::is_whitespace) {
+        return Err(Error::invalid_argument(format!(
+            "`{name}` is not a single identifier"
+        ))
+        .with_suggestion("references are found for one identifier: a function, method, class, field or variable")
+        .with_details(serde_json::json!({"name": name})));
+    }
+    let params = SearchParams {
+        keywords: vec![name.clone()],
+        path: scope,
+        include: req.include.clone(),
+        exclude: req.exclude.clone(),
+        case_sensitive: true,
+        whole_word: true,
+        max_results: Some(req.max_files.unwrap_or(MAX_CANDIDATE_FILES)),
+        max_matches_per_file: Some(1),
+        max_total_matches: Some(1),
+        max_file_size: Some(ws.max_file_size()),
+        ..SearchParams::default()
+    };
+    let found = search_files(ws.root(), &params, None)?;
+    let mut paths: Vec<String> = found.files.into_iter().map(|f| f.path).collect();
+    if let Some(t) = &target
+        && !paths.contains(&t.display)
+    {
+        paths.push(t.display.clone());
+    }
+    paths.sort();
+    let candidates_cut = found.files_matched.saturating_sub(paths.len());
+    let mut errors = found.errors;
+    let parsed: Vec<(String, Result<Option<Scanned>>)> = paths
+        .into_par_iter()
+        .map(|p| {
+            let r = (|| {
+                let resolved = ws.resolve(Path::new(&p), Purpose::Read)?;
+                if registry.detect(&resolved.path, None).is_none() {
+                    return Ok(None);
+                }
+                let file = match &target {
+                    Some(t) if t.display == resolved.display => t.file.clone(),
+                    _ => load(&resolved.path)?,
+                };
+                let occ = occurrences(&file, &name)?;
+                Ok(Some((file, occ)))
+            })();
+            (p, r)
+        })
+        .collect();
+    let mut files = Vec::new();
+    for (p, r) in parsed {
+        match r {
+            Ok(Some((file, occ))) => {
+                let found = occ
+                    .into_iter()
+                    .map(|o| {
+                        let verdict = judge(target.as_ref(), &p, &file, &o);
+                        Found { occ: o, verdict }
+                    })
+                    .collect();
+                files.push((p, file, found));
+            }
+            Ok(None) => {}
+            Err(e) if e.code() == ErrorCode::UnsupportedLanguage => {}
+            Err(e) => errors.push(SearchError {
+                path: p,
+                message: e.message,
+            }),
+        }
+    }
+    Ok(Collected {
+        name,
+        target,
+        files,
+        files_searched: found.files_searched,
+        candidates_cut,
+        errors,
+    })
+}
+
+/// What occurrence `o` in `path` means for `target` (`Err`: why it is not a
+/// reference).
+fn judge(
+    target: Option<&Target>,
+    path: &str,
+    file: &ParsedFile,
+    o: &Occurrence,
+) -> std::result::Result<Tier, &'static str> {
+    let Some(t) = target else {
+        return match &o.role {
+            Role::Definition(_) => Ok(Tier::Definition),
+            r if r.is_use() => Ok(Tier::NameOnly),
+            r => Err(r.why_not()),
+        };
+    };
+    let here = path == t.display;
+    let local_tier = if here { Tier::SameFile } else { Tier::NameOnly };
+    match &o.role {
+        Role::Definition(i) if here && *i == t.index => Ok(Tier::Definition),
+        Role::Reference if here && !t.is_member() => Ok(Tier::Qualified),
+        Role::Reference if !here && !t.is_member() && imports_module(file, o, t) => {
+            Ok(Tier::Qualified)
+        }
+        Role::Reference => Ok(local_tier),
+        Role::Member(Receiver::SelfLike | Receiver::Super) if here && t.is_member() => {
+            let inside = t
+                .symbol()
+                .parent_index
+                .map(|p| &t.file.symbols[p])
+                .is_some_and(|owner| {
+                    let s = owner.full_span();
+                    s.start_byte <= o.byte && o.byte < s.end_byte
+                });
+            Ok(if inside {
+                Tier::Qualified
+            } else {
+                Tier::SameFile
+            })
+        }
+        Role::Member(Receiver::Named(recv)) => {
+            let last = recv
+                .rsplit(['.', ':'])
+                .find(|s| !s.is_empty())
+                .unwrap_or(recv);
+            let ties = if t.is_member() {
+                t.owner() == Some(last)
+            } else {
+                module_of(&t.display) == last
+            };
+            Ok(if ties { Tier::Qualified } else { local_tier })
+        }
+        Role::Member(_) => Ok(local_tier),
+        r => Err(r.why_not()),
+    }
+}
+
+/// The module a file stands for: its stem, or its folder's name for
+/// `__init__.py`, `index.js`, `mod.rs`, ...
+fn module_of(display: &str) -> &str {
+    let mut parts = display.rsplit('/');
+    let file = parts.next().unwrap_or(display);
+    let stem = file.split('.').next().unwrap_or(file);
+    if PACKAGE_STEMS.contains(&stem) {
+        parts.next().unwrap_or(stem)
+    } else {
+        stem
+    }
+}
+
+/// Does `file` import the name from the target's module (an import statement
+/// binding the name whose text names the module as a word)?
+fn imports_module(file: &ParsedFile, o: &Occurrence, t: &Target) -> bool {
+    let module = module_of(&t.display);
+    let name = &t.symbol().name;
+    let body = file.source.body();
+    let Ok(imports) = file.imports() else {
+        return false;
+    };
+    let offset = file.source.body_offset();
+    imports.iter().any(|s| {
+        let binds = s.names.contains(name)
+            || (o.in_import && s.start_byte <= o.byte - offset && o.byte - offset < s.end_byte);
+        binds
+            && !symbols::occurrences::word_offsets(&body[s.start_byte..s.end_byte], module)
+                .is_empty()
+    })
+}
+
+/// `find_references`: see the module doc.
+pub fn find_references(
+    ws: &Workspace,
+    registry: &Registry,
+    req: &RefsRequest,
+    load: &(dyn Fn(&Path) -> Result<Arc<ParsedFile>> + Sync),
+) -> Result<References> {
+    let c = collect(ws, registry, req, load)?;
+    let max = req.max_results.unwrap_or(DEFAULT_MAX_RESULTS).max(1);
+    let mut refs = Vec::new();
+    let mut left = Vec::new();
+    let mut files = Vec::new();
+    for (path, file, found) in &c.files {
+        let body = file.source.body();
+        let offset = file.source.body_offset();
+        let lines = LineStarts::new(body);
+        let show = |o: &Occurrence| {
+            let (line, at) = lines.line_of(body, o.byte - offset);
+            preview(line, at, at + c.name.len(), PREVIEW_WIDTH)
+        };
+        let mut count = 0;
+        for f in found {
+            match f.verdict {
+                Ok(tier) => {
+                    count += 1;
+                    refs.push(Reference {
+                        path: path.clone(),
+                        line: f.occ.line,
+                        column: f.occ.column,
+                        tier,
+                        role: role_name(&f.occ).into(),
+                        enclosing: enclosing(file, f.occ.byte),
+                        preview: show(&f.occ),
+                    });
+                }
+                Err(why) => left.push(LeftAlone {
+                    path: path.clone(),
+                    line: f.occ.line,
+                    column: f.occ.column,
+                    why: why.into(),
+                    preview: show(&f.occ),
+                }),
+            }
+        }
+        if count > 0 {
+            files.push(FileCount {
+                path: path.clone(),
+                count,
+            });
+        }
+    }
+    let def_path = c.target.as_ref().map(|t| t.display.clone());
+    refs.sort_by(|a, b| {
+        (
+            a.tier,
+            Some(&a.path) != def_path.as_ref(),
+            &a.path,
+            a.line,
+            a.column,
+        )
+            .cmp(&(
+                b.tier,
+                Some(&b.path) != def_path.as_ref(),
+                &b.path,
+                b.line,
+                b.column,
+            ))
+    });
+    files.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.path.cmp(&b.path)));
+    let count = |t: Tier| refs.iter().filter(|r| r.tier == t).count();
+    let (qualified, same_file, name_only) = (
+        count(Tier::Qualified),
+        count(Tier::SameFile),
+        count(Tier::NameOnly),
+    );
+    let total = refs.len();
+    let left_alone_count = left.len();
+    left.truncate(max.max(MAX_LEFT_ALONE));
+    let mut hints = Vec::new();
+    if total > max {
+        refs.truncate(max);
+        hints.push(format!(
+            "{} of {total} references listed (best first); raise {} or narrow with {} or {}",
+            max,
+            term(Term::MaxResults),
+            term(Term::Include),
+            term(Term::Exclude)
+        ));
+    }
+    if c.candidates_cut > 0 {
+        hints.push(format!(
+            "{} more files mention the name and were not parsed; narrow with {} or {}",
+            c.candidates_cut,
+            term(Term::Include),
+            term(Term::Path)
+        ));
+    }
+    let symbol = c.target.as_ref().map(|t| t.symbol());
+    Ok(References {
+        name: c.name.clone(),
+        symbol: symbol.map(|s| format!("{} ({})", s.name_path, s.kind)),
+        references: refs,
+        total,
+        tiers: TierCounts {
+            qualified,
+            same_file,
+            name_only,
+        },
+        files,
+        left_alone: left,
+        left_alone_count,
+        files_searched: c.files_searched,
+        truncated: !hints.is_empty(),
+        hint: (!hints.is_empty()).then(|| hints.join("; ")),
+        errors: c.errors,
+    })
+}
+
+fn role_name(o: &Occurrence) -> &'static str {
+    match (&o.role, o.in_import) {
+        (Role::Definition(_), _) => "definition",
+        (_, true) => "import",
+        (Role::Member(_), _) => "member",
+        _ => "reference",
+    }
+}
+
+/// Name path of the innermost symbol whose range holds file offset `byte`.
+fn enclosing(file: &ParsedFile, byte: usize) -> Option<String> {
+    file.symbols
+        .iter()
+        .filter(|s| {
+            let sp = s.full_span();
+            sp.start_byte <= byte && byte < sp.end_byte
+        })
+        .min_by_key(|s| s.full_span().end_byte - s.full_span().start_byte)
+        .map(|s| s.name_path.clone())
+}
