@@ -46,6 +46,7 @@ terms! {
     WriteFile = "write_file",
     ListDirectory = "list_directory",
     UndoEdit = "undo_edit",
+    SearchCodebase = "search_codebase",
     // Parameters (CLI: flags and arguments).
     AllowSyntaxErrors = "allow_syntax_errors",
     Force = "force",
@@ -84,6 +85,7 @@ terms! {
     MaxFileSize = "max_file_size",
     ParseTimeout = "parse_timeout",
     MaxSymbols = "max_symbols",
+    MaxTokens = "max_tokens",
 }
 
 impl Term {

@@ -52,6 +52,7 @@ async fn tools_have_schemas_annotations_and_instructions() {
             "list_symbols",
             "read_file",
             "read_fragment",
+            "search_codebase",
             "search_files",
             "undo_edit",
             "update_symbol",

@@ -21,6 +21,7 @@ pub fn cli_words(term: Term, value: Option<&str>) -> String {
         Term::WriteFile => "`scalpel write`".into(),
         Term::ListDirectory => "`scalpel tree`".into(),
         Term::UndoEdit => "`scalpel undo`".into(),
+        Term::SearchCodebase => "`scalpel find`".into(),
         Term::AllowSyntaxErrors => "`--allow-syntax-errors`".into(),
         Term::Force => "`--force`".into(),
         Term::ExpectedHash => flag("--expected-hash"),
@@ -63,6 +64,7 @@ pub fn cli_words(term: Term, value: Option<&str>) -> String {
         Term::MaxFileSize => flag("--max-file-size"),
         Term::ParseTimeout => flag("--parse-timeout"),
         Term::MaxSymbols => flag("--max-symbols"),
+        Term::MaxTokens => flag("--max-tokens"),
     }
 }
 

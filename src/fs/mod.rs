@@ -7,6 +7,7 @@ pub mod journal;
 pub mod profile;
 pub mod read;
 pub mod search;
+pub mod store;
 pub mod tree;
 pub mod undo;
 pub mod walk;
