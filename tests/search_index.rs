@@ -16,13 +16,14 @@ use std::time::{Duration, Instant};
 /// `shared/models/minilm-static-256` in a folder above the crate (the
 /// checkout sits next to `shared/`, in a work tree or a fresh clone).
 fn test_model() -> PathBuf {
-    if let Some(p) = std::env::var_os("SCALPEL_TEST_MODEL") {
-        return PathBuf::from(p);
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/models/minilm-static-256"))
-        .find(|p| p.join("model.safetensors").is_file())
+    std::env::var_os("SCALPEL_TEST_MODEL")
+        .map(PathBuf::from)
+        .or_else(|| {
+            scalpel::index::model::find_upward(
+                Path::new(env!("CARGO_MANIFEST_DIR")),
+                "shared/models/minilm-static-256",
+            )
+        })
         .expect("the shared test model (shared/models/minilm-static-256 above the crate, or SCALPEL_TEST_MODEL)")
 }
 
@@ -315,9 +316,11 @@ fn scalpel() -> Command {
     c
 }
 
-fn index_status(root: &Path) -> Value {
+/// `scalpel ARGS --root ROOT`, which must succeed.
+fn cli_ok(root: &Path, args: &[&str]) -> std::process::Output {
     let out = scalpel()
-        .args(["index", "--status", "--json", "--root"])
+        .args(args)
+        .arg("--root")
         .arg(root)
         .output()
         .unwrap();
@@ -326,7 +329,15 @@ fn index_status(root: &Path) -> Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    out
+}
+
+fn cli_json(root: &Path, args: &[&str]) -> Value {
+    serde_json::from_slice(&cli_ok(root, args).stdout).unwrap()
+}
+
+fn index_status(root: &Path) -> Value {
+    cli_json(root, &["index", "--status", "--json"])
 }
 
 #[test]
@@ -362,12 +373,7 @@ fn the_index_survives_a_restart_and_rereads_only_changed_files() {
     let third = index_status(root);
     assert_eq!(third["files_read"], 1, "{third}");
 
-    let out = scalpel()
-        .args(["find", "freshly_added_helper", "--json", "--root"])
-        .arg(root)
-        .output()
-        .unwrap();
-    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let answer = cli_json(root, &["find", "freshly_added_helper", "--json"]);
     assert_eq!(
         top(&answer, 1),
         ["python/inventory.py:freshly_added_helper"]
@@ -381,12 +387,7 @@ fn the_index_survives_a_restart_and_rereads_only_changed_files() {
         "{answer}"
     );
     // `--rebuild` starts over and reads everything again.
-    let out = scalpel()
-        .args(["index", "--rebuild", "--json", "--root"])
-        .arg(root)
-        .output()
-        .unwrap();
-    let rebuilt: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rebuilt = cli_json(root, &["index", "--rebuild", "--json"]);
     assert_eq!(rebuilt["files_read"], rebuilt["indexed_files"]);
 }
 
@@ -402,16 +403,7 @@ async fn cli_find_works_while_a_server_runs_on_the_same_root() {
     let answer = search(&client, json!({"query": "Warehouse add item"})).await;
     assert!(!top(&answer, 3).is_empty());
     for _ in 0..3 {
-        let out = scalpel()
-            .args(["find", "Point", "new", "--root"])
-            .arg(root)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = cli_ok(root, &["find", "Point", "new"]);
         let stdout = String::from_utf8(out.stdout).unwrap();
         assert!(stdout.contains("rust/geometry.rs:"), "{stdout}");
         assert!(

@@ -339,6 +339,17 @@ impl LiveIndex {
     /// (a new file, a folder) makes a full refresh, which applies the
     /// ignore rules.
     pub fn update_paths(&self, paths: &[PathBuf]) {
+        if self.update_known(paths)
+            && let Err(e) = self.refresh()
+        {
+            tracing::warn!(error = %e, "index refresh failed");
+        }
+    }
+
+    /// [`LiveIndex::update_paths`] without the refresh: whether one is
+    /// needed (a path the index does not know). The watcher uses it to
+    /// space refreshes out when a build writes into ignored folders.
+    pub(super) fn update_known(&self, paths: &[PathBuf]) -> bool {
         let mut unknown = false;
         for abs in paths {
             let rel = fs::search::rel_path(&self.root, abs);
@@ -383,9 +394,7 @@ impl LiveIndex {
             }
             self.dirty.store(true, Ordering::SeqCst);
         }
-        if unknown && let Err(e) = self.refresh() {
-            tracing::warn!(error = %e, "index refresh failed");
-        }
+        unknown
     }
 
     /// Index in the background (a thread), then watch the root when
@@ -471,6 +480,21 @@ impl LiveIndex {
         let mut notes: Vec<String> = self.model_note.iter().cloned().collect();
         notes.extend(lock(&self.notes).iter().cloned());
         notes
+    }
+
+    /// The files of the ranked units for `req`, best first, each once (for
+    /// file-level evaluation).
+    pub fn ranked_files(&self, req: &SearchRequest) -> Result<Vec<String>> {
+        let index = self.read_state();
+        let mut files: Vec<String> = Vec::new();
+        for (id, _) in rank::rank(&index, self.model(), req)? {
+            if let Some(u) = index.unit(id)
+                && !files.contains(&u.path)
+            {
+                files.push(u.path.clone());
+            }
+        }
+        Ok(files)
     }
 
     /// Rank and answer `req` within `max_tokens`.

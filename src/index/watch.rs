@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 const QUIET: Duration = Duration::from_millis(100);
 const MAX_WAIT: Duration = Duration::from_millis(500);
 const RESCAN: Duration = Duration::from_secs(5);
+/// Walks for new files are at least this far apart.
+const MIN_RESCAN_GAP: Duration = Duration::from_millis(250);
 /// How often a pending save is written.
 const SAVE_EVERY: Duration = Duration::from_secs(2);
 
@@ -78,10 +80,18 @@ fn run(
     rx: std::sync::mpsc::Receiver<notify::Result<notify::Event>>,
     mut polling: bool,
 ) {
-    let mut last_rescan = Instant::now();
+    let mut last_rescan = Instant::now()
+        .checked_sub(MIN_RESCAN_GAP)
+        .unwrap_or_else(Instant::now);
+    let mut rescan_due = false;
     let mut last_save = Instant::now();
     loop {
-        let first = rx.recv_timeout(Duration::from_secs(1));
+        let wait = if rescan_due {
+            MIN_RESCAN_GAP
+        } else {
+            Duration::from_secs(1)
+        };
+        let first = rx.recv_timeout(wait);
         let mut paths: Vec<PathBuf> = Vec::new();
         let mut take = |e: notify::Result<notify::Event>, polling: &mut bool| match e {
             Ok(ev) => {
@@ -118,7 +128,16 @@ fn run(
         paths.sort();
         paths.dedup();
         if !paths.is_empty() {
-            ix.update_paths(&paths);
+            rescan_due |= ix.update_known(&paths);
+        }
+        // New files and folders need a walk (ignore rules); a build writing
+        // into an ignored folder must not make one per event batch.
+        if rescan_due && last_rescan.elapsed() >= MIN_RESCAN_GAP {
+            rescan_due = false;
+            last_rescan = Instant::now();
+            if let Err(e) = ix.refresh() {
+                tracing::warn!(error = %e, "index refresh failed");
+            }
         }
         if polling && last_rescan.elapsed() >= RESCAN {
             last_rescan = Instant::now();
