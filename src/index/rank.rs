@@ -161,9 +161,25 @@ pub fn rank(index: &Index, model: Option<&Model>, req: &SearchRequest) -> Result
         let mentions_tests = q_tokens
             .iter()
             .any(|t| t.starts_with("test") || t == "spec");
+        // Each query word with its other forms, computed once.
+        let forms: Vec<Vec<String>> = q_tokens
+            .iter()
+            .map(|q| {
+                let mut f = tokens::variants(q);
+                f.push(q.clone());
+                f
+            })
+            .collect();
         for (id, score) in fused.iter_mut() {
             if let Some(u) = index.unit(*id) {
-                *score *= structure(u, &lower, &q_tokens, identifier_query, mentions_tests);
+                *score *= structure(
+                    u,
+                    &lower,
+                    &q_tokens,
+                    &forms,
+                    identifier_query,
+                    mentions_tests,
+                );
             }
         }
     }
@@ -237,6 +253,7 @@ fn structure(
     u: &Unit,
     words: &[String],
     q_tokens: &[String],
+    forms: &[Vec<String>],
     identifier_query: bool,
     mentions_tests: bool,
 ) -> f32 {
@@ -255,13 +272,9 @@ fn structure(
                 tokens::for_each_part(w, |p| parts.push(p.to_lowercase()));
             }
         }
-        let hit = q_tokens
+        let hit = forms
             .iter()
-            .filter(|q| {
-                parts
-                    .iter()
-                    .any(|p| p == *q || tokens::variants(q).contains(p))
-            })
+            .filter(|f| parts.iter().any(|p| f.contains(p)))
             .count();
         if hit > 0 {
             m *= 1.0 + 0.2 * hit.min(3) as f32;
