@@ -14,9 +14,13 @@
 //! file-level NDCG@10 and Recall@5 for keyword only, keyword + structure,
 //! hybrid (blend) and hybrid (RRF).
 
+#[path = "../tests/search_support/mod.rs"]
+mod search_support;
+
 use scalpel::engine::Engine;
 use scalpel::index::live::load_model;
 use scalpel::index::{Fusion, LiveIndex, SearchRequest};
+use search_support::{copy_tree, stdlib, test_model};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -31,35 +35,6 @@ const CRATES: &[&str] = &[
     "similar-3.2.1",
 ];
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let p = e.path();
-        let name = e.file_name();
-        if name == "__pycache__" || name == "site-packages" {
-            continue;
-        }
-        let t = to.join(&name);
-        let Ok(ft) = e.file_type() else { continue };
-        if ft.is_dir() {
-            copy_tree(&p, &t);
-        } else if ft.is_file() {
-            let _ = std::fs::copy(&p, &t);
-        }
-    }
-}
-
-fn stdlib() -> PathBuf {
-    let out = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
-        ])
-        .output()
-        .expect("python3");
-    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-}
-
 fn registry() -> PathBuf {
     let home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
@@ -70,18 +45,6 @@ fn registry() -> PathBuf {
         .map(|e| e.path())
         .find(|p| p.join(CRATES[0]).is_dir())
         .expect("crate sources in the cargo registry")
-}
-
-fn test_model() -> PathBuf {
-    std::env::var_os("SCALPEL_TEST_MODEL")
-        .map(PathBuf::from)
-        .or_else(|| {
-            scalpel::index::model::find_upward(
-                Path::new(env!("CARGO_MANIFEST_DIR")),
-                "shared/models/minilm-static-256",
-            )
-        })
-        .expect("the shared test model (shared/models/minilm-static-256 above the crate, or SCALPEL_TEST_MODEL)")
 }
 
 fn peak_rss_mb() -> f64 {

@@ -3,55 +3,16 @@
 //! shared static model, a real MCP client, the real binary.
 
 mod mcp_support;
+mod search_support;
 
 use assert_cmd::Command;
 use mcp_support::{Client, TestClient, call, ok, text};
 use scalpel::index::{Model, model};
 use scalpel::mcp::{IndexOptions, ServerOptions};
+use search_support::{copy_tree, stdlib, test_model};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-/// The shared test model: `SCALPEL_TEST_MODEL`, else
-/// `shared/models/minilm-static-256` in a folder above the crate (the
-/// checkout sits next to `shared/`, in a work tree or a fresh clone).
-fn test_model() -> PathBuf {
-    std::env::var_os("SCALPEL_TEST_MODEL")
-        .map(PathBuf::from)
-        .or_else(|| {
-            scalpel::index::model::find_upward(
-                Path::new(env!("CARGO_MANIFEST_DIR")),
-                "shared/models/minilm-static-256",
-            )
-        })
-        .expect("the shared test model (shared/models/minilm-static-256 above the crate, or SCALPEL_TEST_MODEL)")
-}
-
-fn stdlib() -> PathBuf {
-    let out = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
-        ])
-        .output()
-        .expect("python3");
-    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let p = e.path();
-        let t = to.join(e.file_name());
-        if p.is_dir() {
-            if e.file_name() != "__pycache__" {
-                copy_tree(&p, &t);
-            }
-        } else {
-            std::fs::copy(&p, &t).unwrap();
-        }
-    }
-}
 
 /// A checkout of a real HTTP client: the stdlib's `urllib` and `http`
 /// packages, and the stdlib test that exercises them (which mentions
@@ -93,6 +54,20 @@ async fn search(client: &Client, args: Value) -> Value {
             return r;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Search `query` until `done` holds for the answer (10 s at most: a
+/// generous bound for a loaded machine; the watcher's speed is benched).
+async fn poll(client: &Client, query: &str, failure: &str, done: impl Fn(&Value) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = ok(&call(client, "search_codebase", json!({"query": query})).await);
+        if done(&answer) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{failure}: {answer}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 
@@ -265,47 +240,28 @@ async fn own_edits_are_searchable_at_once_and_external_ones_soon() {
         "def settle_vendor_invoice():\n    pass\n",
     )
     .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let answer = ok(&call(
-            &client,
-            "search_codebase",
-            json!({"query": "settle_vendor_invoice"}),
-        )
-        .await);
-        if top(&answer, 1) == ["late.py:settle_vendor_invoice"] {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the external edit was not seen: {answer}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    poll(
+        &client,
+        "settle_vendor_invoice",
+        "the external edit was not seen",
+        |a| top(a, 1) == ["late.py:settle_vendor_invoice"],
+    )
+    .await;
     // A deleted file leaves the index.
     std::fs::remove_file(root.join("late.py")).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let answer = ok(&call(
-            &client,
-            "search_codebase",
-            json!({"query": "settle_vendor_invoice"}),
-        )
-        .await);
-        if answer["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|h| h["path"] != "late.py")
-        {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the deleted file stayed: {answer}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    poll(
+        &client,
+        "settle_vendor_invoice",
+        "the deleted file stayed",
+        |a| {
+            a["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|h| h["path"] != "late.py")
+        },
+    )
+    .await;
 }
 
 fn scalpel() -> Command {
