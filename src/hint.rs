@@ -46,6 +46,7 @@ terms! {
     WriteFile = "write_file",
     ListDirectory = "list_directory",
     UndoEdit = "undo_edit",
+    SearchCodebase = "search_codebase",
     // Parameters (CLI: flags and arguments).
     AllowSyntaxErrors = "allow_syntax_errors",
     Force = "force",
@@ -87,6 +88,7 @@ terms! {
     ParseTimeout = "parse_timeout",
     MaxSymbols = "max_symbols",
     Symbol = "symbol",
+    MaxTokens = "max_tokens",
 }
 
 impl Term {

@@ -9,6 +9,7 @@ pub mod engine;
 pub mod error;
 pub mod fs;
 pub mod hint;
+pub mod index;
 pub mod lang;
 pub mod mcp;
 pub mod refs;

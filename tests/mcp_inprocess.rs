@@ -56,6 +56,7 @@ async fn tools_have_schemas_annotations_and_instructions() {
             "read_file",
             "read_fragment",
             "rename_symbol",
+            "search_codebase",
             "search_files",
             "undo_edit",
             "update_symbol",

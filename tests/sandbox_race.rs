@@ -187,6 +187,7 @@ async fn a_directory_swap_never_moves_reads_or_writes_outside_the_root() {
             engine: scalpel::engine::Engine::default(),
             cache_limits: None,
             fault_panic_tool: None,
+            index: Default::default(),
         },
         TestClient::default(),
     )

@@ -3,6 +3,7 @@
 //! tools. Exit codes: 0 success, 1 the operation failed (not found,
 //! ambiguous, syntax error, check failed), 2 usage or I/O error.
 
+mod find;
 mod output;
 mod refs;
 mod text;
@@ -160,6 +161,8 @@ enum Command {
     Text(text::TextCommand),
     #[command(flatten)]
     Refs(refs::RefsCommand),
+    #[command(flatten)]
+    Find(find::FindCommand),
     /// List the symbols of files or directories (directories are walked,
     /// honouring .gitignore).
     Symbols {
@@ -288,6 +291,8 @@ enum Command {
         /// Log filter for stderr: error, warn, info, debug, trace.
         #[arg(long, value_name = "LEVEL", default_value = "warn")]
         log_level: String,
+        #[command(flatten)]
+        model: find::ModelArg,
     },
     /// Parse a file and report errors; `--dump-tree` prints the syntax tree.
     Parse {
@@ -380,6 +385,7 @@ impl Command {
         match self {
             Command::Text(t) => t.json(),
             Command::Refs(r) => r.json(),
+            Command::Find(f) => f.json(),
             Command::Symbols { json, .. }
             | Command::Extract { json, .. }
             | Command::Update { json, .. }
@@ -440,6 +446,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
     match cli.command {
         Command::Text(cmd) => text::run(cmd, &engine, out),
         Command::Refs(cmd) => refs::run(cmd, &engine, out),
+        Command::Find(cmd) => find::run(cmd, &engine, out),
         Command::Symbols {
             paths,
             json,
@@ -625,11 +632,17 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             }
             Ok(0)
         }
-        Command::Serve { root, log_level } => {
-            crate::mcp::serve_stdio(
-                crate::mcp::ServerOptions::from_env(root, engine),
-                &log_level,
-            )?;
+        Command::Serve {
+            root,
+            log_level,
+            model,
+        } => {
+            let mut options = crate::mcp::ServerOptions::from_env(root, engine);
+            options.index = crate::mcp::IndexOptions {
+                model: model.model,
+                at_start: true,
+            };
+            crate::mcp::serve_stdio(options, &log_level)?;
             Ok(0)
         }
         Command::Languages { json } => {

@@ -21,6 +21,7 @@ pub fn cli_words(term: Term, value: Option<&str>) -> String {
         Term::WriteFile => "`scalpel write`".into(),
         Term::ListDirectory => "`scalpel tree`".into(),
         Term::UndoEdit => "`scalpel undo`".into(),
+        Term::SearchCodebase => "`scalpel find`".into(),
         Term::AllowSyntaxErrors => "`--allow-syntax-errors`".into(),
         Term::Force => "`--force`".into(),
         Term::ExpectedHash => flag("--expected-hash"),
@@ -66,6 +67,7 @@ pub fn cli_words(term: Term, value: Option<&str>) -> String {
         Term::ParseTimeout => flag("--parse-timeout"),
         Term::MaxSymbols => flag("--max-symbols"),
         Term::Symbol => flag("--symbol"),
+        Term::MaxTokens => flag("--max-tokens"),
     }
 }
 

@@ -8,6 +8,7 @@ pub mod journal;
 pub mod profile;
 pub mod read;
 pub mod search;
+pub mod store;
 pub mod transaction;
 pub mod tree;
 pub mod undo;

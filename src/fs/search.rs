@@ -831,7 +831,7 @@ impl Globs {
     }
 }
 
-fn globs(patterns: &[String], field: &str) -> Result<Option<Globs>> {
+pub(crate) fn globs(patterns: &[String], field: &str) -> Result<Option<Globs>> {
     if patterns.is_empty() {
         return Ok(None);
     }

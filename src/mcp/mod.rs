@@ -17,6 +17,7 @@
 //! over-long, non-UTF-8 or non-JSON one.
 
 mod framing;
+mod index;
 mod locks;
 mod render;
 pub mod reply;
@@ -26,7 +27,7 @@ mod tools;
 
 pub use framing::line_limit;
 pub use reply::{Json, Render, ToolError};
-pub use tools::{ExtractCodeParams, ListSymbolsParams, UndoEditParams};
+pub use tools::{ExtractCodeParams, ListSymbolsParams, SearchCodebaseParams, UndoEditParams};
 
 use crate::engine::{Engine, ParseCache};
 use crate::error::{Error, Result};
@@ -50,6 +51,7 @@ pub const FAULT_PANIC_TOOL_ENV: &str = "SCALPEL_FAULT_PANIC_TOOL";
 /// What the server's `initialize` answer teaches the model.
 pub const INSTRUCTIONS: &str = "\
 Scalpel reads and edits code by symbol name, safely. Paths are relative to the root.
+Find code by what it does: search_codebase(query) -> extract_code on a hit.
 Code workflow: list_symbols(path) for the outline -> extract_code(path, symbol) for one \
 symbol's exact code and file_hash -> update_symbol(path, symbol, new_code, expected_hash) \
 to replace, insert_before, insert_after or delete it.
@@ -71,6 +73,18 @@ pub struct ServerOptions {
     pub cache_limits: Option<(usize, usize)>,
     /// Fault injection: this tool panics inside its library call.
     pub fault_panic_tool: Option<String>,
+    /// The search index: the model folder (`--model`; `None`: the
+    /// environment or the HuggingFace cache) and whether to start indexing
+    /// (and watching) as soon as the root is known rather than at the first
+    /// search.
+    pub index: IndexOptions,
+}
+
+/// How the server's search index is set up.
+#[derive(Debug, Clone, Default)]
+pub struct IndexOptions {
+    pub model: Option<PathBuf>,
+    pub at_start: bool,
 }
 
 impl ServerOptions {
@@ -83,6 +97,7 @@ impl ServerOptions {
             fault_panic_tool: std::env::var(FAULT_PANIC_TOOL_ENV)
                 .ok()
                 .filter(|s| !s.is_empty()),
+            index: IndexOptions::default(),
         }
     }
 }
@@ -93,6 +108,7 @@ struct Shared {
     roots: root::Roots,
     locks: locks::PathLocks,
     fault_panic_tool: Option<String>,
+    indexes: index::Indexes,
 }
 
 /// What a tool's library call gets: the engine, the parse cache and the
@@ -140,6 +156,11 @@ impl Env {
         }
     }
 
+    /// The search index of this call's root (started on first use).
+    pub fn index(&self) -> Result<Arc<crate::index::LiveIndex>> {
+        self.shared.indexes.get(&self.shared.engine, self.ws.root())
+    }
+
     /// Resolve `path` for reading and parse it.
     pub fn read_parsed(&self, path: &str) -> Result<(ResolvedPath, Arc<ParsedFile>)> {
         let file = self.resolve(path, Purpose::Read)?;
@@ -182,6 +203,7 @@ impl ScalpelServer {
                 roots: root::Roots::new(fixed, max),
                 locks: locks::PathLocks::default(),
                 fault_panic_tool: options.fault_panic_tool,
+                indexes: index::Indexes::new(options.index),
             }),
             router: Arc::new(router),
         })
@@ -261,7 +283,13 @@ impl ScalpelServer {
             if fault {
                 panic!("injected fault ({FAULT_PANIC_TOOL_ENV})");
             }
-            crate::symbols::with_cancel(flag, || f(&env, target))
+            let written = target.path.clone();
+            let out = crate::symbols::with_cancel(flag, || f(&env, target));
+            if out.is_ok() {
+                // Scalpel's own writes reach the search index at once.
+                env.shared.indexes.touched(env.ws.root(), &written);
+            }
+            out
         })
         .await
     }
@@ -368,8 +396,16 @@ impl ServerHandler for ScalpelServer {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // Ask for the client's roots now rather than on the first call.
-        if let Err(e) = self.shared.roots.workspace(&context.peer).await {
-            tracing::warn!(error = %e, "no usable root yet");
+        match self.shared.roots.workspace(&context.peer).await {
+            Ok(ws) => {
+                // Loading the model and the saved index takes a moment: off
+                // the async runtime.
+                let shared = self.shared.clone();
+                tokio::task::spawn_blocking(move || {
+                    shared.indexes.at_start(&shared.engine, ws.root())
+                });
+            }
+            Err(e) => tracing::warn!(error = %e, "no usable root yet"),
         }
     }
 

@@ -429,3 +429,43 @@ impl Render for crate::textops::EditFilesReceipt {
         out
     }
 }
+
+impl Render for crate::index::SearchAnswer {
+    fn render(&self) -> String {
+        let mut out = format!(
+            "{} results for {:?} ({}{})\n",
+            self.results.len(),
+            self.query,
+            self.mode,
+            if self.complete {
+                String::new()
+            } else {
+                format!(
+                    ", {} of {} files indexed",
+                    self.indexed_files, self.total_files
+                )
+            }
+        );
+        for (i, h) in self.results.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "{}. {}:{}-{} {}",
+                i + 1,
+                h.path,
+                h.start_line,
+                h.end_line,
+                h.summary
+            );
+            for line in h.snippet.lines() {
+                let _ = writeln!(out, "   {line}");
+            }
+        }
+        for n in &self.notes {
+            let _ = writeln!(out, "note: {n}");
+        }
+        if let Some(h) = &self.hint {
+            let _ = writeln!(out, "hint: {h}");
+        }
+        out
+    }
+}

@@ -23,6 +23,8 @@ use crate::fs::read::WindowRequest;
 use crate::fs::search::{SearchControl, SearchParams, SearchResult};
 use crate::fs::tree::{TreeListing, TreeParams};
 use crate::fs::{Purpose, UndoOutcome};
+use crate::index::answer::{DEFAULT_MAX_RESULTS, DEFAULT_MAX_TOKENS};
+use crate::index::{SearchAnswer, SearchRequest};
 use crate::refs::rename::RenameReceipt;
 use crate::refs::{References, RefsRequest};
 use crate::textops::{
@@ -228,6 +230,36 @@ pub struct RenameSymbolParams {
     /// Also rename name_only matches.
     #[serde(default)]
     pub include_name_only: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchCodebaseParams {
+    /// What you look for: a question or identifiers.
+    pub query: String,
+    /// Only under this folder or file.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Only files matching these globs.
+    #[serde(default)]
+    pub include: Vec<String>,
+    /// Skip files matching these globs.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Only units of this kind (function, class...).
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Only this language.
+    #[serde(default)]
+    pub language: Option<String>,
+    /// Most hits (default 8).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub max_results: Option<usize>,
+    /// Answer budget (default 2000).
+    #[serde(default)]
+    #[schemars(range(min = 200))]
+    pub max_tokens: Option<usize>,
 }
 
 #[tool_router(vis = "pub(super)")]
@@ -478,6 +510,30 @@ impl ScalpelServer {
             Purpose::Create,
             move |env, target| textops::write_resolved(env.ws(), env.engine(), &target, &p),
         )
+        .await
+        .map(Json)
+    }
+
+    #[tool(
+        description = "Find code by what it does or by name: ranked units (path, lines, name path, summary, snippet) from a live index.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn search_codebase(
+        &self,
+        Parameters(p): Parameters<SearchCodebaseParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<Json<SearchAnswer>, ToolError> {
+        self.read("search_codebase", &ctx, move |env| {
+            let mut req = SearchRequest::new(p.query);
+            req.path = p.path;
+            req.include = p.include;
+            req.exclude = p.exclude;
+            req.kind = p.kind;
+            req.language = p.language;
+            req.max_results = p.max_results.unwrap_or(DEFAULT_MAX_RESULTS).max(1);
+            env.index()?
+                .search(&req, p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS))
+        })
         .await
         .map(Json)
     }

@@ -897,33 +897,38 @@ pub struct Defined {
 
 /// Does the definition `node` have a docstring (per `symbols.docstring`)?
 fn has_docstring(lang: &Language, node: Node) -> bool {
+    docstring_node(lang, node).is_some()
+}
+
+/// The docstring node of a definition node (see `symbols.docstring`).
+fn docstring_node<'t>(lang: &Language, node: Node<'t>) -> Option<Node<'t>> {
     let rules = lang.rules();
     if rules.docstring.is_empty() {
-        return false;
+        return None;
     }
-    let Some(body) = rules
+    let body = rules
         .body_fields
         .iter()
-        .find_map(|f| node.child_by_field_name(f))
-    else {
-        return false;
-    };
+        .find_map(|f| node.child_by_field_name(f))?;
     let mut at = body;
     for kind in &rules.docstring {
         let mut cursor = at.walk();
-        let Some(first) = at.named_children(&mut cursor).find(|c| !c.is_extra()) else {
-            return false;
-        };
+        let first = at.named_children(&mut cursor).find(|c| !c.is_extra())?;
         if first.kind() != kind {
-            return false;
+            return None;
         }
         at = first;
     }
-    true
+    Some(at)
 }
 
 /// Does `sym`, a symbol of `file`, have a docstring?
 pub fn docstring_of(file: &ParsedFile, sym: &Symbol) -> bool {
+    docstring_text(file, sym).is_some()
+}
+
+/// The text of `sym`'s docstring (quotes included), if it has one.
+pub fn docstring_text<'f>(file: &'f ParsedFile, sym: &Symbol) -> Option<&'f str> {
     let off = file.source.body_offset();
     let bare = sym.bare_span();
     let mut node = file
@@ -939,7 +944,8 @@ pub fn docstring_of(file: &ParsedFile, sym: &Symbol) -> bool {
             _ => break,
         }
     }
-    node.is_some_and(|n| has_docstring(&file.language, n))
+    let doc = docstring_node(&file.language, node?)?;
+    file.source.body().get(doc.start_byte()..doc.end_byte())
 }
 
 /// Definitions whose definition node starts inside `range` (body offsets),

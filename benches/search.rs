@@ -1,0 +1,234 @@
+//! Search index benchmarks and quality (`cargo bench --bench search`).
+//!
+//! Corpora are copied into temp folders (the index writes `.scalpel/`):
+//! `stdlib` (the machine's Python standard library, site-packages left
+//! out), `crates` (eight crates from the cargo registry) and, for the timing
+//! of a mixed tree, the JavaScript corpus of the tests
+//! (`SCALPEL_BENCH_JS`, default `target/tmp/js-corpus/node_modules/npm`)
+//! next to both. The model is the shared test model (`SCALPEL_TEST_MODEL`,
+//! else `shared/models/minilm-static-256` above the crate).
+//!
+//! Prints, per corpus: files, units, cold index (with the model), warm
+//! start with nothing changed, re-index after one file changes, query
+//! p50/p99, peak RSS; and quality over `benches/data/search_eval.tsv`:
+//! file-level NDCG@10 and Recall@5 for keyword only, keyword + structure,
+//! hybrid (blend) and hybrid (RRF).
+
+#[path = "../tests/search_support/mod.rs"]
+mod search_support;
+
+use scalpel::engine::Engine;
+use scalpel::index::live::load_model;
+use scalpel::index::{Fusion, LiveIndex, SearchRequest};
+use search_support::{copy_tree, stdlib, test_model};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const CRATES: &[&str] = &[
+    "serde_json-1.0.154",
+    "ryu-1.0.23",
+    "itoa-1.0.18",
+    "memchr-2.8.3",
+    "strsim-0.11.1",
+    "tempfile-3.27.0",
+    "globset-0.4.21",
+    "similar-3.2.1",
+];
+
+fn registry() -> PathBuf {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cargo"));
+    std::fs::read_dir(home.join("registry/src"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join(CRATES[0]).is_dir())
+        .expect("crate sources in the cargo registry")
+}
+
+fn peak_rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+struct Case {
+    corpus: String,
+    query: String,
+    expected: Vec<String>,
+}
+
+fn eval_set() -> Vec<Case> {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/data/search_eval.tsv"),
+    )
+    .unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            Case {
+                corpus: f[0].to_string(),
+                query: f[1].to_string(),
+                expected: f[2].split(',').map(str::to_string).collect(),
+            }
+        })
+        .collect()
+}
+
+/// File-level NDCG@10 and Recall@5 of one ranked file list.
+fn scores(files: &[String], expected: &[String]) -> (f64, f64) {
+    let dcg: f64 = files
+        .iter()
+        .take(10)
+        .enumerate()
+        .filter(|(_, f)| expected.contains(f))
+        .map(|(i, _)| 1.0 / (i as f64 + 2.0).log2())
+        .sum();
+    let ideal: f64 = (0..expected.len().min(10))
+        .map(|i| 1.0 / (i as f64 + 2.0).log2())
+        .sum();
+    let found = expected
+        .iter()
+        .filter(|e| files.iter().take(5).any(|f| f == *e))
+        .count();
+    (dcg / ideal, found as f64 / expected.len() as f64)
+}
+
+fn main() {
+    let cases = eval_set();
+    let model = load_model(Some(&test_model())).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let stdlib_root = tmp.path().join("stdlib");
+    copy_tree(&stdlib(), &stdlib_root);
+    let crates_root = tmp.path().join("crates");
+    let reg = registry();
+    for c in CRATES {
+        copy_tree(&reg.join(c), &crates_root.join(c));
+    }
+    let js = std::env::var_os("SCALPEL_BENCH_JS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tmp/js-corpus/node_modules/npm")
+        });
+    let mixed_root = tmp.path().join("mixed");
+    if js.is_dir() {
+        copy_tree(&stdlib_root, &mixed_root.join("stdlib"));
+        copy_tree(&crates_root, &mixed_root.join("crates"));
+        copy_tree(&js, &mixed_root.join("npm"));
+    }
+
+    let mut modes: Vec<(&str, Vec<(f64, f64)>)> = vec![
+        ("keyword", Vec::new()),
+        ("keyword+structure", Vec::new()),
+        ("hybrid (blend)", Vec::new()),
+        ("hybrid (rrf)", Vec::new()),
+    ];
+    for (name, root) in [
+        ("stdlib", &stdlib_root),
+        ("crates", &crates_root),
+        ("mixed", &mixed_root),
+    ] {
+        if !root.is_dir() {
+            println!("{name}: skipped (corpus missing)");
+            continue;
+        }
+        let engine = Engine::default();
+        let t = Instant::now();
+        let ix = LiveIndex::open(root, engine.clone(), model.clone());
+        ix.refresh().unwrap();
+        let cold = t.elapsed();
+        let status = ix.status();
+        drop(ix);
+        let t = Instant::now();
+        let ix = LiveIndex::open(root, engine.clone(), model.clone());
+        ix.refresh().unwrap();
+        let warm = t.elapsed();
+        assert_eq!(ix.status().files_read, 0);
+        // One file changes: until searchable.
+        let changed = walk_one(root);
+        let mut code = std::fs::read_to_string(&changed).unwrap();
+        code.push_str("\n# bench_marker_token\n");
+        std::fs::write(&changed, code).unwrap();
+        let t = Instant::now();
+        ix.update_paths(std::slice::from_ref(&changed));
+        let one = t.elapsed();
+        let mut lat = Vec::new();
+        let queries: Vec<&Case> = cases.iter().collect();
+        for _ in 0..3 {
+            for c in &queries {
+                let mut req = SearchRequest::new(c.query.clone());
+                req.max_results = 10;
+                let t = Instant::now();
+                let _ = ix.search(&req, 2000).unwrap();
+                lat.push(t.elapsed());
+            }
+        }
+        lat.sort();
+        let p = |q: f64| ms(lat[((lat.len() - 1) as f64 * q) as usize]);
+        println!(
+            "{name}: {} files, {} units; cold index {:.2} s; warm start {:.0} ms; one changed file {:.1} ms; query p50 {:.1} ms, p99 {:.1} ms ({} queries); peak RSS {:.0} MB",
+            status.indexed_files,
+            status.units,
+            cold.as_secs_f64(),
+            ms(warm),
+            ms(one),
+            p(0.5),
+            p(0.99),
+            lat.len(),
+            peak_rss_mb()
+        );
+        if name == "mixed" {
+            continue;
+        }
+        for c in cases.iter().filter(|c| c.corpus == name) {
+            for (mode, acc) in modes.iter_mut() {
+                let mut req = SearchRequest::new(c.query.clone());
+                req.max_results = 30;
+                req.semantic = mode.starts_with("hybrid");
+                req.structure = *mode != "keyword";
+                req.fusion = if mode.contains("rrf") {
+                    Fusion::Rrf
+                } else {
+                    Fusion::Blend
+                };
+                let files = ix.ranked_files(&req).unwrap();
+                let s = scores(&files, &c.expected);
+                if std::env::var_os("SCALPEL_BENCH_VERBOSE").is_some() && *mode == "hybrid (blend)"
+                {
+                    println!(
+                        "  {:.2} {:.2} {:?} -> {:?}",
+                        s.0,
+                        s.1,
+                        c.query,
+                        &files[..files.len().min(3)]
+                    );
+                }
+                acc.push(s);
+            }
+        }
+    }
+    println!("quality over {} questions (file level):", cases.len());
+    for (mode, acc) in &modes {
+        let n = acc.len().max(1) as f64;
+        let ndcg: f64 = acc.iter().map(|s| s.0).sum::<f64>() / n;
+        let recall: f64 = acc.iter().map(|s| s.1).sum::<f64>() / n;
+        println!("  {mode:<18} NDCG@10 {ndcg:.3}  Recall@5 {recall:.3}");
+    }
+}
+
+/// Some source file of the corpus, to change.
+fn walk_one(root: &Path) -> PathBuf {
+    scalpel::fs::walk_files(root)
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "py" || e == "rs"))
+        .expect("a source file")
+}

@@ -1,0 +1,269 @@
+//! The search commands: `find` (ranked code units from the index),
+//! `index` (status, rebuild) and `model download`. Each opens the root's
+//! index from `ROOT/.scalpel/index/`, brings it up to date (only changed
+//! files are read) and answers; nothing stays locked, so a server may run on
+//! the same root.
+
+use super::output::Out;
+use super::words::cli_text;
+use super::{RootArg, to_json};
+use crate::engine::Engine;
+use crate::error::{Error, ErrorCode, Result};
+use crate::index::answer::{DEFAULT_MAX_RESULTS, DEFAULT_MAX_TOKENS};
+use crate::index::{LiveIndex, SearchAnswer, SearchRequest, live, model};
+use clap::{Args, Subcommand};
+use std::path::{Path, PathBuf};
+
+#[derive(Subcommand, Debug)]
+pub(super) enum FindCommand {
+    /// Find code by what it does or by name: ranked code units (functions,
+    /// classes, module-level code) from the root's search index.
+    Find(FindArgs),
+    /// Show the search index's state, or rebuild it.
+    Index(IndexArgs),
+    /// Get an embedding model for `find` (Model2Vec layout).
+    Model {
+        #[command(subcommand)]
+        action: ModelCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub(super) enum ModelCommand {
+    /// Download a model into the HuggingFace cache, where `find` and
+    /// `serve` look for it.
+    Download {
+        /// The model's HuggingFace name.
+        #[arg(default_value = model::DEFAULT_MODEL)]
+        name: String,
+        /// Put it in this folder instead (then pass --model DIR).
+        #[arg(long, value_name = "DIR")]
+        to: Option<PathBuf>,
+    },
+}
+
+/// Where the embedding model comes from.
+#[derive(Args, Debug)]
+pub(super) struct ModelArg {
+    /// Embedding model folder (model.safetensors + tokenizer.json); `off`
+    /// for keyword search only. Default: $SCALPEL_MODEL, else the
+    /// HuggingFace cache.
+    #[arg(long, value_name = "DIR")]
+    pub(super) model: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct FindArgs {
+    /// The question or identifiers.
+    #[arg(required = true, value_name = "QUERY")]
+    query: Vec<String>,
+    /// Only under this folder or file.
+    #[arg(long, value_name = "P")]
+    path: Option<String>,
+    /// Only files matching this glob (repeatable).
+    #[arg(long, value_name = "G")]
+    include: Vec<String>,
+    /// Skip files matching this glob (repeatable).
+    #[arg(long, value_name = "G")]
+    exclude: Vec<String>,
+    /// Only units of this kind (function, class, method, module, text...).
+    #[arg(long)]
+    kind: Option<String>,
+    /// Only this language.
+    #[arg(long, value_name = "LANG")]
+    language: Option<String>,
+    /// Most results.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_RESULTS)]
+    max_results: usize,
+    /// Token budget of the answer.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TOKENS)]
+    max_tokens: usize,
+    /// Print the answer as JSON (the payload of the MCP tool).
+    #[arg(long)]
+    pub(super) json: bool,
+    #[command(flatten)]
+    model: ModelArg,
+    #[command(flatten)]
+    root: RootArg,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct IndexArgs {
+    /// Only show the state (files, units, model) after bringing it up to date.
+    #[arg(long, conflicts_with = "rebuild")]
+    status: bool,
+    /// Forget the saved index and build it again.
+    #[arg(long)]
+    rebuild: bool,
+    /// Print the state as JSON.
+    #[arg(long)]
+    pub(super) json: bool,
+    #[command(flatten)]
+    model: ModelArg,
+    #[command(flatten)]
+    root: RootArg,
+}
+
+impl FindCommand {
+    pub(super) fn json(&self) -> bool {
+        match self {
+            FindCommand::Find(a) => a.json,
+            FindCommand::Index(a) => a.json,
+            FindCommand::Model { .. } => false,
+        }
+    }
+}
+
+fn open(engine: &Engine, root: &RootArg, model: &ModelArg) -> Result<std::sync::Arc<LiveIndex>> {
+    let ws = root.workspace(None, engine)?;
+    let model = live::load_model(model.model.as_deref())?;
+    Ok(LiveIndex::open(ws.root(), engine.clone(), model))
+}
+
+pub(super) fn run(cmd: FindCommand, engine: &Engine, out: &mut Out) -> Result<u8> {
+    match cmd {
+        FindCommand::Find(a) => {
+            let ix = open(engine, &a.root, &a.model)?;
+            ix.refresh()?;
+            let mut req = SearchRequest::new(a.query.join(" "));
+            req.path = a.path;
+            req.include = a.include;
+            req.exclude = a.exclude;
+            req.kind = a.kind;
+            req.language = a.language;
+            req.max_results = a.max_results.max(1);
+            let mut answer = ix.search(&req, a.max_tokens)?;
+            answer.hint = answer.hint.map(|h| cli_text(&h));
+            if a.json {
+                out.line(&to_json(&answer));
+            } else {
+                print_answer(out, &answer);
+            }
+            Ok(if answer.results.is_empty() { 1 } else { 0 })
+        }
+        FindCommand::Index(a) => {
+            let ix = open(engine, &a.root, &a.model)?;
+            if a.rebuild {
+                ix.rebuild()?;
+            } else {
+                ix.refresh()?;
+            }
+            let status = ix.status();
+            if a.json {
+                out.line(&to_json(&status));
+            } else {
+                let _ = a.status;
+                out.line(&format!(
+                    "{}: {} files, {} units, {} search{}; saved in {}",
+                    status.root,
+                    status.indexed_files,
+                    status.units,
+                    status.mode,
+                    status
+                        .model
+                        .as_ref()
+                        .map(|m| format!(" (model {m})"))
+                        .unwrap_or_default(),
+                    status.location
+                ));
+                for n in &status.notes {
+                    out.line(&format!("note: {n}"));
+                }
+            }
+            Ok(0)
+        }
+        FindCommand::Model {
+            action: ModelCommand::Download { name, to },
+        } => {
+            let dir = download(&name, to.as_deref())?;
+            out.line(&format!("downloaded {name} to {}", dir.display()));
+            Ok(0)
+        }
+    }
+}
+
+fn print_answer(out: &mut Out, a: &SearchAnswer) {
+    for h in &a.results {
+        out.line(&format!(
+            "{}:{}-{}  {}",
+            h.path, h.start_line, h.end_line, h.summary
+        ));
+        for line in h.snippet.lines() {
+            out.line(&format!("    {line}"));
+        }
+    }
+    if a.results.is_empty() {
+        out.line(&format!("no results for {:?}", a.query));
+    }
+    for n in &a.notes {
+        eprintln!("note: {n}");
+    }
+    if let Some(h) = &a.hint {
+        eprintln!("hint: {h}");
+    }
+}
+
+/// Environment variable overriding where models are downloaded from (a
+/// HuggingFace mirror).
+pub const MODEL_URL_ENV: &str = "SCALPEL_MODEL_URL";
+const MODEL_FILES: &[&str] = &["config.json", "tokenizer.json", "model.safetensors"];
+
+/// Fetch `name`'s files with `curl`, each bounded in time (connect 10 s, a
+/// stall of 30 s, 15 minutes in all), into a temp folder renamed into place.
+fn download(name: &str, to: Option<&Path>) -> Result<PathBuf> {
+    let dest = match to {
+        Some(d) => d.to_path_buf(),
+        None => model::hf_snapshot_dir(name, "main").ok_or_else(|| {
+            Error::invalid_argument("no HuggingFace cache folder: HOME is not set")
+                .with_suggestion("pass a folder to download into")
+        })?,
+    };
+    let base = std::env::var(MODEL_URL_ENV).unwrap_or_else(|_| "https://huggingface.co".into());
+    let parent = dest.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| Error::io("create_dir", parent, &e))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".scalpel-model-")
+        .tempdir_in(parent)
+        .map_err(|e| Error::io("create_temp", parent, &e))?;
+    for file in MODEL_FILES {
+        let url = format!("{}/{name}/resolve/main/{file}", base.trim_end_matches('/'));
+        let target = tmp.path().join(file);
+        let run = std::process::Command::new("curl")
+            .args(["-fsSL", "--connect-timeout", "10", "--max-time", "900"])
+            .args(["--speed-limit", "1024", "--speed-time", "30", "-o"])
+            .arg(&target)
+            .arg(&url)
+            .stdin(std::process::Stdio::null())
+            .output();
+        let failed = |why: String| {
+            Error::new(
+                ErrorCode::Io,
+                format!("could not download the model {name}: {why}"),
+            )
+            .with_suggestion(
+                "check the network connection, or copy a Model2Vec model folder (model.safetensors, tokenizer.json) here by other means and pass it with --model DIR or SCALPEL_MODEL",
+            )
+            .with_details(serde_json::json!({"model": name, "url": url}))
+        };
+        match run {
+            Err(e) => return Err(failed(format!("cannot run curl ({e})"))),
+            Ok(o) if !o.status.success() => {
+                let why = String::from_utf8_lossy(&o.stderr).trim().to_string();
+                return Err(failed(if why.is_empty() {
+                    format!("curl exited with {}", o.status)
+                } else {
+                    why
+                }));
+            }
+            Ok(_) => {}
+        }
+    }
+    // Check it loads before putting it where it will be found.
+    model::Model::load(tmp.path())?;
+    let kept = tmp.keep();
+    if dest.exists() {
+        std::fs::remove_dir_all(&dest).map_err(|e| Error::io("remove", &dest, &e))?;
+    }
+    std::fs::rename(&kept, &dest).map_err(|e| Error::io("rename", &dest, &e))?;
+    Ok(dest)
+}

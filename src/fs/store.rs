@@ -1,0 +1,79 @@
+//! Scalpel's own data files under `ROOT/.scalpel/` other than the journal:
+//! the search index (`.scalpel/index/`). A file is replaced whole (temp file
+//! in the same folder, then rename), so a reader sees the old or the new
+//! version and two processes writing at once leave one complete version.
+//! No lock is held between writes.
+
+use crate::error::{Error, Result};
+use crate::fs::door;
+use crate::fs::write::{FaultPlan, FileAttrs, atomic_remove, atomic_write};
+use std::path::{Path, PathBuf};
+
+/// `ROOT/.scalpel/index`.
+pub fn index_dir(root: &Path) -> PathBuf {
+    root.join(super::SCALPEL_DIR).join("index")
+}
+
+/// Create `ROOT/.scalpel/` (ignoring itself for git, like the journal) and
+/// `sub` inside it, folder by folder through [`crate::fs::door`]: a
+/// `.scalpel` that is (or becomes) a symlink is refused, never followed.
+fn ensure_dir(root: &Path, sub: &str) -> Result<PathBuf> {
+    let dir = root.join(super::SCALPEL_DIR);
+    let out = dir.join(sub);
+    door::create_dirs(&[out.clone(), dir.clone()])
+        .map_err(|e| Error::io("create_dir", &out, &e))?;
+    let ignore = dir.join(".gitignore");
+    if door::open_file(&ignore).is_err() {
+        atomic_write(&ignore, b"*\n", &FileAttrs::default(), &FaultPlan::none())?;
+    }
+    Ok(out)
+}
+
+/// Replace `ROOT/.scalpel/index/<name>` with `bytes` (the atomic write of
+/// [`crate::fs::write`], through the folder's handle).
+pub fn save_index_file(root: &Path, name: &str, bytes: &[u8]) -> Result<()> {
+    let dir = ensure_dir(root, "index")?;
+    atomic_write(
+        &dir.join(name),
+        bytes,
+        &FileAttrs::default(),
+        &FaultPlan::none(),
+    )
+}
+
+/// The bytes of `ROOT/.scalpel/index/<name>`, if it exists and is a regular
+/// file (opened through the door: never through a symlink).
+pub fn load_index_file(root: &Path, name: &str) -> Option<Vec<u8>> {
+    let path = index_dir(root).join(name);
+    let file = door::open_file(&path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut &file, &mut bytes).ok()?;
+    Some(bytes)
+}
+
+/// Delete `ROOT/.scalpel/index/<name>` (a missing file is fine).
+pub fn remove_index_file(root: &Path, name: &str) -> Result<()> {
+    let path = index_dir(root).join(name);
+    if door::open_file(&path).is_err() {
+        return Ok(());
+    }
+    atomic_remove(&path, &FaultPlan::none())
+}
+
+/// Size and modification time (ns since the epoch) of a file, without
+/// following a final symlink; `None` when it is not a regular file.
+pub fn stat(path: &Path) -> Option<(u64, u128)> {
+    let m = std::fs::metadata(path).ok()?;
+    if !m.is_file() {
+        return None;
+    }
+    let mtime = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    Some((m.len(), mtime))
+}

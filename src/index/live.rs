@@ -1,0 +1,595 @@
+//! The live index of one root: loaded from `ROOT/.scalpel/index/`, brought
+//! up to date by [`LiveIndex::refresh`] (a walk comparing size and mtime,
+//! then content hashes: only changed files are read and cut again), kept
+//! fresh by the watcher (`watch.rs`) and by [`LiveIndex::update_paths`]
+//! after Scalpel's own writes, and saved whole by atomic rename. No lock is
+//! held on disk, so a CLI `find` and a server can share a root.
+
+use super::answer::{self, Hit, SearchAnswer};
+use super::model::{Model, Quantized};
+use super::rank::{self, SearchRequest};
+use super::{FileMeta, FileUnits, Index, Read, Unit, tokens};
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::fs;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+/// Version of the persisted format; another version is ignored (rebuilt).
+const FORMAT: u32 = 1;
+const INDEX_FILE: &str = "units.json";
+/// Files read and cut per batch (each batch goes in under one write lock).
+const BATCH: usize = 64;
+/// How long a search waits for a running first indexing before answering
+/// from what is indexed.
+const FIRST_WAIT: Duration = Duration::from_millis(1500);
+
+/// The state of an index, for `scalpel index --status` and answers.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct IndexStatus {
+    pub root: String,
+    pub indexed_files: usize,
+    pub total_files: usize,
+    pub units: usize,
+    pub complete: bool,
+    /// Files whose content the last update read (new or changed); the rest
+    /// were known by size, time or hash.
+    pub files_read: usize,
+    /// `hybrid` or `keyword`.
+    pub mode: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    pub location: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Default)]
+struct Progress {
+    total: usize,
+    pending: usize,
+    running: bool,
+    refreshed_once: bool,
+    /// Files read (new or changed content) by the last refresh.
+    last_read: usize,
+}
+
+/// A root's index, shared by every request.
+pub struct LiveIndex {
+    root: PathBuf,
+    engine: Engine,
+    model: Option<Arc<Model>>,
+    model_note: Option<String>,
+    state: RwLock<Index>,
+    progress: Mutex<Progress>,
+    idle: Condvar,
+    refreshing: Mutex<()>,
+    notes: Mutex<Vec<String>>,
+    dirty: AtomicBool,
+    watching: Mutex<Option<super::watch::Watching>>,
+}
+
+#[derive(Serialize)]
+struct SavedRef<'a> {
+    format: u32,
+    model: Option<&'a str>,
+    files: Vec<SavedFileRef<'a>>,
+}
+
+#[derive(Serialize)]
+struct SavedFileRef<'a> {
+    path: &'a str,
+    meta: &'a FileMeta,
+    units: Vec<&'a Unit>,
+    vectors: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Saved {
+    format: u32,
+    model: Option<String>,
+    files: Vec<SavedFile>,
+}
+
+#[derive(Deserialize)]
+struct SavedFile {
+    path: String,
+    meta: FileMeta,
+    units: Vec<Unit>,
+    vectors: Vec<String>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl LiveIndex {
+    /// The index of `root` as last saved (nothing is walked yet: call
+    /// [`LiveIndex::refresh`] or [`LiveIndex::start`]). `model`: the loaded
+    /// model, or why there is none.
+    pub fn open(
+        root: &Path,
+        engine: Engine,
+        model: std::result::Result<Arc<Model>, String>,
+    ) -> Arc<LiveIndex> {
+        let (model, model_note) = match model {
+            Ok(m) => (Some(m), None),
+            Err(note) => (None, Some(note)),
+        };
+        let live = LiveIndex {
+            root: root.to_path_buf(),
+            engine,
+            model,
+            model_note,
+            state: RwLock::new(Index::default()),
+            progress: Mutex::new(Progress::default()),
+            idle: Condvar::new(),
+            refreshing: Mutex::new(()),
+            notes: Mutex::new(Vec::new()),
+            dirty: AtomicBool::new(false),
+            watching: Mutex::new(None),
+        };
+        live.load();
+        Arc::new(live)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn model(&self) -> Option<&Model> {
+        self.model.as_deref()
+    }
+
+    fn load(&self) {
+        let Some(bytes) = fs::store::load_index_file(&self.root, INDEX_FILE) else {
+            return;
+        };
+        let saved: Saved = match serde_json::from_slice(&bytes) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(error = %e, "ignoring an unreadable saved index");
+                return;
+            }
+        };
+        if saved.format != FORMAT {
+            return;
+        }
+        let same_model = saved.model.as_deref() == self.model.as_ref().map(|m| m.id.as_str());
+        let mut index = self.write_state();
+        for f in saved.files {
+            let vectors = if same_model && f.vectors.len() == f.units.len() {
+                f.vectors.iter().map(|h| Quantized::from_hex(h)).collect()
+            } else {
+                super::embed_all(self.model(), &f.units)
+            };
+            index.put(FileUnits {
+                path: f.path,
+                meta: f.meta,
+                units: f.units,
+                vectors,
+            });
+        }
+        let mut p = lock(&self.progress);
+        p.total = index.file_count();
+    }
+
+    fn write_state(&self) -> std::sync::RwLockWriteGuard<'_, Index> {
+        self.state.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn read_state(&self) -> std::sync::RwLockReadGuard<'_, Index> {
+        self.state.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Write the index to `ROOT/.scalpel/index/`.
+    pub fn save(&self) -> Result<()> {
+        self.dirty.store(false, Ordering::SeqCst);
+        let bytes = {
+            let index = self.read_state();
+            let files = index
+                .snapshot()
+                .into_iter()
+                .map(|(path, meta, units)| SavedFileRef {
+                    path,
+                    meta,
+                    vectors: units
+                        .iter()
+                        .filter_map(|(_, v)| v.map(Quantized::to_hex))
+                        .collect(),
+                    units: units.into_iter().map(|(u, _)| u).collect(),
+                })
+                .collect();
+            let saved = SavedRef {
+                format: FORMAT,
+                model: self.model.as_ref().map(|m| m.id.as_str()),
+                files,
+            };
+            serde_json::to_vec(&saved).unwrap_or_default()
+        };
+        fs::store::save_index_file(&self.root, INDEX_FILE, &bytes)
+    }
+
+    /// Save when something changed since the last save.
+    pub fn save_if_dirty(&self) {
+        if self.dirty.load(Ordering::SeqCst)
+            && let Err(e) = self.save()
+        {
+            tracing::warn!(error = %e, "could not save the search index");
+        }
+    }
+
+    /// Forget everything (saved too) and index again.
+    pub fn rebuild(&self) -> Result<()> {
+        *self.write_state() = Index::default();
+        fs::store::remove_index_file(&self.root, INDEX_FILE)?;
+        self.refresh()
+    }
+
+    /// Every file the index should hold: the workspace walker's files.
+    fn walk(&self) -> Vec<(PathBuf, String)> {
+        let walk = fs::search::walk_builder(&self.root, &self.root, false, None);
+        walk.build()
+            .flatten()
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .map(|e| {
+                let rel = fs::search::rel_path(&self.root, e.path());
+                (e.into_path(), rel)
+            })
+            .collect()
+    }
+
+    /// Bring the index up to date with the files under the root: new and
+    /// changed files are read and cut (in batches, so searches go on
+    /// meanwhile), deleted ones dropped; saved when anything changed.
+    pub fn refresh(&self) -> Result<()> {
+        let _one = lock(&self.refreshing);
+        let files = self.walk();
+        let mut stale = Vec::new();
+        let mut removed = Vec::new();
+        {
+            let index = self.read_state();
+            let present: HashSet<&str> = files.iter().map(|(_, r)| r.as_str()).collect();
+            for (abs, rel) in &files {
+                let Some((size, mtime)) = fs::store::stat(abs) else {
+                    continue;
+                };
+                let known = index.meta(rel);
+                if known.is_none_or(|m| m.size != size || m.mtime != mtime) {
+                    stale.push((
+                        abs.clone(),
+                        rel.clone(),
+                        size,
+                        mtime,
+                        known.map(|m| m.hash.clone()),
+                    ));
+                }
+            }
+            removed.extend(
+                index
+                    .paths()
+                    .filter(|p| !present.contains(p.as_str()))
+                    .cloned(),
+            );
+        }
+        {
+            let mut p = lock(&self.progress);
+            p.total = files.len();
+            p.pending = stale.len();
+            p.running = true;
+            p.last_read = 0;
+        }
+        let changed = !stale.is_empty() || !removed.is_empty();
+        {
+            let mut index = self.write_state();
+            for r in &removed {
+                index.remove(r);
+            }
+        }
+        for batch in stale.chunks(BATCH) {
+            let read: Vec<Read> = batch
+                .par_iter()
+                .filter_map(|(abs, rel, size, mtime, known)| {
+                    let meta = FileMeta {
+                        hash: String::new(),
+                        size: *size,
+                        mtime: *mtime,
+                    };
+                    super::read_file(&self.engine, self.model(), abs, rel, meta, known.as_deref())
+                        .ok()
+                })
+                .collect();
+            let mut index = self.write_state();
+            let mut new = 0;
+            for r in read {
+                match r {
+                    Read::Same(meta) => index.touch(&meta.0, meta.1),
+                    Read::New(units) => {
+                        new += 1;
+                        index.put(units)
+                    }
+                }
+            }
+            drop(index);
+            lock(&self.progress).last_read += new;
+            let mut p = lock(&self.progress);
+            p.pending = p.pending.saturating_sub(batch.len());
+        }
+        {
+            let mut p = lock(&self.progress);
+            p.running = false;
+            p.pending = 0;
+            p.refreshed_once = true;
+        }
+        self.idle.notify_all();
+        if changed {
+            self.dirty.store(true, Ordering::SeqCst);
+            self.save()?;
+        }
+        Ok(())
+    }
+
+    /// Files just written or changed (absolute paths): re-read the known
+    /// ones now, drop the deleted ones; a path the index does not know
+    /// (a new file, a folder) makes a full refresh, which applies the
+    /// ignore rules.
+    pub fn update_paths(&self, paths: &[PathBuf]) {
+        if self.update_known(paths)
+            && let Err(e) = self.refresh()
+        {
+            tracing::warn!(error = %e, "index refresh failed");
+        }
+    }
+
+    /// [`LiveIndex::update_paths`] without the refresh: whether one is
+    /// needed (a path the index does not know). The watcher uses it to
+    /// space refreshes out when a build writes into ignored folders.
+    pub(super) fn update_known(&self, paths: &[PathBuf]) -> bool {
+        let mut unknown = false;
+        for abs in paths {
+            let rel = fs::search::rel_path(&self.root, abs);
+            if rel.starts_with("..") || rel.split('/').any(|c| c == ".git" || c == fs::SCALPEL_DIR)
+            {
+                continue;
+            }
+            let known = self.read_state().meta(&rel).map(|m| m.hash.clone());
+            match (fs::store::stat(abs), known) {
+                (Some((size, mtime)), Some(hash)) => {
+                    let meta = FileMeta {
+                        hash: String::new(),
+                        size,
+                        mtime,
+                    };
+                    match super::read_file(&self.engine, self.model(), abs, &rel, meta, Some(&hash))
+                    {
+                        Ok(Read::Same((_, meta))) => self.write_state().touch(&rel, meta),
+                        Ok(Read::New(units)) => self.write_state().put(units),
+                        Err(_) => self.write_state().remove(&rel),
+                    }
+                }
+                (None, Some(_)) => self.write_state().remove(&rel),
+                (None, None) => {
+                    // A deleted folder: drop what was under it.
+                    let prefix = format!("{rel}/");
+                    let mut index = self.write_state();
+                    let under: Vec<String> = index
+                        .paths()
+                        .filter(|p| p.starts_with(&prefix))
+                        .cloned()
+                        .collect();
+                    if under.is_empty() && !abs.exists() {
+                        continue;
+                    }
+                    for p in under {
+                        index.remove(&p);
+                    }
+                    unknown |= abs.exists();
+                }
+                (Some(_), None) => unknown = true,
+            }
+            self.dirty.store(true, Ordering::SeqCst);
+        }
+        unknown
+    }
+
+    /// Index in the background (a thread), then watch the root when
+    /// `watch` (else nothing more happens until the next refresh).
+    pub fn start(self: &Arc<Self>, watch: bool) {
+        lock(&self.progress).running = true;
+        let me = Arc::downgrade(self);
+        let spawned = std::thread::Builder::new()
+            .name("scalpel-index".into())
+            .spawn(move || {
+                let Some(ix) = me.upgrade() else { return };
+                if let Err(e) = ix.refresh() {
+                    tracing::warn!(error = %e, "indexing failed");
+                    lock(&ix.progress).running = false;
+                    ix.idle.notify_all();
+                }
+                if watch {
+                    let w = super::watch::start(Arc::downgrade(&ix));
+                    *lock(&ix.watching) = Some(w);
+                }
+            });
+        if spawned.is_err() {
+            lock(&self.progress).running = false;
+        }
+    }
+
+    /// A note shown in every answer from now on (said once).
+    pub(super) fn note_once(&self, note: String) {
+        let mut n = lock(&self.notes);
+        if !n.contains(&note) {
+            tracing::warn!("{note}");
+            n.push(note);
+        }
+    }
+
+    /// Wait (at most `limit`) for a running indexing to finish.
+    pub fn wait_idle(&self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        let mut p = lock(&self.progress);
+        while p.running {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            p = self
+                .idle
+                .wait_timeout(p, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    pub fn status(&self) -> IndexStatus {
+        let (indexed, units) = {
+            let index = self.read_state();
+            (index.file_count(), index.unit_count())
+        };
+        let p = lock(&self.progress);
+        let total = p.total.max(indexed.saturating_sub(0));
+        IndexStatus {
+            root: self.root.display().to_string(),
+            indexed_files: total.saturating_sub(p.pending).min(total),
+            total_files: total,
+            units,
+            complete: !p.running && p.refreshed_once,
+            files_read: p.last_read,
+            mode: self.mode().to_string(),
+            model: self.model.as_ref().map(|m| m.dir.display().to_string()),
+            location: fs::store::index_dir(&self.root).display().to_string(),
+            notes: self.notes(),
+        }
+    }
+
+    fn mode(&self) -> &'static str {
+        if self.model.is_some() {
+            "hybrid"
+        } else {
+            "keyword"
+        }
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let mut notes: Vec<String> = self.model_note.iter().cloned().collect();
+        notes.extend(lock(&self.notes).iter().cloned());
+        notes
+    }
+
+    /// The files of the ranked units for `req`, best first, each once (for
+    /// file-level evaluation).
+    pub fn ranked_files(&self, req: &SearchRequest) -> Result<Vec<String>> {
+        let index = self.read_state();
+        let mut files: Vec<String> = Vec::new();
+        for (id, _) in rank::rank(&index, self.model(), req)? {
+            if let Some(u) = index.unit(id)
+                && !files.contains(&u.path)
+            {
+                files.push(u.path.clone());
+            }
+        }
+        Ok(files)
+    }
+
+    /// Rank and answer `req` within `max_tokens`.
+    pub fn search(&self, req: &SearchRequest, max_tokens: usize) -> Result<SearchAnswer> {
+        if !lock(&self.progress).refreshed_once {
+            self.wait_idle(FIRST_WAIT);
+        }
+        let status = self.status();
+        let q_tokens = tokens::query_tokens(&req.query);
+        let index = self.read_state();
+        let ranked = rank::rank(&index, self.model(), req)?;
+        let mut used = 60 + req.query.len() / 4;
+        let mut results = Vec::new();
+        let mut truncated = false;
+        for (id, score) in ranked {
+            let Some(u) = index.unit(id) else { continue };
+            let mut hit = Hit {
+                path: u.path.clone(),
+                start_line: u.start_line,
+                end_line: u.end_line,
+                kind: u.kind.clone(),
+                name_path: u.name_path.clone(),
+                score: (score * 1000.0).round() / 1000.0,
+                summary: answer::summary(u),
+                snippet: answer::snippet(
+                    u,
+                    &q_tokens,
+                    if results.len() < 3 {
+                        answer::SNIPPET_LINES
+                    } else {
+                        answer::SNIPPET_LINES / 2
+                    },
+                ),
+            };
+            if used + answer::hit_tokens(&hit) > max_tokens {
+                truncated = true;
+                hit.snippet.clear();
+                if used + answer::hit_tokens(&hit) > max_tokens {
+                    break;
+                }
+            }
+            used += answer::hit_tokens(&hit);
+            results.push(hit);
+        }
+        drop(index);
+        let mut notes = status.notes;
+        if !status.complete {
+            notes.push(format!(
+                "the index is still being built: {} of {} files indexed, so results may miss the rest",
+                status.indexed_files, status.total_files
+            ));
+        }
+        let mut hints: Vec<String> = results
+            .iter()
+            .find(|h| !h.name_path.is_empty())
+            .map(|h| {
+                format!(
+                    "read or edit a hit with {} (its path, and its name path as the symbol: {} {})",
+                    crate::hint::term(crate::hint::Term::ExtractCode),
+                    h.path,
+                    h.name_path
+                )
+            })
+            .into_iter()
+            .collect();
+        if truncated {
+            hints.push(format!(
+                "hits or snippets were left out to stay within the token budget: raise {} or lower {}",
+                crate::hint::term(crate::hint::Term::MaxTokens),
+                crate::hint::term(crate::hint::Term::MaxResults)
+            ));
+        }
+        let hint = (!hints.is_empty()).then(|| hints.join("; "));
+        Ok(SearchAnswer {
+            query: req.query.clone(),
+            mode: self.mode().to_string(),
+            results,
+            indexed_files: status.indexed_files,
+            total_files: status.total_files,
+            complete: status.complete,
+            truncated,
+            notes,
+            hint,
+        })
+    }
+}
+
+/// Load the model for an index: `explicit` or [`super::model::MODEL_ENV`]
+/// or the HuggingFace cache. `Err(note)`: none, and the note every answer
+/// carries.
+pub fn load_model(explicit: Option<&Path>) -> Result<std::result::Result<Arc<Model>, String>> {
+    match super::model::locate(explicit)? {
+        Some(dir) => Ok(Ok(Arc::new(Model::load(&dir)?))),
+        None => Ok(Err(
+            "no embedding model found: results are ranked by keywords and structure only".into(),
+        )),
+    }
+}

@@ -1,0 +1,326 @@
+//! The semantic side: a static embedding model in the Model2Vec layout
+//! (`model.safetensors` with one vector per token, `tokenizer.json`,
+//! `config.json`). A text's embedding is the mean of its tokens' vectors,
+//! L2-normalised; vectors are kept as int8 with one scale each, and compared
+//! by brute force.
+//!
+//! Where the model comes from: `--model DIR`, else `SCALPEL_MODEL`, else the
+//! default model in the HuggingFace cache; with none, search is keyword +
+//! structure only (and says so).
+
+use crate::error::{Error, ErrorCode, Result};
+use safetensors::{Dtype, SafeTensors};
+use std::path::{Path, PathBuf};
+
+/// Environment variable naming the model folder (`off` for none).
+pub const MODEL_ENV: &str = "SCALPEL_MODEL";
+/// The model `scalpel model download` fetches by default, and looked for in
+/// the HuggingFace cache.
+pub const DEFAULT_MODEL: &str = "minishlab/potion-code-16M";
+/// Tokens of a text that are embedded at most.
+const MAX_TOKENS: usize = 512;
+
+/// A loaded static model.
+pub struct Model {
+    tokenizer: tokenizers::Tokenizer,
+    /// `rows × dim`, row-major.
+    vectors: Vec<f32>,
+    dim: usize,
+    /// Token id → row (vocabulary quantisation), when the model has one.
+    mapping: Option<Vec<u32>>,
+    /// Ids of special tokens, dropped from texts.
+    special: Vec<u32>,
+    /// Identifies the model's weights (for the persisted vectors).
+    pub id: String,
+    pub dir: PathBuf,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model")
+            .field("dir", &self.dir)
+            .field("dim", &self.dim)
+            .finish()
+    }
+}
+
+fn model_error(dir: &Path, what: impl std::fmt::Display) -> Error {
+    Error::new(
+        ErrorCode::InvalidArgument,
+        format!("cannot load the embedding model in {}: {what}", dir.display()),
+    )
+    .with_suggestion(
+        "give a folder with model.safetensors and tokenizer.json (Model2Vec layout), or `off` for keyword search only",
+    )
+    .with_details(serde_json::json!({"model": dir.display().to_string()}))
+}
+
+/// Where the model is looked for: `explicit` (a flag), else
+/// [`MODEL_ENV`], else the HuggingFace cache. `Ok(None)`: no model (asked
+/// for `off`, or none in the cache).
+pub fn locate(explicit: Option<&Path>) -> Result<Option<PathBuf>> {
+    let given = explicit
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os(MODEL_ENV).map(PathBuf::from))
+        .filter(|p| !p.as_os_str().is_empty());
+    match given {
+        Some(p) if p == Path::new("off") || p == Path::new("none") => Ok(None),
+        Some(p) => Ok(Some(p)),
+        None => Ok(hf_cached(DEFAULT_MODEL)),
+    }
+}
+
+/// The model folder `rel` in the nearest of `start` and its ancestors
+/// that has one (`model.safetensors` inside): how the tests and benches find
+/// the shared test model next to a checkout.
+pub fn find_upward(start: &Path, rel: &str) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .map(|a| a.join(rel))
+        .find(|p| p.join("model.safetensors").is_file())
+}
+
+/// The HuggingFace hub cache folder.
+pub fn hf_cache() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("HF_HUB_CACHE") {
+        return Some(PathBuf::from(p));
+    }
+    if let Some(p) = std::env::var_os("HF_HOME") {
+        return Some(PathBuf::from(p).join("hub"));
+    }
+    let home = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(home.join("huggingface").join("hub"))
+}
+
+/// The snapshot folder of `repo` (`owner/name`) in the HuggingFace cache.
+pub fn hf_snapshot_dir(repo: &str, revision: &str) -> Option<PathBuf> {
+    Some(
+        hf_cache()?
+            .join(format!("models--{}", repo.replace('/', "--")))
+            .join("snapshots")
+            .join(revision),
+    )
+}
+
+fn hf_cached(repo: &str) -> Option<PathBuf> {
+    let snapshots = hf_snapshot_dir(repo, "")?;
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&snapshots)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("model.safetensors").is_file() && p.join("tokenizer.json").is_file())
+        .collect();
+    dirs.sort();
+    dirs.pop()
+}
+
+impl Model {
+    /// Load the model in `dir`.
+    pub fn load(dir: &Path) -> Result<Model> {
+        let weights = std::fs::read(dir.join("model.safetensors"))
+            .map_err(|e| model_error(dir, format!("model.safetensors: {e}")))?;
+        let tokenizer = tokenizers::Tokenizer::from_file(dir.join("tokenizer.json"))
+            .map_err(|e| model_error(dir, format!("tokenizer.json: {e}")))?;
+        let config: serde_json::Value = std::fs::read(dir.join("config.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        let _normalize = config.get("normalize").and_then(|v| v.as_bool());
+        let st = SafeTensors::deserialize(&weights).map_err(|e| model_error(dir, e))?;
+        let emb = st
+            .tensor("embeddings")
+            .map_err(|e| model_error(dir, format!("tensor `embeddings`: {e}")))?;
+        let shape = emb.shape().to_vec();
+        let [rows, dim] = shape[..] else {
+            return Err(model_error(
+                dir,
+                format!("`embeddings` has shape {shape:?}"),
+            ));
+        };
+        let mut vectors = to_f32(emb.dtype(), emb.data())
+            .ok_or_else(|| model_error(dir, format!("unsupported dtype {:?}", emb.dtype())))?;
+        if vectors.len() != rows * dim || dim == 0 {
+            return Err(model_error(dir, "tensor size does not match its shape"));
+        }
+        // Optional per-token weights and vocabulary mapping (newer Model2Vec).
+        if let Ok(w) = st.tensor("weights")
+            && let Some(w) = to_f32(w.dtype(), w.data())
+            && w.len() == rows
+        {
+            for (r, weight) in w.iter().enumerate() {
+                vectors[r * dim..(r + 1) * dim]
+                    .iter_mut()
+                    .for_each(|x| *x *= weight);
+            }
+        }
+        let mapping = st.tensor("mapping").ok().and_then(|m| {
+            let ids = to_f32(m.dtype(), m.data())?;
+            Some(ids.into_iter().map(|x| x as u32).collect::<Vec<u32>>())
+        });
+        let special = tokenizer
+            .get_added_tokens_decoder()
+            .iter()
+            .filter(|(_, t)| t.special)
+            .map(|(id, _)| *id)
+            .collect();
+        Ok(Model {
+            tokenizer,
+            vectors,
+            dim,
+            mapping,
+            special,
+            id: crate::fs::hash_bytes(&weights),
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The normalised embedding of `text` (zero when it has no known token).
+    pub fn embed(&self, text: &str) -> Vec<f32> {
+        let mut out = vec![0f32; self.dim];
+        let Ok(enc) = self.tokenizer.encode_fast(text, false) else {
+            return out;
+        };
+        let rows = self.vectors.len() / self.dim;
+        let mut n = 0usize;
+        for &id in enc.get_ids().iter().take(MAX_TOKENS) {
+            if self.special.contains(&id) {
+                continue;
+            }
+            let row = match &self.mapping {
+                Some(m) => m.get(id as usize).copied().unwrap_or(u32::MAX) as usize,
+                None => id as usize,
+            };
+            if row >= rows {
+                continue;
+            }
+            for (o, v) in out.iter_mut().zip(&self.vectors[row * self.dim..]) {
+                *o += v;
+            }
+            n += 1;
+        }
+        if n > 0 {
+            normalize(&mut out);
+        }
+        out
+    }
+}
+
+fn to_f32(dtype: Dtype, data: &[u8]) -> Option<Vec<f32>> {
+    Some(match dtype {
+        Dtype::F32 => data
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect(),
+        Dtype::F16 => data
+            .chunks_exact(2)
+            .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+            .collect(),
+        Dtype::BF16 => data
+            .chunks_exact(2)
+            .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
+            .collect(),
+        Dtype::I8 => data.iter().map(|&b| b as i8 as f32).collect(),
+        Dtype::I32 => data
+            .chunks_exact(4)
+            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32)
+            .collect(),
+        Dtype::I64 => data
+            .chunks_exact(8)
+            .map(|b| i64::from_le_bytes(b.try_into().unwrap_or_default()) as f32)
+            .collect(),
+        _ => return None,
+    })
+}
+
+fn normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+}
+
+/// An embedding kept as int8 with one scale: `value ≈ q * scale`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Quantized {
+    pub scale: f32,
+    pub q: Vec<i8>,
+}
+
+impl Quantized {
+    pub fn new(v: &[f32]) -> Quantized {
+        let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+        if max == 0.0 {
+            return Quantized {
+                scale: 0.0,
+                q: vec![0; v.len()],
+            };
+        }
+        let scale = max / 127.0;
+        Quantized {
+            scale,
+            q: v.iter().map(|x| (x / scale).round() as i8).collect(),
+        }
+    }
+
+    /// Cosine with a normalised query `query` (quantized the same way).
+    pub fn dot(&self, query: &Quantized) -> f32 {
+        let s: i32 = self
+            .q
+            .iter()
+            .zip(&query.q)
+            .map(|(&a, &b)| a as i32 * b as i32)
+            .sum();
+        s as f32 * self.scale * query.scale
+    }
+
+    /// Hex text of the scale and values (for the persisted index).
+    pub fn to_hex(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::with_capacity(8 + self.q.len() * 2);
+        let bytes = self.scale.to_le_bytes();
+        for b in bytes.iter().copied().chain(self.q.iter().map(|&x| x as u8)) {
+            let _ = write!(s, "{b:02x}");
+        }
+        s
+    }
+
+    /// The inverse of [`Quantized::to_hex`].
+    pub fn from_hex(s: &str) -> Option<Quantized> {
+        if s.len() < 8 || !s.len().is_multiple_of(2) || !s.is_ascii() {
+            return None;
+        }
+        let bytes: Option<Vec<u8>> = (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok())
+            .collect();
+        let bytes = bytes?;
+        let scale = f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        Some(Quantized {
+            scale,
+            q: bytes[4..].iter().map(|&b| b as i8).collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantized_round_trips_and_keeps_cosine() {
+        let mut a = vec![0.3f32, -0.5, 0.1, 0.8];
+        let mut b = vec![0.2f32, -0.4, 0.3, 0.7];
+        normalize(&mut a);
+        normalize(&mut b);
+        let exact: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        let (qa, qb) = (Quantized::new(&a), Quantized::new(&b));
+        assert!((qa.dot(&qb) - exact).abs() < 0.02);
+        assert_eq!(Quantized::from_hex(&qa.to_hex()), Some(qa));
+    }
+}

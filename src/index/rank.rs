@@ -1,0 +1,309 @@
+//! Ranking: keyword (BM25F) and semantic (cosine) scores fused, then the
+//! structural layer: a unit that defines a queried identifier is boosted,
+//! file and folder names that match count, tests, examples, vendored or
+//! generated code and `.d.ts` files are down-weighted, module-level blocks
+//! count less than definitions, one file fills at most [`PER_FILE`] places,
+//! and ties break by path and line.
+
+use super::model::{Model, Quantized};
+use super::{Index, Unit, tokens};
+use crate::error::Result;
+use std::collections::HashMap;
+
+/// Most results one file can have.
+pub const PER_FILE: usize = 2;
+/// Candidates taken from each side before fusion.
+const CANDIDATES: usize = 300;
+/// Weight of a query word's other forms (`redirects` → `redirect`).
+const VARIANT_WEIGHT: f32 = 0.8;
+/// Reciprocal rank fusion constant.
+const RRF_K: f32 = 60.0;
+
+/// How keyword and semantic scores are combined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fusion {
+    /// Normalised scores blended, weighted by the query's shape.
+    Blend,
+    /// Reciprocal rank fusion.
+    Rrf,
+}
+
+/// What to rank.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    pub query: String,
+    /// Only units under this folder or in this file (root-relative).
+    pub path: Option<String>,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    pub kind: Option<String>,
+    pub language: Option<String>,
+    pub max_results: usize,
+    /// Use the embedding model (when there is one).
+    pub semantic: bool,
+    /// Apply the structural layer.
+    pub structure: bool,
+    pub fusion: Fusion,
+}
+
+impl SearchRequest {
+    pub fn new(query: impl Into<String>) -> SearchRequest {
+        SearchRequest {
+            query: query.into(),
+            path: None,
+            include: Vec::new(),
+            exclude: Vec::new(),
+            kind: None,
+            language: None,
+            max_results: 10,
+            semantic: true,
+            structure: true,
+            fusion: Fusion::Blend,
+        }
+    }
+}
+
+struct Filter {
+    path: Option<String>,
+    include: Option<crate::fs::search::Globs>,
+    exclude: Option<crate::fs::search::Globs>,
+    kind: Option<String>,
+    language: Option<String>,
+}
+
+impl Filter {
+    fn new(req: &SearchRequest) -> Result<Filter> {
+        let path = req
+            .path
+            .as_deref()
+            .map(|p| p.trim_start_matches("./").trim_end_matches('/').to_string())
+            .filter(|p| !p.is_empty() && p != ".");
+        Ok(Filter {
+            path,
+            include: crate::fs::search::globs(&req.include, "include")?,
+            exclude: crate::fs::search::globs(&req.exclude, "exclude")?,
+            kind: req.kind.clone(),
+            language: req.language.clone(),
+        })
+    }
+
+    fn keeps(&self, u: &Unit) -> bool {
+        let root = std::path::Path::new("");
+        let p = std::path::Path::new(&u.path);
+        self.path.as_ref().is_none_or(|d| {
+            u.path == *d || (u.path.starts_with(d.as_str()) && u.path[d.len()..].starts_with('/'))
+        }) && self.kind.as_ref().is_none_or(|k| u.kind == *k)
+            && self.language.as_ref().is_none_or(|l| u.language == *l)
+            && self.include.as_ref().is_none_or(|g| g.is_match(root, p))
+            && !self.exclude.as_ref().is_some_and(|g| {
+                // A folder glob excludes everything under it.
+                p.ancestors()
+                    .any(|a| !a.as_os_str().is_empty() && g.is_match(root, a))
+            })
+    }
+}
+
+/// Units ranked for `req`: `(unit id, score)`, best first.
+pub fn rank(index: &Index, model: Option<&Model>, req: &SearchRequest) -> Result<Vec<(u32, f32)>> {
+    let filter = Filter::new(req)?;
+    let q_tokens = tokens::query_tokens(&req.query);
+    let mut terms: Vec<(String, f32, usize)> = q_tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.clone(), 1.0, i))
+        .collect();
+    for (i, t) in q_tokens.iter().enumerate() {
+        for v in tokens::variants(t) {
+            if !terms.iter().any(|(x, ..)| *x == v) && index.bm25.idf(&v) > 0.0 {
+                terms.push((v, VARIANT_WEIGHT, i));
+            }
+        }
+    }
+    let mut kw = HashMap::new();
+    index.bm25.score(&terms, &mut kw);
+    // Units matching more of the query's words come first (coordination).
+    let words_asked = q_tokens.len().clamp(1, 64) as f32;
+    let mut kw: Vec<(u32, f32)> = kw
+        .into_iter()
+        .filter(|(id, _)| index.unit(*id).is_some_and(|u| filter.keeps(u)))
+        .map(|(id, (score, words))| {
+            let coord = words.count_ones() as f32 / words_asked;
+            (id, score * coord)
+        })
+        .collect();
+    sort(index, &mut kw);
+    kw.truncate(CANDIDATES);
+
+    let mut sem: Vec<(u32, f32)> = Vec::new();
+    if let Some(m) = model.filter(|_| req.semantic) {
+        let q = Quantized::new(&m.embed(&tokens::plain_words(&req.query, 64)));
+        sem = index
+            .vectors
+            .iter()
+            .enumerate()
+            .filter_map(|(id, v)| {
+                let v = v.as_ref()?;
+                let u = index.unit(id as u32)?;
+                filter.keeps(u).then(|| (id as u32, v.dot(&q)))
+            })
+            .collect();
+        sort(index, &mut sem);
+        sem.truncate(CANDIDATES);
+    }
+
+    let words: Vec<&str> = tokens::words(&req.query).collect();
+    let identifier_query = words.iter().any(|w| tokens::is_identifier_like(w))
+        || req.query.contains("::")
+        || req.query.contains('.') && !req.query.contains(' ');
+    let mut fused = fuse(&kw, &sem, req.fusion, identifier_query);
+    if req.structure {
+        let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+        let mentions_tests = q_tokens
+            .iter()
+            .any(|t| t.starts_with("test") || t == "spec");
+        // Each query word with its other forms, computed once.
+        let forms: Vec<Vec<String>> = q_tokens
+            .iter()
+            .map(|q| {
+                let mut f = tokens::variants(q);
+                f.push(q.clone());
+                f
+            })
+            .collect();
+        for (id, score) in fused.iter_mut() {
+            if let Some(u) = index.unit(*id) {
+                *score *= structure(
+                    u,
+                    &lower,
+                    &q_tokens,
+                    &forms,
+                    identifier_query,
+                    mentions_tests,
+                );
+            }
+        }
+    }
+    sort(index, &mut fused);
+    let mut per_file: HashMap<&str, usize> = HashMap::new();
+    let mut out = Vec::new();
+    for (id, score) in fused {
+        let Some(u) = index.unit(id) else { continue };
+        let n = per_file.entry(u.path.as_str()).or_default();
+        if *n == PER_FILE {
+            continue;
+        }
+        *n += 1;
+        out.push((id, score));
+        if out.len() == req.max_results {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Best first; ties by path, then line.
+fn sort(index: &Index, v: &mut [(u32, f32)]) {
+    v.sort_by(|a, b| {
+        b.1.total_cmp(&a.1).then_with(|| {
+            let (ua, ub) = (index.unit(a.0), index.unit(b.0));
+            let key = |u: Option<&Unit>| u.map(|u| (u.path.clone(), u.start_line));
+            key(ua).cmp(&key(ub)).then(a.0.cmp(&b.0))
+        })
+    });
+}
+
+fn fuse(
+    kw: &[(u32, f32)],
+    sem: &[(u32, f32)],
+    fusion: Fusion,
+    identifier: bool,
+) -> Vec<(u32, f32)> {
+    let mut out: HashMap<u32, f32> = HashMap::new();
+    if sem.is_empty() {
+        let max = kw.first().map_or(1.0, |x| x.1).max(f32::EPSILON);
+        return kw.iter().map(|&(id, s)| (id, s / max)).collect();
+    }
+    match fusion {
+        Fusion::Rrf => {
+            for list in [kw, sem] {
+                for (rank, &(id, _)) in list.iter().enumerate() {
+                    *out.entry(id).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
+                }
+            }
+        }
+        Fusion::Blend => {
+            let alpha = if identifier { 0.75 } else { 0.55 };
+            let max = kw.first().map_or(1.0, |x| x.1).max(f32::EPSILON);
+            for &(id, s) in kw {
+                *out.entry(id).or_default() += alpha * s / max;
+            }
+            let top = sem.first().map_or(0.0, |x| x.1);
+            let floor = sem.last().map_or(0.0, |x| x.1);
+            let span = (top - floor).max(f32::EPSILON);
+            for &(id, s) in sem {
+                *out.entry(id).or_default() += (1.0 - alpha) * (s - floor) / span;
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The structural multiplier of one unit.
+fn structure(
+    u: &Unit,
+    words: &[String],
+    q_tokens: &[String],
+    forms: &[Vec<String>],
+    identifier_query: bool,
+    mentions_tests: bool,
+) -> f32 {
+    let mut m = 1.0;
+    let name = u.name.to_lowercase();
+    // Defines a queried identifier (`follow_redirects`, `Client`).
+    if !u.name_path.is_empty() && name.len() >= 3 && words.contains(&name) {
+        m *= if identifier_query { 2.5 } else { 1.6 };
+    } else if !u.name_path.is_empty() && !q_tokens.is_empty() {
+        // Its name, or its parent's, made of queried words
+        // (`HTTPRedirectHandler.http_error_302` for "http redirects").
+        let mut parts = Vec::new();
+        tokens::for_each_part(&u.name, |p| parts.push(p.to_lowercase()));
+        if let Some(parent) = &u.parent {
+            for w in tokens::words(parent) {
+                tokens::for_each_part(w, |p| parts.push(p.to_lowercase()));
+            }
+        }
+        let hit = forms
+            .iter()
+            .filter(|f| parts.iter().any(|p| f.contains(p)))
+            .count();
+        if hit > 0 {
+            m *= 1.0 + 0.2 * hit.min(3) as f32;
+        }
+    }
+    // File and folder names.
+    let mut path_tokens = Vec::new();
+    tokens::for_each_token(&u.path, |t| path_tokens.push(t.to_string()));
+    let in_path = q_tokens.iter().filter(|t| path_tokens.contains(t)).count();
+    if in_path > 0 {
+        m *= 1.0 + 0.15 * in_path.min(3) as f32;
+    }
+    let f = u.flags;
+    if !mentions_tests {
+        if f.test {
+            m *= 0.45;
+        }
+        if f.example {
+            m *= 0.6;
+        }
+    }
+    if f.vendored {
+        m *= 0.4;
+    }
+    if f.dts {
+        m *= 0.5;
+    }
+    if u.name_path.is_empty() {
+        m *= if u.kind == "text" { 0.6 } else { 0.75 };
+    }
+    m
+}

@@ -1,0 +1,153 @@
+//! Watching a root for changes (`notify`): events are debounced (collected
+//! until [`QUIET`] passes without one, at most [`MAX_WAIT`]) and handed to
+//! [`LiveIndex::update_paths`]. When the OS runs out of watches (inotify's
+//! ENOSPC), the index falls back to a rescan every [`RESCAN`] and says so
+//! once. The thread holds only a weak reference: it ends with the index.
+
+use super::LiveIndex;
+use notify::{RecursiveMode, Watcher};
+use std::path::PathBuf;
+use std::sync::Weak;
+use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+const QUIET: Duration = Duration::from_millis(100);
+const MAX_WAIT: Duration = Duration::from_millis(500);
+const RESCAN: Duration = Duration::from_secs(5);
+/// Walks for new files are at least this far apart.
+const MIN_RESCAN_GAP: Duration = Duration::from_millis(250);
+/// How often a pending save is written.
+const SAVE_EVERY: Duration = Duration::from_secs(2);
+
+/// Keeps the OS watcher alive.
+pub struct Watching {
+    _watcher: Option<notify::RecommendedWatcher>,
+}
+
+fn out_of_watches(e: &notify::Error) -> bool {
+    match &e.kind {
+        notify::ErrorKind::MaxFilesWatch => true,
+        notify::ErrorKind::Io(io) => io.raw_os_error() == Some(28),
+        _ => false,
+    }
+}
+
+/// Watch the index's root; updates go to `index` while it lives.
+pub fn start(index: Weak<LiveIndex>) -> Watching {
+    let Some(ix) = index.upgrade() else {
+        return Watching { _watcher: None };
+    };
+    let root = ix.root().to_path_buf();
+    let (tx, rx) = channel::<notify::Result<notify::Event>>();
+    let mut polling = false;
+    let watcher = match notify::recommended_watcher(move |e| {
+        let _ = tx.send(e);
+    }) {
+        Ok(mut w) => match w.watch(&root, RecursiveMode::Recursive) {
+            Ok(()) => Some(w),
+            Err(e) => {
+                polling = true;
+                ix.note_once(fallback_note(&e));
+                None
+            }
+        },
+        Err(e) => {
+            polling = true;
+            ix.note_once(fallback_note(&e));
+            None
+        }
+    };
+    drop(ix);
+    let spawned = std::thread::Builder::new()
+        .name("scalpel-watch".into())
+        .spawn(move || run(index, rx, polling));
+    if spawned.is_err() {
+        tracing::warn!("could not start the index watcher thread");
+    }
+    Watching { _watcher: watcher }
+}
+
+fn fallback_note(e: &notify::Error) -> String {
+    if out_of_watches(e) {
+        "the system ran out of file watches (raise fs.inotify.max_user_watches): the index rescans every 5 s instead".into()
+    } else {
+        format!("file watching is unavailable ({e}): the index rescans every 5 s instead")
+    }
+}
+
+fn run(
+    index: Weak<LiveIndex>,
+    rx: std::sync::mpsc::Receiver<notify::Result<notify::Event>>,
+    mut polling: bool,
+) {
+    let mut last_rescan = Instant::now()
+        .checked_sub(MIN_RESCAN_GAP)
+        .unwrap_or_else(Instant::now);
+    let mut rescan_due = false;
+    let mut last_save = Instant::now();
+    loop {
+        let wait = if rescan_due {
+            MIN_RESCAN_GAP
+        } else {
+            Duration::from_secs(1)
+        };
+        let first = rx.recv_timeout(wait);
+        let mut paths: Vec<PathBuf> = Vec::new();
+        let mut take = |e: notify::Result<notify::Event>, polling: &mut bool| match e {
+            Ok(ev) => {
+                if !matches!(ev.kind, notify::EventKind::Access(_)) {
+                    paths.extend(ev.paths);
+                }
+            }
+            Err(e) => {
+                if out_of_watches(&e)
+                    && let Some(ix) = index.upgrade()
+                {
+                    *polling = true;
+                    ix.note_once(fallback_note(&e));
+                }
+            }
+        };
+        match first {
+            Ok(e) => {
+                take(e, &mut polling);
+                let started = Instant::now();
+                while started.elapsed() < MAX_WAIT {
+                    match rx.recv_timeout(QUIET) {
+                        Ok(e) => take(e, &mut polling),
+                        Err(RecvTimeoutError::Timeout) => break,
+                        Err(RecvTimeoutError::Disconnected) => break,
+                    }
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) if !polling => return,
+            Err(RecvTimeoutError::Disconnected) => std::thread::sleep(Duration::from_secs(1)),
+        }
+        let Some(ix) = index.upgrade() else { return };
+        paths.sort();
+        paths.dedup();
+        if !paths.is_empty() {
+            rescan_due |= ix.update_known(&paths);
+        }
+        // New files and folders need a walk (ignore rules); a build writing
+        // into an ignored folder must not make one per event batch.
+        if rescan_due && last_rescan.elapsed() >= MIN_RESCAN_GAP {
+            rescan_due = false;
+            last_rescan = Instant::now();
+            if let Err(e) = ix.refresh() {
+                tracing::warn!(error = %e, "index refresh failed");
+            }
+        }
+        if polling && last_rescan.elapsed() >= RESCAN {
+            last_rescan = Instant::now();
+            if let Err(e) = ix.refresh() {
+                tracing::warn!(error = %e, "index rescan failed");
+            }
+        }
+        if last_save.elapsed() >= SAVE_EVERY {
+            last_save = Instant::now();
+            ix.save_if_dirty();
+        }
+    }
+}

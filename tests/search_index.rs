@@ -1,0 +1,492 @@
+//! `search_codebase` and `scalpel find` end to end: real files on disk (the
+//! machine's Python standard library, the repository's fixtures), the real
+//! shared static model, a real MCP client, the real binary.
+
+mod mcp_support;
+mod search_support;
+
+use assert_cmd::Command;
+use mcp_support::{Client, TestClient, call, ok, text};
+use scalpel::index::{Model, model};
+use scalpel::mcp::{IndexOptions, ServerOptions};
+use search_support::{copy_tree, stdlib, test_model};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// A checkout of a real HTTP client: the stdlib's `urllib` and `http`
+/// packages, and the stdlib test that exercises them (which mentions
+/// redirects a great deal).
+fn http_checkout() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = stdlib();
+    copy_tree(&lib.join("urllib"), &dir.path().join("urllib"));
+    copy_tree(&lib.join("http"), &dir.path().join("http"));
+    std::fs::create_dir_all(dir.path().join("test")).unwrap();
+    std::fs::copy(
+        lib.join("test/test_urllib2.py"),
+        dir.path().join("test/test_urllib2.py"),
+    )
+    .unwrap();
+    dir
+}
+
+async fn server(root: &Path, model: Option<PathBuf>) -> Client {
+    let options = ServerOptions {
+        root: Some(root.to_path_buf()),
+        index: IndexOptions {
+            model: Some(model.unwrap_or_else(|| PathBuf::from("off"))),
+            at_start: false,
+        },
+        ..ServerOptions::default()
+    };
+    mcp_support::start_with(options, TestClient::default())
+        .await
+        .1
+}
+
+/// Search until the index is complete (it is built in the background).
+async fn search(client: &Client, args: Value) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let r = ok(&call(client, "search_codebase", args.clone()).await);
+        if r["complete"] == true || Instant::now() > deadline {
+            return r;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Search `query` until `done` holds for the answer (10 s at most: a
+/// generous bound for a loaded machine; the watcher's speed is benched).
+async fn poll(client: &Client, query: &str, failure: &str, done: impl Fn(&Value) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = ok(&call(client, "search_codebase", json!({"query": query})).await);
+        if done(&answer) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{failure}: {answer}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn top(answer: &Value, n: usize) -> Vec<String> {
+    answer["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(n)
+        .map(|h| {
+            format!(
+                "{}:{}",
+                h["path"].as_str().unwrap(),
+                h["name_path"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn http_redirects_are_found_in_the_top_three_within_the_budget() {
+    let repo = http_checkout();
+    for model in [Some(test_model()), None] {
+        let client = server(repo.path(), model.clone()).await;
+        let r = call(
+            &client,
+            "search_codebase",
+            json!({"query": "where are HTTP redirects followed"}),
+        )
+        .await;
+        let mut answer = ok(&r);
+        if answer["complete"] != true {
+            answer = search(
+                &client,
+                json!({"query": "where are HTTP redirects followed"}),
+            )
+            .await;
+        }
+        let best = top(&answer, 3);
+        assert!(
+            best.iter()
+                .any(|h| h.starts_with("urllib/request.py:HTTPRedirectHandler.")),
+            "model {model:?}: {best:?}"
+        );
+        let first = &answer["results"][0];
+        assert!(!first["summary"].as_str().unwrap().is_empty());
+        assert!(!first["snippet"].as_str().unwrap().is_empty());
+        assert!(
+            answer["hint"].as_str().unwrap().contains("extract_code"),
+            "{answer}"
+        );
+        assert_eq!(
+            answer["mode"],
+            if model.is_some() { "hybrid" } else { "keyword" }
+        );
+        // One call, under 2,000 tokens (about four bytes a token) for the
+        // text and for the structured payload alike.
+        let r = call(
+            &client,
+            "search_codebase",
+            json!({"query": "where are HTTP redirects followed"}),
+        )
+        .await;
+        assert!(text(&r).len() / 4 < 2000, "{}", text(&r).len());
+        assert!(ok(&r).to_string().len() / 4 < 2000);
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_defining_unit_ranks_above_a_test_that_mentions_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(root.join("tests")).unwrap();
+    std::fs::write(
+        root.join("src/billing.py"),
+        "def compute_invoice_total(lines, tax_rate):\n    \"\"\"Sum the lines and add tax.\"\"\"\n    subtotal = sum(l.amount for l in lines)\n    return subtotal * (1 + tax_rate)\n",
+    )
+    .unwrap();
+    let mentions = "    assert compute_invoice_total([], 0) == 0\n    assert compute_invoice_total(lines, 0.2) > compute_invoice_total(lines, 0)\n".repeat(6);
+    std::fs::write(
+        root.join("tests/test_billing.py"),
+        format!("from billing import compute_invoice_total\n\ndef test_compute_invoice_total():\n{mentions}"),
+    )
+    .unwrap();
+    let client = server(root, Some(test_model())).await;
+    for q in [
+        "compute_invoice_total",
+        "compute invoice total",
+        "computeInvoiceTotal",
+    ] {
+        let answer = search(&client, json!({"query": q})).await;
+        assert_eq!(
+            top(&answer, 1),
+            ["src/billing.py:compute_invoice_total"],
+            "{q}: {answer}"
+        );
+    }
+    // Filters narrow what is ranked.
+    let answer = search(
+        &client,
+        json!({"query": "compute_invoice_total", "path": "tests"}),
+    )
+    .await;
+    assert!(
+        top(&answer, 5).iter().all(|h| h.starts_with("tests/")),
+        "{answer}"
+    );
+    let answer = search(
+        &client,
+        json!({"query": "compute_invoice_total", "exclude": ["src"]}),
+    )
+    .await;
+    assert!(
+        top(&answer, 5).iter().all(|h| h.starts_with("tests/")),
+        "{answer}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn own_edits_are_searchable_at_once_and_external_ones_soon() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(
+        root.join("shop.py"),
+        "def checkout_basket(basket):\n    return basket.total()\n",
+    )
+    .unwrap();
+    let client = server(root, None).await;
+    let answer = search(&client, json!({"query": "checkout_basket"})).await;
+    assert_eq!(top(&answer, 1), ["shop.py:checkout_basket"]);
+
+    // Scalpel's own write: visible to the very next search, no waiting.
+    ok(&call(
+        &client,
+        "update_symbol",
+        json!({"path": "shop.py", "symbol": "checkout_basket",
+               "new_code": "def reconcile_ledger_entries(basket):\n    return basket.total()\n"}),
+    )
+    .await);
+    let answer = ok(&call(
+        &client,
+        "search_codebase",
+        json!({"query": "reconcile_ledger_entries"}),
+    )
+    .await);
+    assert_eq!(
+        top(&answer, 1),
+        ["shop.py:reconcile_ledger_entries"],
+        "{answer}"
+    );
+    let answer = ok(&call(
+        &client,
+        "search_codebase",
+        json!({"query": "checkout_basket"}),
+    )
+    .await);
+    assert!(
+        top(&answer, 5)
+            .iter()
+            .all(|h| !h.contains("checkout_basket")),
+        "{answer}"
+    );
+
+    // An edit by another program: the watcher picks it up (100 ms debounce;
+    // the bound here is generous for a loaded machine, speed is benched).
+    std::fs::write(
+        root.join("late.py"),
+        "def settle_vendor_invoice():\n    pass\n",
+    )
+    .unwrap();
+    poll(
+        &client,
+        "settle_vendor_invoice",
+        "the external edit was not seen",
+        |a| top(a, 1) == ["late.py:settle_vendor_invoice"],
+    )
+    .await;
+    // A deleted file leaves the index.
+    std::fs::remove_file(root.join("late.py")).unwrap();
+    poll(
+        &client,
+        "settle_vendor_invoice",
+        "the deleted file stayed",
+        |a| {
+            a["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|h| h["path"] != "late.py")
+        },
+    )
+    .await;
+}
+
+fn scalpel() -> Command {
+    let mut c = Command::cargo_bin("scalpel").unwrap();
+    c.env("SCALPEL_MODEL", "off")
+        .env_remove("HF_HOME")
+        .env_remove("HF_HUB_CACHE");
+    c
+}
+
+/// `scalpel ARGS --root ROOT`, which must succeed.
+fn cli_ok(root: &Path, args: &[&str]) -> std::process::Output {
+    let out = scalpel()
+        .args(args)
+        .arg("--root")
+        .arg(root)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn cli_json(root: &Path, args: &[&str]) -> Value {
+    serde_json::from_slice(&cli_ok(root, args).stdout).unwrap()
+}
+
+fn index_status(root: &Path) -> Value {
+    cli_json(root, &["index", "--status", "--json"])
+}
+
+#[test]
+fn the_index_survives_a_restart_and_rereads_only_changed_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+        root,
+    );
+    let first = index_status(root);
+    let files = first["indexed_files"].as_u64().unwrap();
+    assert!(files >= 8, "{first}");
+    assert_eq!(first["files_read"], files);
+    assert!(root.join(".scalpel/index/units.json").is_file());
+    assert_eq!(
+        std::fs::read_to_string(root.join(".scalpel/.gitignore")).unwrap(),
+        "*\n"
+    );
+
+    // A new process: everything comes from the saved index.
+    let second = index_status(root);
+    assert_eq!(second["files_read"], 0, "{second}");
+    assert_eq!(second["units"], first["units"]);
+
+    // One file changes, one is touched without changing: one is read.
+    let changed = root.join("python/inventory.py");
+    let mut code = std::fs::read_to_string(&changed).unwrap();
+    code.push_str("\n\ndef freshly_added_helper():\n    return 42\n");
+    std::fs::write(&changed, code).unwrap();
+    let touched = root.join("rust/geometry.rs");
+    std::fs::write(&touched, std::fs::read(&touched).unwrap()).unwrap();
+    let third = index_status(root);
+    assert_eq!(third["files_read"], 1, "{third}");
+
+    let answer = cli_json(root, &["find", "freshly_added_helper", "--json"]);
+    assert_eq!(
+        top(&answer, 1),
+        ["python/inventory.py:freshly_added_helper"]
+    );
+    assert_eq!(answer["mode"], "keyword");
+    assert!(
+        answer["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("keywords and structure only"),
+        "{answer}"
+    );
+    // `--rebuild` starts over and reads everything again.
+    let rebuilt = cli_json(root, &["index", "--rebuild", "--json"]);
+    assert_eq!(rebuilt["files_read"], rebuilt["indexed_files"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cli_find_works_while_a_server_runs_on_the_same_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+        root,
+    );
+    let client = server(root, None).await;
+    let answer = search(&client, json!({"query": "Warehouse add item"})).await;
+    assert!(!top(&answer, 3).is_empty());
+    for _ in 0..3 {
+        let out = cli_ok(root, &["find", "Point", "new"]);
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(stdout.contains("rust/geometry.rs:"), "{stdout}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("scalpel extract"),
+            "the CLI hint speaks CLI"
+        );
+        // The server goes on answering, from its own index.
+        let answer = ok(&call(&client, "search_codebase", json!({"query": "Point new"})).await);
+        assert!(
+            top(&answer, 3)
+                .iter()
+                .any(|h| h.starts_with("rust/geometry.rs:")),
+            "{answer}"
+        );
+    }
+}
+
+#[test]
+fn the_shared_model_loads_and_embeds_meaningfully() {
+    let m = Model::load(&test_model()).unwrap();
+    assert_eq!(m.dim(), 256);
+    let v = m.embed("follow http redirects");
+    let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    assert!((norm - 1.0).abs() < 1e-3, "{norm}");
+    let cos = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+    let near = m.embed("redirect handler for http responses");
+    let far = m.embed("matrix multiplication of floating point numbers");
+    assert!(
+        cos(&v, &near) > cos(&v, &far) + 0.1,
+        "{} vs {}",
+        cos(&v, &near),
+        cos(&v, &far)
+    );
+    assert!(m.embed("").iter().all(|x| *x == 0.0));
+    // A folder without a model is a clear error.
+    let e = Model::load(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_err();
+    assert!(e.message.contains("model.safetensors"), "{}", e.message);
+}
+
+#[test]
+fn model_download_fails_clearly_without_a_network() {
+    let home = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let out = scalpel()
+        .args(["model", "download"])
+        .env("HOME", home.path())
+        // A closed port on this machine: what a machine without a network
+        // sees, without leaving it.
+        .env("SCALPEL_MODEL_URL", "http://127.0.0.1:9")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("could not download the model minishlab/potion-code-16M"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--model DIR"), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(60));
+    // Nothing half-downloaded is left where models are looked for.
+    assert!(model::hf_cache().is_some());
+    assert!(
+        !home
+            .path()
+            .join(".cache/huggingface/hub/models--minishlab--potion-code-16M/snapshots/main")
+            .exists()
+    );
+}
+
+#[test]
+fn units_cover_definitions_module_code_windows_and_long_units() {
+    use scalpel::engine::Engine;
+    let engine = Engine::default();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let geometry = fixtures.join("rust/geometry.rs");
+    let parsed = engine.load(&geometry, None).unwrap();
+    let units = scalpel::index::units::units_of_parsed(&parsed, "rust/geometry.rs");
+    let new = units.iter().find(|u| u.name_path == "Point::new").unwrap();
+    assert_eq!(new.kind, "method");
+    assert!(new.signature.starts_with("pub fn new"), "{new:?}");
+    assert!(new.flags.exported);
+    assert!(
+        units.iter().any(|u| u.kind == "module"),
+        "module-level code is a unit"
+    );
+    // A class's own unit holds its header, not its methods' bodies.
+    let inventory = engine
+        .load(&fixtures.join("python/inventory.py"), None)
+        .unwrap();
+    let units = scalpel::index::units::units_of_parsed(&inventory, "python/inventory.py");
+    let class = units.iter().find(|u| u.name_path == "Warehouse").unwrap();
+    let add = units
+        .iter()
+        .find(|u| u.name_path == "Warehouse.add")
+        .unwrap();
+    assert!(!class.body.contains(add.body.trim()), "{class:?}");
+    assert!(add.body.contains("def add"));
+
+    // A long function is split into parts with their own lines.
+    let long: String = std::iter::once("def long_one():\n".to_string())
+        .chain((0..300).map(|i| format!("    x{i} = {i}\n")))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("long.py"), &long).unwrap();
+    let parsed = engine.load(&dir.path().join("long.py"), None).unwrap();
+    let units = scalpel::index::units::units_of_parsed(&parsed, "long.py");
+    let parts: Vec<_> = units.iter().filter(|u| u.name == "long_one").collect();
+    assert_eq!(
+        parts.len(),
+        4,
+        "{:?}",
+        parts
+            .iter()
+            .map(|u| (u.start_line, u.end_line))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!((parts[0].start_line, parts[3].end_line), (1, 301));
+    assert!(
+        parts
+            .iter()
+            .all(|p| p.part > 0 && p.body.lines().count() <= 80)
+    );
+
+    // A file without a grammar gives windows of lines.
+    let text = (1..=130).map(|i| format!("line {i}\n")).collect::<String>();
+    let windows = scalpel::index::units::units_of_text(&text, "docs/notes.txt");
+    assert_eq!(windows.len(), 2);
+    assert_eq!((windows[1].start_line, windows[1].end_line), (81, 130));
+    assert_eq!(windows[0].kind, "text");
+}
