@@ -859,7 +859,7 @@ fn open_file_at(dir: &OwnedFd, dir_path: &Path, name: &str, flags: OFlags) -> Re
 /// Refuse an opened store file that could lead outside `.scalpel/`: not a
 /// regular file, more than one link, or someone else's.
 fn check_own_file(fd: &impl AsFd, path: &Path) -> Result<()> {
-    let st = rustix::fs::fstat(fd).map_err(|e| Error::io("journal", path, &e.into()))?;
+    let st = check_own_dir(fd, path)?;
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
         return Err(refused(path, "is not a regular file".into()));
     }
@@ -872,22 +872,13 @@ fn check_own_file(fd: &impl AsFd, path: &Path) -> Result<()> {
             ),
         ));
     }
-    let me = rustix::process::geteuid().as_raw();
-    if st.st_uid != me {
-        return Err(refused(
-            path,
-            format!(
-                "belongs to user {}, not to the current user {me}",
-                st.st_uid
-            ),
-        ));
-    }
     Ok(())
 }
 
-/// Refuse a store folder (`.scalpel/`, its `backups/`) that belongs to
-/// someone else: another user could swap what is inside it.
-fn check_own_dir(fd: &impl AsFd, path: &Path) -> Result<()> {
+/// Refuse a store folder (`.scalpel/`, its `backups/`), or any store entry,
+/// that belongs to someone else: another user could swap what is inside it.
+/// Returns the entry's status for further checks.
+fn check_own_dir(fd: &impl AsFd, path: &Path) -> Result<rustix::fs::Stat> {
     let st = rustix::fs::fstat(fd).map_err(|e| Error::io("journal", path, &e.into()))?;
     let me = rustix::process::geteuid().as_raw();
     if st.st_uid != me {
@@ -899,7 +890,7 @@ fn check_own_dir(fd: &impl AsFd, path: &Path) -> Result<()> {
             ),
         ));
     }
-    Ok(())
+    Ok(st)
 }
 
 /// `IO`: a journal, backup or lock file Scalpel will not use.
