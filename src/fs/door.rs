@@ -68,8 +68,13 @@ fn open_nofollow(path: &Path, flags: OFlags, mode: Mode) -> io::Result<OwnedFd> 
 
 /// The portable walk: one `openat(O_NOFOLLOW)` per component, each from the
 /// folder handle the previous one opened.
+/// How the door opens a folder on the way: never through a symlink.
+const DIR_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::DIRECTORY)
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::CLOEXEC);
+
 fn open_by_components(path: &Path, flags: OFlags, mode: Mode) -> io::Result<OwnedFd> {
-    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let start = if path.is_absolute() { "/" } else { "." };
     let names: Vec<&OsStr> = path
         .components()
@@ -82,9 +87,9 @@ fn open_by_components(path: &Path, flags: OFlags, mode: Mode) -> io::Result<Owne
     let Some((last, folders)) = names.split_last() else {
         return Ok(rustix::fs::open(start, flags, mode)?);
     };
-    let mut cur = rustix::fs::open(start, dir_flags, Mode::empty())?;
+    let mut cur = rustix::fs::open(start, DIR_FLAGS, Mode::empty())?;
     for name in folders {
-        cur = rustix::fs::openat(&cur, *name, dir_flags, Mode::empty())?;
+        cur = rustix::fs::openat(&cur, *name, DIR_FLAGS, Mode::empty())?;
     }
     Ok(rustix::fs::openat(&cur, *last, flags, mode)?)
 }
@@ -119,7 +124,6 @@ pub fn create_dirs(missing: &[impl AsRef<Path>]) -> io::Result<()> {
         io::Error::new(io::ErrorKind::InvalidInput, "the root has no parent folder")
     })?;
     let mut cur = open_dir(parent)?;
-    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     for dir in missing.iter().rev() {
         let name = dir.as_ref().file_name().ok_or_else(|| {
             io::Error::new(
@@ -131,7 +135,7 @@ pub fn create_dirs(missing: &[impl AsRef<Path>]) -> io::Result<()> {
             Ok(()) | Err(rustix::io::Errno::EXIST) => {}
             Err(e) => return Err(e.into()),
         }
-        cur = rustix::fs::openat(&cur, name, dir_flags, Mode::empty())?;
+        cur = rustix::fs::openat(&cur, name, DIR_FLAGS, Mode::empty())?;
     }
     Ok(())
 }

@@ -135,9 +135,15 @@ impl Env {
 
     /// The parsed file, from the cache when its bytes did not change.
     pub fn parse(&self, file: &ResolvedPath) -> Result<Arc<ParsedFile>> {
+        self.parse_path(&file.path)
+    }
+
+    /// [`Env::parse`] of a real path the library found itself (a folder's
+    /// files, a reference's candidates), already inside the root.
+    pub fn parse_path(&self, path: &Path) -> Result<Arc<ParsedFile>> {
         self.shared
             .engine
-            .load_cached(&self.shared.cache, &file.path, None)
+            .load_cached(&self.shared.cache, path, None)
     }
 
     /// Keep the parse of a file just written (from the incremental reparse).

@@ -284,10 +284,7 @@ impl ScalpelServer {
                     max_files: p.max_files,
                 };
                 return crate::engine::folder_outline(env.engine(), env.ws(), &file, &req, |f| {
-                    env.parse(&crate::fs::ResolvedPath {
-                        display: String::new(),
-                        path: f.to_path_buf(),
-                    })
+                    env.parse_path(f)
                 });
             }
             let parsed = env.parse(&file)?;
@@ -574,12 +571,7 @@ impl ScalpelServer {
                 max_results: p.max_results,
                 max_files: None,
             };
-            let load = |path: &Path| {
-                env.parse(&crate::fs::ResolvedPath {
-                    display: String::new(),
-                    path: path.to_path_buf(),
-                })
-            };
+            let load = |path: &Path| env.parse_path(path);
             crate::refs::find_references(env.ws(), &env.engine().registry, &req, &load)
         })
         .await
@@ -606,12 +598,7 @@ impl ScalpelServer {
                     symbol: Some(p.symbol),
                     ..RefsRequest::default()
                 };
-                let load = |path: &Path| {
-                    env.parse(&crate::fs::ResolvedPath {
-                        display: String::new(),
-                        path: path.to_path_buf(),
-                    })
-                };
+                let load = |path: &Path| env.parse_path(path);
                 crate::refs::rename::rename_symbol(
                     env.ws(),
                     &env.engine().registry,
