@@ -90,9 +90,9 @@ pub fn list_directory(root: &std::path::Path, params: &TreeParams) -> Result<Tre
     }];
     let mut index: HashMap<PathBuf, usize> = HashMap::from([(dir.clone(), 0)]);
     let mut unreadable = 0usize;
-    // Folder handles opened through the door, one per listed folder (`None`:
-    // it is no longer the folder the walk started in).
-    let mut folders: HashMap<PathBuf, Option<std::os::fd::OwnedFd>> = HashMap::new();
+    // The handle of the last listed entry's folder, opened through the door
+    // (`None`: it is no longer the folder the walk listed).
+    let mut folder: Option<(PathBuf, Option<std::os::fd::OwnedFd>)> = None;
     for entry in builder.build() {
         let Ok(entry) = entry else {
             unreadable += 1;
@@ -108,7 +108,7 @@ pub fn list_directory(root: &std::path::Path, params: &TreeParams) -> Result<Tre
         let ft = entry.file_type();
         let is_dir = ft.is_some_and(|t| t.is_dir());
         let is_link = ft.is_some_and(|t| t.is_symlink());
-        if !still_inside(&mut folders, path, is_dir) {
+        if !still_inside(&mut folder, path, is_dir) {
             continue;
         }
         let id = nodes.len();
@@ -183,20 +183,22 @@ pub fn list_directory(root: &std::path::Path, params: &TreeParams) -> Result<Tre
 /// checked in its folder's handle, opened through [`crate::fs::door`] (which
 /// follows no symlink), and dropped unless it exists there, as the same kind.
 fn still_inside(
-    folders: &mut HashMap<PathBuf, Option<std::os::fd::OwnedFd>>,
+    folder: &mut Option<(PathBuf, Option<std::os::fd::OwnedFd>)>,
     path: &std::path::Path,
     is_dir: bool,
 ) -> bool {
     let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
         return false;
     };
-    let fd = folders
-        .entry(parent.to_path_buf())
-        .or_insert_with(|| crate::fs::door::open_dir(parent).ok());
-    let Some(fd) = fd else {
+    // One handle at a time (the last entry's folder): a wide tree must not
+    // hold a descriptor per folder.
+    if folder.as_ref().is_none_or(|(p, _)| p != parent) {
+        *folder = Some((parent.to_path_buf(), crate::fs::door::open_dir(parent).ok()));
+    }
+    let Some((_, Some(fd))) = folder.as_ref() else {
         return false;
     };
-    match rustix::fs::statat(&*fd, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+    match rustix::fs::statat(fd, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) => {
             (rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Directory)
                 == is_dir
