@@ -5,8 +5,9 @@
 
 use crate::edit::{self, Operation, Validation};
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::{self, Purpose, SourceText, Workspace, WriteMeta};
+use crate::fs::{self, Purpose, Workspace, WriteMeta};
 use crate::lang::{Language, Registry};
+use crate::source::SourceText;
 use crate::symbols::{self, Dependencies, ParseErrorLoc, ParsedFile, Symbol};
 use serde::Serialize;
 use std::path::Path;
@@ -728,7 +729,7 @@ impl Reparsed {
 
     /// The written file as a [`ParsedFile`], without parsing it again.
     pub fn outline(self) -> Result<ParsedFile> {
-        let source = fs::decode(&self.path, self.text.into_bytes())?;
+        let source = crate::source::decode(&self.path, self.text.into_bytes())?;
         symbols::outline(&self.language, Arc::new(source), self.tree)
     }
 }

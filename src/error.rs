@@ -163,7 +163,7 @@ impl Error {
 
     /// An I/O failure on `path` during `step` (e.g. "read", "rename").
     pub fn io(step: &str, path: &std::path::Path, err: &std::io::Error) -> Self {
-        if crate::fs::door::is_swap(err) {
+        if is_swap(err) {
             // The door met a symlink where the sandbox had seen a folder or
             // file: something is renaming things under the root right now.
             return Error::new(
@@ -273,6 +273,14 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// Whether `err` is the disk door refusing a symlink on the way to a path
+/// the sandbox resolved (`ELOOP`, from `RESOLVE_NO_SYMLINKS` or
+/// `O_NOFOLLOW`): something swapped a folder or file for a symlink while it
+/// was in use. [`Error::io`] reports it as `CONFLICT`.
+pub fn is_swap(err: &std::io::Error) -> bool {
+    err.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+}
 
 #[cfg(test)]
 mod tests {

@@ -13,6 +13,7 @@ pub mod index;
 pub mod lang;
 pub mod mcp;
 pub mod refs;
+pub mod source;
 pub mod symbols;
 pub mod text;
 pub mod textops;

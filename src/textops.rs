@@ -12,14 +12,15 @@
 use crate::edit::validate::{self, Change, Validation};
 use crate::engine::{Engine, Reparsed};
 use crate::error::{Error, Result};
-use crate::fs::read::{Window, WindowRequest, read_window};
 use crate::fs::search::{
     DefinitionsFn, SearchControl, SearchParams, SearchResult, search_files_with,
 };
 use crate::fs::tree::{TreeListing, TreeParams, list_directory};
-use crate::fs::{self, Purpose, ResolvedPath, SourceText, Workspace, WriteMeta};
+use crate::fs::{self, Purpose, ResolvedPath, Workspace, WriteMeta};
 use crate::lang::Language;
+use crate::source::SourceText;
 use crate::symbols::{self, ParsedFile};
+use crate::text::window::{Window, WindowRequest, read_window};
 use crate::text::{
     DroppedRegion, LineIndex, LineRange, LineRequest, MatchMode, RangeNote, TextEdit, apply_budget,
     keyword_lines, merge, plan_edits, validate_ranges,
@@ -813,7 +814,7 @@ pub fn write_resolved(
         dry_run: outcome.dry_run,
         file_hash: outcome.new_hash,
         previous_hash: outcome.old_hash,
-        total_lines: fs::count_lines(strip_bom(&content)),
+        total_lines: crate::source::count_lines(strip_bom(&content)),
         bytes: content.len(),
         diff: outcome.diff,
         diff_truncated: outcome.diff_truncated,
@@ -826,7 +827,10 @@ pub fn write_resolved(
 /// that does not mention them.
 fn keep_shape(old: &SourceText, content: &str, warnings: &mut Vec<String>) -> String {
     let mut out = content.to_string();
-    if old.profile.eol == fs::Eol::Crlf && content.contains('\n') && !content.contains('\r') {
+    if old.profile.eol == crate::source::Eol::Crlf
+        && content.contains('\n')
+        && !content.contains('\r')
+    {
         out = out.replace('\n', "\r\n");
         warnings.push(
             "the file uses CRLF line endings; the new content's LF endings were converted"

@@ -6,9 +6,10 @@
 use scalpel::ErrorCode;
 use scalpel::fs::journal::format_edit_id;
 use scalpel::fs::{
-    JournalEntry, Purpose, Retention, Workspace, WriteMeta, commit_write, hash_bytes, history,
-    read_source, undo,
+    JournalEntry, Purpose, Retention, Workspace, WriteMeta, commit_write, history, read_source,
+    undo,
 };
+use scalpel::source::hash_bytes;
 use std::path::{Path, PathBuf};
 
 const ORIGINAL: &str = "fn a() {}\n";

@@ -14,7 +14,7 @@ use std::sync::Arc;
 fn exercise(lang_name: &str, bytes: Vec<u8>) {
     let reg = Registry::builtin();
     let lang = reg.by_name(lang_name).unwrap().clone();
-    let Ok(src) = scalpel::fs::decode(Path::new("x"), bytes) else {
+    let Ok(src) = scalpel::source::decode(Path::new("x"), bytes) else {
         return;
     };
     let file = symbols::parse(&lang, Arc::new(src)).unwrap();

@@ -125,7 +125,7 @@ fn variants(text: &str, lang: &str) -> Vec<(String, String)> {
         .collect();
     v.push(("mixed".into(), mixed));
     let _ = lang;
-    if let scalpel::fs::Indent::Spaces(w) = scalpel::fs::profile_of(text).indent {
+    if let scalpel::source::Indent::Spaces(w) = scalpel::source::profile_of(text).indent {
         let w = w as usize;
         let tabs: String = text
             .split_inclusive('\n')
@@ -142,7 +142,7 @@ fn variants(text: &str, lang: &str) -> Vec<(String, String)> {
 fn parsed(lang: &str, text: &str) -> symbols::ParsedFile {
     let reg = Registry::builtin();
     let l = reg.by_name(lang).unwrap().clone();
-    let src = scalpel::fs::decode(Path::new("x"), text.as_bytes().to_vec()).unwrap();
+    let src = scalpel::source::decode(Path::new("x"), text.as_bytes().to_vec()).unwrap();
     symbols::parse(&l, Arc::new(src)).unwrap()
 }
 

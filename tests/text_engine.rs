@@ -7,10 +7,10 @@ use assert_cmd::Command;
 use proptest::prelude::*;
 use scalpel::ErrorCode;
 use scalpel::engine::Engine;
-use scalpel::fs::read::WindowRequest;
 use scalpel::fs::search::SearchParams;
 use scalpel::fs::tree::TreeParams;
 use scalpel::fs::{Workspace, undo};
+use scalpel::text::window::WindowRequest;
 use scalpel::text::{Anchor, LineRange, MatchMode, TextEdit};
 use scalpel::textops::{self, EditParams, FragmentParams, WriteParams};
 use serde_json::Value;
@@ -104,7 +104,7 @@ fn read_file_windows_and_errors() {
     assert_eq!(w.window.total_lines, 20);
     assert_eq!(
         w.window.file_hash,
-        scalpel::fs::hash_bytes(&r.bytes("a.txt"))
+        scalpel::source::hash_bytes(&r.bytes("a.txt"))
     );
     // Absolute paths inside the root work too; outside does not.
     let abs = r.path("a.txt");
@@ -323,8 +323,11 @@ fn edit_batch_applies_together_with_receipt() {
         (Some(15), Some(15))
     );
     assert_eq!(rec.validation.status, "ok");
-    assert_eq!(rec.file_hash, scalpel::fs::hash_bytes(now.as_bytes()));
-    assert_eq!(rec.previous_hash, scalpel::fs::hash_bytes(PY.as_bytes()));
+    assert_eq!(rec.file_hash, scalpel::source::hash_bytes(now.as_bytes()));
+    assert_eq!(
+        rec.previous_hash,
+        scalpel::source::hash_bytes(PY.as_bytes())
+    );
     assert!(rec.diff.contains("+import sys"));
     assert!(rec.edit_id.is_some());
 
@@ -447,7 +450,7 @@ fn expected_hash_and_undo() {
         .edit_with(EditParams {
             path: "a.py".into(),
             edits: vec![TextEdit::new("import os", "import re")],
-            expected_hash: Some(scalpel::fs::hash_bytes(PY.as_bytes())),
+            expected_hash: Some(scalpel::source::hash_bytes(PY.as_bytes())),
             ..EditParams::default()
         })
         .unwrap();
@@ -508,7 +511,10 @@ fn write_create_overwrite_and_stale() {
         .write("pkg/sub/new.py", "def f():\n    return 2\n")
         .unwrap();
     assert!(!rec.created);
-    assert_eq!(rec.previous_hash, Some(scalpel::fs::hash_bytes(&before)));
+    assert_eq!(
+        rec.previous_hash,
+        Some(scalpel::source::hash_bytes(&before))
+    );
     assert!(rec.diff.contains("+    return 2"));
     undo(&r.ws, Path::new("pkg/sub/new.py"), None, false).unwrap();
     assert_eq!(r.bytes("pkg/sub/new.py"), before);
@@ -707,7 +713,7 @@ proptest! {
         prop_assert!(now.starts_with(prefix.as_bytes()));
         prop_assert!(now.ends_with(after.as_bytes()));
         let inserted = &now[prefix.len()..now.len() - after.len()];
-        let profile = scalpel::fs::profile_of(&content);
+        let profile = scalpel::source::profile_of(&content);
         let expected_new = if profile.newline() == "\r\n" { new.replace('\n', "\r\n") } else { new.clone() };
         prop_assert_eq!(inserted, expected_new.as_bytes());
         prop_assert_eq!(rec.changed, old != new);

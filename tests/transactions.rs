@@ -9,9 +9,9 @@
 mod common;
 use scalpel::ErrorCode;
 use scalpel::fs::{
-    FaultPlan, FileChange, Purpose, Retention, Workspace, WriteStep, commit_files, hash_bytes,
-    history, undo,
+    FaultPlan, FileChange, Purpose, Retention, Workspace, WriteStep, commit_files, history, undo,
 };
+use scalpel::source::hash_bytes;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 

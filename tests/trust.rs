@@ -230,7 +230,7 @@ struct Tally {
 fn parse(lang: &str, text: &str) -> Option<ParsedFile> {
     let reg = Registry::builtin();
     let l = reg.by_name(lang).unwrap().clone();
-    let src = scalpel::fs::decode(Path::new("x"), text.as_bytes().to_vec()).ok()?;
+    let src = scalpel::source::decode(Path::new("x"), text.as_bytes().to_vec()).ok()?;
     symbols::parse(&l, Arc::new(src)).ok()
 }
 

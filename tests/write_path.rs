@@ -7,9 +7,10 @@
 mod common;
 use scalpel::ErrorCode;
 use scalpel::fs::{
-    FaultPlan, JournalEntry, Purpose, ResolvedPath, Retention, SourceText, Workspace, WriteMeta,
-    WriteStep, commit_write, history, read_source, undo,
+    FaultPlan, JournalEntry, Purpose, ResolvedPath, Retention, Workspace, WriteMeta, WriteStep,
+    commit_write, history, read_source, undo,
 };
+use scalpel::source::SourceText;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -116,7 +117,7 @@ fn commit_writes_backs_up_and_journals() {
     assert_eq!(std::fs::read_to_string(f.path("src/lib.rs")).unwrap(), new);
     assert!(out.changed && !out.created && !out.dry_run);
     assert_eq!(out.path, "src/lib.rs");
-    assert_eq!(out.new_hash, scalpel::fs::hash_bytes(new.as_bytes()));
+    assert_eq!(out.new_hash, scalpel::source::hash_bytes(new.as_bytes()));
     assert!(out.diff.contains("-    1\n+    10\n"), "{}", out.diff);
     assert!(out.diff.starts_with("--- a/src/lib.rs\n+++ b/src/lib.rs\n"));
     let id = out.edit_id.unwrap();
@@ -203,7 +204,7 @@ fn stale_file_refused_with_current_region() {
     assert_eq!(e.code(), ErrorCode::StaleFile);
     assert_eq!(
         e.details["current_hash"],
-        scalpel::fs::hash_bytes(outside_change.as_bytes()).as_str()
+        scalpel::source::hash_bytes(outside_change.as_bytes()).as_str()
     );
     assert_eq!(e.details["expected_hash"], old.hash.as_str());
     assert_eq!(e.details["changed_start_line"], 6);
@@ -590,7 +591,7 @@ fn undo_refuses_after_outside_change_unless_forced() {
     assert_eq!(e.code(), ErrorCode::StaleFile);
     assert_eq!(
         e.details["current_hash"],
-        scalpel::fs::hash_bytes(b"human\n").as_str()
+        scalpel::source::hash_bytes(b"human\n").as_str()
     );
     assert_eq!(snapshot(&p), before);
     // Deleted by someone else: refused too.
@@ -927,7 +928,7 @@ fn check_journal_after_kill(root: &Path, run: usize) -> (usize, bool) {
                 panic!("run {run}: backup of kept entry {} : {e}", entry.edit_id)
             });
             assert_eq!(
-                Some(scalpel::fs::hash_bytes(&bytes)),
+                Some(scalpel::source::hash_bytes(&bytes)),
                 entry.before_hash,
                 "run {run}: partial backup {rel}"
             );
@@ -1120,7 +1121,7 @@ proptest::proptest! {
         std::fs::write(&p, &initial).unwrap();
         let mut states = vec![initial];
         for v in &versions {
-            let current = scalpel::fs::hash_bytes(&std::fs::read(&p).unwrap());
+            let current = scalpel::source::hash_bytes(&std::fs::read(&p).unwrap());
             let m = WriteMeta {
                 operation: "write_file".into(),
                 expected_hash: Some(current),

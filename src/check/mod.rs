@@ -14,7 +14,7 @@
 //!   had. A file the grammar has always mis-parsed must not block every
 //!   commit that touches it.
 //!
-//! Each text is decoded with `fs::decode` (binary and non-UTF-8 files are
+//! Each text is decoded with `crate::source::decode` (binary and non-UTF-8 files are
 //! skipped and counted, never guessed at), its language detected from its
 //! name or `#!` line (no grammar: skipped and counted), and parsed. Only the
 //! files with errors pay for the old version: it is fetched and parsed in a
@@ -33,7 +33,8 @@ pub use render::{render_human, render_json};
 
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::{self, SourceText};
+use crate::fs::{self};
+use crate::source::SourceText;
 use git::{CatFile, Repo};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -447,7 +448,7 @@ fn examine(engine: &Engine, item: &Item, bytes: Option<Vec<u8>>) -> Result<Outco
     }))
 }
 
-/// `fs::decode` under the size limit, failures turned into skip reasons.
+/// `crate::source::decode` under the size limit, failures turned into skip reasons.
 fn decode_limited(
     engine: &Engine,
     name: &Path,
@@ -456,7 +457,7 @@ fn decode_limited(
     if bytes.len() as u64 > engine.max_file_size {
         return Err(SkipReason::TooLarge);
     }
-    fs::decode(name, bytes).map_err(|e| match e.code() {
+    crate::source::decode(name, bytes).map_err(|e| match e.code() {
         ErrorCode::BinaryFile => SkipReason::Binary,
         _ => SkipReason::Encoding,
     })
@@ -495,7 +496,7 @@ fn compare_with_old(
             let Some(bytes) = bytes else {
                 return Ok(());
             };
-            let Ok(old) = fs::decode(&items[*i].name, bytes) else {
+            let Ok(old) = crate::source::decode(&items[*i].name, bytes) else {
                 return Ok(());
             };
             let before = diagnose::diagnose(&p.language, old.body())?;

@@ -14,11 +14,11 @@ use super::{plural, to_json};
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs::Workspace;
-use crate::fs::read::WindowRequest;
 use crate::fs::search::SearchParams;
 use crate::fs::search::SearchResult;
 use crate::fs::tree::TreeListing;
 use crate::fs::tree::TreeParams;
+use crate::text::window::WindowRequest;
 use crate::text::{Anchor, FuzzyMode, LineRange, TextEdit, lines::strip_eol};
 use crate::textops::{
     self, EditParams, EditReceipt, FileWindow, Fragment, FragmentParams, WriteParams, WriteReceipt,

@@ -13,7 +13,7 @@
 //! agrees with its own syntax tree ([`layout_penalty`] 0); a coincidence of
 //! columns cannot fool it, because the tree, not a column count, decides.
 
-use crate::fs::Indent;
+use crate::source::Indent;
 use tree_sitter::Tree;
 
 pub(crate) fn leading_ws(line: &str) -> &str {

@@ -9,7 +9,7 @@
 
 use super::indent::{self, is_blank, leading_ws};
 use crate::error::{Error, Result};
-use crate::fs::{Eol, Indent, SourceText};
+use crate::source::{Eol, Indent, SourceText};
 use crate::symbols::{ParsedFile, Symbol};
 use serde::{Deserialize, Serialize};
 
@@ -286,7 +286,7 @@ fn fit(code: &str, ctx: &Ctx, src: &SourceText) -> Vec<String> {
 /// Convert the code's leading indentation to the file's style: tabs in a
 /// tab-indented file, spaces (of the file's width) in a space-indented one.
 fn restyle(code: &str, file: Indent) -> String {
-    let code_indent = crate::fs::profile_of(code).indent;
+    let code_indent = crate::source::profile_of(code).indent;
     let convert = |line: &str| -> String {
         let ws = leading_ws(line);
         let rest = &line[ws.len()..];

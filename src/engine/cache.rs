@@ -209,11 +209,11 @@ impl Engine {
             path: path.to_path_buf(),
             language: forced.map(str::to_string),
         };
-        let hash = fs::hash_bytes(&bytes);
+        let hash = crate::source::hash_bytes(&bytes);
         if let Some(file) = cache.get(&key, &hash) {
             return Ok(file);
         }
-        let file = Arc::new(self.load_with(path, forced, || fs::decode(path, bytes))?);
+        let file = Arc::new(self.load_with(path, forced, || crate::source::decode(path, bytes))?);
         cache.insert(key, file.clone());
         Ok(file)
     }

@@ -155,10 +155,9 @@ pub fn remove_dir(path: &Path) -> io::Result<()> {
     )?)
 }
 
-/// Whether `err` is the door refusing a symlink that appeared on the way.
-pub fn is_swap(err: &io::Error) -> bool {
-    err.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
-}
+/// Whether `err` is the door refusing a symlink that appeared on the way
+/// (the rule lives with the errors, which name it `CONFLICT`).
+pub use crate::error::is_swap;
 
 #[cfg(test)]
 mod tests {

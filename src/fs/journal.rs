@@ -46,7 +46,7 @@
 //! kept.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::workspace::{SCALPEL_DIR, Workspace};
+use crate::fs::workspace::{Retention, SCALPEL_DIR, Workspace};
 use crate::fs::write::{FaultPlan, WriteStep, step_error};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
@@ -74,30 +74,6 @@ const MAX_JOURNAL_READ: u64 = 64 * 1024 * 1024;
 const MAX_ID_TRIES: usize = 10_000;
 /// How many skipped lines a warning names.
 const SKIPPED_SHOWN: usize = 3;
-
-/// How much history is kept.
-///
-/// `max_entries` counts real edits only: undo entries (which redo is made
-/// of) do not push real edits out, so after any number of writes the newest
-/// `max_entries` of them stay undoable one by one. Undo entries still count
-/// toward a hard cap of `2 × max_entries` entries in all (so undo/redo loops
-/// cannot grow the journal without bound) and toward `max_backup_bytes`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Retention {
-    /// Real edits (not undos) kept in the journal (default 200).
-    pub max_entries: usize,
-    /// Total size of the backups kept (default 256 MiB).
-    pub max_backup_bytes: u64,
-}
-
-impl Default for Retention {
-    fn default() -> Self {
-        Retention {
-            max_entries: 200,
-            max_backup_bytes: 256 * 1024 * 1024,
-        }
-    }
-}
 
 /// One journaled change of one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -356,7 +332,9 @@ pub(crate) struct Journal {
 
 impl Journal {
     /// Create `.scalpel/` if needed and take its lock (waiting up to 10 s).
-    pub(crate) fn open(ws: &Workspace) -> Result<Journal> {
+    /// Writers open the journal through [`crate::fs::recover::open_journal`],
+    /// which also rolls back an interrupted transaction.
+    pub(super) fn lock(ws: &Workspace) -> Result<Journal> {
         let path = ws.scalpel_dir();
         let faults = *ws.faults();
         let fail = |e: io::Error, p: &Path| step_error(WriteStep::JournalLock, p, &e, true);
@@ -423,8 +401,6 @@ impl Journal {
             faults,
             _lock: lock,
         };
-        // Before anything else: an interrupted transaction is rolled back.
-        crate::fs::transaction::recover(ws, &journal)?;
         Ok(journal)
     }
 
@@ -1168,7 +1144,7 @@ mod tests {
     fn ids_are_monotonic_under_a_backwards_clock() {
         let d = tempfile::tempdir().unwrap();
         let ws = Workspace::new(d.path()).unwrap();
-        let j = Journal::open(&ws).unwrap();
+        let j = Journal::lock(&ws).unwrap();
         let future = format_edit_id(4_102_444_800, 9999);
         let next = j.next_id(&[entry(&future)]);
         assert_eq!(next, format_edit_id(4_102_444_801, 1));
@@ -1187,7 +1163,7 @@ mod tests {
         let elsewhere = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(elsewhere.path(), d.path().join(".scalpel")).unwrap();
         let ws = Workspace::new(d.path()).unwrap();
-        let e = Journal::open(&ws).err().unwrap();
+        let e = Journal::lock(&ws).err().unwrap();
         assert_eq!(e.code(), ErrorCode::Io);
         assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
     }

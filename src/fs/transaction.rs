@@ -12,7 +12,8 @@
 //!
 //! A process killed in between leaves the record. The next Scalpel process
 //! that opens the root ([`crate::fs::Workspace::new`], or any write, through
-//! [`Journal::open`]) rolls the transaction back before anything else: each
+//! [`open_journal`]) rolls the transaction back before anything else
+//! ([`crate::fs::recover`]): each
 //! file that has its new content gets its backup back, the transaction's
 //! journal lines are dropped, then the record. Rolling back is idempotent,
 //! so a kill during recovery is recovered by the next one. Every file of the
@@ -20,16 +21,16 @@
 //! the record was removed, all-new (the journal has every entry).
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::commit::{
-    Current, Diff, WriteOutcome, check_writable, make_diff, read_current, recheck,
-};
+use crate::fs::commit::WriteOutcome;
+use crate::fs::current::{Current, Diff, check_writable, make_diff, read_current, recheck};
 use crate::fs::journal::{
-    Journal, JournalEntry, format_edit_id, now_rfc3339, parse_edit_id, read_backup, successor,
+    JournalEntry, format_edit_id, now_rfc3339, parse_edit_id, read_backup, successor,
 };
-use crate::fs::profile::hash_bytes;
+use crate::fs::recover::{Record, open_journal};
 use crate::fs::workspace::{Purpose, ResolvedPath, Workspace};
 use crate::fs::write::{FaultPlan, atomic_write};
-use serde::{Deserialize, Serialize};
+use crate::source::hash_bytes;
+use serde::Serialize;
 use serde_json::json;
 use std::path::Path;
 
@@ -56,13 +57,6 @@ pub struct TxnOutcome {
     pub warnings: Vec<String>,
 }
 
-/// What `transaction.json` holds.
-#[derive(Debug, Serialize, Deserialize)]
-struct Record {
-    txn: String,
-    entries: Vec<JournalEntry>,
-}
-
 /// Check, back up, journal and write every change (see the module doc).
 /// Refusals leave every file untouched: `STALE_FILE` naming the file whose
 /// hash is not `expect`, `IO` naming the step.
@@ -78,7 +72,7 @@ pub fn commit_files(
     let journal = if dry_run {
         None
     } else {
-        Some(Journal::open(ws)?)
+        Some(open_journal(ws)?)
     };
     let mut targets = Vec::with_capacity(changes.len());
     let mut currents: Vec<Current> = Vec::with_capacity(changes.len());
@@ -235,58 +229,6 @@ pub fn commit_files(
     }
     outcome.edit_id = Some(txn);
     Ok(outcome)
-}
-
-/// At the opening of a root: roll back a transaction a killed process left,
-/// if its record is there (one `stat` otherwise). A failure is logged; the
-/// next write (which recovers under the lock) reports it.
-pub(crate) fn recover_on_open(ws: &Workspace) {
-    let record = ws.scalpel_dir().join(crate::fs::journal::TXN_FILE);
-    if std::fs::symlink_metadata(&record).is_ok()
-        && let Err(e) = Journal::open(ws)
-    {
-        tracing::warn!(error = %e, "could not recover an interrupted transaction");
-    }
-}
-
-/// Roll back a transaction a killed process left (see the module doc).
-/// Called by [`Journal::open`] under the lock; a no-op without a record.
-pub(crate) fn recover(ws: &Workspace, journal: &Journal) -> Result<()> {
-    let Some(bytes) = journal.read_record()? else {
-        return Ok(());
-    };
-    let record: Record = match serde_json::from_slice(&bytes) {
-        Ok(r) => r,
-        Err(_) => {
-            // Torn before its rename could happen is impossible (it is
-            // renamed into place); anything else is not ours to act on.
-            tracing::warn!("ignoring an unreadable transaction record");
-            return journal
-                .remove_record()
-                .map_err(|e| Error::io("recover", &ws.scalpel_dir(), &e));
-        }
-    };
-    for e in &record.entries {
-        if e.txn.as_deref() != Some(record.txn.as_str()) || e.before_hash.is_none() {
-            continue;
-        }
-        let target = ws.resolve(Path::new(&e.path), Purpose::Write)?;
-        let cur = read_current(&target.path, u64::MAX, None, &FaultPlan::none())?;
-        if cur.hash.is_some() && cur.hash == e.after_hash && e.after_hash != e.before_hash {
-            let old = read_backup(ws.root(), e)?;
-            atomic_write(&target.path, &old, &cur.attrs, &FaultPlan::none())?;
-            tracing::warn!(path = %e.path, txn = %record.txn, "rolled back an interrupted transaction");
-        }
-    }
-    journal
-        .drop_txn(&record.txn)
-        .map_err(|e| Error::io("recover", &ws.scalpel_dir(), &e))?;
-    for e in &record.entries {
-        journal.remove_backup(&e.edit_id);
-    }
-    journal
-        .remove_record()
-        .map_err(|e| Error::io("recover", &ws.scalpel_dir(), &e))
 }
 
 /// Undo every file of transaction `txn` (the entries in `entries` carrying

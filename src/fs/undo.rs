@@ -24,10 +24,11 @@
 //!   under its lock).
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::commit::{Change, Current, apply};
+use crate::fs::commit::{Change, apply};
+use crate::fs::current::Current;
 use crate::fs::journal::{JournalEntry, load, read_backup};
-use crate::fs::profile::hash_bytes;
 use crate::fs::workspace::{Purpose, Workspace};
+use crate::source::hash_bytes;
 use serde::Serialize;
 use serde_json::json;
 use std::collections::HashMap;

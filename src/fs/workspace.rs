@@ -9,12 +9,35 @@
 //! what keeps an edit from landing somewhere the user did not mean.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::journal::Retention;
-use crate::fs::profile::DEFAULT_MAX_FILE_SIZE;
+use crate::fs::read::DEFAULT_MAX_FILE_SIZE;
 use crate::fs::write::FaultPlan;
 use serde_json::json;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
+
+/// How much history is kept.
+///
+/// `max_entries` counts real edits only: undo entries (which redo is made
+/// of) do not push real edits out, so after any number of writes the newest
+/// `max_entries` of them stay undoable one by one. Undo entries still count
+/// toward a hard cap of `2 × max_entries` entries in all (so undo/redo loops
+/// cannot grow the journal without bound) and toward `max_backup_bytes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    /// Real edits (not undos) kept in the journal (default 200).
+    pub max_entries: usize,
+    /// Total size of the backups kept (default 256 MiB).
+    pub max_backup_bytes: u64,
+}
+
+impl Default for Retention {
+    fn default() -> Self {
+        Retention {
+            max_entries: 200,
+            max_backup_bytes: 256 * 1024 * 1024,
+        }
+    }
+}
 
 /// Name of the folder under the root that holds backups and the journal.
 pub const SCALPEL_DIR: &str = ".scalpel";
@@ -55,8 +78,10 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// A workspace rooted at `root` (canonicalized; must be a directory).
-    pub fn new(root: impl AsRef<Path>) -> Result<Workspace> {
+    /// A workspace rooted at `root` (canonicalized; must be a directory),
+    /// without the recovery that [`Workspace::new`] (in
+    /// [`crate::fs::recover`]) runs first.
+    pub(super) fn unrecovered(root: impl AsRef<Path>) -> Result<Workspace> {
         let given = root.as_ref();
         let root = std::fs::canonicalize(given).map_err(|e| {
             Error::io("resolve_root", given, &e)
@@ -76,32 +101,7 @@ impl Workspace {
             retention: Retention::default(),
             faults: FaultPlan::none(),
         };
-        crate::fs::transaction::recover_on_open(&ws);
         Ok(ws)
-    }
-
-    /// The default root for `file`: the nearest enclosing git work tree (a
-    /// folder holding `.git`, directory or file), else the current directory.
-    pub fn discover(file: &Path) -> Result<Workspace> {
-        let cwd = std::env::current_dir().map_err(|e| Error::io("current_dir", file, &e))?;
-        let abs = if file.is_absolute() {
-            file.to_path_buf()
-        } else {
-            cwd.join(file)
-        };
-        let start = abs
-            .ancestors()
-            .find(|p| p.exists())
-            .and_then(|p| std::fs::canonicalize(p).ok());
-        if let Some(start) = start {
-            for dir in start.ancestors() {
-                if dir.join(".git").exists() {
-                    tracing::debug!(root = %dir.display(), "discovered git work tree");
-                    return Workspace::new(dir);
-                }
-            }
-        }
-        Workspace::new(cwd)
     }
 
     /// Files larger than this are not read back for comparison (default
@@ -766,14 +766,5 @@ mod tests {
                 .is_ok()
         );
         assert!(is_git_dir(&root.join("gitstore")) && !is_git_dir(&root.join("half")));
-    }
-
-    #[test]
-    fn discover_finds_git_root() {
-        let (_d, ws) = setup();
-        let found = Workspace::discover(&ws.root().join("src/a.rs")).unwrap();
-        assert_eq!(found.root(), ws.root());
-        let found = Workspace::discover(&ws.root().join("src/not-yet.rs")).unwrap();
-        assert_eq!(found.root(), ws.root());
     }
 }

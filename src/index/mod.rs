@@ -26,7 +26,8 @@ pub use rank::{Fusion, SearchRequest};
 pub use units::Unit;
 
 use crate::engine::Engine;
-use crate::fs::{self, SourceText};
+use crate::fs::{self};
+use crate::source::SourceText;
 use model::Quantized;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

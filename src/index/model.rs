@@ -171,7 +171,7 @@ impl Model {
             dim,
             mapping,
             special,
-            id: crate::fs::hash_bytes(&weights),
+            id: crate::source::hash_bytes(&weights),
             dir: dir.to_path_buf(),
         })
     }

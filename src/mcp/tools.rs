@@ -19,7 +19,6 @@ use crate::edit::Operation;
 use crate::engine::{
     ExtractRequest, Extraction, FileSymbols, UpdateReceipt, UpdateRequest, extract_from,
 };
-use crate::fs::read::WindowRequest;
 use crate::fs::search::{SearchControl, SearchParams, SearchResult};
 use crate::fs::tree::{TreeListing, TreeParams};
 use crate::fs::{Purpose, UndoOutcome};
@@ -27,6 +26,7 @@ use crate::index::answer::{DEFAULT_MAX_RESULTS, DEFAULT_MAX_TOKENS};
 use crate::index::{SearchAnswer, SearchRequest};
 use crate::refs::rename::RenameReceipt;
 use crate::refs::{References, RefsRequest};
+use crate::text::window::WindowRequest;
 use crate::textops::{
     self, EditFilesParams, EditFilesReceipt, EditParams, EditReceipt, FileWindow, Fragment,
     FragmentParams, WriteParams, WriteReceipt,

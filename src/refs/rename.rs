@@ -170,7 +170,7 @@ pub fn rename_symbol(
             // The renamed definition must still be a definition, of the new
             // name: the grammar's own identifier rule.
             let text = format!("{}{}", &file.source.text[..offset], new_body);
-            let source = crate::fs::decode(Path::new(path), text.into_bytes())?;
+            let source = crate::source::decode(Path::new(path), text.into_bytes())?;
             let parsed = symbols::outline(&file.language, Arc::new(source), tree)?;
             if !introduced.is_empty() || !parsed.symbols.iter().any(|s| s.name == new_name) {
                 return Err(bad_name());

@@ -15,9 +15,9 @@ pub use deps::{Dependencies, DependencySymbol, ImportRef, ImportStmt, dependenci
 pub use namepath::{NamePathQuery, resolve};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::SourceText;
 use crate::lang::Language;
 use crate::lang::query::TagRole;
+use crate::source::SourceText;
 use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -98,7 +98,7 @@ mod tests {
         for t in ["", "a", "a\n", "a\n\n", "\n", "a\r\nb", "a\nb\n"] {
             assert_eq!(
                 LineIndex::new(t).line_count(),
-                crate::fs::count_lines(t),
+                crate::source::count_lines(t),
                 "{t:?}"
             );
         }

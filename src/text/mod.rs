@@ -3,7 +3,7 @@
 //! `edit_file`.
 //!
 //! Nothing in this module touches the disk. Callers in `fs` read a file into a
-//! [`SourceText`](crate::fs::SourceText), hand its text to these functions and
+//! [`SourceText`](crate::source::SourceText), hand its text to these functions and
 //! write back what they return. Keeping the algorithms pure is what lets us
 //! test the hard parts (uniqueness, anchors, fuzzy matching, line endings)
 //! exhaustively, including with property tests, without a file system, and
@@ -21,6 +21,7 @@ pub mod lines;
 pub mod matcher;
 pub mod preview;
 pub mod replace;
+pub mod window;
 
 pub use intervals::{
     BudgetOutcome, DroppedRegion, LineRange, LineRequest, RangeCheck, RangeNote, Region,

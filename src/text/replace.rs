@@ -233,7 +233,7 @@ impl EditPlan {
 /// edit's index in `details.edit_index`.
 pub fn plan_edits(text: &str, edits: &[TextEdit]) -> Result<EditPlan> {
     let view = View::new(text);
-    let newline = crate::fs::profile_of(text).newline();
+    let newline = crate::source::profile_of(text).newline();
     let mut planned = Vec::with_capacity(edits.len());
     let mut warnings = Vec::new();
     let mut replacements = Vec::new();

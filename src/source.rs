@@ -1,14 +1,14 @@
-//! Reading a file into memory and describing its shape (the "file profile"):
-//! encoding, BOM, line endings, trailing newline, indentation unit, content
-//! hash. Everything that later writes must preserve is recorded here.
+//! Decoded text and its shape (the "file profile"): encoding, BOM, line
+//! endings, trailing newline, indentation unit, content hash. Everything that
+//! later writes must preserve is recorded here.
+//!
+//! Pure: bytes come in from [`crate::fs`] (the door to the disk) and nothing
+//! here touches the disk, so every layer above can use these types without
+//! depending on the disk layer.
 
 use crate::error::{Error, ErrorCode, Result};
 use serde::Serialize;
-use std::io::Read;
 use std::path::Path;
-
-/// Default size limit for files we parse or edit (`--max-file-size`).
-pub const DEFAULT_MAX_FILE_SIZE: u64 = 32 * 1024 * 1024;
 
 /// How many leading bytes are inspected for NUL to call a file binary (git's
 /// heuristic uses the same window).
@@ -101,63 +101,6 @@ pub fn count_lines(text: &str) -> usize {
 pub fn hash_bytes(bytes: &[u8]) -> String {
     let h = blake3::hash(bytes);
     h.to_hex()[..16].to_string()
-}
-
-/// Read `path` (a resolved, canonical path) through the door and decode it,
-/// enforcing the size limit.
-pub fn read_source(path: &Path, max_size: u64) -> Result<SourceText> {
-    let bytes = read_bytes(path, max_size)?;
-    decode(path, bytes)
-}
-
-/// The bytes of `path`, opened through [`crate::fs::door`] and measured on
-/// the open handle, so the size checked is the size of what is read.
-pub fn read_bytes(path: &Path, max_size: u64) -> Result<Vec<u8>> {
-    let fail = |e: std::io::Error| Error::io("read", path, &e);
-    let file = crate::fs::door::open_file(path).map_err(fail)?;
-    let meta = file.metadata().map_err(fail)?;
-    if meta.is_dir() {
-        return Err(Error::invalid_argument(format!(
-            "{} is a directory, not a file",
-            path.display()
-        ))
-        .with_suggestion("pass a file path; use ⟦list_directory⟧ for folders")
-        .with_details(serde_json::json!({"path": path.display().to_string()})));
-    }
-    if !meta.is_file() {
-        return Err(Error::invalid_argument(format!(
-            "{} is not a regular file (device, socket or pipe)",
-            path.display()
-        ))
-        .with_suggestion("Scalpel reads and edits regular files only")
-        .with_details(serde_json::json!({"path": path.display().to_string()})));
-    }
-    let size = meta.len();
-    if size > max_size {
-        return Err(too_large(path, size, max_size));
-    }
-    let mut bytes = Vec::with_capacity(size as usize);
-    std::io::Read::take(&file, max_size.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(fail)?;
-    if bytes.len() as u64 > max_size {
-        return Err(too_large(path, bytes.len() as u64, max_size));
-    }
-    Ok(bytes)
-}
-
-fn too_large(path: &Path, size: u64, max: u64) -> Error {
-    Error::new(
-        ErrorCode::TooLarge,
-        format!(
-            "{} is {size} bytes, over the limit of {max} bytes",
-            path.display()
-        ),
-    )
-    .with_suggestion("raise the limit with ⟦max_file_size⟧, or read a line window with ⟦read_file⟧")
-    .with_details(
-        serde_json::json!({"path": path.display().to_string(), "size": size, "limit": max}),
-    )
 }
 
 /// Decode raw bytes as a text file: UTF-8 with or without BOM. Binary data and
