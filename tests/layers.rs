@@ -310,3 +310,56 @@ fn the_checker_sees_imports() {
     assert!(has("text::lines::strip"), "{paths:?}");
     assert!(!paths.iter().any(|x| x[0] == "cli"), "{paths:?}");
 }
+
+/// Calls that write to the disk. Outside `src/fs/` none may appear in
+/// non-test code: `fs` is the only writer (edits through the journal, the
+/// hook and models through `fs::install`, the index through `fs::store`).
+const WRITES: &[&str] = &[
+    "atomic_write",
+    "atomic_remove",
+    "std::fs::write",
+    "File::create",
+    "OpenOptions",
+    "create_dir",
+    "remove_file",
+    "remove_dir",
+    "std::fs::rename",
+    "std::fs::copy",
+    "set_permissions",
+    "tempfile::",
+];
+
+#[test]
+fn only_fs_writes() {
+    let mut files = Vec::new();
+    rust_files(&src_dir(), &mut files);
+    let mut found = Vec::new();
+    for f in files {
+        if f.starts_with(src_dir().join("fs")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        // Test modules come last in every file and may write fixtures.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (n, line) in code.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for w in WRITES {
+                if line.contains(w) {
+                    found.push(format!(
+                        "{}:{}: {}",
+                        f.strip_prefix(src_dir()).unwrap().display(),
+                        n + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "writes outside src/fs (route them through fs):\n{}",
+        found.join("\n")
+    );
+}

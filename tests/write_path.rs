@@ -821,7 +821,7 @@ fn crash_contents(size: usize) -> (Vec<u8>, Vec<u8>) {
 /// What a crash-test writer does, in a loop, until it is killed.
 #[derive(Clone, Copy, Debug)]
 enum CrashMode {
-    /// `atomic_write` of two 4 MiB versions.
+    /// The atomic replace (`install_file`) of two 4 MiB versions.
     Write,
     /// `commit_write` (backup, journal, write) toggling two versions, with
     /// a retention of 3 so every edit also prunes the journal and a backup.
@@ -874,11 +874,11 @@ fn crash_writer(mode: CrashMode, path: &Path) -> ! {
     let name = Path::new(path.file_name().unwrap());
     match mode {
         CrashMode::Write => {
-            let attrs = scalpel::fs::FileAttrs::of(&std::fs::metadata(path).unwrap());
+            // The raw atomic replace, through its public door.
             std::fs::write(ready, "").unwrap();
             loop {
                 for content in [&b, &a] {
-                    scalpel::fs::atomic_write(path, content, &attrs, &FaultPlan::none()).unwrap();
+                    scalpel::fs::install::install_file(path, content, 0o644, None).unwrap();
                 }
             }
         }

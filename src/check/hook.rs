@@ -15,7 +15,7 @@
 
 use super::git::Repo;
 use crate::error::{Error, Result};
-use crate::fs::{FaultPlan, FileAttrs, atomic_write, write::atomic_remove};
+use crate::fs::install::{install_file, remove_installed};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -117,28 +117,11 @@ pub fn install(cwd: &Path, exe: Option<&Path>, force: bool) -> Result<HookOutcom
             .with_details(serde_json::json!({"path": shown})));
         }
         let saved = PathBuf::from(format!("{shown}{BACKUP_SUFFIX}"));
-        let bytes = std::fs::read(&path).map_err(|e| Error::io("read", &path, &e))?;
-        let attrs = std::fs::metadata(&path)
-            .map(|m| FileAttrs::of(&m))
-            .unwrap_or_default();
-        atomic_write(&saved, &bytes, &attrs, &FaultPlan::none())?;
-        // A symlinked hook is replaced by a file, not written through.
-        atomic_remove(&path, &FaultPlan::none())?;
-        backup = Some(saved.display().to_string());
+        backup = Some(saved);
     }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io("create folder", dir, &e))?;
-    }
-    let attrs = FileAttrs {
-        mode: Some(0o755),
-        owner: None,
-    };
-    atomic_write(
-        &path,
-        hook_script(exe).as_bytes(),
-        &attrs,
-        &FaultPlan::none(),
-    )?;
+    // A symlinked hook is replaced by a file, not written through.
+    install_file(&path, hook_script(exe).as_bytes(), 0o755, backup.as_deref())?;
+    let backup = backup.map(|b| b.display().to_string());
     let (action, message) = match (&backup, ours) {
         (Some(b), _) => (
             HookAction::Replaced,
@@ -186,7 +169,7 @@ pub fn uninstall(cwd: &Path) -> Result<HookOutcome> {
             format!("{shown} was not written by Scalpel: left untouched"),
         ));
     }
-    atomic_remove(&path, &FaultPlan::none())?;
+    remove_installed(&path)?;
     let saved = PathBuf::from(format!("{shown}{BACKUP_SUFFIX}"));
     let mut message = format!("removed the pre-commit hook {shown}");
     if saved.exists() {

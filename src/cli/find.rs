@@ -219,12 +219,7 @@ fn download(name: &str, to: Option<&Path>) -> Result<PathBuf> {
         })?,
     };
     let base = std::env::var(MODEL_URL_ENV).unwrap_or_else(|_| "https://huggingface.co".into());
-    let parent = dest.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| Error::io("create_dir", parent, &e))?;
-    let tmp = tempfile::Builder::new()
-        .prefix(".scalpel-model-")
-        .tempdir_in(parent)
-        .map_err(|e| Error::io("create_temp", parent, &e))?;
+    let tmp = crate::fs::install::staging_dir(&dest)?;
     for file in MODEL_FILES {
         let url = format!("{}/{name}/resolve/main/{file}", base.trim_end_matches('/'));
         let target = tmp.path().join(file);
@@ -260,10 +255,5 @@ fn download(name: &str, to: Option<&Path>) -> Result<PathBuf> {
     }
     // Check it loads before putting it where it will be found.
     model::Model::load(tmp.path())?;
-    let kept = tmp.keep();
-    if dest.exists() {
-        std::fs::remove_dir_all(&dest).map_err(|e| Error::io("remove", &dest, &e))?;
-    }
-    std::fs::rename(&kept, &dest).map_err(|e| Error::io("rename", &dest, &e))?;
-    Ok(dest)
+    crate::fs::install::put_in_place(tmp, &dest)
 }

@@ -8,6 +8,7 @@
 pub mod commit;
 pub mod current;
 pub mod door;
+pub mod install;
 pub mod journal;
 pub mod read;
 pub mod recover;
@@ -28,4 +29,4 @@ pub use transaction::{FileChange, TxnOutcome, commit_files};
 pub use undo::{UndoOutcome, history, undo};
 pub use walk::{walk_files, walker};
 pub use workspace::{Purpose, ResolvedPath, Retention, SCALPEL_DIR, Workspace};
-pub use write::{FaultPlan, FileAttrs, WriteStep, atomic_write};
+pub use write::{FaultPlan, FileAttrs, WriteStep};

@@ -282,7 +282,7 @@ impl Drop for TempFile<'_> {
 /// [`WriteStep::DirFsync`] failure: the rename already happened, so the new
 /// content is in place (`details.original_intact` is `false`) and the caller
 /// decides whether to roll back.
-pub fn atomic_write(
+pub(crate) fn atomic_write(
     path: &Path,
     bytes: &[u8],
     attrs: &FileAttrs,
@@ -412,7 +412,7 @@ fn copy_xattrs(dir: &OwnedFd, name: &OsStr, to: &File, path: &Path) {
 /// Remove `path` and flush its folder, through the folder's handle. On a
 /// [`WriteStep::Remove`] failure the file is still there; on a
 /// [`WriteStep::DirFsync`] failure it is gone.
-pub fn atomic_remove(path: &Path, faults: &FaultPlan) -> Result<()> {
+pub(crate) fn atomic_remove(path: &Path, faults: &FaultPlan) -> Result<()> {
     let dir = parent_dir(path);
     let (dir_fd, name) = faults
         .check(WriteStep::Remove)
