@@ -3,10 +3,11 @@
 //! MCP server are thin adapters over these functions, so both give the same
 //! answers and the same errors.
 
-use crate::edit::{self, Operation, Validation};
+use crate::edit::{self, Operation};
 use crate::error::{Error, ErrorCode, Result};
 use crate::fs::{self, Purpose, Workspace, WriteMeta};
 use crate::lang::{Language, Registry};
+use crate::receipt::SymbolChange;
 use crate::source::SourceText;
 use crate::symbols::{self, Dependencies, ParseErrorLoc, ParsedFile, Symbol};
 use serde::Serialize;
@@ -507,47 +508,7 @@ pub struct UpdateRequest {
     pub language: Option<String>,
 }
 
-/// What a symbol write did.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct UpdateReceipt {
-    pub path: String,
-    pub operation: Operation,
-    /// Name path of the symbol the operation was applied to.
-    pub symbol: String,
-    pub kind: String,
-    /// Pass to undo_edit to restore the file (absent for dry runs and no-ops).
-    pub edit_id: Option<String>,
-    pub changed: bool,
-    pub dry_run: bool,
-    /// Lines of the new code in the new file (for delete: where it was).
-    pub start_line: usize,
-    pub end_line: usize,
-    pub diff: String,
-    pub diff_truncated: bool,
-    pub file_hash: String,
-    pub previous_hash: String,
-    pub validation: Validation,
-    /// Leading trivia of the old symbol that the replacement kept, one entry
-    /// per line (decorators, attributes, doc comments the new code did not
-    /// bring).
-    pub kept_trivia: Vec<String>,
-    pub warnings: Vec<String>,
-}
-
-impl UpdateReceipt {
-    /// `kept 1 line of leading trivia: @property`, when the replacement kept
-    /// any (both interfaces print this sentence).
-    pub fn trivia_note(&self) -> Option<String> {
-        let n = self.kept_trivia.len();
-        (n > 0).then(|| {
-            format!(
-                "kept {n} line{} of leading trivia: {}",
-                if n == 1 { "" } else { "s" },
-                self.kept_trivia.join(", ")
-            )
-        })
-    }
-}
+pub use crate::receipt::UpdateReceipt;
 
 impl Engine {
     /// Replace, insert next to, or delete a symbol, validated and written
@@ -664,7 +625,6 @@ impl Engine {
                 dry_run: req.dry_run,
             },
         )?;
-        warnings.extend(outcome.warnings.iter().cloned());
         let line_at =
             |b: usize| memchr::memchr_iter(b'\n', &plan.new_text.as_bytes()[..b]).count() + 1;
         let start_line = line_at(plan.code_start);
@@ -679,24 +639,19 @@ impl Engine {
             text: plan.new_text,
             tree,
         });
-        let receipt = UpdateReceipt {
-            path: display,
-            operation: op,
-            symbol: target.name_path.clone(),
-            kind: target.kind.clone(),
-            edit_id: outcome.edit_id,
-            changed: outcome.changed,
-            dry_run: req.dry_run,
-            start_line,
-            end_line,
-            diff: outcome.diff,
-            diff_truncated: outcome.diff_truncated,
-            file_hash: outcome.new_hash,
-            previous_hash: file.source.hash.clone(),
+        let receipt = UpdateReceipt::new(
+            outcome,
+            SymbolChange {
+                operation: op,
+                symbol: target.name_path.clone(),
+                kind: target.kind.clone(),
+                start_line,
+                end_line,
+                kept_trivia,
+            },
             validation,
-            kept_trivia,
             warnings,
-        };
+        );
         Ok((receipt, reparsed))
     }
 }

@@ -12,6 +12,7 @@ pub mod hint;
 pub mod index;
 pub mod lang;
 pub mod mcp;
+pub mod receipt;
 pub mod refs;
 pub mod source;
 pub mod symbols;

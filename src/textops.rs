@@ -22,7 +22,7 @@ use crate::source::SourceText;
 use crate::symbols::{self, ParsedFile};
 use crate::text::window::{Window, WindowRequest, read_window};
 use crate::text::{
-    DroppedRegion, LineIndex, LineRange, LineRequest, MatchMode, RangeNote, TextEdit, apply_budget,
+    DroppedRegion, LineIndex, LineRange, LineRequest, RangeNote, TextEdit, apply_budget,
     keyword_lines, merge, plan_edits, validate_ranges,
 };
 use schemars::JsonSchema;
@@ -333,50 +333,8 @@ pub struct EditParams {
     pub allow_syntax_errors: bool,
 }
 
-/// How one edit of a batch landed.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct EditSummary {
-    pub index: usize,
-    /// `exact`, `whitespace`, `levenshtein`, or `noop` (identical texts).
-    pub mode: MatchMode,
-    /// Occurrences replaced.
-    pub matches: usize,
-    /// First line of the new text in the new file (absent for a no-op).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_line: Option<usize>,
-    /// Last line of the new text in the new file (absent for a no-op).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_line: Option<usize>,
-    /// Each occurrence's new lines, when there are several.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub occurrences: Vec<LineRange>,
-    /// Edit distance of a levenshtein match.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub distance: Option<usize>,
-    /// Similarity (0..1) of a fuzzy match.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub similarity: Option<f64>,
-}
-
-/// The receipt of `edit_file`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct EditReceipt {
-    pub path: String,
-    /// Id for undo; absent for a dry run or when nothing changed.
-    pub edit_id: Option<String>,
-    /// The content differs from before (false for a batch of no-ops).
-    pub changed: bool,
-    pub dry_run: bool,
-    pub edits: Vec<EditSummary>,
-    /// Unified diff of the change (capped).
-    pub diff: String,
-    pub diff_truncated: bool,
-    /// Hash of the new content (the current one if nothing changed).
-    pub file_hash: String,
-    pub previous_hash: String,
-    pub validation: Validation,
-    pub warnings: Vec<String>,
-}
+pub use crate::receipt::{EditReceipt, EditSummary, WriteReceipt};
+use crate::receipt::{Receipt, TextEdits, WholeFile};
 
 /// Apply a batch of text edits to an existing file: match every edit against
 /// the current text (`text::plan_edits`: exact, anchors, fuzzy, conflicts),
@@ -447,38 +405,17 @@ struct PlannedFile {
 impl PlannedFile {
     /// The receipt when nothing is written (a batch of no-ops).
     fn receipt(self, dry_run: bool) -> EditReceipt {
-        EditReceipt {
-            path: self.display,
-            edit_id: None,
-            changed: false,
-            dry_run,
-            edits: self.summaries,
-            diff: String::new(),
-            diff_truncated: false,
-            file_hash: self.src.hash.clone(),
-            previous_hash: self.src.hash.clone(),
-            validation: self.validation,
-            warnings: self.warnings,
-        }
+        let unchanged =
+            fs::WriteOutcome::unchanged(self.display.clone(), self.src.hash.clone(), dry_run);
+        self.committed(unchanged)
     }
 
     /// The receipt of the write `outcome` of this plan.
     fn committed(self, outcome: fs::WriteOutcome) -> EditReceipt {
-        let mut warnings = self.warnings;
-        warnings.extend(outcome.warnings);
-        EditReceipt {
-            path: outcome.path,
-            edit_id: outcome.edit_id,
-            changed: outcome.changed,
-            dry_run: outcome.dry_run,
+        let edits = TextEdits {
             edits: self.summaries,
-            diff: outcome.diff,
-            diff_truncated: outcome.diff_truncated,
-            file_hash: outcome.new_hash,
-            previous_hash: self.src.hash.clone(),
-            validation: self.validation,
-            warnings,
-        }
+        };
+        Receipt::new(outcome, edits, self.validation, self.warnings)
     }
 }
 
@@ -719,28 +656,6 @@ pub struct WriteParams {
     pub allow_syntax_errors: bool,
 }
 
-/// The receipt of `write_file`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct WriteReceipt {
-    pub path: String,
-    /// Id for undo; absent for a dry run or when nothing changed.
-    pub edit_id: Option<String>,
-    /// The file did not exist before.
-    pub created: bool,
-    pub changed: bool,
-    pub dry_run: bool,
-    /// Hash of the new content.
-    pub file_hash: String,
-    /// Hash before the write; absent for a new file.
-    pub previous_hash: Option<String>,
-    pub total_lines: usize,
-    pub bytes: usize,
-    pub diff: String,
-    pub diff_truncated: bool,
-    pub validation: Validation,
-    pub warnings: Vec<String>,
-}
-
 /// Create `params.path` or replace its whole content. An existing file must
 /// be readable as UTF-8 text (else `BINARY_FILE` / `ENCODING`, untouched):
 /// its old content is what the backup, the diff and validation start from.
@@ -805,22 +720,12 @@ pub fn write_resolved(
             dry_run: params.dry_run,
         },
     )?;
-    warnings.extend(outcome.warnings);
-    Ok(WriteReceipt {
-        path: outcome.path,
-        edit_id: outcome.edit_id,
+    let file = WholeFile {
         created: outcome.created,
-        changed: outcome.changed,
-        dry_run: outcome.dry_run,
-        file_hash: outcome.new_hash,
-        previous_hash: outcome.old_hash,
         total_lines: crate::source::count_lines(strip_bom(&content)),
         bytes: content.len(),
-        diff: outcome.diff,
-        diff_truncated: outcome.diff_truncated,
-        validation,
-        warnings,
-    })
+    };
+    Ok(Receipt::new(outcome, file, validation, warnings))
 }
 
 /// Keep the BOM and CRLF line endings of `old` in new whole-file content

@@ -283,7 +283,7 @@ fn writing_commands_print_the_diff_before_the_summary() {
         (
             &["edit", "m.py", "--old", "1", "--new", "2"],
             None,
-            "wrote m.py",
+            "applied 1 edit to m.py",
         ),
         (
             &["update", "m.py", "f"],

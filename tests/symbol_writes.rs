@@ -279,7 +279,7 @@ fn inserts_follow_the_files_layout() {
             Some("fn b(&self) -> u8 {\n    2\n}"),
         )
         .unwrap();
-    assert_eq!((r.start_line, r.end_line), (10, 12));
+    assert_eq!((r.planned.start_line, r.planned.end_line), (10, 12));
     ws.update(
         "p.rs",
         "P::a",

@@ -313,20 +313,26 @@ fn edit_batch_applies_together_with_receipt() {
     assert!(now.contains("        self.data[key] = value\n"));
     assert!(rec.changed);
     assert_eq!(rec.path, "a.py");
-    assert_eq!(rec.edits[0].mode, MatchMode::Exact);
+    assert_eq!(rec.planned.edits[0].mode, MatchMode::Exact);
     assert_eq!(
-        (rec.edits[0].start_line, rec.edits[0].end_line),
+        (
+            rec.planned.edits[0].start_line,
+            rec.planned.edits[0].end_line
+        ),
         (Some(1), Some(2))
     );
     assert_eq!(
-        (rec.edits[1].start_line, rec.edits[1].end_line),
+        (
+            rec.planned.edits[1].start_line,
+            rec.planned.edits[1].end_line
+        ),
         (Some(15), Some(15))
     );
     assert_eq!(rec.validation.status, "ok");
     assert_eq!(rec.file_hash, scalpel::source::hash_bytes(now.as_bytes()));
     assert_eq!(
         rec.previous_hash,
-        scalpel::source::hash_bytes(PY.as_bytes())
+        Some(scalpel::source::hash_bytes(PY.as_bytes()))
     );
     assert!(rec.diff.contains("+import sys"));
     assert!(rec.edit_id.is_some());
@@ -348,8 +354,8 @@ fn edit_batch_applies_together_with_receipt() {
             ],
         )
         .unwrap();
-    assert_eq!(rec.edits[0].matches, 2);
-    assert_eq!(rec.edits[0].occurrences.len(), 2);
+    assert_eq!(rec.planned.edits[0].matches, 2);
+    assert_eq!(rec.planned.edits[0].occurrences.len(), 2);
     assert_eq!(rec.validation.status, "not_checked");
     assert_eq!(r.bytes("c.txt"), b"A\nb\nA\n  dented  \n");
 }
@@ -362,7 +368,7 @@ fn noop_batch_changes_nothing() {
         .edit("a.py", vec![TextEdit::new("import os", "import os")])
         .unwrap();
     assert!(!rec.changed);
-    assert_eq!(rec.edits[0].mode, MatchMode::Noop);
+    assert_eq!(rec.planned.edits[0].mode, MatchMode::Noop);
     assert!(rec.warnings.iter().any(|w| w.contains("nothing changed")));
     assert!(rec.edit_id.is_none());
     assert_eq!(r.bytes("a.py"), PY.as_bytes());
@@ -389,7 +395,10 @@ fn crlf_and_bom_are_kept() {
         "\u{FEFF}def f():\r\n    y = 2\r\n    return y\r\n\r\nx = f()\r\n"
     );
     assert_eq!(
-        (rec.edits[0].start_line, rec.edits[0].end_line),
+        (
+            rec.planned.edits[0].start_line,
+            rec.planned.edits[0].end_line
+        ),
         (Some(1), Some(3))
     );
 }
@@ -485,7 +494,7 @@ fn write_create_overwrite_and_stale() {
     let rec = r
         .write("pkg/sub/new.py", "def f():\n    return 1\n")
         .unwrap();
-    assert!(rec.created && rec.changed);
+    assert!(rec.planned.created && rec.changed);
     assert_eq!(rec.path, "pkg/sub/new.py");
     assert_eq!(rec.previous_hash, None);
     assert_eq!(rec.validation.status, "ok");
@@ -510,7 +519,7 @@ fn write_create_overwrite_and_stale() {
     let rec = r
         .write("pkg/sub/new.py", "def f():\n    return 2\n")
         .unwrap();
-    assert!(!rec.created);
+    assert!(!rec.planned.created);
     assert_eq!(
         rec.previous_hash,
         Some(scalpel::source::hash_bytes(&before))
@@ -549,7 +558,7 @@ fn write_keeps_crlf_and_bom_of_the_file() {
     let rec = r.write("w.txt", "a\nB\n").unwrap();
     assert_eq!(r.bytes("w.txt"), "\u{FEFF}a\r\nB\r\n".as_bytes());
     assert_eq!(rec.warnings.len(), 2, "{:?}", rec.warnings);
-    assert_eq!(rec.total_lines, 2);
+    assert_eq!(rec.planned.total_lines, 2);
 }
 
 // ---------------------------------------------------------------------------
@@ -941,7 +950,7 @@ fn cli_write_and_tree() {
         .write_stdin("x = 1\n")
         .assert()
         .success()
-        .stdout(predicates::str::contains("created (1 line)"));
+        .stdout(predicates::str::contains("created pkg/new.py (1 line, 6 bytes)"));
     assert_eq!(r.bytes("pkg/new.py"), b"x = 1\n");
     r.put("content.txt", "x = 2\n");
     let out = scalpel()
@@ -1010,7 +1019,7 @@ fn whole_word_renames_a_local_and_leaves_longer_names_alone() {
     assert!(e.suggestion.contains("⟦whole_word⟧"), "{}", e.suggestion);
     assert_eq!(r.bytes("m.py"), LOCALS.as_bytes());
     let receipt = r.edit("m.py", vec![rename(true)]).unwrap();
-    assert_eq!(receipt.edits[0].matches, 4);
+    assert_eq!(receipt.planned.edits[0].matches, 4);
     assert_eq!(String::from_utf8(r.bytes("m.py")).unwrap(), RENAMED);
     // Text that occurs only inside longer words is no match, and says so.
     let e = r

@@ -558,26 +558,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             if json {
                 out.line(&to_json(&r));
             } else {
-                // Like `edit` and `write`: the diff, then the summary.
-                out.raw(&r.diff);
-                let what = if r.dry_run { "would apply" } else { "applied" };
-                out.line(&format!(
-                    "{what} {} to {} ({}) in {}, now lines {}-{}; edit {}; hash {}",
-                    r.operation.as_str(),
-                    r.symbol,
-                    r.kind,
-                    r.path,
-                    r.start_line,
-                    r.end_line,
-                    r.edit_id.as_deref().unwrap_or("-"),
-                    r.file_hash
-                ));
-                if let Some(note) = r.trivia_note() {
-                    out.line(&note);
-                }
-                for w in &r.warnings {
-                    out.line(&format!("warning: {w}"));
-                }
+                text::print_receipt(&r, out);
             }
             Ok(0)
         }

@@ -18,11 +18,10 @@ use crate::fs::search::SearchParams;
 use crate::fs::search::SearchResult;
 use crate::fs::tree::TreeListing;
 use crate::fs::tree::TreeParams;
+use crate::receipt::{Planned, Receipt};
 use crate::text::window::WindowRequest;
 use crate::text::{Anchor, FuzzyMode, LineRange, TextEdit, lines::strip_eol};
-use crate::textops::{
-    self, EditParams, EditReceipt, FileWindow, Fragment, FragmentParams, WriteParams, WriteReceipt,
-};
+use crate::textops::{self, EditParams, FileWindow, Fragment, FragmentParams, WriteParams};
 use clap::{Args, Subcommand};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -489,64 +488,19 @@ fn edit_cmd(a: EditArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         allow_syntax_errors: a.write.allow_syntax_errors,
     };
     let r = textops::edit_file(&ws, engine, &params)?;
-    emit(out, a.json, &r, print_edit);
+    emit(out, a.json, &r, print_receipt);
     Ok(0)
 }
 
-fn print_edit(r: &EditReceipt, out: &mut Out) {
-    out.raw(&r.diff);
-    if r.diff_truncated {
-        out.line("… (diff cut)");
+/// A write's receipt: the diff, then the summary (like `git`); its notes
+/// (new parse errors, warnings) on stderr. The words are the receipt's own
+/// ([`crate::receipt`]), in the CLI's vocabulary.
+pub(super) fn print_receipt<P: Planned>(r: &Receipt<P>, out: &mut Out) {
+    out.raw(r.diff_to_show());
+    out.line(&cli_text(&r.summary()));
+    for n in r.notes() {
+        eprintln!("{}", cli_text(&n));
     }
-    for e in &r.edits {
-        let lines = match (e.start_line, e.end_line) {
-            (Some(s), Some(t)) => format!(", now lines {s}-{t}"),
-            _ => String::new(),
-        };
-        let times = if e.matches > 1 {
-            format!(" ×{}", e.matches)
-        } else {
-            String::new()
-        };
-        out.line(&format!(
-            "edit {}: {}{times}{lines}",
-            e.index,
-            serde_json::to_value(e.mode)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default()
-        ));
-    }
-    out.line(&receipt_line(
-        &r.path,
-        r.changed,
-        r.dry_run,
-        r.validation.status.as_str(),
-        &r.file_hash,
-        r.edit_id.as_deref(),
-    ));
-    for w in &r.warnings {
-        eprintln!("warning: {w}");
-    }
-}
-
-fn receipt_line(
-    path: &str,
-    changed: bool,
-    dry_run: bool,
-    validation: &str,
-    hash: &str,
-    edit_id: Option<&str>,
-) -> String {
-    let what = match (dry_run, changed) {
-        (true, _) => "dry run, nothing written:",
-        (false, true) => "wrote",
-        (false, false) => "unchanged:",
-    };
-    let id = edit_id
-        .map(|i| format!(", edit id {i}"))
-        .unwrap_or_default();
-    format!("{what} {path} (validation {validation}, hash {hash}{id})")
 }
 
 fn write_cmd(a: WriteArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
@@ -568,7 +522,7 @@ fn write_cmd(a: WriteArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         allow_syntax_errors: a.write.allow_syntax_errors,
     };
     let r = textops::write_file(&ws, engine, &params)?;
-    emit(out, a.json, &r, print_write);
+    emit(out, a.json, &r, print_receipt);
     Ok(0)
 }
 
@@ -639,31 +593,6 @@ fn print_window(w: &FileWindow, out: &mut Out) {
     out.raw(&w.window.text);
     if !w.window.text.is_empty() && !w.window.text.ends_with('\n') {
         out.raw("\n");
-    }
-}
-
-fn print_write(r: &WriteReceipt, out: &mut Out) {
-    if !r.created {
-        out.raw(&r.diff);
-    }
-    let created = if r.created {
-        format!("created ({}), ", plural(r.total_lines, "line"))
-    } else {
-        String::new()
-    };
-    out.line(&format!(
-        "{created}{}",
-        receipt_line(
-            &r.path,
-            r.changed,
-            r.dry_run,
-            r.validation.status.as_str(),
-            &r.file_hash,
-            r.edit_id.as_deref()
-        )
-    ));
-    for w in &r.warnings {
-        eprintln!("warning: {w}");
     }
 }
 

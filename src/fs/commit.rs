@@ -66,6 +66,25 @@ pub struct WriteOutcome {
     pub warnings: Vec<String>,
 }
 
+impl WriteOutcome {
+    /// The outcome of a write that was not needed: `path` is already what
+    /// the caller asked for (its hash is `hash`).
+    pub fn unchanged(path: String, hash: String, dry_run: bool) -> WriteOutcome {
+        WriteOutcome {
+            edit_id: None,
+            path,
+            old_hash: Some(hash.clone()),
+            new_hash: hash,
+            created: false,
+            changed: false,
+            dry_run,
+            diff: String::new(),
+            diff_truncated: false,
+            warnings: Vec::new(),
+        }
+    }
+}
+
 /// Write `new_bytes` to `target`, which the caller read as `old` (`None`: the
 /// caller expects to create the file).
 ///

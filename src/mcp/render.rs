@@ -4,12 +4,12 @@
 //! code verbatim, one line per fact.
 
 use super::reply::Render;
-use crate::edit::Validation;
-use crate::engine::{Extraction, FileSymbols, UpdateReceipt};
+use crate::engine::{Extraction, FileSymbols};
 use crate::fs::UndoOutcome;
 use crate::fs::search::SearchResult;
 use crate::fs::tree::TreeListing;
-use crate::textops::{EditReceipt, FileWindow, Fragment, WriteReceipt};
+use crate::receipt::{Planned, Receipt};
+use crate::textops::{FileWindow, Fragment};
 use std::fmt::Write;
 
 /// One line per symbol: address, kind, lines, signature; nested ones
@@ -168,33 +168,16 @@ impl Render for UndoOutcome {
     }
 }
 
-impl Render for UpdateReceipt {
+/// Every write receipt: the summary, its notes, the diff.
+impl<P: Planned> Render for Receipt<P> {
     fn render(&self) -> String {
-        let verb = match (self.dry_run, self.changed) {
-            (true, _) => "dry run: would apply",
-            (false, true) => "applied",
-            (false, false) => "no change:",
-        };
-        let mut out = format!(
-            "{verb} {} to {} {} in {}; now lines {}-{}; hash {} -> {}",
-            self.operation.as_str(),
-            self.kind,
-            self.symbol,
-            self.path,
-            self.start_line,
-            self.end_line,
-            self.previous_hash,
-            self.file_hash
-        );
-        if let Some(note) = self.trivia_note() {
-            out.push_str("; ");
-            out.push_str(&note);
+        let mut out = self.summary();
+        out.push('\n');
+        for n in self.notes() {
+            out.push_str(&n);
+            out.push('\n');
         }
-        receipt_tail(&mut out, &self.edit_id, &self.validation, &self.warnings);
-        push_code(&mut out, &self.diff);
-        if self.diff_truncated {
-            out.push_str("(diff truncated)\n");
-        }
+        push_code(&mut out, self.diff_to_show());
         out
     }
 }
@@ -253,76 +236,6 @@ impl Render for Fragment {
         if let Some(h) = &self.hint {
             let _ = writeln!(out, "truncated: {h}");
         }
-        out
-    }
-}
-
-/// `edit e.. (undo_edit reverts it); validation ok` and warnings.
-fn receipt_tail(
-    out: &mut String,
-    edit_id: &Option<String>,
-    validation: &Validation,
-    warnings: &[String],
-) {
-    if let Some(id) = edit_id {
-        let _ = write!(out, "; edit {id} (undo_edit reverts it)");
-    }
-    let _ = writeln!(out, "; validation {}", validation.status);
-    for e in &validation.new_errors {
-        let _ = writeln!(
-            out,
-            "new parse error at {}:{}: {} `{}`",
-            e.line, e.column, e.what, e.snippet
-        );
-    }
-    for w in warnings {
-        let _ = writeln!(out, "warning: {w}");
-    }
-}
-
-impl Render for EditReceipt {
-    fn render(&self) -> String {
-        let verb = match (self.dry_run, self.changed) {
-            (true, _) => "dry run: would apply",
-            (false, true) => "applied",
-            (false, false) => "no change from",
-        };
-        let modes: Vec<String> = self
-            .edits
-            .iter()
-            .map(|e| match (e.start_line, e.end_line) {
-                (Some(a), Some(b)) => format!("#{} {:?} -> lines {a}-{b}", e.index, e.mode),
-                _ => format!("#{} {:?}", e.index, e.mode),
-            })
-            .collect();
-        let mut out = format!(
-            "{verb} {} edit(s) to {} ({}); hash {} -> {}",
-            self.edits.len(),
-            self.path,
-            modes.join(", ").to_lowercase(),
-            self.previous_hash,
-            self.file_hash
-        );
-        receipt_tail(&mut out, &self.edit_id, &self.validation, &self.warnings);
-        push_code(&mut out, &self.diff);
-        out
-    }
-}
-
-impl Render for WriteReceipt {
-    fn render(&self) -> String {
-        let verb = match (self.dry_run, self.created, self.changed) {
-            (true, _, _) => "dry run: would write",
-            (false, true, _) => "created",
-            (false, false, true) => "overwrote",
-            (false, false, false) => "unchanged:",
-        };
-        let mut out = format!(
-            "{verb} {} ({} lines, {} bytes, hash {})",
-            self.path, self.total_lines, self.bytes, self.file_hash
-        );
-        receipt_tail(&mut out, &self.edit_id, &self.validation, &self.warnings);
-        push_code(&mut out, &self.diff);
         out
     }
 }
