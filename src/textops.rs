@@ -918,8 +918,6 @@ fn defined_names(
     words: Option<&[String]>,
     case_sensitive: bool,
 ) -> Result<Vec<String>> {
-    use crate::lang::query::TagRole;
-    use streaming_iterator::StreamingIterator;
     let ranges = match words {
         Some(words) => keyword_line_spans(body, words, case_sensitive)?,
         None => std::iter::once(0..body.len()).collect(),
@@ -928,33 +926,20 @@ fn defined_names(
         return Ok(Vec::new());
     }
     let tree = symbols::parse_tree(lang, body, None)?;
-    let query = lang.tags_query()?;
-    let mut cursor = tree_sitter::QueryCursor::new();
     let mut names: Vec<String> = Vec::new();
     for range in ranges {
-        cursor.set_byte_range(range);
-        let mut matches = cursor.matches(&query.query, tree.root_node(), body.as_bytes());
-        while let Some(m) = matches.next() {
-            let role = |c: &tree_sitter::QueryCapture| query.roles.get(c.index as usize).copied();
-            if !m
-                .captures()
-                .iter()
-                .any(|c| matches!(role(c), Some(TagRole::Definition(_))))
-            {
-                continue;
+        symbols::for_each_tag(lang, &tree, body, Some(range), None, |m| {
+            if m.definition.is_none() {
+                return;
             }
-            for c in m
-                .captures()
-                .iter()
-                .filter(|c| role(c) == Some(TagRole::Name))
-            {
-                if let Some(name) = body.get(c.node.byte_range())
-                    && !names.iter().any(|n| n == name)
+            for n in &m.names {
+                if let Some(name) = body.get(n.byte_range())
+                    && !names.iter().any(|have| have == name)
                 {
                     names.push(name.to_string());
                 }
             }
-        }
+        })?;
     }
     Ok(names)
 }

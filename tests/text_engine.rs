@@ -950,7 +950,9 @@ fn cli_write_and_tree() {
         .write_stdin("x = 1\n")
         .assert()
         .success()
-        .stdout(predicates::str::contains("created pkg/new.py (1 line, 6 bytes)"));
+        .stdout(predicates::str::contains(
+            "created pkg/new.py (1 line, 6 bytes)",
+        ));
     assert_eq!(r.bytes("pkg/new.py"), b"x = 1\n");
     r.put("content.txt", "x = 2\n");
     let out = scalpel()

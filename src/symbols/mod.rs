@@ -425,7 +425,6 @@ pub fn outline_within(
     tree: Tree,
     deadline: Deadline,
 ) -> Result<ParsedFile> {
-    let query = lang.tags_query()?;
     let offset = source.body_offset();
     let body = source.body();
     let root = tree.root_node();
@@ -433,44 +432,15 @@ pub fn outline_within(
     // Collect matches. Two patterns capturing the same @name node describe
     // the same definition: the earlier pattern (lower index) wins.
     let mut best: HashMap<usize, Raw> = HashMap::new();
-    let mut cursor = QueryCursor::new();
-    let cancelled = std::cell::Cell::new(false);
-    let mut progress = |_: &tree_sitter::QueryCursorState| {
-        if deadline.passed() {
-            cancelled.set(true);
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
-    let options = tree_sitter::QueryCursorOptions::new().progress_callback(&mut progress);
-    let mut matches = cursor.matches_with_options(&query.query, root, body.as_bytes(), options);
-    while let Some(m) = matches.next() {
-        if deadline.passed() {
-            cancelled.set(true);
-            break;
-        }
-        let mut def: Option<(Node, &'static str)> = None;
-        let mut scope: Option<Node> = None;
-        let mut names: Vec<Node> = Vec::new();
-        let mut doc: Option<Node> = None;
-        for c in m.captures() {
-            match query.roles[c.index as usize] {
-                TagRole::Definition(kind) => def = Some((c.node, kind)),
-                TagRole::Scope => scope = Some(c.node),
-                TagRole::Name => names.push(c.node),
-                TagRole::Doc => doc = Some(c.node),
-                TagRole::Private => {}
-            }
-        }
-        let phrase = names.len() > 1;
-        let Some((name, label)) = name_of(&mut names, body) else {
-            continue;
+    let finished = for_each_tag(lang, &tree, body, None, Some(&deadline), |mut m| {
+        let phrase = m.names.len() > 1;
+        let Some((name, label)) = name_of(&mut m.names, body) else {
+            return;
         };
-        let (node, kind) = match (def, scope) {
+        let (node, kind) = match (m.definition, m.scope) {
             (Some((n, k)), _) => (n, Some(k)),
             (None, Some(n)) => (n, None),
-            (None, None) => continue,
+            (None, None) => return,
         };
         let key = if kind.is_some() { name.id() } else { node.id() };
         let raw = Raw {
@@ -479,8 +449,8 @@ pub fn outline_within(
             label,
             phrase,
             kind,
-            doc,
-            pattern: m.pattern_index,
+            doc: m.doc,
+            pattern: m.pattern,
         };
         best.entry(key)
             .and_modify(|r| {
@@ -489,10 +459,8 @@ pub fn outline_within(
                 }
             })
             .or_insert(raw);
-    }
-
-    drop(matches);
-    if cancelled.get() {
+    })?;
+    if !finished {
         return Err(deadline.error(lang, body.len(), "listing the symbols"));
     }
     let mut raws: Vec<Raw> = best.into_values().collect();
@@ -948,6 +916,77 @@ pub fn docstring_text<'f>(file: &'f ParsedFile, sym: &Symbol) -> Option<&'f str>
     file.source.body().get(doc.start_byte()..doc.end_byte())
 }
 
+/// One match of a language's tags query, its captures sorted by role
+/// ([`TagRole`]): the one decoding of `tags.scm` captures.
+pub struct TagMatch<'t> {
+    /// The `@definition.KIND` node and its kind.
+    pub definition: Option<(Node<'t>, &'static str)>,
+    /// The `@scope` node (a container that is not itself a definition).
+    pub scope: Option<Node<'t>>,
+    /// The `@name` captures, in order (several form a phrase).
+    pub names: Vec<Node<'t>>,
+    /// The `@doc` node.
+    pub doc: Option<Node<'t>>,
+    /// The query pattern that matched (earlier patterns win ties).
+    pub pattern: usize,
+}
+
+/// Run `lang`'s tags query over `tree` (only over `range` of `body`, when
+/// given) and hand every match to `f`. Returns `false` when `deadline`
+/// (or the request's cancellation) stopped it before the end.
+pub fn for_each_tag<'t>(
+    lang: &Language,
+    tree: &'t Tree,
+    body: &str,
+    range: Option<std::ops::Range<usize>>,
+    deadline: Option<&Deadline>,
+    mut f: impl FnMut(TagMatch<'t>),
+) -> Result<bool> {
+    let query = lang.tags_query()?;
+    let mut cursor = QueryCursor::new();
+    if let Some(range) = range {
+        cursor.set_byte_range(range);
+    }
+    let passed = || deadline.is_some_and(Deadline::passed);
+    let stopped = std::cell::Cell::new(false);
+    let mut progress = |_: &tree_sitter::QueryCursorState| {
+        if passed() {
+            stopped.set(true);
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let options = tree_sitter::QueryCursorOptions::new().progress_callback(&mut progress);
+    let mut matches =
+        cursor.matches_with_options(&query.query, tree.root_node(), body.as_bytes(), options);
+    while let Some(m) = matches.next() {
+        if passed() {
+            stopped.set(true);
+            break;
+        }
+        let mut tag = TagMatch {
+            definition: None,
+            scope: None,
+            names: Vec::new(),
+            doc: None,
+            pattern: m.pattern_index,
+        };
+        for c in m.captures() {
+            match query.roles[c.index as usize] {
+                TagRole::Definition(kind) => tag.definition = Some((c.node, kind)),
+                TagRole::Scope => tag.scope = Some(c.node),
+                TagRole::Name => tag.names.push(c.node),
+                TagRole::Doc => tag.doc = Some(c.node),
+                TagRole::Private => {}
+            }
+        }
+        f(tag);
+    }
+    drop(matches);
+    Ok(!stopped.get())
+}
+
 /// Definitions whose definition node starts inside `range` (body offsets),
 /// outermost first. Used to check what new code defines, and which leading
 /// trivia it brings, without building a whole outline.
@@ -957,30 +996,15 @@ pub fn definitions_in(
     body: &str,
     range: std::ops::Range<usize>,
 ) -> Result<Vec<Defined>> {
-    let query = lang.tags_query()?;
-    let mut cursor = QueryCursor::new();
-    cursor.set_byte_range(range.clone());
     let mut found: Vec<(usize, usize, Defined)> = Vec::new();
-    let mut matches = cursor.matches(&query.query, tree.root_node(), body.as_bytes());
-    while let Some(m) = matches.next() {
-        let mut def = None;
-        let mut names = Vec::new();
-        let mut doc = None;
-        for c in m.captures() {
-            match query.roles[c.index as usize] {
-                TagRole::Definition(kind) => def = Some((c.node, kind)),
-                TagRole::Name => names.push(c.node),
-                TagRole::Doc => doc = Some(c.node),
-                _ => {}
-            }
-        }
-        if let (Some((node, kind)), Some((_, name))) = (def, name_of(&mut names, body))
+    for_each_tag(lang, tree, body, Some(range.clone()), None, |mut m| {
+        if let (Some((node, kind)), Some((_, name))) = (m.definition, name_of(&mut m.names, body))
             && range.contains(&node.start_byte())
             && !found
                 .iter()
                 .any(|f| f.0 == node.start_byte() && f.2.name == name)
         {
-            let (first, top) = widen(lang, node, doc, body);
+            let (first, top) = widen(lang, node, m.doc, body);
             let row = node.start_position().row;
             found.push((
                 node.start_byte(),
@@ -995,7 +1019,7 @@ pub fn definitions_in(
                 },
             ));
         }
-    }
+    })?;
     found.sort_by_key(|f| (f.0, std::cmp::Reverse(f.1)));
     Ok(found.into_iter().map(|f| f.2).collect())
 }
