@@ -135,16 +135,50 @@ pub struct Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-impl Error {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+/// An error that does not yet say what to do about it. [`Error::new`] and
+/// [`Error::invalid_argument`] give one; only [`Draft::with_suggestion`]
+/// turns it into an [`Error`], so every failure the library returns carries
+/// a suggestion (the compiler checks it).
+#[must_use = "an error needs its suggestion: call with_suggestion"]
+#[derive(Debug, Clone)]
+pub struct Draft {
+    code: ErrorCode,
+    message: String,
+    details: Value,
+}
+
+impl Draft {
+    /// See [`Error::with_details`].
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = as_object(details);
+        self
+    }
+
+    /// What the caller can do about it, in the vocabulary of
+    /// [`crate::hint`]: the error is complete.
+    pub fn with_suggestion(self, suggestion: impl Into<String>) -> Error {
         Error {
-            error_code: code,
+            error_code: self.code,
+            message: self.message,
+            suggestion: one_line(suggestion.into()),
+            details: self.details,
+        }
+    }
+}
+
+impl Error {
+    /// Start an error; [`Draft::with_suggestion`] completes it.
+    // A builder's first step, not a constructor of `Self`, by design.
+    #[allow(clippy::new_ret_no_self)]
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Draft {
+        Draft {
+            code,
             message: one_line(message.into()),
-            suggestion: String::new(),
             details: Value::Object(Map::new()),
         }
     }
 
+    /// Replace the suggestion (a caller that knows better than the callee).
     pub fn with_suggestion(mut self, suggestion: impl Into<String>) -> Self {
         self.suggestion = one_line(suggestion.into());
         self
@@ -215,7 +249,7 @@ impl Error {
         }
     }
 
-    pub fn invalid_argument(message: impl Into<String>) -> Self {
+    pub fn invalid_argument(message: impl Into<String>) -> Draft {
         Error::new(ErrorCode::InvalidArgument, message)
     }
 
@@ -308,21 +342,28 @@ mod tests {
     #[test]
     fn details_are_always_an_object() {
         for code in ErrorCode::ALL {
-            let v = Error::new(code, "m").to_json();
+            let v = Error::new(code, "m").with_suggestion("s").to_json();
             assert_eq!(v["details"], serde_json::json!({}), "{code}");
         }
-        let e = Error::new(ErrorCode::Io, "m").with_details(Value::Null);
+        let e = Error::new(ErrorCode::Io, "m")
+            .with_details(Value::Null)
+            .with_suggestion("s");
         assert_eq!(e.to_json()["details"], serde_json::json!({}));
-        let e = Error::new(ErrorCode::Io, "m").with_details(serde_json::json!([1]));
+        let e = Error::new(ErrorCode::Io, "m")
+            .with_details(serde_json::json!([1]))
+            .with_suggestion("s");
         assert_eq!(e.to_json()["details"], serde_json::json!({"info": [1]}));
-        let mut e = Error::new(ErrorCode::Io, "m");
+        let mut e = Error::new(ErrorCode::Io, "m").with_suggestion("s");
         e.details = Value::Null;
         assert_eq!(e.to_json()["details"], serde_json::json!({}));
-        let e = Error::new(ErrorCode::NotFound, "m").with_path("a.rs");
+        let e = Error::new(ErrorCode::NotFound, "m")
+            .with_suggestion("s")
+            .with_path("a.rs");
         assert_eq!(e.to_json()["details"], serde_json::json!({"path": "a.rs"}));
         assert_eq!(e.or_path("b.rs").details["path"], "a.rs");
         let e = Error::new(ErrorCode::InvalidRange, "m")
             .with_details(serde_json::json!({"total_lines": 3}))
+            .with_suggestion("s")
             .or_path("b.rs");
         assert_eq!(
             e.details,

@@ -174,7 +174,11 @@ impl Repo {
             .spawn()
             .map_err(spawn_error)?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(Error::new(ErrorCode::Io, "git cat-file: no pipes"));
+            return Err(
+                Error::new(ErrorCode::Io, "git cat-file: no pipes").with_suggestion(
+                    "retry; if it repeats, run `git cat-file --batch` by hand to see why it fails",
+                ),
+            );
         };
         Ok(CatFile {
             child,
@@ -230,7 +234,10 @@ fn run_git(cwd: &Path, args: &[&str]) -> Result<Vec<u8>> {
 /// `:<old mode> <new mode> <old oid> <new oid> <status>\0<path>\0[<path>\0]`,
 /// the second path only for renames and copies (source first).
 fn parse_raw_diff(out: &[u8]) -> Result<Vec<Change>> {
-    let bad = || Error::new(ErrorCode::Io, "unexpected `git diff --raw` output");
+    let bad = || {
+        Error::new(ErrorCode::Io, "unexpected `git diff --raw` output")
+            .with_suggestion("check that `git` on PATH is a working git (`git --version`)")
+    };
     let mut fields = out.split(|&b| b == 0);
     let mut changes = Vec::new();
     while let Some(meta) = fields.next() {
@@ -279,7 +286,8 @@ impl CatFile {
                 .with_suggestion("check that the repository is not corrupt (`git fsck`)")
         };
         let Some(stdin) = self.stdin.as_mut() else {
-            return Err(Error::new(ErrorCode::Io, "git cat-file --batch is closed"));
+            return Err(Error::new(ErrorCode::Io, "git cat-file --batch is closed")
+                .with_suggestion("retry the check; it starts a new `git cat-file`"));
         };
         let stdout = &mut self.stdout;
         std::thread::scope(|s| {

@@ -854,8 +854,10 @@ pub(crate) fn globs(patterns: &[String], field: &str) -> Result<Option<Globs>> {
         }
     }
     let build = |b: GlobSetBuilder| {
-        b.build()
-            .map_err(|e| Error::invalid_argument(format!("invalid {field} globs: {e}")))
+        b.build().map_err(|e| {
+            Error::invalid_argument(format!("invalid {field} globs: {e}"))
+                .with_suggestion("fix the glob (e.g. `*.py`, `src/**`)")
+        })
     };
     Ok(Some(Globs {
         names: build(names)?,

@@ -297,7 +297,8 @@ pub(crate) fn atomic_write(
         return Err(Error::invalid_argument(format!(
             "{} is a symlink; resolve it to its target before writing",
             path.display()
-        )));
+        ))
+        .with_suggestion("write to the file the symlink points to"));
     }
 
     // New file: the usual creation mode; the kernel applies the umask.

@@ -406,6 +406,9 @@ impl Registry {
                 let re = match &rule.text {
                     Some(t) => Some(regex::Regex::new(t).map_err(|e| {
                         Error::invalid_argument(format!("{path}: bad regex in leading rule: {e}"))
+                            .with_suggestion(
+                                "fix the `text` regex of that `[[symbols.leading]]` rule",
+                            )
                     })?),
                     None => None,
                 };
@@ -512,11 +515,13 @@ fn resolve_inherits(
 ) -> Result<String> {
     let (path, src) = all.get(lang).and_then(|m| m.get(stem)).ok_or_else(|| {
         Error::invalid_argument(format!("no queries/{lang}/{stem}.scm to inherit"))
+            .with_suggestion("name a language that has this query in `; inherits:`")
     })?;
     if depth > 8 {
         return Err(Error::invalid_argument(format!(
             "{path}: `; inherits:` chain too deep (a cycle?)"
-        )));
+        ))
+        .with_suggestion("remove the cycle from the `; inherits:` lines"));
     }
     let mut out = String::new();
     if let Some(first) = src.lines().next()

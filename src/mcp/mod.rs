@@ -449,10 +449,11 @@ pub fn serve_stdio(options: ServerOptions, log_level: &str) -> Result<()> {
         );
         let (stdin, stdout) = rmcp::transport::stdio();
         let transport = framing::FramedTransport::new(stdin, stdout, limit);
-        let running = server
-            .serve(transport)
-            .await
-            .map_err(|e| Error::new(crate::ErrorCode::Io, format!("MCP handshake failed: {e}")))?;
+        let running = server.serve(transport).await.map_err(|e| {
+            Error::new(crate::ErrorCode::Io, format!("MCP handshake failed: {e}")).with_suggestion(
+                "start the server from an MCP client, which sends `initialize` first",
+            )
+        })?;
         let reason = running.waiting().await;
         tracing::info!(?reason, "client disconnected");
         Ok(())

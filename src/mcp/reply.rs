@@ -225,9 +225,11 @@ mod tests {
 
         let ok = blocking("demo", || Ok(41 + 1)).await.unwrap();
         assert_eq!(ok, 42);
-        let err = blocking::<(), _>("demo", || Err(Error::invalid_argument("bad")))
-            .await
-            .unwrap_err();
+        let err = blocking::<(), _>("demo", || {
+            Err(Error::invalid_argument("bad").with_suggestion("s"))
+        })
+        .await
+        .unwrap_err();
         assert_eq!(err.0.code(), ErrorCode::InvalidArgument);
     }
 

@@ -361,6 +361,7 @@ pub fn parse_tree_within(
                 ErrorCode::UnsupportedLanguage,
                 format!("grammar for {} cannot be loaded: {e}", lang.name()),
             )
+            .with_suggestion("the grammar's ABI does not match this tree-sitter; rebuild with a matching grammar version")
         })?;
         let bytes = text.as_bytes();
         let mut cancelled = false;
