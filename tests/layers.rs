@@ -23,6 +23,7 @@ const LAYERS: &[&str] = &[
     "symbols", // parsing, outlines, name paths: pure
     "edit",    // planning and validating symbol edits: pure
     "fs",      // the door to the disk: the only writer
+    "receipt", // what a write did, and its one rendering
     "refs",    // references and renames across files
     "engine",  // symbol operations over a workspace
     "textops", // text operations over a workspace

@@ -14,15 +14,8 @@
 //! columns cannot fool it, because the tree, not a column count, decides.
 
 use crate::source::Indent;
+use crate::text::indent::{is_blank, leading_ws};
 use tree_sitter::Tree;
-
-pub(crate) fn leading_ws(line: &str) -> &str {
-    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
-}
-
-pub(crate) fn is_blank(line: &str) -> bool {
-    line.trim().is_empty()
-}
 
 /// Width of one indentation step in the file, in bytes of its own
 /// indentation characters (a tab is one byte).

@@ -7,10 +7,11 @@
 //! **Invariant:** `replace(S, extract(S).code)` yields the file unchanged,
 //! byte for byte, and no edit changes a byte outside the symbol's lines.
 
-use super::indent::{self, is_blank, leading_ws};
+use super::indent;
 use crate::error::{Error, Result};
 use crate::source::{Eol, Indent, SourceText};
 use crate::symbols::{ParsedFile, Symbol};
+use crate::text::indent::{is_blank, leading_ws, spaces_to_tabs, tabs_to_spaces};
 use serde::{Deserialize, Serialize};
 
 /// What to do with the addressed symbol.
@@ -292,25 +293,10 @@ fn restyle(code: &str, file: Indent) -> String {
         let rest = &line[ws.len()..];
         match (file, code_indent) {
             (Indent::Tabs, Indent::Spaces(w)) if !ws.contains('\t') && w > 0 => {
-                let w = w as usize;
-                format!(
-                    "{}{}{rest}",
-                    "\t".repeat(ws.len() / w),
-                    " ".repeat(ws.len() % w)
-                )
+                format!("{}{rest}", spaces_to_tabs(ws, w as usize))
             }
             (Indent::Spaces(w), _) if ws.contains('\t') => {
-                let expanded: String = ws
-                    .chars()
-                    .map(|c| {
-                        if c == '\t' {
-                            " ".repeat(w as usize)
-                        } else {
-                            c.to_string()
-                        }
-                    })
-                    .collect();
-                format!("{expanded}{rest}")
+                format!("{}{rest}", tabs_to_spaces(ws, w as usize))
             }
             _ => line.to_string(),
         }

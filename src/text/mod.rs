@@ -16,6 +16,7 @@
 //! - "\r\n" and "\n" both end a line; a trailing newline does not start a
 //!   new line.
 
+pub mod indent;
 pub mod intervals;
 pub mod lines;
 pub mod matcher;
