@@ -196,85 +196,15 @@ enum Command {
     },
     /// Print one symbol's code, addressed by name path (`Class.method`).
     #[command(after_help = NAME_PATHS)]
-    Extract {
-        /// The file holding the symbol.
-        file: PathBuf,
-        /// The symbol's name path (see below).
-        symbol: String,
-        /// Only match symbols of this kind (function, method, class, ...).
-        #[arg(long)]
-        kind: Option<String>,
-        /// Also print the code of the same-file definitions it uses.
-        #[arg(long)]
-        context: bool,
-        /// The bare definition, without decorators, attributes or doc comments.
-        #[arg(long)]
-        no_trivia: bool,
-        /// Print the result as JSON (the payload of the MCP tool).
-        #[arg(long)]
-        json: bool,
-        /// Force a language instead of detecting it (see `scalpel languages`).
-        #[arg(long, value_name = "LANG")]
-        language: Option<String>,
-        #[command(flatten)]
-        root: RootArg,
-    },
+    Extract(ExtractArgs),
     /// Replace, insert next to, or delete a symbol. New code comes from
     /// --code-file or stdin.
     #[command(after_help = NAME_PATHS)]
-    Update {
-        /// The file holding the symbol.
-        file: PathBuf,
-        /// The symbol's name path (see below); inserts go next to it.
-        symbol: String,
-        /// What to do with the symbol: replace it, insert the new code before
-        /// or after it, or delete it (no new code).
-        #[arg(long, value_name = "OP", default_value = "replace", value_parser = operations())]
-        op: String,
-        /// Read the new code from this file instead of stdin.
-        #[arg(long, value_name = "F")]
-        code_file: Option<PathBuf>,
-        /// Only match symbols of this kind (function, method, class, ...).
-        #[arg(long)]
-        kind: Option<String>,
-        #[command(flatten)]
-        write: WriteOpts,
-        /// Print the result as JSON (the payload of the MCP tool).
-        #[arg(long)]
-        json: bool,
-        /// Force a language instead of detecting it (see `scalpel languages`).
-        #[arg(long, value_name = "LANG")]
-        language: Option<String>,
-        #[command(flatten)]
-        root: RootArg,
-    },
+    Update(UpdateArgs),
     /// Restore a file as it was before an edit (default: its last edit).
-    Undo {
-        /// The file to restore.
-        file: PathBuf,
-        /// The edit to undo (an id from `scalpel history`; default: the
-        /// file's newest edit not undone yet).
-        #[arg(long = "edit", value_name = "ID")]
-        edit_id: Option<String>,
-        /// Undo even if the file changed since that edit.
-        #[arg(long)]
-        force: bool,
-        /// Print the result as JSON (the payload of the MCP tool).
-        #[arg(long)]
-        json: bool,
-        #[command(flatten)]
-        root: RootArg,
-    },
+    Undo(UndoArgs),
     /// List journal entries (newest first), for one file or the whole root.
-    History {
-        /// Only this file's edits (default: every edit under the root).
-        file: Option<PathBuf>,
-        /// Print the result as JSON (the payload of the MCP tool).
-        #[arg(long)]
-        json: bool,
-        #[command(flatten)]
-        root: RootArg,
-    },
+    History(HistoryArgs),
     /// List the supported languages.
     Languages {
         /// Print the result as JSON (the payload of the MCP tool).
@@ -295,49 +225,137 @@ enum Command {
         model: find::ModelArg,
     },
     /// Parse a file and report errors; `--dump-tree` prints the syntax tree.
-    Parse {
-        /// The file to parse.
-        file: PathBuf,
-        /// Print the syntax tree (node kinds, fields, positions), to write
-        /// queries for a language.
-        #[arg(long)]
-        dump_tree: bool,
-        /// Print the result as JSON (the payload of the MCP tool).
-        #[arg(long)]
-        json: bool,
-        /// Force a language instead of detecting it (see `scalpel languages`).
-        #[arg(long, value_name = "LANG")]
-        language: Option<String>,
-        #[command(flatten)]
-        root: RootArg,
-    },
+    Parse(ParseArgs),
     /// Check that files parse; exit 1 on parse errors. Folders are walked
     /// honouring .gitignore; files without a grammar, binary and non-UTF-8
     /// files are skipped and counted.
-    Check {
-        /// Files and folders (default `.`); with --staged, pathspecs.
-        paths: Vec<PathBuf>,
-        /// Check the staged content (the index), not the work tree.
-        #[arg(long)]
-        staged: bool,
-        /// Fail only on errors HEAD did not have (default with --staged).
-        #[arg(long)]
-        new_only: bool,
-        /// Every parse error counts (turns --new-only off).
-        #[arg(long, conflicts_with_all = ["new_only", "since"])]
-        all_errors: bool,
-        /// Fail only on errors this revision did not have.
-        #[arg(long, value_name = "REV")]
-        since: Option<String>,
-        /// Print the report as one JSON document.
-        #[arg(long)]
-        json: bool,
-    },
+    Check(CheckArgs),
     /// Install or remove the git pre-commit hook running `scalpel check --staged`.
     Hook {
         #[command(subcommand)]
         action: HookCommand,
     },
+}
+
+#[derive(Args, Debug)]
+struct ExtractArgs {
+    /// The file holding the symbol.
+    file: PathBuf,
+    /// The symbol's name path (see below).
+    symbol: String,
+    /// Only match symbols of this kind (function, method, class, ...).
+    #[arg(long)]
+    kind: Option<String>,
+    /// Also print the code of the same-file definitions it uses.
+    #[arg(long)]
+    context: bool,
+    /// The bare definition, without decorators, attributes or doc comments.
+    #[arg(long)]
+    no_trivia: bool,
+    /// Print the result as JSON (the payload of the MCP tool).
+    #[arg(long)]
+    json: bool,
+    /// Force a language instead of detecting it (see `scalpel languages`).
+    #[arg(long, value_name = "LANG")]
+    language: Option<String>,
+    #[command(flatten)]
+    root: RootArg,
+}
+
+#[derive(Args, Debug)]
+struct UpdateArgs {
+    /// The file holding the symbol.
+    file: PathBuf,
+    /// The symbol's name path (see below); inserts go next to it.
+    symbol: String,
+    /// What to do with the symbol: replace it, insert the new code before
+    /// or after it, or delete it (no new code).
+    #[arg(long, value_name = "OP", default_value = "replace", value_parser = operations())]
+    op: String,
+    /// Read the new code from this file instead of stdin.
+    #[arg(long, value_name = "F")]
+    code_file: Option<PathBuf>,
+    /// Only match symbols of this kind (function, method, class, ...).
+    #[arg(long)]
+    kind: Option<String>,
+    #[command(flatten)]
+    write: WriteOpts,
+    /// Print the result as JSON (the payload of the MCP tool).
+    #[arg(long)]
+    json: bool,
+    /// Force a language instead of detecting it (see `scalpel languages`).
+    #[arg(long, value_name = "LANG")]
+    language: Option<String>,
+    #[command(flatten)]
+    root: RootArg,
+}
+
+#[derive(Args, Debug)]
+struct UndoArgs {
+    /// The file to restore.
+    file: PathBuf,
+    /// The edit to undo (an id from `scalpel history`; default: the
+    /// file's newest edit not undone yet).
+    #[arg(long = "edit", value_name = "ID")]
+    edit_id: Option<String>,
+    /// Undo even if the file changed since that edit.
+    #[arg(long)]
+    force: bool,
+    /// Print the result as JSON (the payload of the MCP tool).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    root: RootArg,
+}
+
+#[derive(Args, Debug)]
+struct HistoryArgs {
+    /// Only this file's edits (default: every edit under the root).
+    file: Option<PathBuf>,
+    /// Print the result as JSON (the payload of the MCP tool).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    root: RootArg,
+}
+
+#[derive(Args, Debug)]
+struct ParseArgs {
+    /// The file to parse.
+    file: PathBuf,
+    /// Print the syntax tree (node kinds, fields, positions), to write
+    /// queries for a language.
+    #[arg(long)]
+    dump_tree: bool,
+    /// Print the result as JSON (the payload of the MCP tool).
+    #[arg(long)]
+    json: bool,
+    /// Force a language instead of detecting it (see `scalpel languages`).
+    #[arg(long, value_name = "LANG")]
+    language: Option<String>,
+    #[command(flatten)]
+    root: RootArg,
+}
+
+#[derive(Args, Debug)]
+struct CheckArgs {
+    /// Files and folders (default `.`); with --staged, pathspecs.
+    paths: Vec<PathBuf>,
+    /// Check the staged content (the index), not the work tree.
+    #[arg(long)]
+    staged: bool,
+    /// Fail only on errors HEAD did not have (default with --staged).
+    #[arg(long)]
+    new_only: bool,
+    /// Every parse error counts (turns --new-only off).
+    #[arg(long, conflicts_with_all = ["new_only", "since"])]
+    all_errors: bool,
+    /// Fail only on errors this revision did not have.
+    #[arg(long, value_name = "REV")]
+    since: Option<String>,
+    /// Print the report as one JSON document.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -386,14 +404,14 @@ impl Command {
             Command::Text(t) => t.json(),
             Command::Refs(r) => r.json(),
             Command::Find(f) => f.json(),
-            Command::Symbols { json, .. }
-            | Command::Extract { json, .. }
-            | Command::Update { json, .. }
-            | Command::Undo { json, .. }
-            | Command::History { json, .. }
+            Command::Extract(ExtractArgs { json, .. })
+            | Command::Update(UpdateArgs { json, .. })
+            | Command::Undo(UndoArgs { json, .. })
+            | Command::History(HistoryArgs { json, .. })
+            | Command::Parse(ParseArgs { json, .. })
+            | Command::Check(CheckArgs { json, .. })
+            | Command::Symbols { json, .. }
             | Command::Languages { json }
-            | Command::Parse { json, .. }
-            | Command::Check { json, .. }
             | Command::Hook {
                 action: HookCommand::Install { json, .. } | HookCommand::Uninstall { json },
             } => *json,
@@ -472,147 +490,10 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             },
             out,
         ),
-        Command::Extract {
-            file,
-            symbol,
-            kind,
-            context,
-            no_trivia,
-            json,
-            language,
-            root,
-        } => {
-            let real = root.read_target(&file, &engine)?;
-            let req = ExtractRequest {
-                symbol,
-                kind,
-                include_context: context,
-                include_trivia: !no_trivia,
-                language,
-            };
-            let x = engine.extract(&real, &display(&file), &req)?;
-            if json {
-                out.line(&to_json(&x));
-            } else {
-                out.raw(&x.code);
-                if !x.code.ends_with('\n') {
-                    out.raw("\n");
-                }
-                let comment = engine
-                    .language_for(&file, None, req.language.as_deref())
-                    .ok()
-                    .and_then(|l| l.config.comment_tokens.first().cloned())
-                    .unwrap_or_else(|| "#".into());
-                for d in &x.dependency_code {
-                    out.line(&format!(
-                        "\n{comment} --- uses {} ({}, lines {}-{})",
-                        d.address, d.kind, d.start_line, d.end_line
-                    ));
-                    out.raw(&d.code);
-                    if !d.code.ends_with('\n') {
-                        out.raw("\n");
-                    }
-                }
-            }
-            Ok(0)
-        }
-        Command::Update {
-            file,
-            symbol,
-            op,
-            code_file,
-            kind,
-            write,
-            json,
-            language,
-            root,
-        } => {
-            let operation = Operation::parse(&op)?;
-            let new_code = match (operation, code_file) {
-                (Operation::Delete, _) => None,
-                (_, Some(f)) => {
-                    Some(std::fs::read_to_string(&f).map_err(|e| Error::io("read", &f, &e))?)
-                }
-                (_, None) => {
-                    stdin_notice("the new code (or pass --code-file F)");
-                    let mut buf = String::new();
-                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut buf)
-                        .map_err(|e| Error::io("read", Path::new("<stdin>"), &e))?;
-                    Some(buf)
-                }
-            };
-            // Relative to the current directory, not to the root.
-            let file = text::absolute(&file)?;
-            let ws = root.workspace(Some(&file), &engine)?;
-            let req = UpdateRequest {
-                symbol,
-                kind,
-                operation: Some(operation),
-                new_code,
-                expected_hash: write.expected_hash,
-                dry_run: write.dry_run,
-                allow_syntax_errors: write.allow_syntax_errors,
-                language,
-            };
-            let r = engine.update_symbol(&ws, &file, &req)?;
-            if json {
-                out.line(&to_json(&r));
-            } else {
-                text::print_receipt(&r, out);
-            }
-            Ok(0)
-        }
-        Command::Undo {
-            file,
-            edit_id,
-            force,
-            json,
-            root,
-        } => {
-            let file = text::absolute(&file)?;
-            let ws = root.workspace(Some(&file), &engine)?;
-            let u = crate::fs::undo(&ws, &file, edit_id.as_deref(), force)?;
-            if json {
-                out.line(&to_json(&u));
-            } else {
-                out.raw(&u.diff);
-                out.line(&format!(
-                    "undid {} on {}{}; undo is edit {}",
-                    u.undone_edit_id,
-                    if u.files.len() > 1 {
-                        u.files.join(", ")
-                    } else {
-                        u.path.clone()
-                    },
-                    if u.removed { " (file removed)" } else { "" },
-                    u.edit_id.as_deref().unwrap_or("-")
-                ));
-            }
-            Ok(0)
-        }
-        Command::History { file, json, root } => {
-            let file = file.as_deref().map(text::absolute).transpose()?;
-            let ws = root.workspace(file.as_deref(), &engine)?;
-            let entries = crate::fs::history(&ws, file.as_deref())?;
-            if json {
-                out.line(&to_json(&entries));
-            } else {
-                for e in &entries {
-                    out.line(&format!(
-                        "{}  {}  {}  {}{}",
-                        e.edit_id,
-                        e.time,
-                        e.path,
-                        e.operation,
-                        e.symbol
-                            .as_deref()
-                            .map(|s| format!(" {s}"))
-                            .unwrap_or_default()
-                    ));
-                }
-            }
-            Ok(0)
-        }
+        Command::Extract(a) => extract_cmd(a, &engine, out),
+        Command::Update(a) => update_cmd(a, &engine, out),
+        Command::Undo(a) => undo_cmd(a, &engine, out),
+        Command::History(a) => history_cmd(a, &engine, out),
         Command::Serve {
             root,
             log_level,
@@ -630,74 +511,8 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             languages_cmd(&engine, json, out);
             Ok(0)
         }
-        Command::Parse {
-            file,
-            dump_tree,
-            json,
-            language,
-            root,
-        } => {
-            let real = root.read_target(&file, &engine)?;
-            let parsed = engine.load(&real, language.as_deref())?;
-            if dump_tree {
-                out.raw(&crate::symbols::dump_tree(
-                    &parsed.tree,
-                    parsed.source.body(),
-                    40,
-                ));
-            } else if json {
-                out.line(&to_json(&serde_json::json!({
-                    "path": display(&file),
-                    "language": parsed.language.name(),
-                    "symbols": parsed.symbols.len(),
-                    "parse_errors": parsed.parse_error_count,
-                    "parse_error_locations": parsed.parse_errors,
-                })));
-            } else {
-                out.line(&format!(
-                    "{}: {}, {}",
-                    display(&file),
-                    plural(parsed.symbols.len(), "symbol"),
-                    plural(parsed.parse_error_count, "parse error")
-                ));
-                for e in &parsed.parse_errors {
-                    out.line(&format!(
-                        "{}:{}:{}: {}",
-                        display(&file),
-                        e.line,
-                        e.column,
-                        e.what
-                    ));
-                }
-            }
-            Ok(if parsed.parse_error_count > 0 { 1 } else { 0 })
-        }
-        Command::Check {
-            paths,
-            staged,
-            new_only,
-            all_errors,
-            since,
-            json,
-        } => {
-            let opts = check::CheckOptions {
-                paths,
-                staged,
-                baseline: check::Baseline::from_flags(
-                    staged,
-                    new_only,
-                    all_errors,
-                    since.as_deref(),
-                ),
-            };
-            let report = check::run(&engine, &current_dir()?, &opts)?;
-            out.raw(&if json {
-                check::render_json(&report) + "\n"
-            } else {
-                check::render_human(&report)
-            });
-            Ok(if report.ok { 0 } else { 1 })
-        }
+        Command::Parse(a) => parse_cmd(a, &engine, out),
+        Command::Check(a) => check_cmd(a, &engine, out),
         Command::Hook { action } => {
             let (outcome, json) = match action {
                 HookCommand::Install { force, json } => {
@@ -717,6 +532,220 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             Ok(0)
         }
     }
+}
+
+fn extract_cmd(a: ExtractArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let ExtractArgs {
+        file,
+        symbol,
+        kind,
+        context,
+        no_trivia,
+        json,
+        language,
+        root,
+    } = a;
+    let real = root.read_target(&file, engine)?;
+    let req = ExtractRequest {
+        symbol,
+        kind,
+        include_context: context,
+        include_trivia: !no_trivia,
+        language,
+    };
+    let x = engine.extract(&real, &display(&file), &req)?;
+    if json {
+        out.line(&to_json(&x));
+    } else {
+        out.raw(&x.code);
+        if !x.code.ends_with('\n') {
+            out.raw("\n");
+        }
+        let comment = engine
+            .language_for(&file, None, req.language.as_deref())
+            .ok()
+            .and_then(|l| l.config.comment_tokens.first().cloned())
+            .unwrap_or_else(|| "#".into());
+        for d in &x.dependency_code {
+            out.line(&format!(
+                "\n{comment} --- uses {} ({}, lines {}-{})",
+                d.address, d.kind, d.start_line, d.end_line
+            ));
+            out.raw(&d.code);
+            if !d.code.ends_with('\n') {
+                out.raw("\n");
+            }
+        }
+    }
+    Ok(0)
+}
+
+fn update_cmd(a: UpdateArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let UpdateArgs {
+        file,
+        symbol,
+        op,
+        code_file,
+        kind,
+        write,
+        json,
+        language,
+        root,
+    } = a;
+    let operation = Operation::parse(&op)?;
+    let new_code = match (operation, code_file) {
+        (Operation::Delete, _) => None,
+        (_, Some(f)) => Some(std::fs::read_to_string(&f).map_err(|e| Error::io("read", &f, &e))?),
+        (_, None) => {
+            stdin_notice("the new code (or pass --code-file F)");
+            let mut buf = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut buf)
+                .map_err(|e| Error::io("read", Path::new("<stdin>"), &e))?;
+            Some(buf)
+        }
+    };
+    // Relative to the current directory, not to the root.
+    let file = text::absolute(&file)?;
+    let ws = root.workspace(Some(&file), engine)?;
+    let req = UpdateRequest {
+        symbol,
+        kind,
+        operation: Some(operation),
+        new_code,
+        expected_hash: write.expected_hash,
+        dry_run: write.dry_run,
+        allow_syntax_errors: write.allow_syntax_errors,
+        language,
+    };
+    let r = engine.update_symbol(&ws, &file, &req)?;
+    if json {
+        out.line(&to_json(&r));
+    } else {
+        text::print_receipt(&r, out);
+    }
+    Ok(0)
+}
+
+fn undo_cmd(a: UndoArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let UndoArgs {
+        file,
+        edit_id,
+        force,
+        json,
+        root,
+    } = a;
+    let file = text::absolute(&file)?;
+    let ws = root.workspace(Some(&file), engine)?;
+    let u = crate::fs::undo(&ws, &file, edit_id.as_deref(), force)?;
+    if json {
+        out.line(&to_json(&u));
+    } else {
+        out.raw(&u.diff);
+        out.line(&format!(
+            "undid {} on {}{}; undo is edit {}",
+            u.undone_edit_id,
+            if u.files.len() > 1 {
+                u.files.join(", ")
+            } else {
+                u.path.clone()
+            },
+            if u.removed { " (file removed)" } else { "" },
+            u.edit_id.as_deref().unwrap_or("-")
+        ));
+    }
+    Ok(0)
+}
+
+fn history_cmd(a: HistoryArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let HistoryArgs { file, json, root } = a;
+    let file = file.as_deref().map(text::absolute).transpose()?;
+    let ws = root.workspace(file.as_deref(), engine)?;
+    let entries = crate::fs::history(&ws, file.as_deref())?;
+    if json {
+        out.line(&to_json(&entries));
+    } else {
+        for e in &entries {
+            out.line(&format!(
+                "{}  {}  {}  {}{}",
+                e.edit_id,
+                e.time,
+                e.path,
+                e.operation,
+                e.symbol
+                    .as_deref()
+                    .map(|s| format!(" {s}"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    Ok(0)
+}
+
+fn parse_cmd(a: ParseArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let ParseArgs {
+        file,
+        dump_tree,
+        json,
+        language,
+        root,
+    } = a;
+    let real = root.read_target(&file, engine)?;
+    let parsed = engine.load(&real, language.as_deref())?;
+    if dump_tree {
+        out.raw(&crate::symbols::dump_tree(
+            &parsed.tree,
+            parsed.source.body(),
+            40,
+        ));
+    } else if json {
+        out.line(&to_json(&serde_json::json!({
+            "path": display(&file),
+            "language": parsed.language.name(),
+            "symbols": parsed.symbols.len(),
+            "parse_errors": parsed.parse_error_count,
+            "parse_error_locations": parsed.parse_errors,
+        })));
+    } else {
+        out.line(&format!(
+            "{}: {}, {}",
+            display(&file),
+            plural(parsed.symbols.len(), "symbol"),
+            plural(parsed.parse_error_count, "parse error")
+        ));
+        for e in &parsed.parse_errors {
+            out.line(&format!(
+                "{}:{}:{}: {}",
+                display(&file),
+                e.line,
+                e.column,
+                e.what
+            ));
+        }
+    }
+    Ok(if parsed.parse_error_count > 0 { 1 } else { 0 })
+}
+
+fn check_cmd(a: CheckArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
+    let CheckArgs {
+        paths,
+        staged,
+        new_only,
+        all_errors,
+        since,
+        json,
+    } = a;
+    let opts = check::CheckOptions {
+        paths,
+        staged,
+        baseline: check::Baseline::from_flags(staged, new_only, all_errors, since.as_deref()),
+    };
+    let report = check::run(engine, &current_dir()?, &opts)?;
+    out.raw(&if json {
+        check::render_json(&report) + "\n"
+    } else {
+        check::render_human(&report)
+    });
+    Ok(if report.ok { 0 } else { 1 })
 }
 
 /// `1 symbol`, `2 symbols`, `0 matches`.
