@@ -55,3 +55,16 @@ for f in one_mb ten_mb; do
     "cp $W/$f.orig $W/$f.copy" 2>&1 | grep -E 'Time|Range' || true
   cat "$W/update_$f.md"
 done
+
+echo; echo "== edit_file (scalpel edit) of one function vs update vs parse + copy =="
+# The same change as the update above, sent as a text edit: the old file is
+# parsed once, the new one reparsed incrementally from that tree.
+f=ten_mb
+hyperfine -N --warmup 2 --runs 10 --export-markdown "$W/edit_$f.md" \
+  --prepare "sh -c 'cp $W/$f.orig $W/$f.py; rm -rf $W/.scalpel'" \
+  "$S edit $W/$f.py --root $W --old 'def bench_target(x):
+    return x + 1' --new 'def bench_target(x):
+    return x + 2' --allow-syntax-errors" \
+  "$S update $W/$f.py bench_target --root $W --code-file $W/new_code.py --allow-syntax-errors" \
+  -i "$S parse --language python $W/$f.orig" 2>&1 | grep -E 'Time|Range' || true
+cat "$W/edit_$f.md"
