@@ -158,85 +158,12 @@ impl Workspace {
     pub fn resolve(&self, path: &Path, purpose: Purpose) -> Result<ResolvedPath> {
         let given = path.display().to_string();
         let rel = self.relative_part(path, &given)?;
-        let mut cur = self.root.clone();
-        let mut cur_is_dir = true;
-        // Set while `..` has taken the walk above the root: an ancestor of it.
-        let mut above: Option<PathBuf> = None;
-        // Components after the first missing one.
-        let mut tail: Vec<OsString> = Vec::new();
-        for comp in rel.components() {
-            let name = match comp {
-                Component::CurDir | Component::RootDir | Component::Prefix(_) => continue,
-                Component::ParentDir => None,
-                Component::Normal(name) => Some(name),
-            };
-            if let Some(up) = above.as_mut() {
-                match name {
-                    None => {
-                        up.pop();
-                    }
-                    Some(name) => {
-                        up.push(name);
-                        if !self.root.starts_with(&*up) {
-                            return Err(self.outside(&given));
-                        }
-                        if *up == self.root {
-                            above = None;
-                        }
-                    }
-                }
-                continue;
-            }
-            if !cur_is_dir {
-                return Err(Error::invalid_argument(format!(
-                    "{given} goes through a file as if it were a folder"
-                ))
-                .with_suggestion("check the path; ⟦list_directory⟧ shows what exists")
-                .with_details(json!({"path": given})));
-            }
-            let Some(name) = name else {
-                if !tail.is_empty() {
-                    return Err(Error::invalid_argument(format!(
-                        "{given} goes through a missing folder and `..`"
-                    ))
-                    .with_suggestion("pass a path without `..` after a missing folder")
-                    .with_details(json!({"path": given})));
-                }
-                if cur != self.root {
-                    cur.pop();
-                } else if let Some(parent) = cur.parent() {
-                    above = Some(parent.to_path_buf());
-                }
-                continue;
-            };
-            if !tail.is_empty() {
-                tail.push(name.to_os_string());
-                continue;
-            }
-            let next = cur.join(name);
-            let meta = match std::fs::symlink_metadata(&next) {
-                Ok(m) => m,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    tail.push(name.to_os_string());
-                    continue;
-                }
-                Err(e) => return Err(Error::io("resolve", path, &e)),
-            };
-            if meta.file_type().is_symlink() {
-                cur = self.follow_link(&next, &given, path)?;
-                cur_is_dir = cur.is_dir();
-            } else {
-                cur = next;
-                cur_is_dir = meta.is_dir();
-            }
-        }
-        if above.is_some() {
-            return Err(self.outside(&given));
-        }
-
-        let base_is_dir = cur_is_dir;
-        let existing = cur.clone();
-        let mut real = cur;
+        let Walked {
+            existing,
+            is_dir: base_is_dir,
+            tail,
+        } = self.walk(&rel, &given, path)?;
+        let mut real = existing.clone();
         for part in &tail {
             real.push(part);
         }
@@ -292,6 +219,93 @@ impl Workspace {
         Ok(ResolvedPath {
             display,
             path: real,
+        })
+    }
+
+    /// Walk `rel` from the root, one component at a time (see
+    /// [`Workspace::resolve`]): the deepest existing path it reaches (its
+    /// symlinks checked and followed), whether that is a folder, and the
+    /// components after the first missing one.
+    fn walk(&self, rel: &Path, given: &str, path: &Path) -> Result<Walked> {
+        let mut cur = self.root.clone();
+        let mut cur_is_dir = true;
+        // Set while `..` has taken the walk above the root: an ancestor of it.
+        let mut above: Option<PathBuf> = None;
+        // Components after the first missing one.
+        let mut tail: Vec<OsString> = Vec::new();
+        for comp in rel.components() {
+            let name = match comp {
+                Component::CurDir | Component::RootDir | Component::Prefix(_) => continue,
+                Component::ParentDir => None,
+                Component::Normal(name) => Some(name),
+            };
+            if let Some(up) = above.as_mut() {
+                match name {
+                    None => {
+                        up.pop();
+                    }
+                    Some(name) => {
+                        up.push(name);
+                        if !self.root.starts_with(&*up) {
+                            return Err(self.outside(given));
+                        }
+                        if *up == self.root {
+                            above = None;
+                        }
+                    }
+                }
+                continue;
+            }
+            if !cur_is_dir {
+                return Err(Error::invalid_argument(format!(
+                    "{given} goes through a file as if it were a folder"
+                ))
+                .with_suggestion("check the path; ⟦list_directory⟧ shows what exists")
+                .with_details(json!({"path": given})));
+            }
+            let Some(name) = name else {
+                if !tail.is_empty() {
+                    return Err(Error::invalid_argument(format!(
+                        "{given} goes through a missing folder and `..`"
+                    ))
+                    .with_suggestion("pass a path without `..` after a missing folder")
+                    .with_details(json!({"path": given})));
+                }
+                if cur != self.root {
+                    cur.pop();
+                } else if let Some(parent) = cur.parent() {
+                    above = Some(parent.to_path_buf());
+                }
+                continue;
+            };
+            if !tail.is_empty() {
+                tail.push(name.to_os_string());
+                continue;
+            }
+            let next = cur.join(name);
+            let meta = match std::fs::symlink_metadata(&next) {
+                Ok(m) => m,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    tail.push(name.to_os_string());
+                    continue;
+                }
+                Err(e) => return Err(Error::io("resolve", path, &e)),
+            };
+            if meta.file_type().is_symlink() {
+                cur = self.follow_link(&next, given, path)?;
+                cur_is_dir = cur.is_dir();
+            } else {
+                cur = next;
+                cur_is_dir = meta.is_dir();
+            }
+        }
+        if above.is_some() {
+            return Err(self.outside(given));
+        }
+        Ok(Walked {
+            existing: cur,
+            is_dir: cur_is_dir,
+            tail,
         })
     }
 
@@ -490,6 +504,15 @@ fn display_of(rel: &Path) -> String {
     } else {
         parts.join("/")
     }
+}
+
+/// Where [`Workspace::walk`] got to.
+struct Walked {
+    /// The deepest path that exists (symlinks followed, inside the root).
+    existing: PathBuf,
+    is_dir: bool,
+    /// The components after the first missing one.
+    tail: Vec<OsString>,
 }
 
 #[cfg(test)]
