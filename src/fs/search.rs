@@ -56,6 +56,8 @@ pub const ALWAYS_SKIPPED_DIRS: [&str; 2] = [".git", ".scalpel"];
 const MAX_ERRORS: usize = 50;
 /// Context lines are cut to this many characters.
 const CONTEXT_LINE_CHARS: usize = 200;
+/// Files of at least this many bytes are mapped rather than read.
+const MMAP_MIN_SIZE: u64 = 1024 * 1024;
 /// At most this many files are parsed for the definition boost.
 pub const DEFINITION_CANDIDATES: usize = 32;
 /// Files larger than this are not parsed for the definition boost.
@@ -339,7 +341,7 @@ pub fn search_files_with(
                 report(n);
             }
             let mut sink = FileSink::new(matcher, limits);
-            if let Err(err) = searcher.search_file(grep, &file, &mut sink) {
+            if let Err(err) = search_one(&mut searcher, grep, &file, size, &mut sink) {
                 push_error(path, err.to_string());
                 return WalkState::Continue;
             }
@@ -428,6 +430,38 @@ pub fn search_files_with(
         errors,
         error_count,
     })
+}
+
+/// Search one file opened through the door. A large file is mapped (the
+/// door's descriptor, never the path again): no copy into the searcher's
+/// buffer, which a multi-MB minified line would otherwise grow, zero-fill
+/// and fault in. Small files are read: mapping costs more than it saves.
+fn search_one(
+    searcher: &mut Searcher,
+    grep: &grep_regex::RegexMatcher,
+    file: &std::fs::File,
+    size: u64,
+    sink: &mut FileSink<'_>,
+) -> std::io::Result<()> {
+    if size < MMAP_MIN_SIZE {
+        return searcher.search_file(grep, file, sink);
+    }
+    // SAFETY: the map is only read, and only during this call. A file
+    // truncated by another process while mapped can raise SIGBUS; Scalpel's
+    // own writes never truncate (they replace by rename), and ripgrep takes
+    // the same risk for the same gain. See ARCHITECTURE.md.
+    let map = match unsafe { memmap2::Mmap::map(file) } {
+        Ok(map) => map,
+        // Some files cannot be mapped (special files): read them.
+        Err(_) => return searcher.search_file(grep, file, sink),
+    };
+    // The reader quits at a NUL byte anywhere; a slice search only looks
+    // at its first 64 KiB. Check the whole map so both agree.
+    if memchr::memchr(0, &map).is_some() {
+        sink.binary = true;
+        return Ok(());
+    }
+    searcher.search_slice(grep, &map, sink)
 }
 
 fn build_matcher(params: &SearchParams) -> Result<KeywordMatcher> {
@@ -541,7 +575,8 @@ fn boost_definitions(
 /// The candidate words of `s` that name a definition in its file.
 fn defined_here(s: &Scored, defs: &DefinitionsFn, case_sensitive: bool) -> Vec<String> {
     let text = match crate::fs::door::read(&s.abs) {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Ok(b) => String::from_utf8(b)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         Err(_) => return Vec::new(),
     };
     let names = defs(&s.abs, &text);
@@ -637,6 +672,16 @@ impl<'a> FileSink<'a> {
     }
 }
 
+/// `bytes` as text: borrowed when valid UTF-8 (the usual case, checked
+/// several times faster than the lossy decoder walks it: this runs over
+/// every matching line, megabytes for a minified one), else lossy.
+fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 fn context_text(bytes: &[u8]) -> String {
     // At most 4 bytes a character: converting more than that is waste on a
     // minified line.
@@ -658,7 +703,7 @@ impl Sink for FileSink<'_> {
         m: &SinkMatch<'_>,
     ) -> std::result::Result<bool, std::io::Error> {
         let line_no = m.line_number().unwrap_or(0) as usize;
-        let line = String::from_utf8_lossy(m.bytes());
+        let line = utf8(m.bytes());
         let hits = self.matcher.find_in_line(&line);
         let before = std::mem::take(&mut self.before);
         self.last_listed = false;
