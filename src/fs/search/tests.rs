@@ -320,7 +320,7 @@ fn mapped_and_read_files_give_the_same_rows() {
             (s.column, s.hits, &s.keyword, &s.preview, &s.context_after)
         );
     }
-    assert_eq!(big.matches[1].context_before, ["nothing"]);
+    assert_eq!(big.matches[0].context_after, ["nothing"]);
     assert_eq!(big.matches[0].context_before, [filler.trim_end()]);
 }
 
