@@ -14,6 +14,9 @@
 # (`rg --count-matches` summed against scalpel's `total_matches`) and the
 # same files, then times both with hyperfine.
 #
+# Then the same comparison on normal code (Python's standard library),
+# unless STDLIB=0.
+#
 # Usage: benches/minified.sh [WORKDIR]   (default: a temp dir, kept for reruns)
 # Needs: rg and hyperfine (apt-get install ripgrep hyperfine), a release
 # build (`cargo build --release`), and the corpora the test suite installs
@@ -78,3 +81,22 @@ run rare createSourceFile
 run frequent function
 run two-keywords tokenize scanner
 run identifier-everywhere node
+
+# Normal code, for comparison: Python's standard library (no minified
+# files), copied once into the work dir so both tools walk the same tree.
+stdlib=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
+if [ -d "$stdlib" ] && [ "${STDLIB:-1}" = 1 ]; then
+    if [ ! -f "$work/stdlib/.built" ]; then
+        rm -rf "$work/stdlib"
+        mkdir -p "$work/stdlib"
+        (cd "$stdlib" && tar --exclude=site-packages --exclude=dist-packages --exclude=__pycache__ -cf - .) \
+            | tar -xf - -C "$work/stdlib"
+        touch "$work/stdlib/.built"
+    fi
+    cd "$work/stdlib"
+    echo
+    echo "normal code: $stdlib ($(find . -type f | wc -l) files, $(du -sh . | cut -f1))"
+    run stdlib-rare getaddrinfo
+    run stdlib-frequent self
+    run stdlib-two-keywords tokenize untokenize
+fi

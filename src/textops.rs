@@ -887,18 +887,23 @@ pub fn search_with(
     control: SearchControl<'_>,
 ) -> Result<SearchResult> {
     let registry = Arc::clone(&engine.registry);
-    let words = params.pattern.is_none().then(|| params.keywords.clone());
-    let case_sensitive = params.case_sensitive;
+    // Built once per search, not once per parsed file (a regex compile
+    // costs about as much as parsing a small file).
+    let lines = match &params.pattern {
+        None => KeywordLines::new(&params.keywords, params.case_sensitive).map(Some),
+        Some(_) => Ok(None),
+    };
     let definitions = move |path: &Path, text: &str| -> Vec<String> {
         let body = strip_bom(text);
-        match registry.detect(path, body.lines().next()) {
-            Some(lang) => defined_names(lang, body, words.as_deref(), case_sensitive)
-                .unwrap_or_else(|e| {
-                    tracing::debug!(path = %path.display(), error = %e, "no definitions");
-                    Vec::new()
-                }),
-            None => Vec::new(),
-        }
+        let found = match (&lines, registry.detect(path, body.lines().next())) {
+            (_, None) => return Vec::new(),
+            (Ok(lines), Some(lang)) => defined_names(lang, body, lines.as_ref()),
+            (Err(e), Some(_)) => Err(e.clone()),
+        };
+        found.unwrap_or_else(|e| {
+            tracing::debug!(path = %path.display(), error = %e, "no definitions");
+            Vec::new()
+        })
     };
     let definitions: &DefinitionsFn = &definitions;
     search_files_with(ws.root(), params, Some(definitions), control)
@@ -912,14 +917,9 @@ const MAX_QUERY_RANGES: usize = 64;
 /// lines that mention one of them: the ranking only asks whether a keyword
 /// is defined, and a definition whose name is a keyword intersects such a
 /// line, so this finds the same answer for a fraction of the query cost.
-fn defined_names(
-    lang: &Language,
-    body: &str,
-    words: Option<&[String]>,
-    case_sensitive: bool,
-) -> Result<Vec<String>> {
-    let ranges = match words {
-        Some(words) => keyword_line_spans(body, words, case_sensitive)?,
+fn defined_names(lang: &Language, body: &str, lines: Option<&KeywordLines>) -> Result<Vec<String>> {
+    let ranges = match lines {
+        Some(lines) => lines.spans(body),
         None => std::iter::once(0..body.len()).collect(),
     };
     if ranges.is_empty() {
@@ -944,45 +944,56 @@ fn defined_names(
     Ok(names)
 }
 
-/// Byte spans of the lines of `body` that contain one of `words` as a whole
-/// word; the whole body when there are more than [`MAX_QUERY_RANGES`].
-fn keyword_line_spans(
-    body: &str,
-    words: &[String],
-    case_sensitive: bool,
-) -> Result<Vec<std::ops::Range<usize>>> {
-    // The matcher's own whole-word rule decides (the same as search hits):
-    // its alternation finds candidate lines, `find_in_line` confirms them.
-    let matcher = crate::text::KeywordMatcher::keywords(words, case_sensitive, true)?;
-    let re = regex::RegexBuilder::new(matcher.alternation())
-        .case_insensitive(!case_sensitive)
-        .build()
-        .map_err(|e| {
-            Error::invalid_argument(format!("cannot search for these keywords: {e}"))
-                .with_suggestion("pass plain words as ⟦keywords⟧")
-        })?;
-    let bytes = body.as_bytes();
-    let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut from = 0;
-    while let Some(m) = re.find_at(body, from) {
-        let start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |p| p + 1);
-        let end = memchr::memchr(b'\n', &bytes[m.end()..]).map_or(body.len(), |p| m.end() + p);
-        from = (end + 1).min(body.len());
-        if matcher.find_in_line(&body[start..end]).is_empty() {
+/// Finds the lines of a text that contain one of some keywords as a whole
+/// word; built once per search and shared by the threads that parse.
+struct KeywordLines {
+    matcher: crate::text::KeywordMatcher,
+    re: regex::Regex,
+}
+
+impl KeywordLines {
+    fn new(words: &[String], case_sensitive: bool) -> Result<Self> {
+        // The matcher's own whole-word rule decides (the same as search
+        // hits): its alternation finds candidate lines, `find_in_line`
+        // confirms them.
+        let matcher = crate::text::KeywordMatcher::keywords(words, case_sensitive, true)?;
+        let re = regex::RegexBuilder::new(matcher.alternation())
+            .case_insensitive(!case_sensitive)
+            .build()
+            .map_err(|e| {
+                Error::invalid_argument(format!("cannot search for these keywords: {e}"))
+                    .with_suggestion("pass plain words as ⟦keywords⟧")
+            })?;
+        Ok(KeywordLines { matcher, re })
+    }
+
+    /// Byte spans of the lines of `body` that contain one of the words as a
+    /// whole word; the whole body when there are more than
+    /// [`MAX_QUERY_RANGES`].
+    fn spans(&self, body: &str) -> Vec<std::ops::Range<usize>> {
+        let bytes = body.as_bytes();
+        let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut from = 0;
+        while let Some(m) = self.re.find_at(body, from) {
+            let start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |p| p + 1);
+            let end = memchr::memchr(b'\n', &bytes[m.end()..]).map_or(body.len(), |p| m.end() + p);
+            from = (end + 1).min(body.len());
+            if self.matcher.find_in_line(&body[start..end]).is_empty() {
+                if end >= body.len() {
+                    break;
+                }
+                continue;
+            }
+            if spans.len() == MAX_QUERY_RANGES {
+                return std::iter::once(0..body.len()).collect();
+            }
+            spans.push(start..end);
             if end >= body.len() {
                 break;
             }
-            continue;
         }
-        if spans.len() == MAX_QUERY_RANGES {
-            return Ok(std::iter::once(0..body.len()).collect());
-        }
-        spans.push(start..end);
-        if end >= body.len() {
-            break;
-        }
+        spans
     }
-    Ok(spans)
 }
 
 /// A token-lean tree of a folder (`list_directory`).
@@ -1002,8 +1013,9 @@ mod tests {
         let body = "x = 1\n@property\ndef f(): pass\nfoo_bar = 2\nfoo = 3\n";
         let lines = |words: &[&str]| -> Vec<&str> {
             let w: Vec<String> = words.iter().map(|s| s.to_string()).collect();
-            keyword_line_spans(body, &w, true)
+            KeywordLines::new(&w, true)
                 .unwrap()
+                .spans(body)
                 .into_iter()
                 .map(|r| &body[r])
                 .collect()
@@ -1026,13 +1038,15 @@ mod tests {
     fn defined_names_only_looks_at_keyword_lines() {
         let body =
             "class Store:\n    def get(self):\n        return load()\n\n\ndef load():\n    pass\n";
-        let all = defined_names(&python(), body, None, false).unwrap();
+        let all = defined_names(&python(), body, None).unwrap();
         assert_eq!(all, vec!["Store", "get", "load"]);
         // `load` is mentioned on line 3 and defined on line 6: found once.
-        let some = defined_names(&python(), body, Some(&["LOAD".to_string()]), false).unwrap();
+        let load = KeywordLines::new(&["LOAD".to_string()], false).unwrap();
+        let some = defined_names(&python(), body, Some(&load)).unwrap();
         assert!(some.contains(&"load".to_string()), "{some:?}");
         // Not mentioned as a whole word: nothing parsed, nothing found.
-        let none = defined_names(&python(), body, Some(&["oad".to_string()]), true).unwrap();
+        let oad = KeywordLines::new(&["oad".to_string()], true).unwrap();
+        let none = defined_names(&python(), body, Some(&oad)).unwrap();
         assert!(none.is_empty());
     }
 

@@ -623,6 +623,46 @@ fn search_ranks_the_defining_file_first() {
     assert_eq!(e.code(), ErrorCode::OutsideRoot);
 }
 
+/// With minified files of several MB in the tree (read whole, too big to parse)
+/// and a defining file with more keyword lines than the tags query is
+/// narrowed to, the file that defines the keyword still ranks first.
+#[test]
+fn search_ranks_the_definition_first_among_big_minified_files() {
+    let r = repo();
+    let min: String = (0..150_000).map(|i| format!("tokenize(a{i});")).collect();
+    assert!(min.len() > 2 << 20);
+    r.put("dist/app.min.js", format!("{min}\n"));
+    r.put("dist/other.min.js", format!("var t=tokenize;{min}\n"));
+    r.put(
+        "src/uses.js",
+        "const { tokenize } = require('./lexer');\ntokenize(s);\n",
+    );
+    // Hundreds of lines mention it before the definition at the end.
+    let calls: String = (0..300).map(|i| format!("tokenize(x{i});\n")).collect();
+    r.put(
+        "src/lexer.js",
+        format!("{calls}function tokenize(text) {{\n  return text.split(/\\s+/);\n}}\n"),
+    );
+    let res = r
+        .search(SearchParams {
+            keywords: vec!["tokenize".into()],
+            ..SearchParams::default()
+        })
+        .unwrap();
+    let paths: Vec<&str> = res.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths[0], "src/lexer.js", "{paths:?}");
+    assert_eq!(res.files[0].defines, vec!["tokenize"]);
+    assert_eq!(res.files_matched, 4);
+    let big = res
+        .files
+        .iter()
+        .find(|f| f.path == "dist/app.min.js")
+        .unwrap();
+    assert_eq!((big.match_count, big.matches.len()), (150_000, 1));
+    assert_eq!(big.matches[0].hits, 150_000);
+    assert!(big.defines.is_empty());
+}
+
 #[test]
 fn tree_lists_without_ignored_folders() {
     let r = repo();

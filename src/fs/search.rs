@@ -56,6 +56,8 @@ pub const ALWAYS_SKIPPED_DIRS: [&str; 2] = [".git", ".scalpel"];
 const MAX_ERRORS: usize = 50;
 /// Context lines are cut to this many characters.
 const CONTEXT_LINE_CHARS: usize = 200;
+/// Files of at least this many bytes are read whole and searched as a slice.
+const WHOLE_READ_MIN_SIZE: u64 = 1024 * 1024;
 /// At most this many files are parsed for the definition boost.
 pub const DEFINITION_CANDIDATES: usize = 32;
 /// Files larger than this are not parsed for the definition boost.
@@ -339,7 +341,7 @@ pub fn search_files_with(
                 report(n);
             }
             let mut sink = FileSink::new(matcher, limits);
-            if let Err(err) = searcher.search_file(grep, &file, &mut sink) {
+            if let Err(err) = search_one(&mut searcher, grep, &file, size, &mut sink) {
                 push_error(path, err.to_string());
                 return WalkState::Continue;
             }
@@ -428,6 +430,35 @@ pub fn search_files_with(
         errors,
         error_count,
     })
+}
+
+/// Search one file opened through the door. A large file is read whole,
+/// in one call, into a buffer of its size, then searched as a slice: the
+/// searcher's own line buffer would otherwise grow by doubling (zero-fill
+/// and copy) across a multi-MB minified line. Small files are streamed.
+///
+/// Decision: not mapped. A map of a file that another process truncates
+/// during the search raises SIGBUS, which would end the MCP server and every
+/// request in flight with it; a read cannot (see ARCHITECTURE.md).
+fn search_one(
+    searcher: &mut Searcher,
+    grep: &grep_regex::RegexMatcher,
+    mut file: &std::fs::File,
+    size: u64,
+    sink: &mut FileSink<'_>,
+) -> std::io::Result<()> {
+    if size < WHOLE_READ_MIN_SIZE {
+        return searcher.search_file(grep, file, sink);
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    std::io::Read::read_to_end(&mut file, &mut bytes)?;
+    // The reader quits at a NUL byte anywhere; a slice search only looks
+    // at its first 64 KiB. Check the whole buffer so both agree.
+    if memchr::memchr(0, &bytes).is_some() {
+        sink.binary = true;
+        return Ok(());
+    }
+    searcher.search_slice(grep, &bytes, sink)
 }
 
 fn build_matcher(params: &SearchParams) -> Result<KeywordMatcher> {
@@ -541,7 +572,8 @@ fn boost_definitions(
 /// The candidate words of `s` that name a definition in its file.
 fn defined_here(s: &Scored, defs: &DefinitionsFn, case_sensitive: bool) -> Vec<String> {
     let text = match crate::fs::door::read(&s.abs) {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Ok(b) => String::from_utf8(b)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         Err(_) => return Vec::new(),
     };
     let names = defs(&s.abs, &text);
@@ -637,6 +669,16 @@ impl<'a> FileSink<'a> {
     }
 }
 
+/// `bytes` as text: borrowed when valid UTF-8 (the usual case, checked
+/// several times faster than the lossy decoder walks it: this runs over
+/// every matching line, megabytes for a minified one), else lossy.
+fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 fn context_text(bytes: &[u8]) -> String {
     // At most 4 bytes a character: converting more than that is waste on a
     // minified line.
@@ -658,7 +700,7 @@ impl Sink for FileSink<'_> {
         m: &SinkMatch<'_>,
     ) -> std::result::Result<bool, std::io::Error> {
         let line_no = m.line_number().unwrap_or(0) as usize;
-        let line = String::from_utf8_lossy(m.bytes());
+        let line = utf8(m.bytes());
         let hits = self.matcher.find_in_line(&line);
         let before = std::mem::take(&mut self.before);
         self.last_listed = false;

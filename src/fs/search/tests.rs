@@ -292,6 +292,63 @@ fn a_multi_megabyte_line_gives_a_short_row() {
     assert!(m.preview.contains("needle()"));
 }
 
+/// Files of [`WHOLE_READ_MIN_SIZE`] and more are read whole, smaller ones
+/// streamed: both
+/// give the same rows (line, column, hits, preview, context).
+#[test]
+fn mapped_and_read_files_give_the_same_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let block = "alpha beta\r\nnothing\nx = alpha(alpha)\n\u{e9}\u{e9} alpha\nlast\n";
+    let filler = "zzzz zzzz zzzz zzzz zzzz zzzz zzzz zzzz zzzz zzzz zzzz zzzz zzzz\n";
+    let pad = filler.repeat(WHOLE_READ_MIN_SIZE as usize / filler.len() + 1);
+    let pad_lines = pad.lines().count();
+    fs::write(dir.path().join("small.txt"), block).unwrap();
+    fs::write(dir.path().join("big.txt"), format!("{pad}{block}")).unwrap();
+    assert!(fs::metadata(dir.path().join("big.txt")).unwrap().len() >= WHOLE_READ_MIN_SIZE);
+    let p = SearchParams {
+        context_lines: Some(1),
+        ..kw(&["alpha"])
+    };
+    let res = search_files(dir.path(), &p, None).unwrap();
+    let file = |name: &str| res.files.iter().find(|f| f.path == name).unwrap();
+    let (small, big) = (file("small.txt"), file("big.txt"));
+    assert_eq!((small.match_count, big.match_count), (4, 4));
+    assert_eq!(small.matches.len(), 3);
+    for (s, b) in small.matches.iter().zip(&big.matches) {
+        assert_eq!(b.line, s.line + pad_lines);
+        assert_eq!(
+            (b.column, b.hits, &b.keyword, &b.preview, &b.context_after),
+            (s.column, s.hits, &s.keyword, &s.preview, &s.context_after)
+        );
+    }
+    assert_eq!(big.matches[0].context_after, ["nothing"]);
+    assert_eq!(big.matches[0].context_before, [filler.trim_end()]);
+}
+
+/// The reader quits at a NUL byte anywhere in a file; a file read whole must be
+/// skipped as binary the same way, not only when the NUL is near its start.
+#[test]
+fn a_nul_byte_far_into_a_file_makes_it_binary_read_or_mapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = |n: usize| "needle and hay\n".repeat(n / 15 + 1);
+    for (name, size) in [
+        ("read.txt", 200 << 10),
+        ("mapped.txt", 2 * WHOLE_READ_MIN_SIZE as usize),
+    ] {
+        let mut bytes = text(size).into_bytes();
+        bytes.extend_from_slice(b"\0binary tail\n");
+        fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    fs::write(
+        dir.path().join("plain.txt"),
+        text(2 * WHOLE_READ_MIN_SIZE as usize),
+    )
+    .unwrap();
+    let res = search_files(dir.path(), &kw(&["needle"]), None).unwrap();
+    assert_eq!(paths(&res), ["plain.txt"]);
+    assert_eq!(res.binary_files_skipped, 2);
+}
+
 #[test]
 fn per_file_and_total_match_limits() {
     let dir = tempfile::tempdir().unwrap();
