@@ -379,6 +379,31 @@ pub fn parse_tree_within(
             Some(options),
         );
         match tree {
+            // A grammar gap the language's `recover` rules read around.
+            Some(t) if t.root_node().has_error() => match lang.recovered_text(text) {
+                None => Ok(t),
+                Some(second) => {
+                    let bytes = second.as_bytes();
+                    let options = tree_sitter::ParseOptions::new().progress_callback(&mut progress);
+                    let other = parser.parse_with_options(
+                        &mut |i, _| bytes.get(i..).unwrap_or_default(),
+                        old,
+                        Some(options),
+                    );
+                    match other {
+                        Some(o) if error_count(&o) < error_count(&t) => Ok(o),
+                        Some(_) => Ok(t),
+                        None => {
+                            parser.reset();
+                            if cancelled {
+                                Err(deadline.error(lang, text.len(), "parsing"))
+                            } else {
+                                Ok(t)
+                            }
+                        }
+                    }
+                }
+            },
             Some(t) => Ok(t),
             None => {
                 parser.reset();
@@ -391,6 +416,27 @@ pub fn parse_tree_within(
             }
         }
     })
+}
+
+/// How many error and missing nodes `tree` has (subtrees without errors
+/// are not walked).
+fn error_count(tree: &tree_sitter::Tree) -> usize {
+    let mut n = 0;
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            n += 1;
+        }
+        if node.has_error() && !node.is_error() && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return n;
+            }
+        }
+    }
 }
 
 /// Parse a decoded file and build its outline, within the default budget.
