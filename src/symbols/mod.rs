@@ -362,7 +362,6 @@ pub fn parse_tree_within(
                 format!("grammar for {} cannot be loaded: {e}", lang.name()),
             )
         })?;
-        let bytes = text.as_bytes();
         let mut cancelled = false;
         let mut progress = |_: &tree_sitter::ParseState| {
             if deadline.passed() {
@@ -372,38 +371,31 @@ pub fn parse_tree_within(
                 ControlFlow::Continue(())
             }
         };
-        let options = tree_sitter::ParseOptions::new().progress_callback(&mut progress);
-        let tree = parser.parse_with_options(
-            &mut |i, _| bytes.get(i..).unwrap_or_default(),
-            old,
-            Some(options),
-        );
+        let mut run = |text: &str| {
+            let bytes = text.as_bytes();
+            let options = tree_sitter::ParseOptions::new().progress_callback(&mut progress);
+            parser.parse_with_options(
+                &mut |i, _| bytes.get(i..).unwrap_or_default(),
+                old,
+                Some(options),
+            )
+        };
+        let mut tree = run(text);
+        // A grammar gap the language's `recover` rules read around: the
+        // second reading is kept when it has fewer errors.
+        if let Some(t) = &tree
+            && t.root_node().has_error()
+            && let Some(second) = lang.recovered_text(text)
+        {
+            match run(&second) {
+                Some(o) if error_count(&o) < error_count(t) => tree = Some(o),
+                Some(_) => {}
+                // Out of time: the whole parse is (the match below says so).
+                None if cancelled => tree = None,
+                None => parser.reset(),
+            }
+        }
         match tree {
-            // A grammar gap the language's `recover` rules read around.
-            Some(t) if t.root_node().has_error() => match lang.recovered_text(text) {
-                None => Ok(t),
-                Some(second) => {
-                    let bytes = second.as_bytes();
-                    let options = tree_sitter::ParseOptions::new().progress_callback(&mut progress);
-                    let other = parser.parse_with_options(
-                        &mut |i, _| bytes.get(i..).unwrap_or_default(),
-                        old,
-                        Some(options),
-                    );
-                    match other {
-                        Some(o) if error_count(&o) < error_count(&t) => Ok(o),
-                        Some(_) => Ok(t),
-                        None => {
-                            parser.reset();
-                            if cancelled {
-                                Err(deadline.error(lang, text.len(), "parsing"))
-                            } else {
-                                Ok(t)
-                            }
-                        }
-                    }
-                }
-            },
             Some(t) => Ok(t),
             None => {
                 parser.reset();

@@ -493,9 +493,9 @@ pub fn ts_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The files CPython compiles (only those can be judged by it).
-pub fn compiling(files: Vec<PathBuf>) -> Vec<PathBuf> {
-    let rejected: std::collections::HashSet<String> = cpython_rejects(&files)
+/// `files` but those `rejects` (a front end's `path | message` lines) names.
+fn accepted(files: Vec<PathBuf>, rejects: Vec<String>) -> Vec<PathBuf> {
+    let rejected: std::collections::HashSet<String> = rejects
         .into_iter()
         .map(|l| l.split(" | ").next().unwrap_or("").to_string())
         .collect();
@@ -503,6 +503,12 @@ pub fn compiling(files: Vec<PathBuf>) -> Vec<PathBuf> {
         .into_iter()
         .filter(|p| !rejected.contains(&p.display().to_string()))
         .collect()
+}
+
+/// The files CPython compiles (only those can be judged by it).
+pub fn compiling(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    let rejects = cpython_rejects(&files);
+    accepted(files, rejects)
 }
 
 /// The files `syn` parses.
@@ -515,14 +521,8 @@ pub fn syn_parses(files: Vec<PathBuf>) -> Vec<PathBuf> {
 
 /// The files the TypeScript compiler's parser accepts.
 pub fn tsc_accepts(ts: &Path, files: Vec<PathBuf>) -> Vec<PathBuf> {
-    let rejected: std::collections::HashSet<String> = tsc_rejects(ts, &files)
-        .into_iter()
-        .map(|l| l.split(" | ").next().unwrap_or("").to_string())
-        .collect();
-    files
-        .into_iter()
-        .filter(|p| !rejected.contains(&p.display().to_string()))
-        .collect()
+    let rejects = tsc_rejects(ts, &files);
+    accepted(files, rejects)
 }
 
 /// Files CPython's `compile()` rejects, among `paths`, as `path | message`.
