@@ -2,13 +2,14 @@
 # How many TypeScript namespaces/modules/`declare global` blocks and
 # const/let/var functions (at module and namespace level) the outline finds
 # in real code (zod and effect from npm), against the TypeScript compiler's
-# own AST. Needs the network (npm) and a built `scalpel`:
+# own AST (pinned: zod 4.6.7, effect 4.1.0, typescript 5.9.3). Needs the
+# network (npm) once and a built `scalpel`:
 #   benches/ts_symbols.sh [path/to/scalpel]
 set -euo pipefail
 bin=$(realpath "${1:-target/debug/scalpel}")
 work=${TS_SYMBOLS_DIR:-/tmp/scalpel-ts-symbols}
 mkdir -p "$work"
-[ -d "$work/node_modules/zod" ] || npm install --prefix "$work" --ignore-scripts --silent zod effect typescript@5 >/dev/null
+[ -d "$work/node_modules/zod" ] || npm install --prefix "$work" --ignore-scripts --silent zod@4.6.7 effect@4.1.0 typescript@5.9.3 >/dev/null
 cd "$work/node_modules"
 find zod effect -name '*.ts' -path '*src*' | sort > "$work/files.txt"
 cat > "$work/truth.cjs" <<'JS'
@@ -40,15 +41,26 @@ for (const f of fs.readFileSync(0, "utf8").split("\n").filter(Boolean)) {
 }
 JS
 node "$work/truth.cjs" "$work/node_modules/typescript" < "$work/files.txt" > "$work/truth.jsonl"
-xargs "$bin" symbols --json < "$work/files.txt" > "$work/ours.jsonl"
+# One listing per kind, so no file's outline reaches the outline's size cap.
+: > "$work/ours.jsonl"
+for kind in namespace module function method; do
+  xargs "$bin" symbols --json --kind "$kind" --max-symbols 100000 --parse-timeout 300 \
+    < "$work/files.txt" >> "$work/ours.jsonl"
+done
 python3 - "$work" <<'PY'
 import json, sys
 work = sys.argv[1]
 truth = [json.loads(l) for l in open(f"{work}/truth.jsonl")]
 ours = {}
+truncated = set()
 for l in open(f"{work}/ours.jsonl"):
     d = json.loads(l)
-    ours[d["path"]] = d
+    if d.get("truncated"):
+        truncated.add(d["path"])
+    if d["path"] in ours:
+        ours[d["path"]]["symbols"] += d.get("symbols", [])
+    else:
+        ours[d["path"]] = d
 counts = {"ns": [0, 0], "fns": [0, 0]}
 in_errors = {"ns": 0, "fns": 0}
 for t in truth:
@@ -68,5 +80,5 @@ files = len(truth)
 for key, label in (("ns", "namespaces/modules/globals"), ("fns", "const/let/var functions")):
     f, t = counts[key]
     print(f"{label}: {f}/{t} found ({f / t:.1%}); {in_errors[key]} of the misses inside a tree-sitter parse error")
-print(f"files: {files}")
+print(f"files: {files}; outlines cut by the size cap: {len(truncated)}")
 PY

@@ -245,6 +245,11 @@ pub struct Extraction {
     pub symbol: Symbol,
     /// The file's exact bytes over `start_byte..end_byte`.
     pub code: String,
+    /// The whitespace before `code` on its first line: printed code is
+    /// `indent` + `code` ([`Extraction::printed`]), every line where the
+    /// file has it. Not serialized: `code` stays the exact bytes.
+    #[serde(skip)]
+    pub indent: String,
     pub file_hash: String,
     /// Rough token count of `code` (about 4 bytes per token).
     pub token_estimate: usize,
@@ -262,6 +267,42 @@ pub struct DependencyCode {
     pub start_line: usize,
     pub end_line: usize,
     pub code: String,
+    /// As [`Extraction::indent`].
+    #[serde(skip)]
+    pub indent: String,
+}
+
+impl Extraction {
+    /// The code as both interfaces print it: its first line with the
+    /// indentation it has in the file, so every line is indented alike
+    /// (`    @property` over `    def size`). Sent back as new code, it is
+    /// the "every line at the target's depth" shape.
+    pub fn printed(&self) -> String {
+        format!("{}{}", self.indent, self.code)
+    }
+}
+
+impl DependencyCode {
+    /// As [`Extraction::printed`].
+    pub fn printed(&self) -> String {
+        format!("{}{}", self.indent, self.code)
+    }
+}
+
+/// The whitespace between the start of the line holding `start` and
+/// `start`, or nothing when other text precedes it there.
+fn indent_before(file: &ParsedFile, start: usize) -> String {
+    let text = file.source.text.as_str();
+    let ls = text[..start]
+        .rfind('\n')
+        .map_or(0, |p| p + 1)
+        .max(file.source.body_offset());
+    let before = &text[ls..start];
+    if before.bytes().all(|b| b == b' ' || b == b'\t') {
+        before.to_string()
+    } else {
+        String::new()
+    }
 }
 
 /// A rough token estimate: code averages about four bytes per token.
@@ -476,6 +517,7 @@ pub fn extract_from(file: &ParsedFile, display: &str, req: &ExtractRequest) -> R
                     start_line: s.start_line,
                     end_line: s.end_line,
                     code: file.text(s.full_span()).to_string(),
+                    indent: indent_before(file, s.full_span().start_byte),
                 }
             })
             .collect()
@@ -488,6 +530,7 @@ pub fn extract_from(file: &ParsedFile, display: &str, req: &ExtractRequest) -> R
         token_estimate: token_estimate(&code),
         symbol: shown,
         code,
+        indent: indent_before(file, span.start_byte),
         file_hash: file.source.hash.clone(),
         dependencies,
         dependency_code,

@@ -44,12 +44,13 @@ fn json_error(args: &[&str], exit: i32, code: &str) -> Value {
 #[test]
 fn extract_prints_the_exact_code() {
     let f = fixtures().join("python/inventory.py");
+    // Every line where the file has it: the first one keeps its indentation.
     scalpel()
         .args(["extract", f.to_str().unwrap(), "Warehouse.add"])
         .assert()
         .success()
         .stdout(predicate::str::starts_with(
-            "@log_calls\n    @retry(times=3)\n    def add(self, item: Item) -> None:",
+            "    @log_calls\n    @retry(times=3)\n    def add(self, item: Item) -> None:",
         ));
     scalpel()
         .args([
@@ -60,7 +61,7 @@ fn extract_prints_the_exact_code() {
         ])
         .assert()
         .success()
-        .stdout(predicate::str::starts_with("def add(self"));
+        .stdout(predicate::str::starts_with("    def add(self"));
     // --context appends the same-file dependencies under a comment header.
     scalpel()
         .args(["extract", f.to_str().unwrap(), "Warehouse.add", "--context"])
@@ -69,6 +70,42 @@ fn extract_prints_the_exact_code() {
         .stdout(predicate::str::contains(
             "# --- uses log_calls (function, lines 13-21)",
         ));
+}
+
+/// What `extract` prints, sent back to `update`, changes nothing.
+#[test]
+fn extract_printed_code_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("inventory.py");
+    let original = std::fs::read(fixtures().join("python/inventory.py")).unwrap();
+    std::fs::write(&f, &original).unwrap();
+    let out = scalpel()
+        .args(["extract", f.to_str().unwrap(), "Warehouse.normalize"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let printed = String::from_utf8(out).unwrap();
+    assert!(
+        printed.starts_with("    @staticmethod\n    def normalize"),
+        "{printed}"
+    );
+    let code = dir.path().join("code.py");
+    std::fs::write(&code, &printed).unwrap();
+    scalpel()
+        .args([
+            "update",
+            f.to_str().unwrap(),
+            "Warehouse.normalize",
+            "--code-file",
+        ])
+        .arg(&code)
+        .arg("--root")
+        .arg(dir.path())
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(&f).unwrap(), original);
 }
 
 #[test]
@@ -315,7 +352,7 @@ fn crlf_and_bom_files_extract_their_own_bytes() {
         .get_output()
         .stdout
         .clone();
-    assert_eq!(out, b"def m(self):\r\n        return 1\n");
+    assert_eq!(out, b"    def m(self):\r\n        return 1\n");
 }
 
 #[test]

@@ -557,7 +557,7 @@ fn extract_cmd(a: ExtractArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     if json {
         out.line(&to_json(&x));
     } else {
-        out.raw(&x.code);
+        out.raw(&x.printed());
         if !x.code.ends_with('\n') {
             out.raw("\n");
         }
@@ -571,7 +571,7 @@ fn extract_cmd(a: ExtractArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
                 "\n{comment} --- uses {} ({}, lines {}-{})",
                 d.address, d.kind, d.start_line, d.end_line
             ));
-            out.raw(&d.code);
+            out.raw(&d.printed());
             if !d.code.ends_with('\n') {
                 out.raw("\n");
             }

@@ -13,6 +13,7 @@
 //! agrees with its own syntax tree ([`layout_penalty`] 0); a coincidence of
 //! columns cannot fool it, because the tree, not a column count, decides.
 
+use crate::lang::Language;
 use crate::source::Indent;
 use crate::text::indent::{is_blank, leading_ws};
 use tree_sitter::Tree;
@@ -124,6 +125,56 @@ pub fn layout_penalty(tree: &Tree, body: &str, code: std::ops::Range<usize>, uni
         row += 1;
     }
     penalty
+}
+
+/// For each line of the code at `code` (body offsets in `body`, parsed as
+/// `tree`), whether it begins inside a multi-line string literal (a node of
+/// a kind in `[edit] verbatim`): its bytes, leading whitespace included,
+/// are content, so re-indenting must not move it. A string that is a
+/// statement of its own (the `symbols.docstring` shape: a docstring) is
+/// documentation laid out with the code and is not verbatim. The first line
+/// never is.
+pub fn verbatim_lines(
+    lang: &Language,
+    tree: &Tree,
+    body: &str,
+    code: std::ops::Range<usize>,
+) -> Vec<bool> {
+    let kinds = &lang.config.edit.verbatim;
+    let end = code.end.min(body.len());
+    let mut out = vec![false];
+    let start = code.start.min(end);
+    for nl in memchr::memchr_iter(b'\n', &body.as_bytes()[start..end]) {
+        let ls = start + nl + 1;
+        let mut inside = false;
+        let mut node = tree.root_node().descendant_for_byte_range(ls, ls);
+        while let Some(n) = node {
+            if n.start_byte() < ls && ls < n.end_byte() && kinds.iter().any(|k| k == n.kind()) {
+                inside = !is_statement_string(lang, n);
+                break;
+            }
+            node = n.parent();
+        }
+        out.push(inside);
+    }
+    out
+}
+
+/// Is `node` a string standing as a statement (`symbols.docstring` read
+/// from the inside out: `string` whose parent is an `expression_statement`)?
+fn is_statement_string(lang: &Language, node: tree_sitter::Node) -> bool {
+    let chain = &lang.rules().docstring;
+    if chain.is_empty() {
+        return false;
+    }
+    let mut at = Some(node);
+    for kind in chain.iter().rev() {
+        match at {
+            Some(n) if n.kind() == kind => at = n.parent(),
+            _ => return false,
+        }
+    }
+    true
 }
 
 #[cfg(test)]

@@ -157,7 +157,9 @@ pub fn plan(
             let ctx = Ctx::new(src, start);
             // Keep whatever line terminator the original range ended with.
             let trail = &original[original.trim_end_matches(['\r', '\n']).len()..];
-            Ok(fit(needs_code()?, &ctx, src)
+            let code = needs_code()?;
+            let verbatim = verbatim_mask(file, start..span.end_byte - trail.len(), "", code, "")?;
+            Ok(fit(code, &verbatim, &ctx, src)
                 .into_iter()
                 .map(|mut fitted| {
                     fitted.push_str(trail);
@@ -168,7 +170,10 @@ pub fn plan(
         Operation::InsertBefore => {
             let ctx = Ctx::new(src, span.start_byte);
             let gap = blank_gap(file, target, Side::Before);
-            Ok(fit(needs_code()?, &ctx, src)
+            let code = needs_code()?;
+            let at = span.start_byte;
+            let verbatim = verbatim_mask(file, at..at, "", code, nl)?;
+            Ok(fit(code, &verbatim, &ctx, src)
                 .into_iter()
                 .map(|fitted| {
                     let insert = format!("{fitted}{}{}", nl.repeat(gap + 1), ctx.indent);
@@ -187,7 +192,9 @@ pub fn plan(
             });
             let at = if shares_line { span.end_byte } else { eol };
             let lead = format!("{}{}", nl.repeat(gap + 1), ctx.indent);
-            Ok(fit(needs_code()?, &ctx, src)
+            let code = needs_code()?;
+            let verbatim = verbatim_mask(file, at..at, &lead, code, "")?;
+            Ok(fit(code, &verbatim, &ctx, src)
                 .into_iter()
                 .map(|fitted| {
                     let insert = format!("{lead}{fitted}");
@@ -230,14 +237,60 @@ fn line_end(text: &str, pos: usize) -> usize {
     }
 }
 
+/// New code as it is fitted: without a byte-order mark and trailing line
+/// breaks.
+fn trimmed(code: &str) -> &str {
+    let code = code.strip_prefix('\u{feff}').unwrap_or(code);
+    code.trim_end_matches(['\r', '\n'])
+}
+
+/// Which lines of `code` lie inside a multi-line string literal (see
+/// [`indent::verbatim_lines`]), read from a parse of the code placed as it
+/// is over `range` of the file, between `before` and `after`. String
+/// literals are lexed the same at any indentation, so one raw placement
+/// tells for every reading.
+fn verbatim_mask(
+    file: &ParsedFile,
+    range: std::ops::Range<usize>,
+    before: &str,
+    code: &str,
+    after: &str,
+) -> Result<Vec<bool>> {
+    let code = trimmed(code);
+    if file.language.config.edit.verbatim.is_empty() || !code.contains('\n') {
+        return Ok(Vec::new());
+    }
+    let offset = file.source.body_offset();
+    let old_body = file.source.body();
+    let (start, end) = (range.start - offset, range.end - offset);
+    let new_body = format!(
+        "{}{before}{code}{after}{}",
+        &old_body[..start],
+        &old_body[end..]
+    );
+    let code_start = start + before.len();
+    let change = super::Change {
+        start,
+        old_end: end,
+        new_end: code_start + code.len() + after.len(),
+    };
+    let tree =
+        super::validate::reparse_tree(&file.language, &file.tree, old_body, &new_body, change)?;
+    Ok(indent::verbatim_lines(
+        &file.language,
+        &tree,
+        &new_body,
+        code_start..code_start + code.len(),
+    ))
+}
+
 /// Fit agent-supplied code to the target's place: file line endings, file
 /// indentation style, and the target's indentation. Returns one text per
 /// reading of the code's indentation ([`indent::readings`]), most likely
 /// first, without duplicates.
-fn fit(code: &str, ctx: &Ctx, src: &SourceText) -> Vec<String> {
-    let code = code.strip_prefix('\u{feff}').unwrap_or(code);
-    let body = code.trim_end_matches(['\r', '\n']);
-    let restyled = restyle(body, src.profile.indent);
+fn fit(code: &str, verbatim: &[bool], ctx: &Ctx, src: &SourceText) -> Vec<String> {
+    let body = trimmed(code);
+    let restyled = restyle(body, verbatim, src.profile.indent);
     // Each line with its own terminator ("" for the last one).
     let lines: Vec<(&str, &str)> = restyled
         .split_inclusive('\n')
@@ -257,13 +310,23 @@ fn fit(code: &str, ctx: &Ctx, src: &SourceText) -> Vec<String> {
             _ => src.profile.newline().to_string(),
         }
     };
-    let contents: Vec<&str> = lines.iter().map(|(l, _)| *l).collect();
+    let is_verbatim = |i: usize| verbatim.get(i).copied().unwrap_or(false);
+    // The readings are read from the lines of code, not of string contents.
+    let contents: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| !is_verbatim(i))
+        .map(|(_, (l, _))| *l)
+        .collect();
     let mut out: Vec<String> = Vec::new();
     for base in indent::readings(&contents, t.len(), indent::unit(src.profile.indent)) {
         let mut text = String::with_capacity(restyled.len() + lines.len() * (t.len() + 1));
         for (i, (line, term)) in lines.iter().enumerate() {
             let ws = leading_ws(line);
-            if i == 0 {
+            if is_verbatim(i) {
+                // Inside a multi-line string literal: content, never moved.
+                text.push_str(line);
+            } else if i == 0 {
                 text.push_str(&line[ws.len()..]);
             } else if is_blank(line) {
                 // Blank lines get no indentation (no trailing whitespace).
@@ -286,7 +349,7 @@ fn fit(code: &str, ctx: &Ctx, src: &SourceText) -> Vec<String> {
 
 /// Convert the code's leading indentation to the file's style: tabs in a
 /// tab-indented file, spaces (of the file's width) in a space-indented one.
-fn restyle(code: &str, file: Indent) -> String {
+fn restyle(code: &str, verbatim: &[bool], file: Indent) -> String {
     let code_indent = crate::source::profile_of(code).indent;
     let convert = |line: &str| -> String {
         let ws = leading_ws(line);
@@ -302,9 +365,18 @@ fn restyle(code: &str, file: Indent) -> String {
         }
     };
     match (file, code_indent) {
-        (Indent::Tabs, Indent::Spaces(_)) | (Indent::Spaces(_), Indent::Tabs) => {
-            code.split('\n').map(convert).collect::<Vec<_>>().join("\n")
-        }
+        (Indent::Tabs, Indent::Spaces(_)) | (Indent::Spaces(_), Indent::Tabs) => code
+            .split('\n')
+            .enumerate()
+            .map(|(i, l)| {
+                if verbatim.get(i).copied().unwrap_or(false) {
+                    l.to_string()
+                } else {
+                    convert(l)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
         _ => code.to_string(),
     }
 }

@@ -145,6 +145,20 @@ pub fn reparse_against(
     new_body: &str,
     change: Change,
 ) -> Result<(Tree, Vec<SyntaxProblem>)> {
+    let new_tree = reparse_tree(lang, old_tree, old_body, new_body, change)?;
+    let after = syntax_problems(lang, &new_tree, new_body);
+    Ok((new_tree, difference(before, &after)))
+}
+
+/// The tree of `new_body`, reparsed incrementally from `old_tree` (edited
+/// by `change`).
+pub fn reparse_tree(
+    lang: &Language,
+    old_tree: &Tree,
+    old_body: &str,
+    new_body: &str,
+    change: Change,
+) -> Result<Tree> {
     let mut edited = old_tree.clone();
     edited.edit(&InputEdit {
         start_byte: change.start,
@@ -154,9 +168,7 @@ pub fn reparse_against(
         old_end_position: point_at(old_body, change.old_end),
         new_end_position: point_at(new_body, change.new_end),
     });
-    let new_tree = parse_tree(lang, new_body, Some(&edited))?;
-    let after = syntax_problems(lang, &new_tree, new_body);
-    Ok((new_tree, difference(before, &after)))
+    parse_tree(lang, new_body, Some(&edited))
 }
 
 /// Problems in `after` that `before` does not account for (multiset

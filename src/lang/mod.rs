@@ -55,6 +55,27 @@ pub struct LanguageConfig {
     /// strictly as the language's own tokenizer. Absent: no such check.
     #[serde(default)]
     pub offside: Option<OffsideRules>,
+    /// Second readings for constructs the grammar lacks (see [`Recovery`]).
+    #[serde(default)]
+    pub recover: Vec<Recovery>,
+}
+
+/// A second reading of text the grammar cannot parse although the language
+/// accepts it (a gap in the grammar's release, such as tree-sitter-
+/// typescript 0.23's missing `in`/`out` variance annotations). When a parse
+/// has errors, the text is parsed again with each match's `at` group read
+/// as `read_as` (one ASCII character per byte; line breaks stay), and that
+/// tree is kept when it has fewer errors. Byte offsets and lines are the
+/// same in both readings, so everything built on the tree addresses the
+/// real text.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recovery {
+    /// A regular expression with a named group `at`.
+    pub pattern: String,
+    /// What each byte of the `at` group is read as: `" "` (the text is
+    /// skipped) or a one-character token such as `";"`.
+    pub read_as: String,
 }
 
 /// What the offside-rule check needs to know about a language: which
@@ -97,6 +118,12 @@ pub struct EditRules {
     /// Blank lines between top-level definitions.
     #[serde(default = "one")]
     pub top_level_blank_lines: usize,
+    /// Node kinds whose text is content (multi-line string literals): the
+    /// lines inside them are never re-indented. A string that is a
+    /// statement of its own (the `symbols.docstring` shape) is
+    /// documentation laid out with the code, and moves with it.
+    #[serde(default)]
+    pub verbatim: Vec<String>,
 }
 
 impl Default for EditRules {
@@ -104,6 +131,7 @@ impl Default for EditRules {
         EditRules {
             blank_lines: 1,
             top_level_blank_lines: 1,
+            verbatim: Vec::new(),
         }
     }
 }
@@ -167,6 +195,7 @@ pub struct Language {
     pub config: LanguageConfig,
     grammar: tree_sitter::Language,
     leading: Vec<(String, Option<regex::Regex>)>,
+    recover: Vec<(regex::Regex, u8)>,
     sources: BTreeMap<String, (String, String)>,
     tags: OnceLock<Result<Arc<TagsQuery>>>,
     imports: OnceLock<Result<Option<Arc<ImportsQuery>>>>,
@@ -196,6 +225,27 @@ impl Language {
 
     pub fn rules(&self) -> &SymbolRules {
         &self.config.symbols
+    }
+
+    /// `text` as the language's `recover` rules read it (same length, same
+    /// line breaks), or `None` when no rule matches.
+    pub fn recovered_text(&self, text: &str) -> Option<String> {
+        let mut bytes: Option<Vec<u8>> = None;
+        for (re, read_as) in &self.recover {
+            let mut pos = 0;
+            while let Some(caps) = re.captures_at(text, pos) {
+                let Some(at) = caps.name("at") else { break };
+                let out = bytes.get_or_insert_with(|| text.as_bytes().to_vec());
+                for b in &mut out[at.start()..at.end()] {
+                    if *b != b'\n' && *b != b'\r' {
+                        *b = *read_as;
+                    }
+                }
+                pos = at.end().max(caps.get(0).map_or(0, |m| m.start()) + 1);
+            }
+        }
+        // Every replaced byte is ASCII, and whole characters are replaced.
+        bytes.map(|b| String::from_utf8(b).expect("ASCII replacements keep UTF-8"))
     }
 
     /// Does `node` (a preceding sibling) match a leading-trivia rule?
@@ -288,6 +338,7 @@ fn check_node_kinds(
         .chain(rules.leading.iter().map(|r| ("symbols.leading", &r.kind)))
         .chain(rules.identifiers.iter().map(|k| ("symbols.identifiers", k)))
         .chain(rules.docstring.iter().map(|k| ("symbols.docstring", k)))
+        .chain(config.edit.verbatim.iter().map(|k| ("edit.verbatim", k)))
         .chain(
             config
                 .offside
@@ -414,6 +465,27 @@ impl Registry {
                 };
                 leading.push((rule.kind.clone(), re));
             }
+            let mut recover = Vec::new();
+            for rule in &config.recover {
+                let bad = |why: String| {
+                    Error::invalid_argument(format!("{path}: bad recover rule: {why}"))
+                        .with_suggestion("`pattern` is a regex with a group `(?P<at>...)`; `read_as` one ASCII character")
+                };
+                let re = regex::Regex::new(&rule.pattern).map_err(|e| bad(e.to_string()))?;
+                if !re.capture_names().any(|n| n == Some("at")) {
+                    return Err(bad(format!("`{}` has no group `at`", rule.pattern)));
+                }
+                let &[read_as] = rule.read_as.as_bytes() else {
+                    return Err(bad(format!(
+                        "read_as `{}` is not one character",
+                        rule.read_as
+                    )));
+                };
+                if !read_as.is_ascii() || read_as == b'\n' {
+                    return Err(bad(format!("read_as `{}` is not ASCII", rule.read_as)));
+                }
+                recover.push((re, read_as));
+            }
             let mut sources = BTreeMap::new();
             for (stem, (qpath, _)) in queries.get(&config.name).into_iter().flatten() {
                 let text = resolve_inherits(&queries, &config.name, stem, 0)?;
@@ -423,6 +495,7 @@ impl Registry {
                 config,
                 grammar,
                 leading,
+                recover,
                 sources,
                 tags: OnceLock::new(),
                 imports: OnceLock::new(),

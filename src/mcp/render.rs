@@ -96,7 +96,7 @@ impl Render for Extraction {
                 String::new()
             }
         );
-        push_code(&mut out, &self.code);
+        push_code(&mut out, &self.printed());
         let deps = &self.dependencies;
         if !deps.symbols.is_empty() {
             let names: Vec<String> = deps
@@ -120,7 +120,7 @@ impl Render for Extraction {
                 "--- {} ({} {}-{})",
                 d.address, d.kind, d.start_line, d.end_line
             );
-            push_code(&mut out, &d.code);
+            push_code(&mut out, &d.printed());
         }
         out
     }

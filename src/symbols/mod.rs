@@ -363,7 +363,6 @@ pub fn parse_tree_within(
             )
             .with_suggestion("the grammar's ABI does not match this tree-sitter; rebuild with a matching grammar version")
         })?;
-        let bytes = text.as_bytes();
         let mut cancelled = false;
         let mut progress = |_: &tree_sitter::ParseState| {
             if deadline.passed() {
@@ -373,12 +372,30 @@ pub fn parse_tree_within(
                 ControlFlow::Continue(())
             }
         };
-        let options = tree_sitter::ParseOptions::new().progress_callback(&mut progress);
-        let tree = parser.parse_with_options(
-            &mut |i, _| bytes.get(i..).unwrap_or_default(),
-            old,
-            Some(options),
-        );
+        let mut run = |text: &str| {
+            let bytes = text.as_bytes();
+            let options = tree_sitter::ParseOptions::new().progress_callback(&mut progress);
+            parser.parse_with_options(
+                &mut |i, _| bytes.get(i..).unwrap_or_default(),
+                old,
+                Some(options),
+            )
+        };
+        let mut tree = run(text);
+        // A grammar gap the language's `recover` rules read around: the
+        // second reading is kept when it has fewer errors.
+        if let Some(t) = &tree
+            && t.root_node().has_error()
+            && let Some(second) = lang.recovered_text(text)
+        {
+            match run(&second) {
+                Some(o) if error_count(&o) < error_count(t) => tree = Some(o),
+                Some(_) => {}
+                // Out of time: the whole parse is (the match below says so).
+                None if cancelled => tree = None,
+                None => parser.reset(),
+            }
+        }
         match tree {
             Some(t) => Ok(t),
             None => {
@@ -392,6 +409,27 @@ pub fn parse_tree_within(
             }
         }
     })
+}
+
+/// How many error and missing nodes `tree` has (subtrees without errors
+/// are not walked).
+fn error_count(tree: &tree_sitter::Tree) -> usize {
+    let mut n = 0;
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            n += 1;
+        }
+        if node.has_error() && !node.is_error() && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return n;
+            }
+        }
+    }
 }
 
 /// Parse a decoded file and build its outline, within the default budget.

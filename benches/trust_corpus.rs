@@ -1,0 +1,118 @@
+//! The shape property of `tests/trust.rs` over the whole corpora, not a
+//! sample: every function and method of every file of
+//! - the Python standard library (every folder but `site-packages`; the
+//!   files CPython compiles), judged by `compile()`;
+//! - the sources of serde_json, regex-syntax, similar, memchr and
+//!   clap_builder in cargo's registry (the files `syn` parses), judged by
+//!   `syn`;
+//! - zod's whole `src` (the pinned npm corpus of the tests) and, when
+//!   present, effect's `src` (`$TRUST_EFFECT_SRC`, or where
+//!   `benches/ts_symbols.sh` installs it), the files the `typescript`
+//!   compiler accepts, judged by it.
+//!
+//! Files tree-sitter itself reads with errors are counted as skipped.
+//!
+//! ```sh
+//! cargo bench --bench trust_corpus                 # all three
+//! cargo bench --bench trust_corpus -- python 200   # the first 200 files
+//! ```
+
+#[path = "../tests/provision/mod.rs"]
+mod provision;
+#[path = "../tests/trust_support/mod.rs"]
+mod trust_support;
+
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use trust_support::*;
+
+/// Files per batch: each batch's new files are judged by one front-end
+/// process, then dropped.
+const BATCH: usize = 40;
+
+fn run(what: &str, lang: &Lang, files: Vec<PathBuf>, judge_with: &Judge) -> Tally {
+    let started = Instant::now();
+    let tallies: Vec<Tally> = files
+        .par_chunks(BATCH)
+        .map(|chunk| {
+            let mut t = Tally::default();
+            for f in chunk {
+                run_file(lang, f, &mut t);
+            }
+            judge(&mut t, judge_with);
+            t
+        })
+        .collect();
+    let mut t = Tally::default();
+    for part in tallies {
+        t.merge(part);
+    }
+    println!(
+        "{} in {:.0} s",
+        t.line(what),
+        started.elapsed().as_secs_f64()
+    );
+    for (title, list) in [
+        ("failures", &t.failures),
+        ("identity lost", &t.identity_lost),
+        ("rejected by the front end", &t.rejected),
+    ] {
+        if !list.is_empty() {
+            println!(
+                "  {title} (first {} of {}):",
+                list.len().min(20),
+                list.len()
+            );
+            for l in list.iter().take(20) {
+                println!("    {l}");
+            }
+        }
+    }
+    t
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let only = args.first().map(String::as_str);
+    let limit: usize = args
+        .get(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(usize::MAX);
+    let wanted = |name: &str| only.is_none_or(|o| o == name);
+    let take = |files: Vec<PathBuf>| files.into_iter().take(limit).collect::<Vec<_>>();
+    let mut failed = false;
+    if wanted("python") {
+        let files = compiling(take(stdlib_files(true)));
+        failed |= !run("python (stdlib)", &PYTHON, files, &Judge::CPython).clean();
+    }
+    if wanted("rust") {
+        let files = syn_parses(take(crate_files()));
+        failed |= !run("rust (crates)", &RUST, files, &Judge::Syn).clean();
+    }
+    if wanted("typescript") {
+        let corpus = provision::ts_corpus();
+        let ts = corpus.join("node_modules/typescript");
+        let mut files = ts_files(&corpus.join("node_modules/zod/src"));
+        let effect = std::env::var("TRUST_EFFECT_SRC")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| PathBuf::from("/tmp/scalpel-ts-symbols/node_modules/effect/src"));
+        let with_effect = effect.is_dir();
+        if with_effect {
+            files.extend(ts_files(&effect));
+        }
+        let files = tsc_accepts(&ts, take(files));
+        let what = if with_effect {
+            "typescript (zod + effect)"
+        } else {
+            "typescript (zod)"
+        };
+        failed |= !run(what, &TYPESCRIPT, files, &Judge::Tsc(Path::new(&ts))).clean();
+    }
+    if failed {
+        std::process::exit(1);
+    }
+}

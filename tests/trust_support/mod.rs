@@ -1,0 +1,629 @@
+//! The shape property shared by `tests/trust.rs` (fixtures and a fixed
+//! sample of real files, every function and method in each) and
+//! `benches/trust_corpus.rs` (every file of the whole corpora, release).
+//!
+//! For every function and method of a file, new code is made in each shape
+//! agents use: as `extract_code` returns it, as both interfaces print it
+//! (every line at the target's depth), without its decorators/attributes/doc
+//! comments, dedented to column 0, with the other line endings, with tabs,
+//! with a one-line body, with a body that starts with a docstring or
+//! comment. Each goes through the same planning and validation
+//! `update_symbol` uses, and:
+//! - adds no parse problem;
+//! - changes no byte outside the symbol's range;
+//! - keeps the symbol's leading trivia when the code brings none;
+//! - gives back the original byte for byte when the code is the original
+//!   in another shape (identity);
+//! - and the new file is then judged by the language's own front end:
+//!   CPython's `compile()`, `syn`, the `typescript` compiler's parser.
+#![allow(dead_code)]
+
+use scalpel::edit::{self, Operation};
+use scalpel::lang::Registry;
+use scalpel::symbols::{self, ParsedFile, Symbol};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+pub struct Lang {
+    pub name: &'static str,
+    /// A statement that is a whole body, and a comment/docstring first line.
+    one_line: &'static str,
+    doc_first: &'static str,
+    /// Wraps a body for brace languages (`{` + body + `}`).
+    braces: bool,
+}
+
+pub const PYTHON: Lang = Lang {
+    name: "python",
+    one_line: "pass",
+    doc_first: "\"\"\"Doc.\"\"\"",
+    braces: false,
+};
+pub const RUST: Lang = Lang {
+    name: "rust",
+    one_line: "unimplemented!()",
+    doc_first: "// A comment first.",
+    braces: true,
+};
+pub const TYPESCRIPT: Lang = Lang {
+    name: "typescript",
+    one_line: "throw new Error(\"todo\");",
+    doc_first: "// A comment first.",
+    braces: true,
+};
+
+fn ws_len(line: &str) -> usize {
+    line.len() - line.trim_start_matches([' ', '\t']).len()
+}
+
+/// Strip `col` columns of indentation from every line after the first (as
+/// far as each line has them), except lines inside a multi-line string
+/// literal (`verbatim`): an agent moving code keeps its strings' contents.
+fn dedent(code: &str, col: usize, verbatim: &[bool]) -> String {
+    code.split('\n')
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 || verbatim.get(i).copied().unwrap_or(false) {
+                l.to_string()
+            } else {
+                l[ws_len(l).min(col)..].to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn column_of(text: &str, byte: usize) -> usize {
+    let ls = text[..byte].rfind('\n').map_or(0, |p| p + 1);
+    ws_len(&text[ls..])
+}
+
+struct Shape {
+    name: &'static str,
+    code: String,
+    /// The code is the original symbol in another shape: the result must be
+    /// the original file.
+    identity: bool,
+}
+
+/// Lines of `file`'s text over `range` (file offsets) inside a multi-line
+/// string literal, as the engine reads them.
+fn verbatim(file: &ParsedFile, range: std::ops::Range<usize>) -> Vec<bool> {
+    let off = file.source.body_offset();
+    edit::indent::verbatim_lines(
+        &file.language,
+        &file.tree,
+        file.source.body(),
+        range.start - off..range.end - off,
+    )
+}
+
+fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape> {
+    let text = file.source.text.as_str();
+    let full = s.full_span();
+    let bare = s.bare_span();
+    let col = column_of(text, full.start_byte);
+    let full_code = &text[full.start_byte..full.end_byte];
+    let bare_code = &text[bare.start_byte..full.end_byte];
+    let full_verbatim = verbatim(file, full.start_byte..full.end_byte);
+    let bare_verbatim = verbatim(file, bare.start_byte..full.end_byte);
+    let crlf = text.contains("\r\n");
+    let mut out = vec![
+        Shape {
+            name: "extract",
+            code: full_code.to_string(),
+            identity: true,
+        },
+        Shape {
+            name: "dedented",
+            code: dedent(full_code, col, &full_verbatim),
+            identity: true,
+        },
+    ];
+    if bare.start_byte > full.start_byte {
+        out.push(Shape {
+            name: "extract_no_trivia",
+            code: bare_code.to_string(),
+            identity: true,
+        });
+        out.push(Shape {
+            name: "dedented_no_trivia",
+            code: dedent(bare_code, col, &bare_verbatim),
+            identity: true,
+        });
+    }
+    if col > 0 {
+        // As both interfaces print it (`Extraction::printed`).
+        out.push(Shape {
+            name: "printed",
+            code: format!(
+                "{}{full_code}",
+                &text[full.start_byte - col..full.start_byte]
+            ),
+            identity: true,
+        });
+    }
+    let ded = dedent(bare_code, col, &bare_verbatim);
+    out.push(Shape {
+        name: "other_line_endings",
+        code: if crlf {
+            ded.replace("\r\n", "\n")
+        } else {
+            ded.replace('\n', "\r\n")
+        },
+        identity: true,
+    });
+    if !text.contains('\t') && unit > 0 {
+        let tabbed: Vec<String> = ded
+            .split('\n')
+            .enumerate()
+            .map(|(i, l)| {
+                if bare_verbatim.get(i).copied().unwrap_or(false) {
+                    return l.to_string();
+                }
+                let w = ws_len(l);
+                format!(
+                    "{}{}{}",
+                    "\t".repeat(w / unit),
+                    " ".repeat(w % unit),
+                    &l[w..]
+                )
+            })
+            .collect();
+        out.push(Shape {
+            name: "tabs",
+            code: tabbed.join("\n"),
+            identity: true,
+        });
+    }
+    // A new body under the original header (no trivia: it must be kept).
+    let node = file
+        .tree
+        .root_node()
+        .descendant_for_byte_range(
+            bare.start_byte - file.source.body_offset(),
+            bare.end_byte - file.source.body_offset(),
+        )
+        .unwrap();
+    let mut def = node;
+    while let Some(p) = def.parent() {
+        if p.start_byte() == def.start_byte() && p.end_byte() == def.end_byte() {
+            def = p;
+        } else {
+            break;
+        }
+    }
+    let body = file
+        .language
+        .rules()
+        .body_fields
+        .iter()
+        .find_map(|f| def.child_by_field_name(f));
+    if let Some(body) = body {
+        let off = file.source.body_offset();
+        let header_end = body.start_byte() + off;
+        let header = text[bare.start_byte..header_end].trim_end();
+        let header = dedent(header, col, &verbatim(file, bare.start_byte..header_end));
+        let ind = " ".repeat(unit);
+        let make = |stmts: &[&str]| {
+            let lines: String = stmts.iter().map(|l| format!("\n{ind}{l}")).collect();
+            if lang.braces {
+                format!("{header} {{{lines}\n}}")
+            } else {
+                format!("{header}{lines}")
+            }
+        };
+        out.push(Shape {
+            name: "one_line_body",
+            code: make(&[lang.one_line]),
+            identity: false,
+        });
+        out.push(Shape {
+            name: "doc_first",
+            code: make(&[lang.doc_first, lang.one_line]),
+            identity: false,
+        });
+    }
+    out
+}
+
+/// Trivia lines above the definition line, trimmed.
+fn trivia_lines(text: &str, s: &Symbol) -> Vec<String> {
+    let bare_line = text[..s.bare_span().start_byte]
+        .rfind('\n')
+        .map_or(0, |p| p + 1)
+        .max(s.full_span().start_byte);
+    text[s.full_span().start_byte..bare_line]
+        .lines()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+#[derive(Default)]
+pub struct Tally {
+    pub files: usize,
+    /// Files left out: unreadable, or with parse errors of their own.
+    pub skipped: usize,
+    pub symbols: usize,
+    pub cases: usize,
+    pub identity_cases: usize,
+    pub identity_kept: usize,
+    pub failures: Vec<String>,
+    /// Identity cases whose result differs from the original (labels).
+    pub identity_lost: Vec<String>,
+    /// New files the front end must accept: (label, text).
+    pub judged: Vec<(String, String)>,
+    /// How many new files were judged so far (`judged` is drained by
+    /// batches in the bench).
+    pub judged_count: usize,
+    /// Labels of new files the front end rejected.
+    pub rejected: Vec<String>,
+}
+
+impl Tally {
+    /// No failure, no identity lost, nothing rejected.
+    pub fn clean(&self) -> bool {
+        self.failures.is_empty() && self.identity_lost.is_empty() && self.rejected.is_empty()
+    }
+
+    /// Add `other`'s counts and findings to these.
+    pub fn merge(&mut self, other: Tally) {
+        self.files += other.files;
+        self.skipped += other.skipped;
+        self.symbols += other.symbols;
+        self.cases += other.cases;
+        self.identity_cases += other.identity_cases;
+        self.identity_kept += other.identity_kept;
+        self.failures.extend(other.failures);
+        self.identity_lost.extend(other.identity_lost);
+        self.judged.extend(other.judged);
+        self.judged_count += other.judged_count;
+        self.rejected.extend(other.rejected);
+    }
+
+    pub fn line(&self, what: &str) -> String {
+        format!(
+            "{what}: {} files ({} skipped), {} functions/methods, {} cases, {} failures; identity {}/{}; \
+             {} new files judged by the front end, {} rejected",
+            self.files,
+            self.skipped,
+            self.symbols,
+            self.cases,
+            self.failures.len(),
+            self.identity_kept,
+            self.identity_cases,
+            self.judged_count + self.judged.len(),
+            self.rejected.len()
+        )
+    }
+}
+
+pub fn parse(lang: &str, text: &str) -> Option<ParsedFile> {
+    let reg = Registry::builtin();
+    let l = reg.by_name(lang).unwrap().clone();
+    let src = scalpel::source::decode(Path::new("x"), text.as_bytes().to_vec()).ok()?;
+    symbols::parse(&l, Arc::new(src)).ok()
+}
+
+/// Every shape of every function and method of `path` (a file the parser
+/// reads without errors; others are skipped and not counted).
+pub fn run_file(lang: &Lang, path: &Path, t: &mut Tally) {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        t.skipped += 1;
+        return;
+    };
+    let file = match parse(lang.name, &text) {
+        Some(f) if f.parse_error_count == 0 => f,
+        _ => {
+            t.skipped += 1;
+            return;
+        }
+    };
+    t.files += 1;
+    let unit = edit::indent::unit(file.source.profile.indent);
+    for s in file
+        .symbols
+        .iter()
+        .filter(|s| s.kind == "function" || s.kind == "method")
+    {
+        t.symbols += 1;
+        for shape in shapes(lang, &file, s, unit) {
+            t.cases += 1;
+            let label = format!(
+                "{}:{} {} [{}]",
+                path.display(),
+                s.start_line,
+                s.name_path,
+                shape.name
+            );
+            let prepared =
+                match edit::symbol::prepare(&file, s, Operation::Replace, Some(&shape.code)) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        t.failures.push(format!("{label}: {e}"));
+                        continue;
+                    }
+                };
+            let new = &prepared.checked.edit.new_text;
+            if !prepared.checked.introduced.is_empty() {
+                t.failures.push(format!(
+                    "{label}: new problems {:?}",
+                    prepared.checked.introduced
+                ));
+                continue;
+            }
+            let full = s.full_span();
+            let tail = &text[full.end_byte..];
+            if new[..full.start_byte] != text[..full.start_byte] || !new.ends_with(tail) {
+                t.failures
+                    .push(format!("{label}: bytes outside the symbol changed"));
+                continue;
+            }
+            // The trivia rule, read from the new file's own outline.
+            let Some(after) = parse(lang.name, new) else {
+                t.failures.push(format!("{label}: new file does not parse"));
+                continue;
+            };
+            let moved = after
+                .symbols
+                .iter()
+                .find(|a| a.full_span().start_byte == full.start_byte && a.name == s.name);
+            match moved {
+                Some(a) if trivia_lines(new, a) == trivia_lines(&text, s) => {}
+                _ => {
+                    t.failures.push(format!("{label}: leading trivia not kept"));
+                    continue;
+                }
+            }
+            if shape.identity {
+                t.identity_cases += 1;
+                if *new == text {
+                    t.identity_kept += 1;
+                    continue;
+                }
+                t.identity_lost.push(label.clone());
+            }
+            t.judged.push((label, new.clone()));
+        }
+    }
+}
+
+pub fn fixture_files(lang: &str, ext: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(lang);
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every k-th file of `files` between 2 and 30 KB, `n` of them (the cost
+/// of a file grows with the square of its size: its functions times the
+/// reparses of each).
+pub fn sample(mut files: Vec<PathBuf>, n: usize) -> Vec<PathBuf> {
+    files.retain(|p| std::fs::metadata(p).is_ok_and(|m| (2_000..30_000).contains(&m.len())));
+    files.sort();
+    let step = (files.len() / n).max(1);
+    files.into_iter().step_by(step).take(n).collect()
+}
+
+/// The Python standard library's folder.
+pub fn stdlib_dir() -> PathBuf {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+        ])
+        .output()
+        .expect("this needs python3");
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+/// The `.py` files of the standard library: its top folder only, or every
+/// folder below it but `site-packages`.
+pub fn stdlib_files(recursive: bool) -> Vec<PathBuf> {
+    let dir = stdlib_dir();
+    let mut files: Vec<PathBuf> = if recursive {
+        scalpel::fs::walk_files(&dir)
+            .into_iter()
+            .filter(|p| !p.components().any(|c| c.as_os_str() == "site-packages"))
+            .collect()
+    } else {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect()
+    };
+    files.retain(|p| p.extension().is_some_and(|e| e == "py"));
+    files.sort();
+    files
+}
+
+/// The crates whose sources are the Rust corpus (from cargo's registry).
+pub const CRATES: [&str; 5] = [
+    "serde_json-",
+    "regex-syntax-",
+    "similar-",
+    "memchr-",
+    "clap_builder-",
+];
+
+/// Every `.rs` file under `src/` of the [`CRATES`] in cargo's registry
+/// (every version present), sorted.
+pub fn crate_files() -> Vec<PathBuf> {
+    let cargo_home = std::env::var("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap()).join(".cargo"));
+    let mut files = Vec::new();
+    for index in std::fs::read_dir(cargo_home.join("registry/src"))
+        .unwrap()
+        .flatten()
+    {
+        for krate in std::fs::read_dir(index.path()).unwrap().flatten() {
+            let name = krate.file_name().to_string_lossy().to_string();
+            if CRATES.iter().any(|p| name.starts_with(p)) {
+                files.extend(
+                    scalpel::fs::walk_files(&krate.path().join("src"))
+                        .into_iter()
+                        .filter(|p| p.extension().is_some_and(|e| e == "rs")),
+                );
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The `.ts` files (not `.d.ts`) under `dir`, sorted.
+pub fn ts_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = scalpel::fs::walk_files(dir)
+        .into_iter()
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "ts") && !p.to_string_lossy().ends_with(".d.ts")
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// `files` but those `rejects` (a front end's `path | message` lines) names.
+fn accepted(files: Vec<PathBuf>, rejects: Vec<String>) -> Vec<PathBuf> {
+    let rejected: std::collections::HashSet<String> = rejects
+        .into_iter()
+        .map(|l| l.split(" | ").next().unwrap_or("").to_string())
+        .collect();
+    files
+        .into_iter()
+        .filter(|p| !rejected.contains(&p.display().to_string()))
+        .collect()
+}
+
+/// The files CPython compiles (only those can be judged by it).
+pub fn compiling(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    let rejects = cpython_rejects(&files);
+    accepted(files, rejects)
+}
+
+/// The files `syn` parses.
+pub fn syn_parses(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    files
+        .into_iter()
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|s| syn::parse_file(&s).is_ok()))
+        .collect()
+}
+
+/// The files the TypeScript compiler's parser accepts.
+pub fn tsc_accepts(ts: &Path, files: Vec<PathBuf>) -> Vec<PathBuf> {
+    let rejects = tsc_rejects(ts, &files);
+    accepted(files, rejects)
+}
+
+/// Files CPython's `compile()` rejects, among `paths`, as `path | message`.
+pub fn cpython_rejects(paths: &[PathBuf]) -> Vec<String> {
+    let mut cmd = Command::new("python3");
+    cmd.args([
+        "-c",
+        "import sys\nfor p in sys.stdin.read().split('\\n'):\n    \
+         if not p: continue\n    \
+         try: compile(open(p,'rb').read(), p, 'exec', dont_inherit=True)\n    \
+         except (SyntaxError, ValueError) as e: print(p, '|', e)\n",
+    ]);
+    run_judge(cmd, paths)
+}
+
+/// Files the TypeScript compiler's parser rejects, among `paths`.
+pub fn tsc_rejects(ts: &Path, paths: &[PathBuf]) -> Vec<String> {
+    let script = "const ts = require(process.argv[1]);\n\
+        const fs = require('fs');\n\
+        for (const p of fs.readFileSync(0, 'utf8').split('\\n')) {\n\
+          if (!p) continue;\n\
+          const sf = ts.createSourceFile(p, fs.readFileSync(p, 'utf8'), ts.ScriptTarget.Latest, true,\n\
+            p.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);\n\
+          for (const d of sf.parseDiagnostics) {\n\
+            console.log(p + ' | ' + ts.flattenDiagnosticMessageText(d.messageText, ' '));\n\
+            break;\n\
+          }\n\
+        }\n";
+    let mut cmd = Command::new("node");
+    cmd.arg("-e").arg(script).arg(ts);
+    run_judge(cmd, paths)
+}
+
+/// Run a front end that reads file paths on stdin and prints a
+/// `path | message` line for each file it rejects.
+fn run_judge(mut cmd: Command, paths: &[PathBuf]) -> Vec<String> {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?} (python3 and node are needed): {e}"));
+    let list: String = paths.iter().map(|p| format!("{}\n", p.display())).collect();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(list.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Which front end judges a language's new files.
+pub enum Judge<'a> {
+    CPython,
+    Syn,
+    Tsc(&'a Path),
+}
+
+/// Let the front end judge every new file of `t` (one process for all of
+/// them, or `syn` in process), move them out of `t.judged`, and add the
+/// labels of those it rejects to `t.rejected`.
+pub fn judge(t: &mut Tally, judge: &Judge) {
+    let judged = std::mem::take(&mut t.judged);
+    t.judged_count += judged.len();
+    if let Judge::Syn = judge {
+        t.rejected.extend(judged.iter().filter_map(|(label, text)| {
+            syn::parse_file(text).err().map(|e| format!("{label}: {e}"))
+        }));
+        return;
+    }
+    let ext = if let Judge::CPython = judge {
+        "py"
+    } else {
+        "ts"
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = Vec::new();
+    for (i, (label, text)) in judged.iter().enumerate() {
+        let p = dir.path().join(format!("n{i}.{ext}"));
+        std::fs::write(&p, text).unwrap();
+        names.push((p, label.as_str()));
+    }
+    let paths: Vec<PathBuf> = names.iter().map(|(p, _)| p.clone()).collect();
+    let rejects = match judge {
+        Judge::Tsc(ts) => tsc_rejects(ts, &paths),
+        _ => cpython_rejects(&paths),
+    };
+    t.rejected.extend(rejects.into_iter().map(|l| {
+        let p = l.split(" | ").next().unwrap_or("");
+        let label = names
+            .iter()
+            .find(|(n, _)| n.display().to_string() == p)
+            .map_or("?", |(_, l)| *l);
+        format!("{label}: {l}")
+    }));
+}
