@@ -235,9 +235,13 @@ impl Bm25 {
     /// The inverse of [`Bm25::write`] for `units` units (ids `0..units`):
     /// `None` when anything is out of bounds or inconsistent.
     pub(super) fn read(r: &mut Reader, units: usize) -> Option<Bm25> {
+        // Room to grow: the first edit must not move every unit's entry.
+        let room = units + units / 8 + 64;
+        let mut unit_terms = Vec::with_capacity(room);
+        unit_terms.resize(units, Vec::new());
         let mut b = Bm25 {
-            lens: Vec::with_capacity(units),
-            unit_terms: vec![Vec::new(); units],
+            lens: Vec::with_capacity(room),
+            unit_terms,
             live: units,
             ..Bm25::default()
         };

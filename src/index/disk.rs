@@ -4,8 +4,10 @@
 //! an index is a read and a decode, not a re-tokenization.
 //!
 //! Layout (little-endian): magic, format version, a blake3 checksum of the
-//! rest, the model id, the files, the units (in file order: ids are
-//! renumbered densely on save), the vectors, then the keyword index.
+//! rest; the number of units and the length of the first section; the
+//! first section (model id, files, units in file order, renumbered densely
+//! on save, vectors) and the second (the keyword index). The checksum and
+//! the two sections are decoded on their own threads.
 //!
 //! The file is untrusted: it may be truncated, corrupt, from another
 //! version, or crafted. Every length and id is checked against what is left
@@ -21,7 +23,6 @@ use super::bm25::Bm25;
 use super::model::Quantized;
 use super::units::{Flags, Unit};
 use super::{FileEntry, FileMeta, Index};
-use std::collections::HashMap;
 
 const MAGIC: &[u8; 8] = b"SCLPIDX\n";
 /// Version of the layout; another version is rebuilt.
@@ -130,7 +131,16 @@ pub(super) fn encode(index: &Index, model: Option<&str>) -> Vec<u8> {
     // Old id → new id (dense, in file order); u32::MAX for removed units.
     let mut remap = vec![u32::MAX; index.units.len()];
     let mut order: Vec<u32> = Vec::new();
+    // One buffer (the index can be large): the header's checksum and
+    // lengths are filled in at the end.
     let mut w = Writer::default();
+    w.buf.extend_from_slice(MAGIC);
+    w.u32(FORMAT);
+    w.buf.extend_from_slice(&[0; 32]);
+    let body_at = w.buf.len();
+    w.u32(0);
+    w.u64(0);
+    let head_at = w.buf.len();
     w.str(model.unwrap_or(""));
     w.u32(paths.len() as u32);
     for p in &paths {
@@ -173,13 +183,13 @@ pub(super) fn encode(index: &Index, model: Option<&str>) -> Vec<u8> {
             }
         }
     }
+    let head_len = (w.buf.len() - head_at) as u64;
     index.bm25.write(&mut w, &remap, &order);
-    let mut out = Vec::with_capacity(w.buf.len() + 44);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT.to_le_bytes());
-    out.extend_from_slice(blake3::hash(&w.buf).as_bytes());
-    out.extend_from_slice(&w.buf);
-    out
+    w.buf[body_at..body_at + 4].copy_from_slice(&(order.len() as u32).to_le_bytes());
+    w.buf[body_at + 4..head_at].copy_from_slice(&head_len.to_le_bytes());
+    let sum = blake3::hash(&w.buf[body_at..]);
+    w.buf[body_at - 32..body_at].copy_from_slice(sum.as_bytes());
+    w.buf
 }
 
 fn write_unit(w: &mut Writer, u: &Unit) {
@@ -268,10 +278,41 @@ pub(super) fn decode(bytes: &[u8], model: Option<&str>) -> Option<Decoded> {
     }
     let sum = r.take(32)?;
     let body = r.take(r.left())?;
-    if blake3::hash(body).as_bytes() != sum {
+    let mut b = Reader::new(body);
+    let n_units = b.count(40)?;
+    let head_len = usize::try_from(b.u64()?).ok()?;
+    let head = b.take(head_len)?;
+    let keywords = b.take(b.left())?;
+    // The checksum, the units and the keyword index on their own threads.
+    let (ok, head, bm25) = std::thread::scope(|scope| {
+        let sum_ok = scope.spawn(|| blake3::hash(body).as_bytes() == sum);
+        let bm25 = scope.spawn(|| {
+            let mut r = Reader::new(keywords);
+            let b = Bm25::read(&mut r, n_units)?;
+            (r.left() == 0).then_some(b)
+        });
+        let head = decode_head(head, model, n_units);
+        (
+            sum_ok.join().unwrap_or(false),
+            head,
+            bm25.join().ok().flatten(),
+        )
+    });
+    if !ok {
         return None;
     }
-    let mut r = Reader::new(body);
+    let (mut index, vectors_match) = head?;
+    index.bm25 = bm25?;
+    Some(Decoded {
+        index,
+        vectors_match,
+    })
+}
+
+/// The files, units and vectors of a saved index (without its keyword
+/// index); `n_units` as declared up front.
+fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Index, bool)> {
+    let mut r = Reader::new(bytes);
     let saved_model = r.str()?;
     let vectors_match = model.is_some_and(|m| m == saved_model);
     let n_files = r.count(8)?;
@@ -289,12 +330,13 @@ pub(super) fn decode(bytes: &[u8], model: Option<&str>) -> Option<Decoded> {
         declared = declared.checked_add(n)?;
         files.push((path, FileMeta { hash, size, mtime }, n));
     }
-    let n_units = r.count(40)?;
-    if n_units != declared {
+    if r.count(40)? != n_units || n_units != declared {
         return None;
     }
     let mut index = Index::default();
-    index.units.reserve_exact(n_units);
+    // Room to grow: the first edit must not move every unit.
+    let room = n_units + n_units / 8 + 64;
+    index.units.reserve_exact(room);
     let mut next = 0u32;
     for (path, meta, n) in files {
         let mut ids = Vec::with_capacity(n);
@@ -312,7 +354,8 @@ pub(super) fn decode(bytes: &[u8], model: Option<&str>) -> Option<Decoded> {
         }
     }
     let dim = r.u32()? as usize;
-    index.vectors = vec![None; n_units];
+    index.vectors.reserve_exact(room);
+    index.vectors.resize(n_units, None);
     if dim > 0 {
         for v in index.vectors.iter_mut() {
             if r.u8()? == 1 {
@@ -324,11 +367,7 @@ pub(super) fn decode(bytes: &[u8], model: Option<&str>) -> Option<Decoded> {
             }
         }
     }
-    index.bm25 = Bm25::read(&mut r, n_units)?;
-    (r.left() == 0).then_some(Decoded {
-        index,
-        vectors_match,
-    })
+    (r.left() == 0).then_some((index, vectors_match))
 }
 
 #[cfg(test)]
@@ -445,11 +484,15 @@ mod tests {
         });
         assert!(decode(&encode(&ix, None), None).is_none());
         // A crafted store whose postings name a unit that does not exist.
+        let mut head = Writer::default();
+        head.str("");
+        head.u32(0); // files
+        head.u32(0); // units
+        head.u32(0); // dim
         let mut w = Writer::default();
-        w.str("");
-        w.u32(0); // files
         w.u32(0); // units
-        w.u32(0); // dim
+        w.u64(head.buf.len() as u64);
+        w.buf.extend_from_slice(&head.buf);
         w.u32(1); // terms
         w.str("x");
         w.u32(1);

@@ -69,6 +69,8 @@ struct Filter {
     exclude: Option<crate::fs::search::Globs>,
     kind: Option<String>,
     language: Option<String>,
+    /// Nothing is filtered out.
+    none: bool,
 }
 
 impl Filter {
@@ -78,12 +80,20 @@ impl Filter {
             .as_deref()
             .map(|p| p.trim_start_matches("./").trim_end_matches('/').to_string())
             .filter(|p| !p.is_empty() && p != ".");
+        let include = crate::fs::search::globs(&req.include, "include")?;
+        let exclude = crate::fs::search::globs(&req.exclude, "exclude")?;
+        let none = path.is_none()
+            && include.is_none()
+            && exclude.is_none()
+            && req.kind.is_none()
+            && req.language.is_none();
         Ok(Filter {
             path,
-            include: crate::fs::search::globs(&req.include, "include")?,
-            exclude: crate::fs::search::globs(&req.exclude, "exclude")?,
+            include,
+            exclude,
             kind: req.kind.clone(),
             language: req.language.clone(),
+            none,
         })
     }
 
@@ -142,8 +152,12 @@ pub fn rank(index: &Index, model: Option<&Model>, req: &SearchRequest) -> Result
             .enumerate()
             .filter_map(|(id, v)| {
                 let v = v.as_ref()?;
-                let u = index.unit(id as u32)?;
-                filter.keeps(u).then(|| (id as u32, v.dot(&q)))
+                // (A removed unit has no vector: no need to look at units
+                // when nothing is filtered.)
+                if !filter.none && !filter.keeps(index.unit(id as u32)?) {
+                    return None;
+                }
+                Some((id as u32, v.dot(&q)))
             })
             .collect();
         best(index, &mut sem, CANDIDATES);
