@@ -290,35 +290,29 @@ async fn own_edits_are_searchable_at_once_and_external_ones_soon() {
     // An edit by another program: the watcher picks it up within a second
     // (50 ms debounce, then the file is read; the index is already
     // watched when it reports complete).
-    let written = Instant::now();
-    std::fs::write(
-        root.join("late.py"),
-        "def settle_vendor_invoice():\n    pass\n",
-    )
-    .unwrap();
-    poll(
-        &client,
-        "settle_vendor_invoice",
-        "the external edit was not seen within a second",
-        (written, Duration::from_secs(1)),
-        |a| top(a, 1) == ["late.py:settle_vendor_invoice"],
-    )
-    .await;
-    // A changed file, and a deleted one, likewise.
-    let written = Instant::now();
-    std::fs::write(
-        root.join("late.py"),
-        "def settle_vendor_invoice():\n    pass\n\ndef audit_quarterly_books():\n    pass\n",
-    )
-    .unwrap();
-    poll(
-        &client,
-        "audit_quarterly_books",
-        "the external change was not seen within a second",
-        (written, Duration::from_secs(1)),
-        |a| top(a, 1) == ["late.py:audit_quarterly_books"],
-    )
-    .await;
+    // A new file, then a changed one, each seen within a second.
+    for (code, name) in [
+        (
+            "def settle_vendor_invoice():\n    pass\n",
+            "settle_vendor_invoice",
+        ),
+        (
+            "def settle_vendor_invoice():\n    pass\n\ndef audit_quarterly_books():\n    pass\n",
+            "audit_quarterly_books",
+        ),
+    ] {
+        let written = Instant::now();
+        std::fs::write(root.join("late.py"), code).unwrap();
+        poll(
+            &client,
+            name,
+            "the external edit was not seen within a second",
+            (written, Duration::from_secs(1)),
+            |a| top(a, 1) == [format!("late.py:{name}")],
+        )
+        .await;
+    }
+    // A deleted file, likewise.
     let removed = Instant::now();
     std::fs::remove_file(root.join("late.py")).unwrap();
     poll(
@@ -414,14 +408,20 @@ fn index_status(root: &Path) -> Value {
     cli_json(root, &["index", "--status", "--json"])
 }
 
-#[test]
-fn the_index_survives_a_restart_and_rereads_only_changed_files() {
+/// A temp root holding a copy of the repository's fixtures.
+fn fixtures_root() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
     copy_tree(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
-        root,
+        dir.path(),
     );
+    dir
+}
+
+#[test]
+fn the_index_survives_a_restart_and_rereads_only_changed_files() {
+    let dir = fixtures_root();
+    let root = dir.path();
     let first = index_status(root);
     let files = first["indexed_files"].as_u64().unwrap();
     assert!(files >= 8, "{first}");
@@ -467,12 +467,8 @@ fn the_index_survives_a_restart_and_rereads_only_changed_files() {
 
 #[test]
 fn a_corrupt_or_foreign_store_is_rebuilt() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = fixtures_root();
     let root = dir.path();
-    copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
-        root,
-    );
     let first = index_status(root);
     let store = root.join(".scalpel/index/index.bin");
     let good = std::fs::read(&store).unwrap();
@@ -510,12 +506,8 @@ fn a_corrupt_or_foreign_store_is_rebuilt() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn cli_find_works_while_a_server_runs_on_the_same_root() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = fixtures_root();
     let root = dir.path();
-    copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
-        root,
-    );
     let client = server(root, None).await;
     let answer = search(&client, json!({"query": "Warehouse add item"})).await;
     assert!(!top(&answer, 3).is_empty());

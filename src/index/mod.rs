@@ -3,8 +3,8 @@
 //! fields (`bm25.rs`, tokenizer in `tokens.rs`), static embeddings
 //! (`model.rs`), fusion with a structural layer (`rank.rs`), answers with
 //! summaries and bounded snippets (`answer.rs`), and the live index kept
-//! under `ROOT/.scalpel/index/` and fresh by a watcher and by Scalpel's own
-//! writes (`live.rs`, `watch.rs`).
+//! under `ROOT/.scalpel/index/` (a binary store, `disk.rs`) and fresh by a
+//! watcher and by Scalpel's own writes (`live.rs`, `watch.rs`).
 //!
 //! **Invariant:** the order of results never depends on the result limit
 //! (ties break by path and line), and one file never fills more than
