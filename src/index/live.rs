@@ -6,28 +6,41 @@
 //! held on disk, so a CLI `find` and a server can share a root.
 
 use super::answer::{self, Hit, SearchAnswer};
-use super::model::{Model, Quantized};
+use super::model::Model;
 use super::rank::{self, SearchRequest};
-use super::{FileMeta, FileUnits, Index, Read, Unit, tokens};
+use super::{FileMeta, Index, Read, disk, tokens};
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::fs;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-/// Version of the persisted format; another version is ignored (rebuilt).
-const FORMAT: u32 = 1;
-const INDEX_FILE: &str = "units.json";
 /// Files read and cut per batch (each batch goes in under one write lock).
 const BATCH: usize = 64;
 /// How long a search waits for a running first indexing before answering
 /// from what is indexed.
 const FIRST_WAIT: Duration = Duration::from_millis(1500);
+/// How often a waiting search reports the indexing's progress.
+const REPORT_EVERY: Duration = Duration::from_millis(100);
+
+/// How a started index follows changes to its files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Watch {
+    /// Not at all (until the next refresh).
+    Off,
+    /// A file watcher (`notify`), falling back to periodic rescans when
+    /// the OS has no watches left.
+    Notify,
+    /// As if the OS had no watches left (inotify's ENOSPC): rescans every
+    /// given interval. For tests of the fallback, which cannot exhaust the
+    /// machine's watches.
+    OutOfWatches(Duration),
+}
 
 /// The state of an index, for `scalpel index --status` and answers.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -74,36 +87,6 @@ pub struct LiveIndex {
     watching: Mutex<Option<super::watch::Watching>>,
 }
 
-#[derive(Serialize)]
-struct SavedRef<'a> {
-    format: u32,
-    model: Option<&'a str>,
-    files: Vec<SavedFileRef<'a>>,
-}
-
-#[derive(Serialize)]
-struct SavedFileRef<'a> {
-    path: &'a str,
-    meta: &'a FileMeta,
-    units: Vec<&'a Unit>,
-    vectors: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct Saved {
-    format: u32,
-    model: Option<String>,
-    files: Vec<SavedFile>,
-}
-
-#[derive(Deserialize)]
-struct SavedFile {
-    path: String,
-    meta: FileMeta,
-    units: Vec<Unit>,
-    vectors: Vec<String>,
-}
-
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -146,37 +129,25 @@ impl LiveIndex {
         self.model.as_deref()
     }
 
+    /// Read the saved index; one that cannot be trusted (another format,
+    /// truncated, corrupt) is left for the refresh to rebuild.
     fn load(&self) {
-        let Some(bytes) = fs::store::load_index_file(&self.root, INDEX_FILE) else {
+        let Some(bytes) = fs::store::load_index_file(&self.root, disk::FILE) else {
             return;
         };
-        let saved: Saved = match serde_json::from_slice(&bytes) {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::warn!(error = %e, "ignoring an unreadable saved index");
-                return;
-            }
-        };
-        if saved.format != FORMAT {
+        let model_id = self.model.as_ref().map(|m| m.id.as_str());
+        let Some(saved) = disk::decode(&bytes, model_id) else {
+            tracing::warn!("ignoring an unreadable saved index: it is rebuilt");
             return;
+        };
+        drop(bytes);
+        let mut index = saved.index;
+        if !saved.vectors_match && self.model.is_some() {
+            index.embed_missing(self.model());
         }
-        let same_model = saved.model.as_deref() == self.model.as_ref().map(|m| m.id.as_str());
-        let mut index = self.write_state();
-        for f in saved.files {
-            let vectors = if same_model && f.vectors.len() == f.units.len() {
-                f.vectors.iter().map(|h| Quantized::from_hex(h)).collect()
-            } else {
-                super::embed_all(self.model(), &f.units)
-            };
-            index.put(FileUnits {
-                path: f.path,
-                meta: f.meta,
-                units: f.units,
-                vectors,
-            });
-        }
-        let mut p = lock(&self.progress);
-        p.total = index.file_count();
+        let files = index.file_count();
+        *self.write_state() = index;
+        lock(&self.progress).total = files;
     }
 
     fn write_state(&self) -> std::sync::RwLockWriteGuard<'_, Index> {
@@ -190,29 +161,12 @@ impl LiveIndex {
     /// Write the index to `ROOT/.scalpel/index/`.
     pub fn save(&self) -> Result<()> {
         self.dirty.store(false, Ordering::SeqCst);
-        let bytes = {
-            let index = self.read_state();
-            let files = index
-                .snapshot()
-                .into_iter()
-                .map(|(path, meta, units)| SavedFileRef {
-                    path,
-                    meta,
-                    vectors: units
-                        .iter()
-                        .filter_map(|(_, v)| v.map(Quantized::to_hex))
-                        .collect(),
-                    units: units.into_iter().map(|(u, _)| u).collect(),
-                })
-                .collect();
-            let saved = SavedRef {
-                format: FORMAT,
-                model: self.model.as_ref().map(|m| m.id.as_str()),
-                files,
-            };
-            serde_json::to_vec(&saved).unwrap_or_default()
-        };
-        fs::store::save_index_file(&self.root, INDEX_FILE, &bytes)
+        let bytes = disk::encode(
+            &self.read_state(),
+            self.model.as_ref().map(|m| m.id.as_str()),
+        );
+        fs::store::save_index_file(&self.root, disk::FILE, &bytes)?;
+        fs::store::remove_index_file(&self.root, disk::LEGACY_FILE)
     }
 
     /// Save when something changed since the last save.
@@ -227,7 +181,7 @@ impl LiveIndex {
     /// Forget everything (saved too) and index again.
     pub fn rebuild(&self) -> Result<()> {
         *self.write_state() = Index::default();
-        fs::store::remove_index_file(&self.root, INDEX_FILE)?;
+        fs::store::remove_index_file(&self.root, disk::FILE)?;
         self.refresh()
     }
 
@@ -397,23 +351,30 @@ impl LiveIndex {
         unknown
     }
 
-    /// Index in the background (a thread), then watch the root when
-    /// `watch` (else nothing more happens until the next refresh).
+    /// Index in the background (a thread), watching the root for changes
+    /// when `watch` (else nothing more happens until the next refresh).
     pub fn start(self: &Arc<Self>, watch: bool) {
+        self.start_watching(if watch { Watch::Notify } else { Watch::Off });
+    }
+
+    /// [`LiveIndex::start`] with a way of watching. The watcher is set up
+    /// before the first indexing, so no change made meanwhile is missed
+    /// (its events wait for the indexing to end).
+    pub fn start_watching(self: &Arc<Self>, watch: Watch) {
         lock(&self.progress).running = true;
         let me = Arc::downgrade(self);
         let spawned = std::thread::Builder::new()
             .name("scalpel-index".into())
             .spawn(move || {
                 let Some(ix) = me.upgrade() else { return };
+                if watch != Watch::Off {
+                    let w = super::watch::start(Arc::downgrade(&ix), watch);
+                    *lock(&ix.watching) = Some(w);
+                }
                 if let Err(e) = ix.refresh() {
                     tracing::warn!(error = %e, "indexing failed");
                     lock(&ix.progress).running = false;
                     ix.idle.notify_all();
-                }
-                if watch {
-                    let w = super::watch::start(Arc::downgrade(&ix));
-                    *lock(&ix.watching) = Some(w);
                 }
             });
         if spawned.is_err() {
@@ -445,6 +406,33 @@ impl LiveIndex {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
+    }
+
+    /// Wait (at most [`FIRST_WAIT`]) for a running first indexing,
+    /// reporting its progress; whether anything was reported.
+    fn wait_first(&self, progress: &mut dyn FnMut(usize, usize)) -> bool {
+        let deadline = Instant::now() + FIRST_WAIT;
+        let mut last = None;
+        loop {
+            {
+                let p = lock(&self.progress);
+                if p.refreshed_once || !p.running {
+                    break;
+                }
+            }
+            let s = self.status();
+            // Once the walk has counted the files.
+            if s.total_files > 0 && last != Some(s.indexed_files) {
+                last = Some(s.indexed_files);
+                progress(s.indexed_files, s.total_files);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            self.wait_idle(left.min(REPORT_EVERY));
+        }
+        last.is_some()
     }
 
     pub fn status(&self) -> IndexStatus {
@@ -499,10 +487,25 @@ impl LiveIndex {
 
     /// Rank and answer `req` within `max_tokens`.
     pub fn search(&self, req: &SearchRequest, max_tokens: usize) -> Result<SearchAnswer> {
-        if !lock(&self.progress).refreshed_once {
-            self.wait_idle(FIRST_WAIT);
-        }
+        self.search_reporting(req, max_tokens, &mut |_, _| {})
+    }
+
+    /// [`LiveIndex::search`], telling `progress` (files indexed, files in
+    /// all) how the first indexing goes while the search waits for it: at
+    /// once, then whenever more files are indexed, at most every
+    /// [`REPORT_EVERY`].
+    pub fn search_reporting(
+        &self,
+        req: &SearchRequest,
+        max_tokens: usize,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<SearchAnswer> {
+        let reported = self.wait_first(progress);
         let status = self.status();
+        if reported {
+            // Where the indexing stands for this answer.
+            progress(status.indexed_files, status.total_files);
+        }
         let q_tokens = tokens::query_tokens(&req.query);
         let index = self.read_state();
         let ranked = rank::rank(&index, self.model(), req)?;

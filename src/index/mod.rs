@@ -3,8 +3,8 @@
 //! fields (`bm25.rs`, tokenizer in `tokens.rs`), static embeddings
 //! (`model.rs`), fusion with a structural layer (`rank.rs`), answers with
 //! summaries and bounded snippets (`answer.rs`), and the live index kept
-//! under `ROOT/.scalpel/index/` and fresh by a watcher and by Scalpel's own
-//! writes (`live.rs`, `watch.rs`).
+//! under `ROOT/.scalpel/index/` (a binary store, `disk.rs`) and fresh by a
+//! watcher and by Scalpel's own writes (`live.rs`, `watch.rs`).
 //!
 //! **Invariant:** the order of results never depends on the result limit
 //! (ties break by path and line), and one file never fills more than
@@ -12,6 +12,7 @@
 
 pub mod answer;
 pub mod bm25;
+mod disk;
 pub mod live;
 pub mod model;
 pub mod rank;
@@ -20,7 +21,7 @@ pub mod units;
 mod watch;
 
 pub use answer::{Hit, SearchAnswer};
-pub use live::{IndexStatus, LiveIndex};
+pub use live::{IndexStatus, LiveIndex, Watch};
 pub use model::Model;
 pub use rank::{Fusion, SearchRequest};
 pub use units::Unit;
@@ -62,6 +63,8 @@ pub struct FileUnits {
     pub meta: FileMeta,
     pub units: Vec<Unit>,
     pub vectors: Vec<Option<Quantized>>,
+    /// The units' terms, counted (empty: counted when put in the index).
+    pub counted: Vec<bm25::Counted>,
 }
 
 /// A file as saved: path, metadata, units with their vectors.
@@ -92,6 +95,12 @@ fn fields(u: &Unit) -> [String; bm25::FIELDS] {
         format!("{} {}", u.signature, u.doc),
         u.body.clone(),
     ]
+}
+
+/// A unit's terms, counted for the keyword index.
+pub fn count(u: &Unit) -> bm25::Counted {
+    let f = fields(u);
+    bm25::Counted::of([&f[0], &f[1], &f[2], &f[3]])
 }
 
 /// What the model embeds for a unit: its name, path, signature, doc and
@@ -132,10 +141,11 @@ impl Index {
         self.remove(&file.path);
         let mut ids = Vec::with_capacity(file.units.len());
         let mut vectors = file.vectors.into_iter();
+        let mut counted = file.counted.into_iter();
         for u in file.units {
             let id = self.units.len() as u32;
-            let f = fields(&u);
-            self.bm25.add(id, [&f[0], &f[1], &f[2], &f[3]]);
+            self.bm25
+                .add_counted(id, counted.next().unwrap_or_else(|| count(&u)));
             self.units.push(Some(u));
             self.vectors.push(vectors.next().flatten());
             ids.push(id);
@@ -188,6 +198,23 @@ impl Index {
         v
     }
 
+    /// Embed the units that have no vector (a store saved with another
+    /// model), on every core.
+    pub fn embed_missing(&mut self, model: Option<&Model>) {
+        let Some(m) = model else { return };
+        use rayon::prelude::*;
+        let units = &self.units;
+        self.vectors
+            .par_iter_mut()
+            .enumerate()
+            .filter(|(_, v)| v.is_none())
+            .for_each(|(id, v)| {
+                if let Some(u) = &units[id] {
+                    *v = Some(Quantized::new(&m.embed(&embedding_text(u))));
+                }
+            });
+    }
+
     fn unit(&self, id: u32) -> Option<&Unit> {
         self.units.get(id as usize).and_then(Option::as_ref)
     }
@@ -218,6 +245,7 @@ pub fn read_file(
             meta,
             units: Vec::new(),
             vectors: Vec::new(),
+            counted: Vec::new(),
         })
     };
     let source = match fs::read_source(abs, MAX_INDEXED_FILE) {
@@ -236,11 +264,13 @@ pub fn read_file(
     }
     let units = units_for(engine, abs, rel, source);
     let vectors = embed_all(model, &units);
+    let counted = units.iter().map(count).collect();
     Ok(Read::New(FileUnits {
         path: rel.to_string(),
         meta,
         units,
         vectors,
+        counted,
     }))
 }
 

@@ -69,6 +69,8 @@ struct Filter {
     exclude: Option<crate::fs::search::Globs>,
     kind: Option<String>,
     language: Option<String>,
+    /// Nothing is filtered out.
+    none: bool,
 }
 
 impl Filter {
@@ -78,12 +80,20 @@ impl Filter {
             .as_deref()
             .map(|p| p.trim_start_matches("./").trim_end_matches('/').to_string())
             .filter(|p| !p.is_empty() && p != ".");
+        let include = crate::fs::search::globs(&req.include, "include")?;
+        let exclude = crate::fs::search::globs(&req.exclude, "exclude")?;
+        let none = path.is_none()
+            && include.is_none()
+            && exclude.is_none()
+            && req.kind.is_none()
+            && req.language.is_none();
         Ok(Filter {
             path,
-            include: crate::fs::search::globs(&req.include, "include")?,
-            exclude: crate::fs::search::globs(&req.exclude, "exclude")?,
+            include,
+            exclude,
             kind: req.kind.clone(),
             language: req.language.clone(),
+            none,
         })
     }
 
@@ -119,20 +129,19 @@ pub fn rank(index: &Index, model: Option<&Model>, req: &SearchRequest) -> Result
             }
         }
     }
-    let mut kw = HashMap::new();
-    index.bm25.score(&terms, &mut kw);
     // Units matching more of the query's words come first (coordination).
     let words_asked = q_tokens.len().clamp(1, 64) as f32;
-    let mut kw: Vec<(u32, f32)> = kw
+    let mut kw: Vec<(u32, f32)> = index
+        .bm25
+        .score(&terms)
         .into_iter()
-        .filter(|(id, _)| index.unit(*id).is_some_and(|u| filter.keeps(u)))
-        .map(|(id, (score, words))| {
+        .filter(|(id, ..)| index.unit(*id).is_some_and(|u| filter.keeps(u)))
+        .map(|(id, score, words)| {
             let coord = words.count_ones() as f32 / words_asked;
             (id, score * coord)
         })
         .collect();
-    sort(index, &mut kw);
-    kw.truncate(CANDIDATES);
+    best(index, &mut kw, CANDIDATES);
 
     let mut sem: Vec<(u32, f32)> = Vec::new();
     if let Some(m) = model.filter(|_| req.semantic) {
@@ -143,12 +152,15 @@ pub fn rank(index: &Index, model: Option<&Model>, req: &SearchRequest) -> Result
             .enumerate()
             .filter_map(|(id, v)| {
                 let v = v.as_ref()?;
-                let u = index.unit(id as u32)?;
-                filter.keeps(u).then(|| (id as u32, v.dot(&q)))
+                // (A removed unit has no vector: no need to look at units
+                // when nothing is filtered.)
+                if !filter.none && !filter.keeps(index.unit(id as u32)?) {
+                    return None;
+                }
+                Some((id as u32, v.dot(&q)))
             })
             .collect();
-        sort(index, &mut sem);
-        sem.truncate(CANDIDATES);
+        best(index, &mut sem, CANDIDATES);
     }
 
     let words: Vec<&str> = tokens::words(&req.query).collect();
@@ -201,15 +213,27 @@ pub fn rank(index: &Index, model: Option<&Model>, req: &SearchRequest) -> Result
     Ok(out)
 }
 
+/// The order of results: best first; ties by path, then line.
+fn order(index: &Index, a: &(u32, f32), b: &(u32, f32)) -> std::cmp::Ordering {
+    b.1.total_cmp(&a.1).then_with(|| {
+        let key = |id| index.unit(id).map(|u| (u.path.as_str(), u.start_line));
+        key(a.0).cmp(&key(b.0)).then(a.0.cmp(&b.0))
+    })
+}
+
 /// Best first; ties by path, then line.
 fn sort(index: &Index, v: &mut [(u32, f32)]) {
-    v.sort_by(|a, b| {
-        b.1.total_cmp(&a.1).then_with(|| {
-            let (ua, ub) = (index.unit(a.0), index.unit(b.0));
-            let key = |u: Option<&Unit>| u.map(|u| (u.path.clone(), u.start_line));
-            key(ua).cmp(&key(ub)).then(a.0.cmp(&b.0))
-        })
-    });
+    v.sort_by(|a, b| order(index, a, b));
+}
+
+/// The `k` best of `v`, sorted (the same as sorting all and cutting: the
+/// order is total).
+fn best(index: &Index, v: &mut Vec<(u32, f32)>, k: usize) {
+    if v.len() > k && k > 0 {
+        v.select_nth_unstable_by(k - 1, |a, b| order(index, a, b));
+        v.truncate(k);
+    }
+    sort(index, v);
 }
 
 fn fuse(

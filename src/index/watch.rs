@@ -2,16 +2,20 @@
 //! until [`QUIET`] passes without one, at most [`MAX_WAIT`]) and handed to
 //! [`LiveIndex::update_paths`]. When the OS runs out of watches (inotify's
 //! ENOSPC), the index falls back to a rescan every [`RESCAN`] and says so
-//! once. The thread holds only a weak reference: it ends with the index.
+//! once.
+//!
+//! **Invariant:** without watches the index still sees new files (by
+//! rescans) and says so exactly once (`tests/search_index.rs`,
+//! `out_of_watches_falls_back_to_rescans_and_says_so_once`). The thread holds only a weak reference: it ends with the index.
 
-use super::LiveIndex;
+use super::{LiveIndex, Watch};
 use notify::{RecursiveMode, Watcher};
 use std::path::PathBuf;
 use std::sync::Weak;
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-const QUIET: Duration = Duration::from_millis(100);
+const QUIET: Duration = Duration::from_millis(50);
 const MAX_WAIT: Duration = Duration::from_millis(500);
 const RESCAN: Duration = Duration::from_secs(5);
 /// Walks for new files are at least this far apart.
@@ -33,45 +37,49 @@ fn out_of_watches(e: &notify::Error) -> bool {
 }
 
 /// Watch the index's root; updates go to `index` while it lives.
-pub fn start(index: Weak<LiveIndex>) -> Watching {
+/// [`Watch::OutOfWatches`] acts as if the OS had refused the watch.
+pub fn start(index: Weak<LiveIndex>, how: Watch) -> Watching {
     let Some(ix) = index.upgrade() else {
         return Watching { _watcher: None };
     };
     let root = ix.root().to_path_buf();
     let (tx, rx) = channel::<notify::Result<notify::Event>>();
-    let mut polling = false;
-    let watcher = match notify::recommended_watcher(move |e| {
-        let _ = tx.send(e);
-    }) {
-        Ok(mut w) => match w.watch(&root, RecursiveMode::Recursive) {
-            Ok(()) => Some(w),
-            Err(e) => {
-                polling = true;
-                ix.note_once(fallback_note(&e));
-                None
-            }
-        },
+    let mut rescan = RESCAN;
+    let watched = match how {
+        Watch::OutOfWatches(every) => {
+            rescan = every;
+            Err(notify::Error::new(notify::ErrorKind::MaxFilesWatch))
+        }
+        _ => notify::recommended_watcher(move |e| {
+            let _ = tx.send(e);
+        })
+        .and_then(|mut w| w.watch(&root, RecursiveMode::Recursive).map(|()| w)),
+    };
+    let (watcher, polling) = match watched {
+        Ok(w) => (Some(w), false),
         Err(e) => {
-            polling = true;
-            ix.note_once(fallback_note(&e));
-            None
+            ix.note_once(fallback_note(&e, rescan));
+            (None, true)
         }
     };
     drop(ix);
     let spawned = std::thread::Builder::new()
         .name("scalpel-watch".into())
-        .spawn(move || run(index, rx, polling));
+        .spawn(move || run(index, rx, polling, rescan));
     if spawned.is_err() {
         tracing::warn!("could not start the index watcher thread");
     }
     Watching { _watcher: watcher }
 }
 
-fn fallback_note(e: &notify::Error) -> String {
+fn fallback_note(e: &notify::Error, every: Duration) -> String {
+    let every = format!("{:.1} s", every.as_secs_f64());
     if out_of_watches(e) {
-        "the system ran out of file watches (raise fs.inotify.max_user_watches): the index rescans every 5 s instead".into()
+        format!(
+            "the system ran out of file watches (raise fs.inotify.max_user_watches): the index rescans every {every} instead"
+        )
     } else {
-        format!("file watching is unavailable ({e}): the index rescans every 5 s instead")
+        format!("file watching is unavailable ({e}): the index rescans every {every} instead")
     }
 }
 
@@ -79,7 +87,13 @@ fn run(
     index: Weak<LiveIndex>,
     rx: std::sync::mpsc::Receiver<notify::Result<notify::Event>>,
     mut polling: bool,
+    rescan: Duration,
 ) {
+    // Changes made during the first indexing wait for it to end.
+    match index.upgrade() {
+        Some(ix) => ix.wait_idle(Duration::from_secs(24 * 3600)),
+        None => return,
+    }
     let mut last_rescan = Instant::now()
         .checked_sub(MIN_RESCAN_GAP)
         .unwrap_or_else(Instant::now);
@@ -88,6 +102,8 @@ fn run(
     loop {
         let wait = if rescan_due {
             MIN_RESCAN_GAP
+        } else if polling {
+            rescan.min(Duration::from_secs(1))
         } else {
             Duration::from_secs(1)
         };
@@ -104,7 +120,7 @@ fn run(
                     && let Some(ix) = index.upgrade()
                 {
                     *polling = true;
-                    ix.note_once(fallback_note(&e));
+                    ix.note_once(fallback_note(&e, rescan));
                 }
             }
         };
@@ -122,7 +138,9 @@ fn run(
             }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) if !polling => return,
-            Err(RecvTimeoutError::Disconnected) => std::thread::sleep(Duration::from_secs(1)),
+            Err(RecvTimeoutError::Disconnected) => {
+                std::thread::sleep(rescan.min(Duration::from_secs(1)))
+            }
         }
         let Some(ix) = index.upgrade() else { return };
         paths.sort();
@@ -139,7 +157,7 @@ fn run(
                 tracing::warn!(error = %e, "index refresh failed");
             }
         }
-        if polling && last_rescan.elapsed() >= RESCAN {
+        if polling && last_rescan.elapsed() >= rescan {
             last_rescan = Instant::now();
             if let Err(e) = ix.refresh() {
                 tracing::warn!(error = %e, "index rescan failed");

@@ -520,6 +520,11 @@ impl ScalpelServer {
         Parameters(p): Parameters<SearchCodebaseParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<SearchAnswer>, ToolError> {
+        // A progress token hears how the first indexing goes while the
+        // search waits for it.
+        let token = ctx.meta.get_progress_token();
+        let peer = ctx.peer.clone();
+        let runtime = tokio::runtime::Handle::current();
         self.read("search_codebase", &ctx, move |env| {
             let mut req = SearchRequest::new(p.query);
             req.path = p.path;
@@ -528,8 +533,20 @@ impl ScalpelServer {
             req.kind = p.kind;
             req.language = p.language;
             req.max_results = p.max_results.unwrap_or(DEFAULT_MAX_RESULTS).max(1);
-            env.index()?
-                .search(&req, p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS))
+            let mut report = |done: usize, total: usize| {
+                if let Some(token) = &token {
+                    let mut note = ProgressNotificationParam::new(token.clone(), done as f64)
+                        .with_message(format!("indexing: {done} of {total} files"));
+                    note.total = Some(total as f64);
+                    // In order, before the answer.
+                    let _ = runtime.block_on(peer.notify_progress(note));
+                }
+            };
+            env.index()?.search_reporting(
+                &req,
+                p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+                &mut report,
+            )
         })
         .await
         .map(Json)
