@@ -12,7 +12,7 @@
 //! ([`crate::hint`]).
 
 use crate::edit::{Operation, Validation};
-use crate::fs::WriteOutcome;
+use crate::fs::{UndoOutcome, WriteOutcome};
 use crate::hint::{Term, term};
 use crate::text::intervals::LineRange;
 use crate::text::replace::MatchMode;
@@ -293,6 +293,50 @@ impl Planned for WholeFile {
 pub type UpdateReceipt = Receipt<SymbolChange>;
 pub type EditReceipt = Receipt<TextEdits>;
 pub type WriteReceipt = Receipt<WholeFile>;
+
+/// One line for an undo, in both interfaces: what was undone, the hashes,
+/// the new edit id (an undo is an edit: undoing it redoes).
+pub fn undo_summary(u: &UndoOutcome) -> String {
+    let mut out = match &u.edit_id {
+        Some(id) => format!(
+            "undid {} on {} as edit {id} ({} that id to redo)",
+            u.undone_edit_id,
+            if u.files.len() > 1 {
+                u.files.join(", ")
+            } else {
+                u.path.clone()
+            },
+            term(Term::UndoEdit)
+        ),
+        None => format!(
+            "{} already had the content from before {}; nothing written",
+            u.path, u.undone_edit_id
+        ),
+    };
+    let hash = |h: &Option<String>| h.clone().unwrap_or_else(|| "none".into());
+    out.push_str(&format!(
+        "; hash {} -> {}",
+        hash(&u.previous_hash),
+        hash(&u.restored_hash)
+    ));
+    if u.removed {
+        out.push_str("; file removed");
+    }
+    if u.forced {
+        out.push_str("; forced over a later change");
+    }
+    out
+}
+
+/// The lines after an undo's summary: warnings, and whether the diff was
+/// cut.
+pub fn undo_notes(u: &UndoOutcome) -> Vec<String> {
+    let mut notes: Vec<String> = u.warnings.iter().map(|w| format!("warning: {w}")).collect();
+    if u.diff_truncated {
+        notes.push("(diff truncated)".to_string());
+    }
+    notes
+}
 
 #[cfg(test)]
 mod tests {

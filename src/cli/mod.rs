@@ -641,17 +641,10 @@ fn undo_cmd(a: UndoArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         out.line(&to_json(&u));
     } else {
         out.raw(&u.diff);
-        out.line(&format!(
-            "undid {} on {}{}; undo is edit {}",
-            u.undone_edit_id,
-            if u.files.len() > 1 {
-                u.files.join(", ")
-            } else {
-                u.path.clone()
-            },
-            if u.removed { " (file removed)" } else { "" },
-            u.edit_id.as_deref().unwrap_or("-")
-        ));
+        out.line(&words::cli_text(&crate::receipt::undo_summary(&u)));
+        for n in crate::receipt::undo_notes(&u) {
+            eprintln!("{}", words::cli_text(&n));
+        }
     }
     Ok(0)
 }

@@ -128,42 +128,13 @@ impl Render for Extraction {
 
 impl Render for UndoOutcome {
     fn render(&self) -> String {
-        let mut out = match &self.edit_id {
-            Some(id) => format!(
-                "undid {} on {} as edit {id} (undo_edit that id to redo)",
-                self.undone_edit_id,
-                if self.files.len() > 1 {
-                    self.files.join(", ")
-                } else {
-                    self.path.clone()
-                }
-            ),
-            None => format!(
-                "{} already had the content from before {}; nothing written",
-                self.path, self.undone_edit_id
-            ),
-        };
-        let hash = |h: &Option<String>| h.clone().unwrap_or_else(|| "none".into());
-        let _ = write!(
-            out,
-            "; hash {} -> {}",
-            hash(&self.previous_hash),
-            hash(&self.restored_hash)
-        );
-        if self.removed {
-            out.push_str("; file removed");
-        }
-        if self.forced {
-            out.push_str("; forced over a later change");
-        }
+        let mut out = crate::receipt::undo_summary(self);
         out.push('\n');
-        for w in &self.warnings {
-            let _ = writeln!(out, "warning: {w}");
+        for n in crate::receipt::undo_notes(self) {
+            out.push_str(&n);
+            out.push('\n');
         }
         push_code(&mut out, &self.diff);
-        if self.diff_truncated {
-            out.push_str("(diff truncated)\n");
-        }
         out
     }
 }
