@@ -11,7 +11,7 @@
 //! the diff first, like `git`) and in the words for marked terms
 //! ([`crate::hint`]).
 
-use crate::edit::{Operation, Validation};
+use crate::edit::{Operation, SyntaxProblem, Validation};
 use crate::fs::{UndoOutcome, WriteOutcome};
 use crate::hint::{Term, term};
 use crate::text::intervals::LineRange;
@@ -95,10 +95,41 @@ impl<P: Planned> Receipt<P> {
             (false, _, false) => Verb::Unchanged,
         }
     }
+}
 
+/// What both interfaces print for a write or an undo: one summary line
+/// (marked terms, see [`crate::hint`]), the lines after it, and the diff.
+/// The MCP text is summary, notes, diff; the CLI prints the diff first (like
+/// `git`), the summary, and the notes on stderr.
+pub trait Describe {
+    fn summary(&self) -> String;
+    fn notes(&self) -> Vec<String>;
+    fn diff_to_show(&self) -> &str;
+}
+
+/// The lines after a summary: each new parse error, each warning, and
+/// whether the diff was cut.
+fn note_lines(new_errors: &[SyntaxProblem], warnings: &[String], truncated: bool) -> Vec<String> {
+    let mut notes: Vec<String> = new_errors
+        .iter()
+        .map(|e| {
+            format!(
+                "new parse error at {}:{}: {} `{}`",
+                e.line, e.column, e.what, e.snippet
+            )
+        })
+        .collect();
+    notes.extend(warnings.iter().map(|w| format!("warning: {w}")));
+    if truncated {
+        notes.push("(diff truncated)".to_string());
+    }
+    notes
+}
+
+impl<P: Planned> Describe for Receipt<P> {
     /// One line: what happened, the hashes, the edit id, the validation.
     /// Tools and parameters are marked terms ([`crate::hint`]).
-    pub fn summary(&self) -> String {
+    fn summary(&self) -> String {
         let mut out = self.planned.headline(&self.path, self.verb());
         match &self.previous_hash {
             Some(old) => out.push_str(&format!("; hash {old} -> {}", self.file_hash)),
@@ -120,7 +151,7 @@ impl<P: Planned> Receipt<P> {
 
     /// The diff to print: none for a created file, whose diff is only the
     /// content the caller sent (the JSON still has it).
-    pub fn diff_to_show(&self) -> &str {
+    fn diff_to_show(&self) -> &str {
         if self.verb() == Verb::Created || (self.dry_run && self.previous_hash.is_none()) {
             ""
         } else {
@@ -128,25 +159,12 @@ impl<P: Planned> Receipt<P> {
         }
     }
 
-    /// The lines after the summary: each new parse error, each warning, and
-    /// whether the diff was cut.
-    pub fn notes(&self) -> Vec<String> {
-        let mut notes: Vec<String> = self
-            .validation
-            .new_errors
-            .iter()
-            .map(|e| {
-                format!(
-                    "new parse error at {}:{}: {} `{}`",
-                    e.line, e.column, e.what, e.snippet
-                )
-            })
-            .collect();
-        notes.extend(self.warnings.iter().map(|w| format!("warning: {w}")));
-        if self.diff_truncated {
-            notes.push("(diff truncated)".to_string());
-        }
-        notes
+    fn notes(&self) -> Vec<String> {
+        note_lines(
+            &self.validation.new_errors,
+            &self.warnings,
+            self.diff_truncated,
+        )
     }
 }
 
@@ -296,46 +314,47 @@ pub type WriteReceipt = Receipt<WholeFile>;
 
 /// One line for an undo, in both interfaces: what was undone, the hashes,
 /// the new edit id (an undo is an edit: undoing it redoes).
-pub fn undo_summary(u: &UndoOutcome) -> String {
-    let mut out = match &u.edit_id {
-        Some(id) => format!(
-            "undid {} on {} as edit {id} ({} that id to redo)",
-            u.undone_edit_id,
-            if u.files.len() > 1 {
-                u.files.join(", ")
-            } else {
-                u.path.clone()
-            },
-            term(Term::UndoEdit)
-        ),
-        None => format!(
-            "{} already had the content from before {}; nothing written",
-            u.path, u.undone_edit_id
-        ),
-    };
-    let hash = |h: &Option<String>| h.clone().unwrap_or_else(|| "none".into());
-    out.push_str(&format!(
-        "; hash {} -> {}",
-        hash(&u.previous_hash),
-        hash(&u.restored_hash)
-    ));
-    if u.removed {
-        out.push_str("; file removed");
+impl Describe for UndoOutcome {
+    fn summary(&self) -> String {
+        let u = self;
+        let mut out = match &u.edit_id {
+            Some(id) => format!(
+                "undid {} on {} as edit {id} ({} that id to redo)",
+                u.undone_edit_id,
+                if u.files.len() > 1 {
+                    u.files.join(", ")
+                } else {
+                    u.path.clone()
+                },
+                term(Term::UndoEdit)
+            ),
+            None => format!(
+                "{} already had the content from before {}; nothing written",
+                u.path, u.undone_edit_id
+            ),
+        };
+        let hash = |h: &Option<String>| h.clone().unwrap_or_else(|| "none".into());
+        out.push_str(&format!(
+            "; hash {} -> {}",
+            hash(&u.previous_hash),
+            hash(&u.restored_hash)
+        ));
+        if u.removed {
+            out.push_str("; file removed");
+        }
+        if u.forced {
+            out.push_str("; forced over a later change");
+        }
+        out
     }
-    if u.forced {
-        out.push_str("; forced over a later change");
-    }
-    out
-}
 
-/// The lines after an undo's summary: warnings, and whether the diff was
-/// cut.
-pub fn undo_notes(u: &UndoOutcome) -> Vec<String> {
-    let mut notes: Vec<String> = u.warnings.iter().map(|w| format!("warning: {w}")).collect();
-    if u.diff_truncated {
-        notes.push("(diff truncated)".to_string());
+    fn notes(&self) -> Vec<String> {
+        note_lines(&[], &self.warnings, self.diff_truncated)
     }
-    notes
+
+    fn diff_to_show(&self) -> &str {
+        &self.diff
+    }
 }
 
 #[cfg(test)]

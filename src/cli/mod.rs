@@ -640,11 +640,7 @@ fn undo_cmd(a: UndoArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     if json {
         out.line(&to_json(&u));
     } else {
-        out.raw(&u.diff);
-        out.line(&words::cli_text(&crate::receipt::undo_summary(&u)));
-        for n in crate::receipt::undo_notes(&u) {
-            eprintln!("{}", words::cli_text(&n));
-        }
+        text::print_described(&u, out);
     }
     Ok(0)
 }

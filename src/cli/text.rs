@@ -18,7 +18,7 @@ use crate::fs::search::SearchParams;
 use crate::fs::search::SearchResult;
 use crate::fs::tree::TreeListing;
 use crate::fs::tree::TreeParams;
-use crate::receipt::{Planned, Receipt};
+use crate::receipt::{Describe, Planned, Receipt};
 use crate::text::window::WindowRequest;
 use crate::text::{Anchor, FuzzyMode, LineRange, TextEdit, lines::strip_eol};
 use crate::textops::{self, EditParams, FileWindow, Fragment, FragmentParams, WriteParams};
@@ -496,6 +496,12 @@ fn edit_cmd(a: EditArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
 /// (new parse errors, warnings) on stderr. The words are the receipt's own
 /// ([`crate::receipt`]), in the CLI's vocabulary.
 pub(super) fn print_receipt<P: Planned>(r: &Receipt<P>, out: &mut Out) {
+    print_described(r, out);
+}
+
+/// A write or an undo ([`Describe`]): the diff, the summary, the notes on
+/// stderr.
+pub(super) fn print_described(r: &dyn Describe, out: &mut Out) {
     out.raw(r.diff_to_show());
     out.line(&cli_text(&r.summary()));
     for n in r.notes() {

@@ -8,7 +8,7 @@ use crate::engine::{Extraction, FileSymbols};
 use crate::fs::UndoOutcome;
 use crate::fs::search::SearchResult;
 use crate::fs::tree::TreeListing;
-use crate::receipt::{Planned, Receipt};
+use crate::receipt::{Describe, Planned, Receipt};
 use crate::textops::{FileWindow, Fragment};
 use std::fmt::Write;
 
@@ -126,30 +126,27 @@ impl Render for Extraction {
     }
 }
 
+/// A write or an undo: the summary, its notes, the diff.
+fn described(d: &dyn Describe) -> String {
+    let mut out = d.summary();
+    out.push('\n');
+    for n in d.notes() {
+        out.push_str(&n);
+        out.push('\n');
+    }
+    push_code(&mut out, d.diff_to_show());
+    out
+}
+
 impl Render for UndoOutcome {
     fn render(&self) -> String {
-        let mut out = crate::receipt::undo_summary(self);
-        out.push('\n');
-        for n in crate::receipt::undo_notes(self) {
-            out.push_str(&n);
-            out.push('\n');
-        }
-        push_code(&mut out, &self.diff);
-        out
+        described(self)
     }
 }
 
-/// Every write receipt: the summary, its notes, the diff.
 impl<P: Planned> Render for Receipt<P> {
     fn render(&self) -> String {
-        let mut out = self.summary();
-        out.push('\n');
-        for n in self.notes() {
-            out.push_str(&n);
-            out.push('\n');
-        }
-        push_code(&mut out, self.diff_to_show());
-        out
+        described(self)
     }
 }
 
