@@ -135,7 +135,7 @@ fn main() {
         .chain([format!("{home}/.cargo/registry/src")])
     {
         sources.extend(
-            scalpel::fs::walk_files(Path::new(&dir))
+            scalpel::disk::walk_files(Path::new(&dir))
                 .into_iter()
                 .filter(|p| p.extension().is_some_and(|e| e == "py" || e == "rs")),
         );

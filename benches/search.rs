@@ -227,7 +227,7 @@ fn main() {
 
 /// Some source file of the corpus, to change.
 fn walk_one(root: &Path) -> PathBuf {
-    scalpel::fs::walk_files(root)
+    scalpel::disk::walk_files(root)
         .into_iter()
         .find(|p| p.extension().is_some_and(|e| e == "py" || e == "rs"))
         .expect("a source file")

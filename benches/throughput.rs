@@ -20,7 +20,7 @@ fn stdlib() -> Option<PathBuf> {
 
 fn files(dir: &Path, ext: &str, limit_bytes: u64) -> Vec<PathBuf> {
     let mut total = 0;
-    scalpel::fs::walk_files(dir)
+    scalpel::disk::walk_files(dir)
         .into_iter()
         .filter(|p| {
             p.extension().is_some_and(|e| e == ext) && !p.to_string_lossy().contains("/test")

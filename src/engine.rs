@@ -1,11 +1,11 @@
 //! The library facade: one function per user-facing operation, composed from
-//! `fs` (reading), `lang` (detection) and `symbols` (parsing). The CLI and the
+//! `disk` (reading), `lang` (detection) and `symbols` (parsing). The CLI and the
 //! MCP server are thin adapters over these functions, so both give the same
 //! answers and the same errors.
 
+use crate::disk::{self, Purpose, Workspace, WriteMeta};
 use crate::edit::{self, Operation};
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::{self, Purpose, Workspace, WriteMeta};
 use crate::lang::{Language, Registry};
 use crate::receipt::SymbolChange;
 use crate::source::SourceText;
@@ -31,7 +31,7 @@ impl Default for Engine {
     fn default() -> Self {
         Engine {
             registry: Registry::builtin(),
-            max_file_size: fs::DEFAULT_MAX_FILE_SIZE,
+            max_file_size: disk::DEFAULT_MAX_FILE_SIZE,
             parse_budget: symbols::ParseBudget::default(),
         }
     }
@@ -100,7 +100,7 @@ pub const DEFAULT_FOLDER_FILES: usize = 50;
 pub fn folder_outline(
     engine: &Engine,
     ws: &Workspace,
-    dir: &fs::ResolvedPath,
+    dir: &disk::ResolvedPath,
     req: &FolderRequest,
     parse: impl Fn(&Path) -> Result<Arc<ParsedFile>>,
 ) -> Result<FileSymbols> {
@@ -117,7 +117,7 @@ pub fn folder_outline(
         .depth
         .or(Some(1))
         .filter(|_| req.symbol.is_none() || req.depth.is_some());
-    let mut walk = fs::search::walk_builder(ws.root(), &dir.path, false, None);
+    let mut walk = disk::search::walk_builder(ws.root(), &dir.path, false, None);
     walk.sort_by_file_path(|a, b| a.cmp(b));
     let (mut files, mut left_out, mut unreadable) = (Vec::new(), 0usize, 0usize);
     for entry in walk.build().flatten() {
@@ -131,7 +131,7 @@ pub fn folder_outline(
             left_out += 1;
             continue;
         }
-        let display = fs::search::rel_path(ws.root(), path);
+        let display = disk::search::rel_path(ws.root(), path);
         let narrowed = parse(path).and_then(|parsed| {
             outline(
                 &parsed,
@@ -336,7 +336,7 @@ impl Engine {
 
     /// Read, decode, detect and parse `path`.
     pub fn load(&self, path: &Path, forced: Option<&str>) -> Result<ParsedFile> {
-        self.load_with(path, forced, || fs::read_source(path, self.max_file_size))
+        self.load_with(path, forced, || disk::read_source(path, self.max_file_size))
     }
 
     /// Detect and parse `path`, whose decoded content `read` supplies (read
@@ -576,13 +576,13 @@ impl Engine {
     pub fn update_parsed(
         &self,
         ws: &Workspace,
-        target_path: &fs::ResolvedPath,
+        target_path: &disk::ResolvedPath,
         file: &ParsedFile,
         req: &UpdateRequest,
     ) -> Result<(UpdateReceipt, Option<Reparsed>)> {
         let display = target_path.display.clone();
         if let Some(h) = &req.expected_hash {
-            fs::check_expected_hash(&display, &file.source, h)?;
+            disk::check_expected_hash(&display, &file.source, h)?;
         }
         let target = symbols::resolve(&file.symbols, &req.symbol, req.kind.as_deref())
             .map_err(|e| e.with_path(&display))?;
@@ -656,7 +656,7 @@ impl Engine {
             }
         }
 
-        let outcome = fs::commit_write(
+        let outcome = disk::commit_write(
             ws,
             target_path,
             Some(&file.source),

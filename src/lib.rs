@@ -4,10 +4,10 @@
 
 pub mod check;
 pub mod cli;
+pub mod disk;
 pub mod edit;
 pub mod engine;
 pub mod error;
-pub mod fs;
 pub mod hint;
 pub mod index;
 pub mod lang;

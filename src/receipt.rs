@@ -2,7 +2,7 @@
 //!
 //! `update_symbol`, `edit_file` and `write_file` differ in what they planned
 //! (a symbol operation, text edits, a whole file) and agree on everything
-//! else: the write outcome from [`crate::fs::commit_write`], the validation,
+//! else: the write outcome from [`crate::disk::commit_write`], the validation,
 //! the warnings. So there is one [`Receipt`], generic over what was planned
 //! (the [`Planned`] part, flattened into the same JSON object), built in one
 //! place ([`Receipt::new`]) from the write outcome, and described in one
@@ -11,8 +11,8 @@
 //! the diff first, like `git`) and in the words for marked terms
 //! ([`crate::hint`]).
 
+use crate::disk::{UndoOutcome, WriteOutcome};
 use crate::edit::{Operation, SyntaxProblem, Validation};
-use crate::fs::{UndoOutcome, WriteOutcome};
 use crate::hint::{Term, term};
 use crate::text::intervals::LineRange;
 use crate::text::replace::MatchMode;
@@ -63,7 +63,7 @@ pub enum Verb {
 }
 
 impl<P: Planned> Receipt<P> {
-    /// The receipt of a write that reached [`crate::fs::commit_write`]:
+    /// The receipt of a write that reached [`crate::disk::commit_write`]:
     /// `warnings` (the planner's) come first, then the write's own.
     pub fn new(
         outcome: WriteOutcome,

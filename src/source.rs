@@ -2,7 +2,7 @@
 //! endings, trailing newline, indentation unit, content hash. Everything that
 //! later writes must preserve is recorded here.
 //!
-//! Pure: bytes come in from [`crate::fs`] (the door to the disk) and nothing
+//! Pure: bytes come in from [`crate::disk`] (the door to the disk) and nothing
 //! here touches the disk, so every layer above can use these types without
 //! depending on the disk layer.
 

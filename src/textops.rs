@@ -2,21 +2,21 @@
 //! `write_file`, `search_files` and `list_directory`, one function each.
 //!
 //! The algorithms live elsewhere and are pure (`text`: intervals, safe
-//! replace; `fs`: windows, the search walk, the tree) or are the single door
-//! to the disk (`fs::commit_write`). This module only composes them, so the
+//! replace; `disk`: windows, the search walk, the tree) or are the single door
+//! to the disk (`disk::commit_write`). This module only composes them, so the
 //! CLI and the MCP server stay thin adapters that give the same answers and
 //! the same errors. Every function takes the [`Workspace`], so each path is
 //! sandboxed before a byte is read, and every result names its file relative
 //! to the root.
 
+use crate::disk::search::{
+    DefinitionsFn, SearchControl, SearchParams, SearchResult, search_files_with,
+};
+use crate::disk::tree::{TreeListing, TreeParams, list_directory};
+use crate::disk::{self, Purpose, ResolvedPath, Workspace, WriteMeta};
 use crate::edit::validate::{self, Change, Validation};
 use crate::engine::{Engine, Reparsed};
 use crate::error::{Error, Result};
-use crate::fs::search::{
-    DefinitionsFn, SearchControl, SearchParams, SearchResult, search_files_with,
-};
-use crate::fs::tree::{TreeListing, TreeParams, list_directory};
-use crate::fs::{self, Purpose, ResolvedPath, Workspace, WriteMeta};
 use crate::lang::Language;
 use crate::source::SourceText;
 use crate::symbols::{self, ParsedFile};
@@ -71,7 +71,7 @@ pub fn read_file(
 /// Resolve `path` for reading and decode it.
 fn read_target(ws: &Workspace, engine: &Engine, path: &Path) -> Result<(ResolvedPath, SourceText)> {
     let target = ws.resolve(path, Purpose::Read)?;
-    let src = fs::read_source(&target.path, engine.max_file_size)
+    let src = disk::read_source(&target.path, engine.max_file_size)
         .map_err(|e| e.with_path(&target.display))?;
     Ok((target, src))
 }
@@ -369,7 +369,7 @@ pub fn edit_resolved(
     let Some(new_text) = p.new_text.take() else {
         return Ok((p.receipt(params.dry_run), None));
     };
-    let outcome = fs::commit_write(
+    let outcome = disk::commit_write(
         ws,
         target,
         Some(&p.src),
@@ -406,12 +406,12 @@ impl PlannedFile {
     /// The receipt when nothing is written (a batch of no-ops).
     fn receipt(self, dry_run: bool) -> EditReceipt {
         let unchanged =
-            fs::WriteOutcome::unchanged(self.display.clone(), self.src.hash.clone(), dry_run);
+            disk::WriteOutcome::unchanged(self.display.clone(), self.src.hash.clone(), dry_run);
         self.committed(unchanged)
     }
 
     /// The receipt of the write `outcome` of this plan.
-    fn committed(self, outcome: fs::WriteOutcome) -> EditReceipt {
+    fn committed(self, outcome: disk::WriteOutcome) -> EditReceipt {
         let edits = TextEdits {
             edits: self.summaries,
         };
@@ -437,14 +437,14 @@ fn plan_file(
     let src = match parsed {
         Some(p) => p.source.clone(),
         None => Arc::new(
-            fs::read_source(&target.path, engine.max_file_size)
+            disk::read_source(&target.path, engine.max_file_size)
                 .map_err(|e| e.with_path(&target.display))?,
         ),
     };
     // Check the hash before matching: against a file that changed, the
     // edits' failures would only be noise.
     if let Some(expected) = expected_hash {
-        fs::check_expected_hash(&target.display, &src, expected)?;
+        disk::check_expected_hash(&target.display, &src, expected)?;
     }
     let plan = plan_edits(&src.text, edits).map_err(|e| e.with_path(&target.display))?;
     let summaries = summarize(&plan.edits);
@@ -572,7 +572,7 @@ pub fn edit_files(
             params.allow_syntax_errors,
         )?;
         if let Some(text) = &p.new_text {
-            changes.push(fs::FileChange {
+            changes.push(disk::FileChange {
                 target: target.clone(),
                 expect: Some(p.src.hash.clone()),
                 new: text.clone().into_bytes(),
@@ -581,7 +581,7 @@ pub fn edit_files(
         }
         plans.push((target, p));
     }
-    let t = fs::commit_files(ws, &changes, "edit_files", None, false, params.dry_run)?;
+    let t = disk::commit_files(ws, &changes, "edit_files", None, false, params.dry_run)?;
     let mut outcomes = t.files.into_iter();
     let files = plans
         .into_iter()
@@ -681,14 +681,14 @@ pub fn write_resolved(
 ) -> Result<WriteReceipt> {
     let old = if target.path.exists() {
         Some(
-            fs::read_source(&target.path, engine.max_file_size)
+            disk::read_source(&target.path, engine.max_file_size)
                 .map_err(|e| e.with_path(&target.display))?,
         )
     } else {
         None
     };
     if let (Some(expected), Some(src)) = (&params.expected_hash, &old) {
-        fs::check_expected_hash(&target.display, src, expected)?;
+        disk::check_expected_hash(&target.display, src, expected)?;
     }
     let mut warnings = Vec::new();
     let content = match &old {
@@ -708,7 +708,7 @@ pub fn write_resolved(
         params.allow_syntax_errors,
         &mut warnings,
     )?;
-    let outcome = fs::commit_write(
+    let outcome = disk::commit_write(
         ws,
         target,
         old.as_ref(),

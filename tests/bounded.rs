@@ -9,11 +9,11 @@ mod provision;
 
 use assert_cmd::Command;
 use mcp_support::*;
+use scalpel::disk::Workspace;
 use scalpel::engine::{
     DEFAULT_MAX_SYMBOLS, DEFAULT_OUTLINE_BYTES, Engine, MAX_OUTLINE_BYTES, UpdateRequest,
     cap_symbols, outline_line_bytes,
 };
-use scalpel::fs::Workspace;
 use scalpel::mcp::ServerOptions;
 use scalpel::symbols::ParseBudget;
 use serde_json::json;

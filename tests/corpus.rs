@@ -24,7 +24,7 @@ fn command_output(cmd: &str, args: &[&str]) -> String {
 }
 
 fn files_under(dir: &Path, ext: &str, skip: &[&str]) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = scalpel::fs::walk_files(dir)
+    let mut v: Vec<PathBuf> = scalpel::disk::walk_files(dir)
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == ext))
         .filter(|p| {

@@ -4,8 +4,8 @@
 //! Every refusal asserts that nothing inside or outside the root changed.
 
 use scalpel::ErrorCode;
-use scalpel::fs::journal::format_edit_id;
-use scalpel::fs::{
+use scalpel::disk::journal::format_edit_id;
+use scalpel::disk::{
     JournalEntry, Purpose, Retention, Workspace, WriteMeta, commit_write, history, read_source,
     undo,
 };

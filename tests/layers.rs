@@ -22,7 +22,7 @@ const LAYERS: &[&str] = &[
     "text",    // text matching and splicing: pure
     "symbols", // parsing, outlines, name paths: pure
     "edit",    // planning and validating symbol edits: pure
-    "fs",      // the door to the disk: the only writer
+    "disk",    // the door to the disk: the only writer
     "receipt", // what a write did, and its one rendering
     "refs",    // references and renames across files
     "engine",  // symbol operations over a workspace
@@ -48,8 +48,8 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module path of a source file: `src/fs/journal.rs` → `fs::journal`,
-/// `src/fs/mod.rs` → `fs`, `src/lib.rs` → ``.
+/// The module path of a source file: `src/disk/journal.rs` → `disk::journal`,
+/// `src/disk/mod.rs` → `disk`, `src/lib.rs` → ``.
 fn module_of(file: &Path) -> Vec<String> {
     let rel = file.strip_prefix(src_dir()).unwrap().with_extension("");
     let mut parts: Vec<String> = rel
@@ -99,8 +99,8 @@ fn crate_paths(text: &str) -> Vec<Vec<String>> {
     out
 }
 
-/// `use` lines of a file, braces expanded one level: `use crate::fs::{a,
-/// b::C}` gives `fs::a` and `fs::b::C`. Also `super::x`.
+/// `use` lines of a file, braces expanded one level: `use crate::disk::{a,
+/// b::C}` gives `disk::a` and `disk::b::C`. Also `super::x`.
 fn imported_paths(file: &Path, text: &str) -> Vec<Vec<String>> {
     let module = module_of(file);
     let is_mod_rs = file.file_name().is_some_and(|n| n == "mod.rs");
@@ -128,7 +128,7 @@ fn imported_paths(file: &Path, text: &str) -> Vec<Vec<String>> {
         } else if base == "crate" {
             Vec::new()
         } else if let Some(rest) = base.strip_prefix("super") {
-            // `super` of `fs/journal.rs` is `fs`; of `fs/mod.rs` it is the crate.
+            // `super` of `disk/journal.rs` is `disk`; of `disk/mod.rs` it is the crate.
             let mut parent = module.clone();
             let ups = if is_mod_rs { 1 } else { 0 };
             for _ in 0..=ups {
@@ -302,19 +302,19 @@ fn no_two_files_import_each_other() {
 #[test]
 fn the_checker_sees_imports() {
     // The parser this test rests on finds the forms the crate uses.
-    let text = "use crate::fs::{self, Purpose, read::Window};\nuse super::journal::Retention;\nfn f() { crate::text::lines::strip(); } // crate::cli::x\n";
-    let paths = imported_paths(&src_dir().join("fs/workspace.rs"), text);
+    let text = "use crate::disk::{self, Purpose, read::Window};\nuse super::journal::Retention;\nfn f() { crate::text::lines::strip(); } // crate::cli::x\n";
+    let paths = imported_paths(&src_dir().join("disk/workspace.rs"), text);
     let has = |p: &str| paths.iter().any(|x| x.join("::") == p);
-    assert!(has("fs::Purpose"), "{paths:?}");
-    assert!(has("fs::read::Window"), "{paths:?}");
-    assert!(has("fs::journal::Retention"), "{paths:?}");
+    assert!(has("disk::Purpose"), "{paths:?}");
+    assert!(has("disk::read::Window"), "{paths:?}");
+    assert!(has("disk::journal::Retention"), "{paths:?}");
     assert!(has("text::lines::strip"), "{paths:?}");
     assert!(!paths.iter().any(|x| x[0] == "cli"), "{paths:?}");
 }
 
-/// Calls that write to the disk. Outside `src/fs/` none may appear in
-/// non-test code: `fs` is the only writer (edits through the journal, the
-/// hook and models through `fs::install`, the index through `fs::store`).
+/// Calls that write to the disk. Outside `src/disk/` none may appear in
+/// non-test code: `disk` is the only writer (edits through the journal, the
+/// hook and models through `disk::install`, the index through `disk::store`).
 const WRITES: &[&str] = &[
     "atomic_write",
     "atomic_remove",
@@ -331,12 +331,12 @@ const WRITES: &[&str] = &[
 ];
 
 #[test]
-fn only_fs_writes() {
+fn only_disk_writes() {
     let mut files = Vec::new();
     rust_files(&src_dir(), &mut files);
     let mut found = Vec::new();
     for f in files {
-        if f.starts_with(src_dir().join("fs")) {
+        if f.starts_with(src_dir().join("disk")) {
             continue;
         }
         let text = std::fs::read_to_string(&f).unwrap();
@@ -360,7 +360,7 @@ fn only_fs_writes() {
     }
     assert!(
         found.is_empty(),
-        "writes outside src/fs (route them through fs):\n{}",
+        "writes outside src/disk (route them through disk):\n{}",
         found.join("\n")
     );
 }

@@ -7,8 +7,8 @@ mod mcp_support;
 
 use mcp_support::*;
 use rmcp::model::ErrorCode as RpcCode;
+use scalpel::disk::{Purpose, Workspace, WriteMeta, commit_write, read_source};
 use scalpel::engine::Engine;
-use scalpel::fs::{Purpose, Workspace, WriteMeta, commit_write, read_source};
 use scalpel::mcp::{ScalpelServer, ServerOptions};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@ mod mcp_support;
 use mcp_support::*;
 use rmcp::ServiceExt;
 use rmcp::transport::TokioChildProcess;
-use scalpel::fs::{Purpose, Workspace, WriteMeta, commit_write, read_source};
+use scalpel::disk::{Purpose, Workspace, WriteMeta, commit_write, read_source};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

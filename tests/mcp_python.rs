@@ -8,7 +8,7 @@ mod mcp_support;
 mod provision;
 
 use mcp_support::Repo;
-use scalpel::fs::{Purpose, Workspace, WriteMeta, commit_write, read_source};
+use scalpel::disk::{Purpose, Workspace, WriteMeta, commit_write, read_source};
 use std::path::Path;
 use std::process::Command;
 

@@ -6,8 +6,8 @@
 //! calls a string or comment may be a reference. Tiers are checked on a
 //! small hand-labelled project.
 
+use scalpel::disk::Workspace;
 use scalpel::engine::Engine;
-use scalpel::fs::Workspace;
 use scalpel::refs::rename::rename_symbol;
 use scalpel::refs::{References, RefsRequest, Tier, find_references};
 use std::collections::BTreeSet;
@@ -312,7 +312,7 @@ fn rename_a_method_across_a_stdlib_package() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    let u = scalpel::fs::undo(&ws, Path::new("email/message.py"), Some(&id), false).unwrap();
+    let u = scalpel::disk::undo(&ws, Path::new("email/message.py"), Some(&id), false).unwrap();
     assert_eq!(u.files, changed);
     assert_eq!(read_all(), before, "undo restores every file byte-exact");
 }

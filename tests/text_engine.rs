@@ -6,10 +6,10 @@
 use assert_cmd::Command;
 use proptest::prelude::*;
 use scalpel::ErrorCode;
+use scalpel::disk::search::SearchParams;
+use scalpel::disk::tree::TreeParams;
+use scalpel::disk::{Workspace, undo};
 use scalpel::engine::Engine;
-use scalpel::fs::search::SearchParams;
-use scalpel::fs::tree::TreeParams;
-use scalpel::fs::{Workspace, undo};
 use scalpel::text::window::WindowRequest;
 use scalpel::text::{Anchor, LineRange, MatchMode, TextEdit};
 use scalpel::textops::{self, EditParams, FragmentParams, WriteParams};
@@ -70,7 +70,7 @@ impl Repo {
     fn fragment(&self, p: FragmentParams) -> scalpel::Result<textops::Fragment> {
         textops::read_fragment(&self.ws, &self.engine, &p)
     }
-    fn search(&self, p: SearchParams) -> scalpel::Result<scalpel::fs::search::SearchResult> {
+    fn search(&self, p: SearchParams) -> scalpel::Result<scalpel::disk::search::SearchResult> {
         textops::search(&self.ws, &self.engine, &p)
     }
 }

@@ -1,4 +1,4 @@
-//! Multi-file transactions (`fs::commit_files`): a fault at every step of
+//! Multi-file transactions (`disk::commit_files`): a fault at every step of
 //! every file leaves every file byte-identical and the journal as it was;
 //! undo of a transaction restores every file byte-exact (and refuses when
 //! one changed since, unless forced); SIGKILL at random moments of
@@ -8,7 +8,7 @@
 
 mod common;
 use scalpel::ErrorCode;
-use scalpel::fs::{
+use scalpel::disk::{
     FaultPlan, FileChange, Purpose, Retention, Workspace, WriteStep, commit_files, history, undo,
 };
 use scalpel::source::hash_bytes;

@@ -6,7 +6,7 @@
 
 mod common;
 use scalpel::ErrorCode;
-use scalpel::fs::{
+use scalpel::disk::{
     FaultPlan, JournalEntry, Purpose, ResolvedPath, Retention, Workspace, WriteMeta, WriteStep,
     commit_write, history, read_source, undo,
 };
@@ -50,7 +50,7 @@ impl Fixture {
         read_source(&self.path(rel), u64::MAX).unwrap()
     }
     /// Read, replace with `new`, commit.
-    fn edit(&self, rel: &str, new: &str) -> scalpel::Result<scalpel::fs::WriteOutcome> {
+    fn edit(&self, rel: &str, new: &str) -> scalpel::Result<scalpel::disk::WriteOutcome> {
         let old = self.read(rel);
         commit_write(
             &self.ws,
@@ -878,7 +878,7 @@ fn crash_writer(mode: CrashMode, path: &Path) -> ! {
             std::fs::write(ready, "").unwrap();
             loop {
                 for content in [&b, &a] {
-                    scalpel::fs::install::install_file(path, content, 0o644, None).unwrap();
+                    scalpel::disk::install::install_file(path, content, 0o644, None).unwrap();
                 }
             }
         }

@@ -14,8 +14,8 @@
 //! workspace's atomic write, executable.
 
 use super::git::Repo;
+use crate::disk::install::{install_file, remove_installed};
 use crate::error::{Error, Result};
-use crate::fs::install::{install_file, remove_installed};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 

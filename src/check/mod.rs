@@ -31,9 +31,9 @@ mod render;
 pub use diagnose::{Diagnostic, DiagnosticKind};
 pub use render::{render_human, render_json};
 
+use crate::disk::{self};
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::{self};
 use crate::source::SourceText;
 use git::{CatFile, Repo};
 use rayon::prelude::*;
@@ -356,7 +356,7 @@ fn disk_items(repo: Option<&Repo>, cwd: &Path, opts: &CheckOptions) -> Result<Pl
         let abs = cwd.join(root);
         let meta = std::fs::metadata(&abs).map_err(|e| Error::io("read", root, &e))?;
         if meta.is_dir() {
-            for f in fs::walk_files(&abs) {
+            for f in disk::walk_files(&abs) {
                 let shown = f
                     .strip_prefix(cwd)
                     .map(Path::to_path_buf)

@@ -219,7 +219,7 @@ fn download(name: &str, to: Option<&Path>) -> Result<PathBuf> {
         })?,
     };
     let base = std::env::var(MODEL_URL_ENV).unwrap_or_else(|_| "https://huggingface.co".into());
-    let tmp = crate::fs::install::staging_dir(&dest)?;
+    let tmp = crate::disk::install::staging_dir(&dest)?;
     for file in MODEL_FILES {
         let url = format!("{}/{name}/resolve/main/{file}", base.trim_end_matches('/'));
         let target = tmp.path().join(file);
@@ -255,5 +255,5 @@ fn download(name: &str, to: Option<&Path>) -> Result<PathBuf> {
     }
     // Check it loads before putting it where it will be found.
     model::Model::load(tmp.path())?;
-    crate::fs::install::put_in_place(tmp, &dest)
+    crate::disk::install::put_in_place(tmp, &dest)
 }

@@ -10,10 +10,10 @@ mod text;
 pub mod words;
 
 use crate::check;
+use crate::disk::{Purpose, Workspace};
 use crate::edit::Operation;
 use crate::engine::{Engine, ExtractRequest, FileSymbols, UpdateRequest};
 use crate::error::{Error, Result};
-use crate::fs::{Purpose, Workspace};
 use crate::lang::{LANG_DIR_ENV, Registry};
 use clap::{Args, Parser, Subcommand};
 use output::Out;
@@ -40,7 +40,7 @@ struct GlobalArgs {
     #[arg(long, global = true, env = LANG_DIR_ENV, value_name = "DIR")]
     lang_dir: Option<PathBuf>,
     /// Refuse files larger than this many bytes.
-    #[arg(long, global = true, value_name = "BYTES", default_value_t = crate::fs::DEFAULT_MAX_FILE_SIZE)]
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = crate::disk::DEFAULT_MAX_FILE_SIZE)]
     max_file_size: u64,
     /// Give up parsing a file after this many seconds (TIMEOUT). Default:
     /// 5 s plus 2 s per MiB of the file.
@@ -72,7 +72,7 @@ impl RootArg {
     /// `parse`), resolved in the same sandbox as every other command: inside
     /// `--root` (or the default root), never in `.git` or a git directory,
     /// symlinks followed only inside. The result is read through
-    /// [`crate::fs::door`].
+    /// [`crate::disk::door`].
     fn read_target(&self, file: &Path, engine: &Engine) -> Result<PathBuf> {
         let file = text::absolute(file)?;
         let ws = self.workspace(Some(&file), engine)?;
@@ -103,7 +103,7 @@ fn default_root(near: Option<&Path>) -> Result<PathBuf> {
         if dir.join(".git").exists() {
             return Ok(dir.to_path_buf());
         }
-        if journaled.is_none() && dir.join(crate::fs::SCALPEL_DIR).is_dir() {
+        if journaled.is_none() && dir.join(crate::disk::SCALPEL_DIR).is_dir() {
             journaled = Some(dir.to_path_buf());
         }
     }
@@ -636,7 +636,7 @@ fn undo_cmd(a: UndoArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     } = a;
     let file = text::absolute(&file)?;
     let ws = root.workspace(Some(&file), engine)?;
-    let u = crate::fs::undo(&ws, &file, edit_id.as_deref(), force)?;
+    let u = crate::disk::undo(&ws, &file, edit_id.as_deref(), force)?;
     if json {
         out.line(&to_json(&u));
     } else {
@@ -649,7 +649,7 @@ fn history_cmd(a: HistoryArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let HistoryArgs { file, json, root } = a;
     let file = file.as_deref().map(text::absolute).transpose()?;
     let ws = root.workspace(file.as_deref(), engine)?;
-    let entries = crate::fs::history(&ws, file.as_deref())?;
+    let entries = crate::disk::history(&ws, file.as_deref())?;
     if json {
         out.line(&to_json(&entries));
     } else {
@@ -806,7 +806,7 @@ fn symbols_cmd(
         let real = root.read_target(p, engine);
         match real {
             Ok(dir) if dir.is_dir() => {
-                for f in crate::fs::walk_files(p) {
+                for f in crate::disk::walk_files(p) {
                     let inner = f.strip_prefix(p).map(|rest| dir.join(rest));
                     files.push((f.clone(), Ok(inner.unwrap_or(f)), false));
                 }

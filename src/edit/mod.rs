@@ -1,6 +1,6 @@
 //! Edit plans: where new code goes, how it is fitted in (indentation, line
 //! endings), and whether the result still parses. Pure: the new content is
-//! built in memory and handed to `fs::commit_write`, the only writer.
+//! built in memory and handed to `disk::commit_write`, the only writer.
 
 pub mod indent;
 pub mod symbol;

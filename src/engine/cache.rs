@@ -11,8 +11,8 @@
 //! entries go first. Nothing here knows about MCP.
 
 use super::Engine;
+use crate::disk;
 use crate::error::Result;
-use crate::fs;
 use crate::symbols::ParsedFile;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -221,7 +221,7 @@ impl Engine {
 
 /// The bytes of a regular file no larger than `max`, or `None` on any problem.
 fn read_within(path: &Path, max: u64) -> Option<Vec<u8>> {
-    fs::read_bytes(path, max).ok()
+    disk::read_bytes(path, max).ok()
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! queries skip, and the postings are compacted when tombstones pile up.
 //! ARCHITECTURE.md ("Search index") says why this and not tantivy.
 
-use super::disk::{Reader, Writer};
+use super::format::{Reader, Writer};
 use super::tokens;
 use std::collections::HashMap;
 

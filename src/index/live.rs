@@ -8,10 +8,10 @@
 use super::answer::{self, Hit, SearchAnswer};
 use super::model::Model;
 use super::rank::{self, SearchRequest};
-use super::{FileMeta, Index, Read, disk, tokens};
+use super::{FileMeta, Index, Read, format, tokens};
+use crate::disk;
 use crate::engine::Engine;
 use crate::error::Result;
-use crate::fs;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::HashSet;
@@ -132,11 +132,11 @@ impl LiveIndex {
     /// Read the saved index; one that cannot be trusted (another format,
     /// truncated, corrupt) is left for the refresh to rebuild.
     fn load(&self) {
-        let Some(bytes) = fs::store::load_index_file(&self.root, disk::FILE) else {
+        let Some(bytes) = disk::store::load_index_file(&self.root, format::FILE) else {
             return;
         };
         let model_id = self.model.as_ref().map(|m| m.id.as_str());
-        let Some(saved) = disk::decode(&bytes, model_id) else {
+        let Some(saved) = format::decode(&bytes, model_id) else {
             tracing::warn!("ignoring an unreadable saved index: it is rebuilt");
             return;
         };
@@ -161,12 +161,12 @@ impl LiveIndex {
     /// Write the index to `ROOT/.scalpel/index/`.
     pub fn save(&self) -> Result<()> {
         self.dirty.store(false, Ordering::SeqCst);
-        let bytes = disk::encode(
+        let bytes = format::encode(
             &self.read_state(),
             self.model.as_ref().map(|m| m.id.as_str()),
         );
-        fs::store::save_index_file(&self.root, disk::FILE, &bytes)?;
-        fs::store::remove_index_file(&self.root, disk::LEGACY_FILE)
+        disk::store::save_index_file(&self.root, format::FILE, &bytes)?;
+        disk::store::remove_index_file(&self.root, format::LEGACY_FILE)
     }
 
     /// Save when something changed since the last save.
@@ -181,18 +181,18 @@ impl LiveIndex {
     /// Forget everything (saved too) and index again.
     pub fn rebuild(&self) -> Result<()> {
         *self.write_state() = Index::default();
-        fs::store::remove_index_file(&self.root, disk::FILE)?;
+        disk::store::remove_index_file(&self.root, format::FILE)?;
         self.refresh()
     }
 
     /// Every file the index should hold: the workspace walker's files.
     fn walk(&self) -> Vec<(PathBuf, String)> {
-        let walk = fs::search::walk_builder(&self.root, &self.root, false, None);
+        let walk = disk::search::walk_builder(&self.root, &self.root, false, None);
         walk.build()
             .flatten()
             .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
             .map(|e| {
-                let rel = fs::search::rel_path(&self.root, e.path());
+                let rel = disk::search::rel_path(&self.root, e.path());
                 (e.into_path(), rel)
             })
             .collect()
@@ -210,7 +210,7 @@ impl LiveIndex {
             let index = self.read_state();
             let present: HashSet<&str> = files.iter().map(|(_, r)| r.as_str()).collect();
             for (abs, rel) in &files {
-                let Some((size, mtime)) = fs::store::stat(abs) else {
+                let Some((size, mtime)) = disk::store::stat(abs) else {
                     continue;
                 };
                 let known = index.meta(rel);
@@ -306,13 +306,16 @@ impl LiveIndex {
     pub(super) fn update_known(&self, paths: &[PathBuf]) -> bool {
         let mut unknown = false;
         for abs in paths {
-            let rel = fs::search::rel_path(&self.root, abs);
-            if rel.starts_with("..") || rel.split('/').any(|c| c == ".git" || c == fs::SCALPEL_DIR)
+            let rel = disk::search::rel_path(&self.root, abs);
+            if rel.starts_with("..")
+                || rel
+                    .split('/')
+                    .any(|c| c == ".git" || c == disk::SCALPEL_DIR)
             {
                 continue;
             }
             let known = self.read_state().meta(&rel).map(|m| m.hash.clone());
-            match (fs::store::stat(abs), known) {
+            match (disk::store::stat(abs), known) {
                 (Some((size, mtime)), Some(hash)) => {
                     let meta = FileMeta {
                         hash: String::new(),
@@ -451,7 +454,7 @@ impl LiveIndex {
             files_read: p.last_read,
             mode: self.mode().to_string(),
             model: self.model.as_ref().map(|m| m.dir.display().to_string()),
-            location: fs::store::index_dir(&self.root).display().to_string(),
+            location: disk::store::index_dir(&self.root).display().to_string(),
             notes: self.notes(),
         }
     }

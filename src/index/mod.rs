@@ -3,7 +3,7 @@
 //! fields (`bm25.rs`, tokenizer in `tokens.rs`), static embeddings
 //! (`model.rs`), fusion with a structural layer (`rank.rs`), answers with
 //! summaries and bounded snippets (`answer.rs`), and the live index kept
-//! under `ROOT/.scalpel/index/` (a binary store, `disk.rs`) and fresh by a
+//! under `ROOT/.scalpel/index/` (a binary store, `format.rs`) and fresh by a
 //! watcher and by Scalpel's own writes (`live.rs`, `watch.rs`).
 //!
 //! **Invariant:** the order of results never depends on the result limit
@@ -12,7 +12,7 @@
 
 pub mod answer;
 pub mod bm25;
-mod disk;
+mod format;
 pub mod live;
 pub mod model;
 pub mod rank;
@@ -26,8 +26,8 @@ pub use model::Model;
 pub use rank::{Fusion, SearchRequest};
 pub use units::Unit;
 
+use crate::disk::{self};
 use crate::engine::Engine;
-use crate::fs::{self};
 use crate::source::SourceText;
 use model::Quantized;
 use serde::{Deserialize, Serialize};
@@ -248,7 +248,7 @@ pub fn read_file(
             counted: Vec::new(),
         })
     };
-    let source = match fs::read_source(abs, MAX_INDEXED_FILE) {
+    let source = match disk::read_source(abs, MAX_INDEXED_FILE) {
         Ok(s) => s,
         Err(e) if e.code() == crate::ErrorCode::Io || e.code() == crate::ErrorCode::NotFound => {
             return Err(e);

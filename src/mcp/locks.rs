@@ -1,6 +1,6 @@
 //! One async mutex per file, so that tool calls writing the same file run one
 //! after the other (each sees the previous one's result) while calls on
-//! different files, and all reads, run concurrently. `fs::commit_write`
+//! different files, and all reads, run concurrently. `disk::commit_write`
 //! already refuses lost updates (`STALE_FILE`) and serializes writers per
 //! root with a file lock; this keeps two calls of one session from tripping
 //! over each other in the first place.

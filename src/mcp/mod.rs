@@ -29,9 +29,9 @@ pub use framing::line_limit;
 pub use reply::{Json, Render, ToolError};
 pub use tools::{ExtractCodeParams, ListSymbolsParams, SearchCodebaseParams, UndoEditParams};
 
+use crate::disk::{Purpose, ResolvedPath, Workspace};
 use crate::engine::{Engine, ParseCache};
 use crate::error::{Error, Result};
-use crate::fs::{Purpose, ResolvedPath, Workspace};
 use crate::symbols::ParsedFile;
 use rmcp::handler::server::tool::{ToolCallContext, ToolRouter};
 use rmcp::model::{
@@ -44,7 +44,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Environment variable naming a tool that panics inside its library call:
-/// a fault injection for tests of the panic barrier (like `fs::FaultPlan`).
+/// a fault injection for tests of the panic barrier (like `disk::FaultPlan`).
 /// Never set it in real use.
 pub const FAULT_PANIC_TOOL_ENV: &str = "SCALPEL_FAULT_PANIC_TOOL";
 

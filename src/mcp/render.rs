@@ -4,10 +4,10 @@
 //! code verbatim, one line per fact.
 
 use super::reply::Render;
+use crate::disk::UndoOutcome;
+use crate::disk::search::SearchResult;
+use crate::disk::tree::TreeListing;
 use crate::engine::{Extraction, FileSymbols};
-use crate::fs::UndoOutcome;
-use crate::fs::search::SearchResult;
-use crate::fs::tree::TreeListing;
 use crate::receipt::{Describe, Planned, Receipt};
 use crate::textops::{FileWindow, Fragment};
 use std::fmt::Write;

@@ -9,8 +9,8 @@
 //! are used here until the protocol offers a replacement.
 #![allow(deprecated)]
 
+use crate::disk::Workspace;
 use crate::error::{Error, Result};
-use crate::fs::Workspace;
 use rmcp::{Peer, RoleServer};
 use std::path::PathBuf;
 use std::sync::Arc;

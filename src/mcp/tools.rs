@@ -15,13 +15,13 @@
 
 use super::ScalpelServer;
 use super::reply::{Json, ToolError};
+use crate::disk::search::{SearchControl, SearchParams, SearchResult};
+use crate::disk::tree::{TreeListing, TreeParams};
+use crate::disk::{Purpose, UndoOutcome};
 use crate::edit::Operation;
 use crate::engine::{
     ExtractRequest, Extraction, FileSymbols, UpdateReceipt, UpdateRequest, extract_from,
 };
-use crate::fs::search::{SearchControl, SearchParams, SearchResult};
-use crate::fs::tree::{TreeListing, TreeParams};
-use crate::fs::{Purpose, UndoOutcome};
 use crate::index::answer::{DEFAULT_MAX_RESULTS, DEFAULT_MAX_TOKENS};
 use crate::index::{SearchAnswer, SearchRequest};
 use crate::refs::rename::RenameReceipt;
@@ -663,7 +663,7 @@ impl ScalpelServer {
             p.path,
             Purpose::Create,
             move |env, target| {
-                crate::fs::undo(env.ws(), &target.path, p.edit_id.as_deref(), p.force)
+                crate::disk::undo(env.ws(), &target.path, p.edit_id.as_deref(), p.force)
             },
         )
         .await

@@ -2,7 +2,7 @@
 //! name) across the root, tiered by how sure the tie to the definition is.
 //!
 //! 1. Candidates: a whole-word, case-sensitive text search for the name
-//!    (`fs::search`, the same gitignore-aware walk as `search_files`).
+//!    (`disk::search`, the same gitignore-aware walk as `search_files`).
 //! 2. Confirmation: each candidate file with a grammar is parsed and every
 //!    occurrence classified by the language's queries
 //!    ([`crate::symbols::occurrences`]): uses in code count, strings,
@@ -22,9 +22,9 @@ mod text;
 
 pub use remaining::remaining_references;
 
+use crate::disk::search::{SearchError, SearchParams, search_files};
+use crate::disk::{Purpose, Workspace};
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::search::{SearchError, SearchParams, search_files};
-use crate::fs::{Purpose, Workspace};
 use crate::hint::{Term, term};
 use crate::lang::Registry;
 use crate::symbols::occurrences::{LineStarts, Occurrence, Receiver, Role, occurrences};

@@ -2,8 +2,8 @@
 //! deleted, as one receipt warning (`update_symbol` with `delete`).
 
 use super::{RefsRequest, Tier, collect};
+use crate::disk::Workspace;
 use crate::error::Result;
-use crate::fs::Workspace;
 use crate::lang::Registry;
 use crate::symbols::ParsedFile;
 use std::path::Path;

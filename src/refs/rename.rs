@@ -1,7 +1,7 @@
 //! `rename_symbol`: the definition and its references (the tiers
 //! `find_references` ties to it; name-only matches too when asked) renamed
 //! in every file, each file validated (no new parse problem), all written
-//! as one transaction ([`crate::fs::commit_files`]) with one edit id.
+//! as one transaction ([`crate::disk::commit_files`]) with one edit id.
 //!
 //! Refused: a target that is not one identifier, a new name that is not an
 //! identifier of the language (the grammar itself decides: the renamed
@@ -9,9 +9,9 @@
 //! name), and a new name already defined in the target's scope.
 
 use super::{Collected, RefsRequest, Tier, collect};
+use crate::disk::{FileChange, Purpose, Workspace, WriteOutcome, commit_files};
 use crate::edit::validate::{self, Change};
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::{FileChange, Purpose, Workspace, WriteOutcome, commit_files};
 use crate::hint::{Term, term};
 use crate::lang::Registry;
 use crate::symbols::{self, ParsedFile};

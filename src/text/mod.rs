@@ -2,7 +2,7 @@
 //! merging for `read_fragment`, and the safe text replacement behind
 //! `edit_file`.
 //!
-//! Nothing in this module touches the disk. Callers in `fs` read a file into a
+//! Nothing in this module touches the disk. Callers in `disk` read a file into a
 //! [`SourceText`](crate::source::SourceText), hand its text to these functions and
 //! write back what they return. Keeping the algorithms pure is what lets us
 //! test the hard parts (uniqueness, anchors, fuzzy matching, line endings)

@@ -431,7 +431,7 @@ pub fn stdlib_dir() -> PathBuf {
 pub fn stdlib_files(recursive: bool) -> Vec<PathBuf> {
     let dir = stdlib_dir();
     let mut files: Vec<PathBuf> = if recursive {
-        scalpel::fs::walk_files(&dir)
+        scalpel::disk::walk_files(&dir)
             .into_iter()
             .filter(|p| !p.components().any(|c| c.as_os_str() == "site-packages"))
             .collect()
@@ -470,7 +470,7 @@ pub fn crate_files() -> Vec<PathBuf> {
             let name = krate.file_name().to_string_lossy().to_string();
             if CRATES.iter().any(|p| name.starts_with(p)) {
                 files.extend(
-                    scalpel::fs::walk_files(&krate.path().join("src"))
+                    scalpel::disk::walk_files(&krate.path().join("src"))
                         .into_iter()
                         .filter(|p| p.extension().is_some_and(|e| e == "rs")),
                 );
@@ -483,7 +483,7 @@ pub fn crate_files() -> Vec<PathBuf> {
 
 /// The `.ts` files (not `.d.ts`) under `dir`, sorted.
 pub fn ts_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = scalpel::fs::walk_files(dir)
+    let mut files: Vec<PathBuf> = scalpel::disk::walk_files(dir)
         .into_iter()
         .filter(|p| {
             p.extension().is_some_and(|e| e == "ts") && !p.to_string_lossy().ends_with(".d.ts")

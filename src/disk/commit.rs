@@ -6,21 +6,21 @@
 //!    and the write is refused (`STALE_FILE`) when it is no longer what the
 //!    caller read or what `expected_hash` names — no lost updates;
 //! 2. the old bytes are backed up and the edit journaled, so it can be undone;
-//! 3. the file is replaced atomically ([`crate::fs::write`]).
+//! 3. the file is replaced atomically ([`crate::disk::write`]).
 //!
 //! Any failure leaves the original intact (a failure after the rename is
 //! rolled back) and says which step failed. `dry_run` runs the checks and
 //! builds the receipt without touching the disk.
 
-use crate::error::{Error, ErrorCode, Result};
-use crate::fs::current::{Current, Diff, check_writable, make_diff, read_current, recheck};
-use crate::fs::door;
-use crate::fs::journal::{JournalEntry, now_rfc3339};
-use crate::fs::recover::open_journal;
-use crate::fs::workspace::{ResolvedPath, Workspace};
-use crate::fs::write::{
+use crate::disk::current::{Current, Diff, check_writable, make_diff, read_current, recheck};
+use crate::disk::door;
+use crate::disk::journal::{JournalEntry, now_rfc3339};
+use crate::disk::recover::open_journal;
+use crate::disk::workspace::{ResolvedPath, Workspace};
+use crate::disk::write::{
     FaultPlan, FileAttrs, WriteStep, atomic_remove, atomic_write, parent_dir, step_error,
 };
+use crate::error::{Error, ErrorCode, Result};
 use crate::source::{SourceText, hash_bytes};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -483,7 +483,7 @@ fn changed_region(before: &str, now: &str) -> serde_json::Map<String, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fs::current::DIFF_MAX_LINES;
+    use crate::disk::current::DIFF_MAX_LINES;
 
     #[test]
     fn region_of_change() {

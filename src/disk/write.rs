@@ -10,8 +10,8 @@
 //! [`FaultPlan`] can make any step fail so tests can prove each failure path
 //! leaves the original untouched and no temp file behind.
 
+use crate::disk::door;
 use crate::error::{Error, Result};
-use crate::fs::door;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use serde::Serialize;
 use std::ffi::{OsStr, OsString};
@@ -275,7 +275,7 @@ impl Drop for TempFile<'_> {
 /// Replace `path` (a real path, not a symlink) with `bytes`, atomically.
 ///
 /// Every step happens through the handle of the folder the path names
-/// (see [`crate::fs::door`]): a folder swapped for a symlink before the open
+/// (see [`crate::disk::door`]): a folder swapped for a symlink before the open
 /// makes the write fail (`CONFLICT`), one swapped after it cannot move it.
 ///
 /// On error the target is untouched and the temp file removed, except for a

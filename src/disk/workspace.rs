@@ -8,9 +8,9 @@
 //! Agents hallucinate paths and repositories contain symlinks; this module is
 //! what keeps an edit from landing somewhere the user did not mean.
 
+use crate::disk::read::DEFAULT_MAX_FILE_SIZE;
+use crate::disk::write::FaultPlan;
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::read::DEFAULT_MAX_FILE_SIZE;
-use crate::fs::write::FaultPlan;
 use serde_json::json;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
@@ -80,7 +80,7 @@ pub struct Workspace {
 impl Workspace {
     /// A workspace rooted at `root` (canonicalized; must be a directory),
     /// without the recovery that [`Workspace::new`] (in
-    /// [`crate::fs::recover`]) runs first.
+    /// [`crate::disk::recover`]) runs first.
     pub(super) fn unrecovered(root: impl AsRef<Path>) -> Result<Workspace> {
         let given = root.as_ref();
         let root = std::fs::canonicalize(given).map_err(|e| {

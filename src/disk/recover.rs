@@ -1,17 +1,17 @@
 //! Recovery: a transaction a killed process left (its record,
 //! `.scalpel/transaction.json`, still there) is rolled back before anything
-//! else reads or writes the root. See [`crate::fs::transaction`].
+//! else reads or writes the root. See [`crate::disk::transaction`].
 //!
 //! Two ways in, so that no caller can skip it: opening a root
 //! ([`Workspace::new`], defined here rather than in `workspace.rs` so that
 //! the sandbox does not depend on the journal), and opening the journal for
 //! a write ([`open_journal`], the only way writers take the journal lock).
 
+use crate::disk::current::read_current;
+use crate::disk::journal::{Journal, JournalEntry, TXN_FILE, read_backup};
+use crate::disk::workspace::{Purpose, Workspace};
+use crate::disk::write::{FaultPlan, atomic_write};
 use crate::error::{Error, Result};
-use crate::fs::current::read_current;
-use crate::fs::journal::{Journal, JournalEntry, TXN_FILE, read_backup};
-use crate::fs::workspace::{Purpose, Workspace};
-use crate::fs::write::{FaultPlan, atomic_write};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

@@ -1,12 +1,12 @@
 //! The file as it is right before a write, under the journal lock: read
 //! through the door, checked writable, compared with what the caller saw,
-//! diffed. Shared by single writes ([`crate::fs::commit`]), transactions
-//! ([`crate::fs::transaction`]), undo and recovery.
+//! diffed. Shared by single writes ([`crate::disk::commit`]), transactions
+//! ([`crate::disk::transaction`]), undo and recovery.
 
+use crate::disk::door;
+use crate::disk::workspace::{Purpose, ResolvedPath, Workspace};
+use crate::disk::write::{FaultPlan, FileAttrs, WriteStep, parent_dir, step_error};
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::door;
-use crate::fs::workspace::{Purpose, ResolvedPath, Workspace};
-use crate::fs::write::{FaultPlan, FileAttrs, WriteStep, parent_dir, step_error};
 use crate::source::hash_bytes;
 use rustix::fs::{Mode, OFlags};
 use serde_json::json;

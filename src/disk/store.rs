@@ -4,9 +4,9 @@
 //! version and two processes writing at once leave one complete version.
 //! No lock is held between writes.
 
+use crate::disk::door;
+use crate::disk::write::{FaultPlan, FileAttrs, atomic_remove, atomic_write};
 use crate::error::{Error, Result};
-use crate::fs::door;
-use crate::fs::write::{FaultPlan, FileAttrs, atomic_remove, atomic_write};
 use std::path::{Path, PathBuf};
 
 /// `ROOT/.scalpel/index`.
@@ -15,7 +15,7 @@ pub fn index_dir(root: &Path) -> PathBuf {
 }
 
 /// Create `ROOT/.scalpel/` (ignoring itself for git, like the journal) and
-/// `sub` inside it, folder by folder through [`crate::fs::door`]: a
+/// `sub` inside it, folder by folder through [`crate::disk::door`]: a
 /// `.scalpel` that is (or becomes) a symlink is refused, never followed.
 fn ensure_dir(root: &Path, sub: &str) -> Result<PathBuf> {
     let dir = root.join(super::SCALPEL_DIR);
@@ -30,7 +30,7 @@ fn ensure_dir(root: &Path, sub: &str) -> Result<PathBuf> {
 }
 
 /// Replace `ROOT/.scalpel/index/<name>` with `bytes` (the atomic write of
-/// [`crate::fs::write`], through the folder's handle).
+/// [`crate::disk::write`], through the folder's handle).
 pub fn save_index_file(root: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     let dir = ensure_dir(root, "index")?;
     atomic_write(

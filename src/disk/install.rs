@@ -5,11 +5,11 @@
 //! They are not edits of the user's code, so they are not journaled, but they
 //! are written by the same atomic replace as every edit ([`super::write`]):
 //! a reader sees the old file or the new one, never a mix. With this module,
-//! `fs` is the only code that writes to the disk (checked by
+//! `disk` is the only code that writes to the disk (checked by
 //! `tests/layers.rs`, `only_fs_writes`).
 
+use crate::disk::write::{FaultPlan, FileAttrs, atomic_remove, atomic_write};
 use crate::error::{Error, Result};
-use crate::fs::write::{FaultPlan, FileAttrs, atomic_remove, atomic_write};
 use std::path::{Path, PathBuf};
 
 /// Replace (or create) `path` with `bytes` and permission bits `mode`,

@@ -23,11 +23,11 @@
 //!   `warnings` (added by the write path, which reads the journal again
 //!   under its lock).
 
+use crate::disk::commit::{Change, apply};
+use crate::disk::current::Current;
+use crate::disk::journal::{JournalEntry, load, read_backup};
+use crate::disk::workspace::{Purpose, Workspace};
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::commit::{Change, apply};
-use crate::fs::current::Current;
-use crate::fs::journal::{JournalEntry, load, read_backup};
-use crate::fs::workspace::{Purpose, Workspace};
 use crate::source::hash_bytes;
 use serde::Serialize;
 use serde_json::json;
@@ -70,7 +70,7 @@ pub struct UndoOutcome {
 /// its backup was pruned) with the file's recent edit ids; `STALE_FILE` when
 /// the file changed since the edit (unless `force`); `INVALID_ARGUMENT` when
 /// the edit was already undone; the path and write errors of
-/// [`crate::fs::commit_write`].
+/// [`crate::disk::commit_write`].
 pub fn undo(
     ws: &Workspace,
     path: &Path,
@@ -112,7 +112,7 @@ pub fn undo(
             .with_suggestion(format!("⟦undo_edit⟧ with ⟦edit_id={by}⟧ to redo it"))
             .with_details(json!({"edit_id": txn, "undone_by": by})));
         }
-        let t = crate::fs::transaction::undo_txn(ws, &entries, &txn, force)?;
+        let t = crate::disk::transaction::undo_txn(ws, &entries, &txn, force)?;
         let first = t.files.first();
         let mut diff = String::new();
         for f in &t.files {

@@ -1,5 +1,5 @@
 //! Several files changed together: the multi-file form of
-//! [`crate::fs::commit`], on the same journal, backups, checks and atomic
+//! [`crate::disk::commit`], on the same journal, backups, checks and atomic
 //! replace.
 //!
 //! Under the journal lock: every file is re-read and checked (stale,
@@ -11,24 +11,24 @@
 //! record is removed. A failure rolls back the files already replaced.
 //!
 //! A process killed in between leaves the record. The next Scalpel process
-//! that opens the root ([`crate::fs::Workspace::new`], or any write, through
+//! that opens the root ([`crate::disk::Workspace::new`], or any write, through
 //! [`open_journal`]) rolls the transaction back before anything else
-//! ([`crate::fs::recover`]): each
+//! ([`crate::disk::recover`]): each
 //! file that has its new content gets its backup back, the transaction's
 //! journal lines are dropped, then the record. Rolling back is idempotent,
 //! so a kill during recovery is recovered by the next one. Every file of the
 //! set is then all-old (the journal has no trace of the transaction) or, if
 //! the record was removed, all-new (the journal has every entry).
 
-use crate::error::{Error, ErrorCode, Result};
-use crate::fs::commit::WriteOutcome;
-use crate::fs::current::{Current, Diff, check_writable, make_diff, read_current, recheck};
-use crate::fs::journal::{
+use crate::disk::commit::WriteOutcome;
+use crate::disk::current::{Current, Diff, check_writable, make_diff, read_current, recheck};
+use crate::disk::journal::{
     JournalEntry, format_edit_id, now_rfc3339, parse_edit_id, read_backup, successor,
 };
-use crate::fs::recover::{Record, open_journal};
-use crate::fs::workspace::{Purpose, ResolvedPath, Workspace};
-use crate::fs::write::{FaultPlan, atomic_write};
+use crate::disk::recover::{Record, open_journal};
+use crate::disk::workspace::{Purpose, ResolvedPath, Workspace};
+use crate::disk::write::{FaultPlan, atomic_write};
+use crate::error::{Error, ErrorCode, Result};
 use crate::source::hash_bytes;
 use serde::Serialize;
 use serde_json::json;

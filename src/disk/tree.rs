@@ -8,8 +8,8 @@
 //! levels take what is left, and a folder that does not fit ends with a
 //! "… N more" line, so the agent knows what it is not seeing and where.
 
+use crate::disk::search::{rel_path, resolve_dir, walk_builder};
 use crate::error::{Error, Result};
-use crate::fs::search::{rel_path, resolve_dir, walk_builder};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
@@ -180,7 +180,7 @@ pub fn list_directory(root: &std::path::Path, params: &TreeParams) -> Result<Tre
 /// Whether the walked entry `path` is really in the folder the sandbox
 /// resolved. The walker lists folders by path, so a folder swapped for a
 /// symlink to the outside mid-walk would list outside names: each entry is
-/// checked in its folder's handle, opened through [`crate::fs::door`] (which
+/// checked in its folder's handle, opened through [`crate::disk::door`] (which
 /// follows no symlink), and dropped unless it exists there, as the same kind.
 fn still_inside(
     folder: &mut Option<(PathBuf, Option<std::os::fd::OwnedFd>)>,
@@ -193,7 +193,10 @@ fn still_inside(
     // One handle at a time (the last entry's folder): a wide tree must not
     // hold a descriptor per folder.
     if folder.as_ref().is_none_or(|(p, _)| p != parent) {
-        *folder = Some((parent.to_path_buf(), crate::fs::door::open_dir(parent).ok()));
+        *folder = Some((
+            parent.to_path_buf(),
+            crate::disk::door::open_dir(parent).ok(),
+        ));
     }
     let Some((_, Some(fd))) = folder.as_ref() else {
         return false;

@@ -26,8 +26,8 @@
 //! first, at most [`DEFINITION_CANDIDATES`] of them and about 1 MiB of
 //! source in all, parsed in parallel.
 
+use crate::disk::workspace::{Purpose, Workspace, is_git_dir};
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::workspace::{Purpose, Workspace, is_git_dir};
 use crate::text::matcher::{KeywordMatcher, is_whole_word};
 use crate::text::preview::{PREVIEW_WIDTH, preview};
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
@@ -47,7 +47,7 @@ pub const DEFAULT_MAX_MATCHES_PER_FILE: usize = 20;
 /// Matches shown across all files; keeps the response well under 25k tokens.
 pub const DEFAULT_MAX_TOTAL_MATCHES: usize = 300;
 /// Files larger than this are not searched (reported in `errors`).
-pub const DEFAULT_SEARCH_MAX_FILE_SIZE: u64 = crate::fs::DEFAULT_MAX_FILE_SIZE;
+pub const DEFAULT_SEARCH_MAX_FILE_SIZE: u64 = crate::disk::DEFAULT_MAX_FILE_SIZE;
 /// Our own ignore file, read like `.gitignore` in every directory.
 pub const SCALPEL_IGNORE: &str = ".scalpelignore";
 /// Directories never searched or listed: git's store and our backups/journal.
@@ -306,14 +306,14 @@ pub fn search_files_with(
             // per file instead of two (a stat by path, then the open). The
             // open goes through the door: a folder swapped for a symlink since
             // the walker listed it makes it fail instead of reading outside.
-            let opened = crate::fs::door::open_file(path).and_then(|f| {
+            let opened = crate::disk::door::open_file(path).and_then(|f| {
                 let len = f.metadata()?.len();
                 Ok((f, len))
             });
             let (file, size) = match opened {
                 Ok(x) => x,
                 Err(err)
-                    if crate::fs::door::is_swap(&err)
+                    if crate::disk::door::is_swap(&err)
                         || err.kind() == std::io::ErrorKind::NotFound =>
                 {
                     swapped.fetch_add(1, Ordering::Relaxed);
@@ -571,7 +571,7 @@ fn boost_definitions(
 
 /// The candidate words of `s` that name a definition in its file.
 fn defined_here(s: &Scored, defs: &DefinitionsFn, case_sensitive: bool) -> Vec<String> {
-    let text = match crate::fs::door::read(&s.abs) {
+    let text = match crate::disk::door::read(&s.abs) {
         Ok(b) => String::from_utf8(b)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         Err(_) => return Vec::new(),

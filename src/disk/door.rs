@@ -1,6 +1,6 @@
 //! The one door through which Scalpel opens what the sandbox resolved.
 //!
-//! [`crate::fs::Workspace::resolve`] decides, by walking the path from the
+//! [`crate::disk::Workspace::resolve`] decides, by walking the path from the
 //! root, which real file or folder a request names, and returns its
 //! canonical path: every symlink on the way is already replaced by where it
 //! leads. Checking a path and then opening it by name is racy, though: a

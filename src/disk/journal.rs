@@ -45,9 +45,9 @@
 //! in all, or more backup bytes than allowed; the newest entry is always
 //! kept.
 
+use crate::disk::workspace::{Retention, SCALPEL_DIR, Workspace};
+use crate::disk::write::{FaultPlan, WriteStep, step_error};
 use crate::error::{Error, ErrorCode, Result};
-use crate::fs::workspace::{Retention, SCALPEL_DIR, Workspace};
-use crate::fs::write::{FaultPlan, WriteStep, step_error};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
@@ -62,7 +62,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub const JOURNAL_FILE: &str = "journal.jsonl";
 pub const BACKUP_DIR: &str = "backups";
 const LOCK_FILE: &str = "lock";
-/// The record of a multi-file transaction in progress (see `fs::transaction`).
+/// The record of a multi-file transaction in progress (see `disk::transaction`).
 pub const TXN_FILE: &str = "transaction.json";
 /// The temp file a pruning rewrite of the journal is renamed from.
 const JOURNAL_TMP: &str = ".journal.tmp";
@@ -332,7 +332,7 @@ pub(crate) struct Journal {
 
 impl Journal {
     /// Create `.scalpel/` if needed and take its lock (waiting up to 10 s).
-    /// Writers open the journal through [`crate::fs::recover::open_journal`],
+    /// Writers open the journal through [`crate::disk::recover::open_journal`],
     /// which also rolls back an interrupted transaction.
     pub(super) fn lock(ws: &Workspace) -> Result<Journal> {
         let path = ws.scalpel_dir();

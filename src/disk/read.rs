@@ -16,11 +16,11 @@ pub fn read_source(path: &Path, max_size: u64) -> Result<SourceText> {
     decode(path, bytes)
 }
 
-/// The bytes of `path`, opened through [`crate::fs::door`] and measured on
+/// The bytes of `path`, opened through [`crate::disk::door`] and measured on
 /// the open handle, so the size checked is the size of what is read.
 pub fn read_bytes(path: &Path, max_size: u64) -> Result<Vec<u8>> {
     let fail = |e: std::io::Error| Error::io("read", path, &e);
-    let file = crate::fs::door::open_file(path).map_err(fail)?;
+    let file = crate::disk::door::open_file(path).map_err(fail)?;
     let meta = file.metadata().map_err(fail)?;
     if meta.is_dir() {
         return Err(Error::invalid_argument(format!(
