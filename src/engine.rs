@@ -3,6 +3,7 @@
 //! MCP server are thin adapters over these functions, so both give the same
 //! answers and the same errors.
 
+use crate::change::Change;
 use crate::disk::{self, Purpose, Workspace, WriteMeta};
 use crate::edit::{self, Operation};
 use crate::error::{Error, ErrorCode, Result};
@@ -551,6 +552,7 @@ pub struct UpdateRequest {
     pub language: Option<String>,
 }
 
+pub use crate::change::Reparsed;
 pub use crate::receipt::UpdateReceipt;
 
 impl Engine {
@@ -564,8 +566,9 @@ impl Engine {
     ) -> Result<UpdateReceipt> {
         let target_path = ws.resolve(path, Purpose::Write)?;
         let file = self.load(&target_path.path, req.language.as_deref())?;
-        self.update_parsed(ws, &target_path, &file, req)
-            .map(|(r, _)| r)
+        let (receipt, reparsed) = self.update_parsed(ws, &target_path, &file, req)?;
+        free_beside(file.source.text.len(), (file, reparsed));
+        Ok(receipt)
     }
 
     /// `update_symbol` on a file already resolved for writing and parsed
@@ -656,18 +659,6 @@ impl Engine {
             }
         }
 
-        let outcome = disk::commit_write(
-            ws,
-            target_path,
-            Some(&file.source),
-            plan.new_text.as_bytes(),
-            WriteMeta {
-                operation: format!("update_symbol:{}", op.as_str()),
-                symbol: Some(target.name_path.clone()),
-                expected_hash: req.expected_hash.clone(),
-                dry_run: req.dry_run,
-            },
-        )?;
         let line_at =
             |b: usize| memchr::memchr_iter(b'\n', &plan.new_text.as_bytes()[..b]).count() + 1;
         let start_line = line_at(plan.code_start);
@@ -676,15 +667,12 @@ impl Engine {
         } else {
             start_line
         };
-        let reparsed = (outcome.changed && !req.dry_run).then(|| Reparsed {
-            language: file.language.clone(),
-            path: target_path.path.clone(),
-            text: plan.new_text,
-            tree,
-        });
-        let receipt = UpdateReceipt::new(
-            outcome,
-            SymbolChange {
+        let change = Change {
+            target: target_path.clone(),
+            old: Some(file.source.clone()),
+            new: Some(plan.new_text),
+            tree: Some((file.language.clone(), tree)),
+            planned: SymbolChange {
                 operation: op,
                 symbol: target.name_path.clone(),
                 kind: target.kind.clone(),
@@ -694,40 +682,31 @@ impl Engine {
             },
             validation,
             warnings,
-        );
-        Ok((receipt, reparsed))
+        };
+        let written = change.commit(
+            ws,
+            WriteMeta {
+                operation: format!("update_symbol:{}", op.as_str()),
+                symbol: Some(target.name_path.clone()),
+                expected_hash: req.expected_hash.clone(),
+                dry_run: req.dry_run,
+            },
+        )?;
+        Ok((written.receipt, written.reparsed))
     }
 }
 
-/// A file just written, with the tree validation parsed incrementally.
-/// Building its outline costs a tags query over the whole file, so it is
-/// left to a caller that keeps parses (the MCP server's cache).
-pub struct Reparsed {
-    language: Arc<Language>,
-    path: std::path::PathBuf,
-    text: String,
-    tree: tree_sitter::Tree,
-}
+/// Parses of files from this size on are freed on a thread of their own.
+const FREE_BESIDE_MIN: usize = 1 << 20;
 
-impl Reparsed {
-    /// A file just written as `text`, whose tree validation already parsed.
-    pub fn new(
-        language: Arc<Language>,
-        path: std::path::PathBuf,
-        text: String,
-        tree: tree_sitter::Tree,
-    ) -> Reparsed {
-        Reparsed {
-            language,
-            path,
-            text,
-            tree,
-        }
-    }
-
-    /// The written file as a [`ParsedFile`], without parsing it again.
-    pub fn outline(self) -> Result<ParsedFile> {
-        let source = crate::source::decode(&self.path, self.text.into_bytes())?;
-        symbols::outline(&self.language, Arc::new(source), self.tree)
+/// Free `parses` of a file of `size` bytes. A multi-megabyte syntax tree is
+/// freed node by node, which costs a noticeable part of a write to it; no
+/// answer waits for that, so large ones are freed on a thread of their own
+/// (a CLI process exits without waiting for it).
+fn free_beside<T: Send + 'static>(size: usize, parses: T) {
+    if size >= FREE_BESIDE_MIN {
+        // If no thread can be made, the closure and `parses` are dropped
+        // here, as for a small file.
+        let _ = std::thread::Builder::new().spawn(move || drop(parses));
     }
 }

@@ -2,6 +2,7 @@
 //!
 //! See ARCHITECTURE.md for the bird's-eye view and the code map.
 
+pub mod change;
 pub mod check;
 pub mod cli;
 pub mod disk;

@@ -308,6 +308,33 @@ impl Planned for WholeFile {
     }
 }
 
+/// One file of a rename (`rename_symbol`, `scalpel rename`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Renamed {
+    /// The symbol's name path before the rename.
+    pub symbol: String,
+    pub new_name: String,
+    /// Occurrences renamed in this file.
+    pub occurrences: usize,
+}
+
+impl Planned for Renamed {
+    fn headline(&self, path: &str, verb: Verb) -> String {
+        format!(
+            "{} `{}` -> `{}`: {} occurrence{} in {path}",
+            match verb {
+                Verb::DryRun => "dry run, nothing written: would rename",
+                Verb::Created | Verb::Changed => "renamed",
+                Verb::Unchanged => "no change from renaming",
+            },
+            self.symbol,
+            self.new_name,
+            self.occurrences,
+            if self.occurrences == 1 { "" } else { "s" },
+        )
+    }
+}
+
 pub type UpdateReceipt = Receipt<SymbolChange>;
 pub type EditReceipt = Receipt<TextEdits>;
 pub type WriteReceipt = Receipt<WholeFile>;

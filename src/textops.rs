@@ -2,20 +2,22 @@
 //! `write_file`, `search_files` and `list_directory`, one function each.
 //!
 //! The algorithms live elsewhere and are pure (`text`: intervals, safe
-//! replace; `disk`: windows, the search walk, the tree) or are the single door
-//! to the disk (`disk::commit_write`). This module only composes them, so the
+//! replace; `disk`: windows, the search walk, the tree) or are the single way
+//! to the disk (a [`Change`] committed by `change`). This module only
+//! composes them, so the
 //! CLI and the MCP server stay thin adapters that give the same answers and
 //! the same errors. Every function takes the [`Workspace`], so each path is
 //! sandboxed before a byte is read, and every result names its file relative
 //! to the root.
 
+use crate::change::{self, Change, Committed, Reparsed};
 use crate::disk::search::{
     DefinitionsFn, SearchControl, SearchParams, SearchResult, search_files_with,
 };
 use crate::disk::tree::{TreeListing, TreeParams, list_directory};
 use crate::disk::{self, Purpose, ResolvedPath, Workspace, WriteMeta};
-use crate::edit::validate::{self, Change, Validation};
-use crate::engine::{Engine, Reparsed};
+use crate::edit::validate::{self, Splice, Validation};
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::lang::Language;
 use crate::source::SourceText;
@@ -334,7 +336,7 @@ pub struct EditParams {
 }
 
 pub use crate::receipt::{EditReceipt, EditSummary, WriteReceipt};
-use crate::receipt::{Receipt, TextEdits, WholeFile};
+use crate::receipt::{TextEdits, WholeFile};
 
 /// Apply a batch of text edits to an existing file: match every edit against
 /// the current text (`text::plan_edits`: exact, anchors, fuzzy, conflicts),
@@ -358,7 +360,7 @@ pub fn edit_resolved(
     parsed: Option<&ParsedFile>,
     params: &EditParams,
 ) -> Result<(EditReceipt, Option<Reparsed>)> {
-    let mut p = plan_file(
+    let change = plan_file(
         engine,
         target,
         parsed,
@@ -366,14 +368,8 @@ pub fn edit_resolved(
         params.expected_hash.as_deref(),
         params.allow_syntax_errors,
     )?;
-    let Some(new_text) = p.new_text.take() else {
-        return Ok((p.receipt(params.dry_run), None));
-    };
-    let outcome = disk::commit_write(
+    let written = change.commit(
         ws,
-        target,
-        Some(&p.src),
-        new_text.as_bytes(),
         WriteMeta {
             operation: "edit_file".to_string(),
             symbol: None,
@@ -381,42 +377,7 @@ pub fn edit_resolved(
             dry_run: params.dry_run,
         },
     )?;
-    let reparsed = match p.new_tree.clone() {
-        Some((language, tree)) if outcome.changed && !outcome.dry_run => {
-            Some(Reparsed::new(language, target.path.clone(), new_text, tree))
-        }
-        _ => None,
-    };
-    Ok((p.committed(outcome), reparsed))
-}
-
-/// A file's batch of edits, matched and validated, not yet written.
-struct PlannedFile {
-    src: Arc<SourceText>,
-    /// `None`: every edit is a no-op.
-    new_text: Option<String>,
-    summaries: Vec<EditSummary>,
-    validation: Validation,
-    new_tree: Option<NewTree>,
-    warnings: Vec<String>,
-    display: String,
-}
-
-impl PlannedFile {
-    /// The receipt when nothing is written (a batch of no-ops).
-    fn receipt(self, dry_run: bool) -> EditReceipt {
-        let unchanged =
-            disk::WriteOutcome::unchanged(self.display.clone(), self.src.hash.clone(), dry_run);
-        self.committed(unchanged)
-    }
-
-    /// The receipt of the write `outcome` of this plan.
-    fn committed(self, outcome: disk::WriteOutcome) -> EditReceipt {
-        let edits = TextEdits {
-            edits: self.summaries,
-        };
-        Receipt::new(outcome, edits, self.validation, self.warnings)
-    }
+    Ok((written.receipt, written.reparsed))
 }
 
 /// Read, check the hash, match every edit and validate the result (see
@@ -428,7 +389,7 @@ fn plan_file(
     edits: &[TextEdit],
     expected_hash: Option<&str>,
     allow_syntax_errors: bool,
-) -> Result<PlannedFile> {
+) -> Result<Change<TextEdits>> {
     if edits.is_empty() {
         return Err(Error::invalid_argument("no edits given").with_suggestion(
             "pass ⟦edits⟧ with ⟦old_text⟧ and ⟦new_text⟧; use ⟦write_file⟧ to replace a whole file",
@@ -447,21 +408,22 @@ fn plan_file(
         disk::check_expected_hash(&target.display, &src, expected)?;
     }
     let plan = plan_edits(&src.text, edits).map_err(|e| e.with_path(&target.display))?;
-    let summaries = summarize(&plan.edits);
     let mut warnings = plan.warnings.clone();
-    let mut planned = PlannedFile {
-        src: src.clone(),
-        new_text: None,
-        summaries,
+    let mut change = Change {
+        target: target.clone(),
+        old: Some(src.clone()),
+        new: None,
+        tree: None,
+        planned: TextEdits {
+            edits: summarize(&plan.edits),
+        },
         validation: Validation::not_checked(),
-        new_tree: None,
         warnings: Vec::new(),
-        display: target.display.clone(),
     };
     if plan.is_noop() {
         warnings.push("nothing changed: every edit's old text equals its new text".to_string());
-        planned.warnings = warnings;
-        return Ok(planned);
+        change.warnings = warnings;
+        return Ok(change);
     }
 
     let new_text = plan.apply(&src.text)?;
@@ -472,7 +434,7 @@ fn plan_file(
     // Every splice lies inside start..old_end, so the whole length change
     // happens there.
     let new_end = (old_end + new_text.len()).saturating_sub(src.text.len());
-    let change = Change {
+    let splice = Splice {
         start: start.saturating_sub(offset),
         old_end: old_end.saturating_sub(offset),
         new_end: new_end.saturating_sub(offset),
@@ -483,17 +445,17 @@ fn plan_file(
         Some(Base {
             source: &src,
             parsed,
-            change,
+            change: splice,
         }),
         &new_text,
         allow_syntax_errors,
         &mut warnings,
     )?;
-    planned.new_text = Some(new_text);
-    planned.validation = validation;
-    planned.new_tree = new_tree;
-    planned.warnings = warnings;
-    Ok(planned)
+    change.new = Some(new_text);
+    change.validation = validation;
+    change.tree = new_tree;
+    change.warnings = warnings;
+    Ok(change)
 }
 
 /// Text edits to several files (`edit_files`): each file's batch as in
@@ -526,17 +488,9 @@ pub struct FileEdits {
     pub expected_hash: Option<String>,
 }
 
-/// The receipt of `edit_files`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct EditFilesReceipt {
-    /// The transaction's id (undo_edit with it restores every file); absent
-    /// for a dry run or when nothing changed.
-    pub edit_id: Option<String>,
-    pub dry_run: bool,
-    /// One edit_file receipt per file, in the order given.
-    pub files: Vec<EditReceipt>,
-    pub warnings: Vec<String>,
-}
+/// The receipt of `edit_files`: one `edit_file` receipt per file, in the
+/// order given, and the transaction's edit id.
+pub type EditFilesReceipt = Committed<TextEdits>;
 
 /// Apply `params` (see [`EditFilesParams`]). Any failure (a match, a
 /// validation, a stale file, a write) leaves every file untouched.
@@ -549,56 +503,26 @@ pub fn edit_files(
         return Err(Error::invalid_argument("no files given")
             .with_suggestion("pass one entry per file, each with its ⟦path⟧ and ⟦edits⟧"));
     }
-    let mut plans = Vec::new();
-    let mut changes = Vec::new();
+    let mut changes: Vec<Change<TextEdits>> = Vec::new();
     for f in &params.files {
         let target = ws.resolve(Path::new(&f.path), Purpose::Write)?;
-        if plans
-            .iter()
-            .any(|(t, _): &(ResolvedPath, PlannedFile)| t.path == target.path)
-        {
+        if changes.iter().any(|c| c.target.path == target.path) {
             return Err(
                 Error::invalid_argument(format!("{} is given twice", target.display))
                     .with_suggestion("put all the edits of one file in one entry")
                     .with_details(serde_json::json!({"path": target.display})),
             );
         }
-        let p = plan_file(
+        changes.push(plan_file(
             engine,
             &target,
             None,
             &f.edits,
             f.expected_hash.as_deref(),
             params.allow_syntax_errors,
-        )?;
-        if let Some(text) = &p.new_text {
-            changes.push(disk::FileChange {
-                target: target.clone(),
-                expect: Some(p.src.hash.clone()),
-                new: text.clone().into_bytes(),
-                undo_of: None,
-            });
-        }
-        plans.push((target, p));
+        )?);
     }
-    let t = disk::commit_files(ws, &changes, "edit_files", None, false, params.dry_run)?;
-    let mut outcomes = t.files.into_iter();
-    let files = plans
-        .into_iter()
-        .map(|(_, p)| match p.new_text {
-            Some(_) => match outcomes.next() {
-                Some(o) => p.committed(o),
-                None => p.receipt(params.dry_run),
-            },
-            None => p.receipt(params.dry_run),
-        })
-        .collect();
-    Ok(EditFilesReceipt {
-        edit_id: t.edit_id,
-        dry_run: params.dry_run,
-        files,
-        warnings: t.warnings,
-    })
+    change::commit_all(ws, changes, "edit_files", None, params.dry_run)
 }
 
 fn summarize(planned: &[crate::text::PlannedEdit]) -> Vec<EditSummary> {
@@ -708,24 +632,27 @@ pub fn write_resolved(
         params.allow_syntax_errors,
         &mut warnings,
     )?;
-    let outcome = disk::commit_write(
-        ws,
-        target,
-        old.as_ref(),
-        content.as_bytes(),
-        WriteMeta {
-            operation: "write_file".to_string(),
-            symbol: None,
-            expected_hash: params.expected_hash.clone(),
-            dry_run: params.dry_run,
-        },
-    )?;
-    let file = WholeFile {
-        created: outcome.created,
+    let planned = WholeFile {
+        created: old.is_none(),
         total_lines: crate::source::count_lines(strip_bom(&content)),
         bytes: content.len(),
     };
-    Ok(Receipt::new(outcome, file, validation, warnings))
+    let change = Change {
+        target: target.clone(),
+        old: old.map(Arc::new),
+        new: Some(content),
+        tree: None,
+        planned,
+        validation,
+        warnings,
+    };
+    let meta = WriteMeta {
+        operation: "write_file".to_string(),
+        symbol: None,
+        expected_hash: params.expected_hash.clone(),
+        dry_run: params.dry_run,
+    };
+    Ok(change.commit(ws, meta)?.receipt)
 }
 
 /// Keep the BOM and CRLF line endings of `old` in new whole-file content
@@ -754,7 +681,7 @@ fn strip_bom(s: &str) -> &str {
 }
 
 /// The smallest window where `old` and `new` differ, as a tree edit.
-fn diff_window(old: &str, new: &str) -> Change {
+fn diff_window(old: &str, new: &str) -> Splice {
     let (a, b) = (old.as_bytes(), new.as_bytes());
     let mut prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     // Keep the window on character boundaries of both texts.
@@ -770,7 +697,7 @@ fn diff_window(old: &str, new: &str) -> Change {
     while !(old.is_char_boundary(a.len() - suffix) && new.is_char_boundary(b.len() - suffix)) {
         suffix -= 1;
     }
-    Change {
+    Splice {
         start: prefix,
         old_end: a.len() - suffix,
         new_end: b.len() - suffix,
@@ -789,7 +716,7 @@ type NewTree = (Arc<Language>, Tree);
 struct Base<'a> {
     source: &'a SourceText,
     parsed: Option<&'a ParsedFile>,
-    change: Change,
+    change: Splice,
 }
 
 /// Parse-delta validation of `new_text` (the whole new file, BOM included)

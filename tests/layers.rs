@@ -24,6 +24,7 @@ const LAYERS: &[&str] = &[
     "edit",    // planning and validating symbol edits: pure
     "disk",    // the door to the disk: the only writer
     "receipt", // what a write did, and its one rendering
+    "change",  // a planned change, written once: the one write path
     "refs",    // references and renames across files
     "engine",  // symbol operations over a workspace
     "textops", // text operations over a workspace
@@ -330,13 +331,14 @@ const WRITES: &[&str] = &[
     "tempfile::",
 ];
 
-#[test]
-fn only_disk_writes() {
+/// Non-test code lines outside `allowed` (files or folders under `src/`)
+/// that contain one of `calls`, as `file:line: text`.
+fn calls_outside(allowed: &[&str], calls: &[&str]) -> Vec<String> {
     let mut files = Vec::new();
     rust_files(&src_dir(), &mut files);
     let mut found = Vec::new();
     for f in files {
-        if f.starts_with(src_dir().join("disk")) {
+        if allowed.iter().any(|a| f.starts_with(src_dir().join(a))) {
             continue;
         }
         let text = std::fs::read_to_string(&f).unwrap();
@@ -346,7 +348,7 @@ fn only_disk_writes() {
             if line.trim_start().starts_with("//") {
                 continue;
             }
-            for w in WRITES {
+            for w in calls {
                 if line.contains(w) {
                     found.push(format!(
                         "{}:{}: {}",
@@ -358,9 +360,28 @@ fn only_disk_writes() {
             }
         }
     }
+    found
+}
+
+#[test]
+fn only_disk_writes() {
+    let found = calls_outside(&["disk"], WRITES);
     assert!(
         found.is_empty(),
         "writes outside src/disk (route them through disk):\n{}",
+        found.join("\n")
+    );
+}
+
+/// Every planner's change reaches the disk through `change` (one
+/// `Change`, committed once, one receipt): nothing else calls the disk's
+/// two committing functions. Undo lives inside `disk`.
+#[test]
+fn every_change_is_committed_by_change() {
+    let found = calls_outside(&["disk", "change.rs"], &["commit_write(", "commit_files("]);
+    assert!(
+        found.is_empty(),
+        "commits outside src/change.rs (build a change::Change and commit it):\n{}",
         found.join("\n")
     );
 }

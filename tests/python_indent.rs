@@ -134,3 +134,117 @@ fn every_writer_refuses_bad_python_indentation() {
         assert_eq!(std::fs::read_to_string(&f).unwrap(), original, "{args:?}");
     }
 }
+
+/// Writes compare a candidate's problems with the old file's around the
+/// change only (`syntax_errors_around`): on every kind of edit agents get
+/// wrong (a line shifted, dedented, deleted; a line inserted deeper; a block
+/// header with no body; an unclosed bracket), at every 5th line of real
+/// files, the problems it says the edit adds are exactly those a comparison
+/// of the two whole files finds.
+#[test]
+fn comparing_around_the_change_equals_comparing_whole_files() {
+    use scalpel::edit::validate::{Splice, reparse_tree};
+    use scalpel::symbols::{ErrorNode, parse_tree, syntax_errors, syntax_errors_around};
+    use std::collections::BTreeMap;
+
+    let reg = scalpel::lang::Registry::builtin();
+    let py = reg.by_name("python").unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/python");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&fixtures)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
+        .collect();
+    files.extend(stdlib_sample(10));
+    // What the new version adds: messages counted in `after`, less those
+    // `before` already had.
+    let added = |before: &[ErrorNode], b: &str, after: &[ErrorNode], a: &str| {
+        let mut count: BTreeMap<String, i64> = BTreeMap::new();
+        for e in after {
+            *count.entry(e.message(a)).or_default() += 1;
+        }
+        for e in before {
+            *count.entry(e.message(b)).or_default() -= 1;
+        }
+        count.retain(|_, n| *n > 0);
+        count
+    };
+    let (mut cases, mut adding, mut windowed) = (0, 0, 0);
+    for f in &files {
+        let old = std::fs::read_to_string(f).unwrap();
+        let old_tree = parse_tree(py, &old, None).unwrap();
+        let whole_before = syntax_errors(py, &old_tree, &old);
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(old.match_indices('\n').map(|(i, _)| i + 1))
+            .filter(|&s| s < old.len())
+            .collect();
+        for &ls in starts.iter().step_by(5) {
+            let le = old[ls..].find('\n').map_or(old.len(), |p| ls + p + 1);
+            let line = &old[ls..le];
+            let ws = line.len() - line.trim_start_matches([' ', '\t']).len();
+            let edits: [(usize, usize, String); 6] = [
+                (ls, ls, "  ".into()),
+                (ls, ls + ws.min(4), String::new()),
+                (ls, le, String::new()),
+                (ls, ls, format!("{}    x = 1\n", &line[..ws])),
+                (ls, ls, format!("{}if x:\n", &line[..ws])),
+                (ls, ls, "y = (\n".into()),
+            ];
+            for (start, end, text) in edits {
+                let new = format!("{}{text}{}", &old[..start], &old[end..]);
+                let splice = Splice {
+                    start,
+                    old_end: end,
+                    new_end: start + text.len(),
+                };
+                let new_tree = reparse_tree(py, &old_tree, &old, &new, splice).unwrap();
+                let whole = added(
+                    &whole_before,
+                    &old,
+                    &syntax_errors(py, &new_tree, &new),
+                    &new,
+                );
+                let (b, a) = syntax_errors_around(
+                    py,
+                    (&old_tree, &old),
+                    (&new_tree, &new),
+                    splice.start,
+                    splice.old_end,
+                    splice.new_end,
+                );
+                let around = added(&b, &old, &a, &new);
+                // Count the comparisons that really were made around the
+                // change (the rest fell back to whole files).
+                let rules = py.config.offside.as_ref().unwrap();
+                windowed += usize::from(
+                    scalpel::symbols::offside::around_change(
+                        rules,
+                        (&old_tree, &old),
+                        (&new_tree, &new),
+                        splice.start,
+                        splice.old_end,
+                        splice.new_end,
+                    )
+                    .is_some(),
+                );
+                assert_eq!(
+                    around,
+                    whole,
+                    "{}: line at byte {ls}, edit {start}..{end} -> {text:?}",
+                    f.display()
+                );
+                cases += 1;
+                adding += usize::from(!whole.is_empty());
+            }
+        }
+    }
+    eprintln!("{cases} cases, {adding} add problems, {windowed} compared around the change");
+    assert!(
+        cases >= 3000 && adding * 3 >= cases,
+        "{cases} cases, {adding} add problems"
+    );
+    assert!(
+        windowed * 10 >= cases * 7,
+        "only {windowed} of {cases} compared around the change"
+    );
+}

@@ -270,6 +270,21 @@ fn rename_a_method_across_a_stdlib_package() {
     let changed: Vec<&str> = done.files.iter().map(|f| f.path.as_str()).collect();
     let dry_files: Vec<&str> = dry.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(changed, dry_files);
+    // Each file's receipt is the one every write gives: what was planned
+    // (its occurrences), the validation, the hashes, the diff.
+    assert_eq!(
+        done.files
+            .iter()
+            .map(|f| f.planned.occurrences)
+            .sum::<usize>(),
+        done.renamed
+    );
+    for f in &done.files {
+        assert_eq!(f.validation.status, "ok", "{}", f.path);
+        assert!(f.changed && f.previous_hash.is_some() && f.diff.contains(new));
+        assert!(f.edit_id.is_some(), "each file has its journal entry");
+        assert!(f.planned.occurrences > 0 && f.planned.new_name == new);
+    }
 
     // The manual rename, except where the dry run left the name alone.
     for (p, old_bytes) in files.iter().zip(&before) {

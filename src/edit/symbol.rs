@@ -263,26 +263,52 @@ fn verbatim_mask(
     let offset = file.source.body_offset();
     let old_body = file.source.body();
     let (start, end) = (range.start - offset, range.end - offset);
-    let new_body = format!(
+    // Only the top-level nodes around the change are parsed again, with the
+    // code in place: a string's extent is settled by the text from the start
+    // of its top-level node, and reparsing a whole multi-megabyte file for
+    // it cost as much as validating the edit.
+    let root = file.tree.root_node();
+    let mut cursor = root.walk();
+    let (mut from, mut to) = (start, end);
+    for top in root.children(&mut cursor) {
+        if top.start_byte() <= start && start < top.end_byte() {
+            from = from.min(top.start_byte());
+        }
+        if top.start_byte() < end && end <= top.end_byte() {
+            to = to.max(top.end_byte());
+        }
+    }
+    if to - from > REGION_PARSE_MAX {
+        // One top-level node spans most of the file (a parse error can):
+        // reparsing the whole file incrementally is cheaper.
+        (from, to) = (0, old_body.len());
+    }
+    let region = format!(
         "{}{before}{code}{after}{}",
-        &old_body[..start],
-        &old_body[end..]
+        &old_body[from..start],
+        &old_body[end..to]
     );
-    let code_start = start + before.len();
-    let change = super::Change {
-        start,
-        old_end: end,
-        new_end: code_start + code.len() + after.len(),
+    let code_start = start - from + before.len();
+    let tree = if (from, to) == (0, old_body.len()) {
+        let splice = super::Splice {
+            start,
+            old_end: end,
+            new_end: code_start + code.len() + after.len(),
+        };
+        super::validate::reparse_tree(&file.language, &file.tree, old_body, &region, splice)?
+    } else {
+        crate::symbols::parse_tree(&file.language, &region, None)?
     };
-    let tree =
-        super::validate::reparse_tree(&file.language, &file.tree, old_body, &new_body, change)?;
     Ok(indent::verbatim_lines(
         &file.language,
         &tree,
-        &new_body,
+        &region,
         code_start..code_start + code.len(),
     ))
 }
+
+/// The largest region [`verbatim_mask`] parses on its own.
+const REGION_PARSE_MAX: usize = 1 << 20;
 
 /// Fit agent-supplied code to the target's place: file line endings, file
 /// indentation style, and the target's indentation. Returns one text per
@@ -561,19 +587,14 @@ pub struct Checked {
 /// no parse problem and whose layout agrees with its syntax tree; failing
 /// that, the one with no new problem and the fewest misplaced lines; failing
 /// that, the least bad (the caller refuses it unless errors are allowed).
-/// `before` are the old file's problems.
-pub fn choose(
-    file: &ParsedFile,
-    before: &[super::SyntaxProblem],
-    plans: Vec<SymbolEdit>,
-) -> Result<Checked> {
+pub fn choose(file: &ParsedFile, plans: Vec<SymbolEdit>) -> Result<Checked> {
     let offset = file.source.body_offset();
     let unit = indent::unit(file.source.profile.indent);
     let mut best: Option<((bool, usize), Checked)> = None;
     let mut tried = 0;
     for plan in plans {
         tried += 1;
-        let change = super::Change {
+        let change = super::Splice {
             start: plan.old_start - offset,
             old_end: plan.old_end - offset,
             new_end: plan.new_end - offset,
@@ -583,7 +604,6 @@ pub fn choose(
             &file.language,
             &file.tree,
             file.source.body(),
-            before,
             new_body,
             change,
         )?;
@@ -642,6 +662,36 @@ pub fn prepare(
     op: Operation,
     code: Option<&str>,
 ) -> Result<Prepared> {
+    let body = file.source.body();
+    let count = || super::syntax_problems(&file.language, &file.tree, body).len();
+    // The old file's own problems are only counted (the receipt's
+    // `preexisting_errors`): candidates are compared with it around the
+    // change. Counting walks every token, so on a large file it runs beside
+    // the planning.
+    std::thread::scope(|s| {
+        let counting = (body.len() >= COUNT_BESIDE_MIN).then(|| s.spawn(count));
+        let prepared = prepare_uncounted(file, target, op, code)?;
+        let preexisting = match counting {
+            Some(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            None => count(),
+        };
+        Ok(Prepared {
+            preexisting,
+            ..prepared
+        })
+    })
+}
+
+/// Files from this size on count their old problems on a second thread.
+const COUNT_BESIDE_MIN: usize = 256 * 1024;
+
+/// [`prepare`] with `preexisting` left at 0.
+fn prepare_uncounted(
+    file: &ParsedFile,
+    target: &Symbol,
+    op: Operation,
+    code: Option<&str>,
+) -> Result<Prepared> {
     let offset = file.source.body_offset();
     let defined_in = |c: &Checked| {
         crate::symbols::definitions_in(
@@ -651,8 +701,7 @@ pub fn prepare(
             c.edit.code_start - offset..c.edit.code_end - offset,
         )
     };
-    let before = super::syntax_problems(&file.language, &file.tree, file.source.body());
-    let mut checked = choose(file, &before, plan(file, target, op, code, Overwrite::All)?)?;
+    let mut checked = choose(file, plan(file, target, op, code, Overwrite::All)?)?;
     let mut warnings = Vec::new();
     let mut kept = Vec::new();
     let mut defined = None;
@@ -675,7 +724,7 @@ pub fn prepare(
             }
             defined = Some(brought);
         } else {
-            checked = choose(file, &before, plan(file, target, op, code, overwrite)?)?;
+            checked = choose(file, plan(file, target, op, code, overwrite)?)?;
             kept = kept_trivia(
                 &file.source,
                 target,
@@ -690,7 +739,7 @@ pub fn prepare(
     };
     Ok(Prepared {
         checked,
-        preexisting: before.len(),
+        preexisting: 0,
         kept_trivia: kept,
         defined,
         warnings,

@@ -88,7 +88,11 @@ impl Validation {
 /// Every problem of `tree` (see [`crate::symbols::syntax_errors`]), in order,
 /// located where the trouble starts.
 pub fn syntax_problems(lang: &Language, tree: &Tree, body: &str) -> Vec<SyntaxProblem> {
-    crate::symbols::syntax_errors(lang, tree, body)
+    problems(body, crate::symbols::syntax_errors(lang, tree, body))
+}
+
+fn problems(body: &str, errors: Vec<crate::symbols::ErrorNode>) -> Vec<SyntaxProblem> {
+    errors
         .into_iter()
         .map(|e| {
             let from = body[..e.focus_byte.min(body.len())]
@@ -108,7 +112,7 @@ pub fn syntax_problems(lang: &Language, tree: &Tree, body: &str) -> Vec<SyntaxPr
 /// A byte-range change in body coordinates (after any BOM): the text at
 /// `start..old_end` became `start..new_end`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Change {
+pub struct Splice {
     pub start: usize,
     pub old_end: usize,
     pub new_end: usize,
@@ -118,36 +122,49 @@ fn point_at(text: &str, byte: usize) -> Point {
     let before = &text.as_bytes()[..byte];
     let row = memchr::memchr_iter(b'\n', before).count();
     let line_start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
-    Point::new(row, byte - line_start)
+    Point {
+        row,
+        column: byte - line_start,
+    }
 }
 
-/// Reparse `new_body` incrementally from `old_tree` (edited by `change`) and
-/// return the new tree with the problems the edit introduced.
+/// Reparse `new_body` incrementally from `old_tree` and return the new tree,
+/// the problems the change introduced, and how many the old body had.
 pub fn reparse(
     lang: &Language,
     old_tree: &Tree,
     old_body: &str,
     new_body: &str,
-    change: Change,
+    change: Splice,
 ) -> Result<(Tree, Vec<SyntaxProblem>, usize)> {
     let before = syntax_problems(lang, old_tree, old_body);
-    let (tree, introduced) = reparse_against(lang, old_tree, old_body, &before, new_body, change)?;
+    let (tree, introduced) = reparse_against(lang, old_tree, old_body, new_body, change)?;
     Ok((tree, introduced, before.len()))
 }
 
-/// [`reparse`] with the old version's problems already known (several
-/// candidate edits of one file share them).
+/// [`reparse`] without counting the old version's problems (several
+/// candidate edits of one file count them once). The new tree's problems
+/// are compared with the old's around the change only
+/// ([`crate::symbols::syntax_errors_around`]): the same difference as of the
+/// whole files, without walking every token of both for each candidate.
 pub fn reparse_against(
     lang: &Language,
     old_tree: &Tree,
     old_body: &str,
-    before: &[SyntaxProblem],
     new_body: &str,
-    change: Change,
+    change: Splice,
 ) -> Result<(Tree, Vec<SyntaxProblem>)> {
     let new_tree = reparse_tree(lang, old_tree, old_body, new_body, change)?;
-    let after = syntax_problems(lang, &new_tree, new_body);
-    Ok((new_tree, difference(before, &after)))
+    let (before, after) = crate::symbols::syntax_errors_around(
+        lang,
+        (old_tree, old_body),
+        (&new_tree, new_body),
+        change.start,
+        change.old_end,
+        change.new_end,
+    );
+    let introduced = difference(&problems(old_body, before), &problems(new_body, after));
+    Ok((new_tree, introduced))
 }
 
 /// The tree of `new_body`, reparsed incrementally from `old_tree` (edited
@@ -157,7 +174,7 @@ pub fn reparse_tree(
     old_tree: &Tree,
     old_body: &str,
     new_body: &str,
-    change: Change,
+    change: Splice,
 ) -> Result<Tree> {
     let mut edited = old_tree.clone();
     edited.edit(&InputEdit {
@@ -255,7 +272,7 @@ mod tests {
             .zip(new[start..].bytes().rev())
             .take_while(|(a, b)| a == b)
             .count();
-        let change = Change {
+        let change = Splice {
             start,
             old_end: old.len() - tail,
             new_end: new.len() - tail,

@@ -1,7 +1,8 @@
 //! `rename_symbol`: the definition and its references (the tiers
 //! `find_references` ties to it; name-only matches too when asked) renamed
 //! in every file, each file validated (no new parse problem), all written
-//! as one transaction ([`crate::disk::commit_files`]) with one edit id.
+//! as one transaction ([`crate::change::commit_all`]) with one edit id and
+//! one receipt per file.
 //!
 //! Refused: a target that is not one identifier, a new name that is not an
 //! identifier of the language (the grammar itself decides: the renamed
@@ -9,11 +10,13 @@
 //! name), and a new name already defined in the target's scope.
 
 use super::{Collected, RefsRequest, Tier, collect};
-use crate::disk::{FileChange, Purpose, Workspace, WriteOutcome, commit_files};
-use crate::edit::validate::{self, Change};
+use crate::change::{self, Change};
+use crate::disk::{Purpose, Workspace};
+use crate::edit::validate::{self, Splice};
 use crate::error::{Error, ErrorCode, Result};
 use crate::hint::{Term, term};
 use crate::lang::Registry;
+use crate::receipt::{Receipt, Renamed};
 use crate::symbols::{self, ParsedFile};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -42,8 +45,8 @@ pub struct RenameReceipt {
     pub dry_run: bool,
     /// Occurrences renamed, definition included.
     pub renamed: usize,
-    /// Per file: hashes and unified diff.
-    pub files: Vec<WriteOutcome>,
+    /// One write receipt per file: occurrences, hashes, validation, diff.
+    pub files: Vec<Receipt<Renamed>>,
     /// Uses of the name left alone (name only, unless include_name_only),
     /// at most 100 listed.
     pub skipped: Vec<Skipped>,
@@ -159,7 +162,7 @@ pub fn rename_symbol(
         let first = spans[0];
         let old_end = spans[spans.len() - 1] + name.len();
         let delta = (new_name.len() as isize - name.len() as isize) * spans.len() as isize;
-        let change = Change {
+        let change = Splice {
             start: first,
             old_end,
             new_end: (old_end as isize + delta) as usize,
@@ -176,26 +179,26 @@ pub fn rename_symbol(
                 return Err(bad_name());
             }
         }
-        validate::judge(introduced, preexisting, false, path)?;
-        let mut bytes = file.source.text.as_bytes()[..offset].to_vec();
-        bytes.extend_from_slice(new_body.as_bytes());
-        changes.push(FileChange {
+        let validation = validate::judge(introduced, preexisting, false, path)?;
+        let mut text = file.source.text[..offset].to_string();
+        text.push_str(&new_body);
+        changes.push(Change {
             target: ws.resolve(Path::new(path), Purpose::Write)?,
-            expect: Some(file.source.hash.clone()),
-            new: bytes,
-            undo_of: None,
+            old: Some(file.source.clone()),
+            new: Some(text),
+            tree: None,
+            planned: Renamed {
+                symbol: sym.name_path.clone(),
+                new_name: new_name.to_string(),
+                occurrences: spans.len(),
+            },
+            validation,
+            warnings: Vec::new(),
         });
     }
     let skipped_count = skipped.len();
     skipped.truncate(MAX_SKIPPED);
-    let t = commit_files(
-        ws,
-        &changes,
-        "rename_symbol",
-        Some(&sym.name_path),
-        false,
-        dry_run,
-    )?;
+    let t = change::commit_all(ws, changes, "rename_symbol", Some(&sym.name_path), dry_run)?;
     let mut warnings = t.warnings;
     if skipped_count > 0 {
         warnings.push(format!(

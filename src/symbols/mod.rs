@@ -1136,6 +1136,37 @@ pub fn syntax_errors(lang: &Language, tree: &Tree, body: &str) -> Vec<ErrorNode>
     all
 }
 
+/// The problems of two versions of a file, for comparing them, where one
+/// change (`start..old_end` became `start..new_end`, body offsets) is all
+/// that differs: every ERROR and MISSING node of each (a walk that skips
+/// error-free subtrees), and the indentation violations around the change
+/// only ([`offside::around_change`]); the multiset difference is the same
+/// as that of [`syntax_errors`] of both whole files, which is the fallback.
+pub fn syntax_errors_around(
+    lang: &Language,
+    old: (&Tree, &str),
+    new: (&Tree, &str),
+    start: usize,
+    old_end: usize,
+    new_end: usize,
+) -> (Vec<ErrorNode>, Vec<ErrorNode>) {
+    let Some(rules) = &lang.config.offside else {
+        return (error_nodes(old.0), error_nodes(new.0));
+    };
+    let Some((o, n)) = offside::around_change(rules, old, new, start, old_end, new_end) else {
+        return (
+            syntax_errors(lang, old.0, old.1),
+            syntax_errors(lang, new.0, new.1),
+        );
+    };
+    let with = |tree: &Tree, mut v: Vec<ErrorNode>| {
+        v.extend(error_nodes(tree));
+        v.sort_by_key(|e| (e.focus_byte, e.rule.is_some()));
+        v
+    };
+    (with(old.0, o), with(new.0, n))
+}
+
 /// Visit the nodes under `root` (itself included) in document order,
 /// descending into a node's children only when `visit` returns true.
 pub(crate) fn walk_preorder<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>) -> bool) {

@@ -42,28 +42,209 @@ pub const INCONSISTENT_TABS: &str = "inconsistent use of tabs and spaces in inde
 /// Every indentation violation in `tree`, as error nodes whose `rule` names
 /// it, in document order.
 pub fn violations(rules: &OffsideRules, tree: &Tree, body: &str) -> Vec<ErrorNode> {
-    let mut check = Checker {
-        rules,
-        body,
-        stack: vec![(0, 0)],
-        out: Vec::new(),
-    };
-    let mut state = Walk::default();
-    walk_tokens(rules, tree.root_node(), &mut |tok| {
-        check.token(tok, &mut state)
-    });
-    if state.ended_with_opener
-        && let Some((byte, row)) = state.last_token
+    let mut run = Run::new(rules, body);
+    run.feed(tree.root_node());
+    error_nodes(body, run.finish())
+}
+
+/// The violations of two versions of a file around one change, for
+/// comparing them (`start..old_end` of the old body became `start..new_end`
+/// of the new): the same multiset difference as comparing both whole files,
+/// without walking every token of a large file for each candidate edit.
+///
+/// Both versions are checked from a top-level node before the change where
+/// any run, whatever came before, is *settled* (a code line at column 0,
+/// outside brackets, not after a block opener or a continuation; the text
+/// before it has no parse error, so its brackets are balanced) up to the
+/// first top-level node after the change where both runs are settled again
+/// at the same place from the end. Before and after those points both
+/// versions have the same text and the same checker state, so the same
+/// violations. `None` when no such start is found (a parse error before the
+/// change, ...): the caller compares whole files.
+pub fn around_change(
+    rules: &OffsideRules,
+    old: (&Tree, &str),
+    new: (&Tree, &str),
+    start: usize,
+    old_end: usize,
+    new_end: usize,
+) -> Option<(Vec<ErrorNode>, Vec<ErrorNode>)> {
+    let old_top = top_level(old.0);
+    let new_top = top_level(new.0);
+    // The last top-level node starting at or before the change, present at
+    // the same offset in both versions, with error-free text before it.
+    let a = new_top.iter().rposition(|n| n.start_byte() <= start)?;
+    let a_start = new_top[a].start_byte();
+    let a_old = old_top
+        .binary_search_by_key(&a_start, |n| n.start_byte())
+        .ok()?;
+    if new_top[..a]
+        .iter()
+        .chain(&old_top[..a_old])
+        .any(|n| n.has_error())
     {
-        check.out.push(Violation {
-            byte,
-            row,
-            column: 0,
-            rule: EXPECTED_BLOCK,
-        });
+        return None;
     }
-    check
-        .out
+    let mut old_run = Window::start(rules, old.1, &old_top, a_old, old_end)?;
+    let mut new_run = Window::start(rules, new.1, &new_top, a, new_end)?;
+    // Advance whichever run is behind until both settle at the same
+    // distance from the end (at worst the end of the file).
+    let (mut o, mut n) = (old_run.next_settled(), new_run.next_settled());
+    while o != n {
+        if o > n {
+            o = old_run.next_settled();
+        } else {
+            n = new_run.next_settled();
+        }
+    }
+    Some((old_run.into_violations(o), new_run.into_violations(n)))
+}
+
+/// The root's children, in order.
+fn top_level(tree: &Tree) -> Vec<Node<'_>> {
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    root.children(&mut cursor).collect()
+}
+
+/// One version's run over its top-level nodes (see [`around_change`]).
+struct Window<'a, 't> {
+    run: Run<'a>,
+    top: &'a [Node<'t>],
+    /// The next top-level node to feed.
+    next: usize,
+    /// Where the change ends: settling only counts after it.
+    change_end: usize,
+    /// Violations found before the window's start (discarded).
+    skip: usize,
+}
+
+impl<'a, 't> Window<'a, 't> {
+    /// A run fed with the nodes from the last code node before `at` (or
+    /// from the first node), settled before `at`; `None` if it is not. The
+    /// state a settled run depends on (brackets, a pending block opener,
+    /// the last row) is set by that code node and the comments after it.
+    fn start(
+        rules: &'a OffsideRules,
+        body: &'a str,
+        top: &'a [Node<'t>],
+        at: usize,
+        change_end: usize,
+    ) -> Option<Self> {
+        let mut run = Run::new(rules, body);
+        let from = top[..at].iter().rposition(|n| !n.is_extra()).unwrap_or(0);
+        for &node in &top[from..at] {
+            run.feed(node);
+        }
+        if !run.settled_before(top[at]) {
+            return None;
+        }
+        let skip = run.check.out.len();
+        Some(Window {
+            run,
+            top,
+            next: at,
+            change_end,
+            skip,
+        })
+    }
+
+    /// Feed nodes up to the next one after the change before which the run
+    /// is settled, and return its distance from the end of the body (0:
+    /// the end of the file).
+    fn next_settled(&mut self) -> usize {
+        let len = self.run.check.body.len();
+        // The node where the run stopped last time is fed first.
+        let mut fed_one = false;
+        while let Some(&node) = self.top.get(self.next) {
+            if fed_one && node.start_byte() >= self.change_end && self.run.settled_before(node) {
+                return len - node.start_byte();
+            }
+            self.run.feed(node);
+            self.next += 1;
+            fed_one = true;
+        }
+        0
+    }
+
+    /// The violations from the window's start to where it settled
+    /// (`distance` 0: the end of the file, with its own rule).
+    fn into_violations(self, distance: usize) -> Vec<ErrorNode> {
+        let body = self.run.check.body;
+        let out = if distance == 0 {
+            self.run.finish()
+        } else {
+            self.run.check.out
+        };
+        error_nodes(body, out.into_iter().skip(self.skip).collect())
+    }
+}
+
+/// The layout checker with its state, fed tokens in document order.
+struct Run<'a> {
+    rules: &'a OffsideRules,
+    check: Checker<'a>,
+    state: Walk,
+}
+
+impl<'a> Run<'a> {
+    fn new(rules: &'a OffsideRules, body: &'a str) -> Self {
+        Run {
+            rules,
+            check: Checker {
+                rules,
+                body,
+                stack: vec![(0, 0)],
+                out: Vec::new(),
+            },
+            state: Walk::default(),
+        }
+    }
+
+    /// Check the tokens under `node`.
+    fn feed(&mut self, node: Node) {
+        let (check, state) = (&mut self.check, &mut self.state);
+        walk_tokens(self.rules, node, &mut |tok| check.token(tok, state));
+    }
+
+    /// Would any run go on from `node` as this one does? `node` starts a
+    /// logical line at column 0 (which closes every open level without a
+    /// violation), outside brackets, not owed an indented block.
+    fn settled_before(&self, node: Node) -> bool {
+        let at = node.start_position();
+        let st = &self.state;
+        let between = &self.check.body[st.last_end.min(node.start_byte())..node.start_byte()];
+        !node.is_extra()
+            && at.column == 0
+            && st.depth == 0
+            && !st.ended_with_opener
+            && st.last_row.is_none_or(|r| at.row > r)
+            && !self
+                .rules
+                .line_continuation
+                .as_deref()
+                .is_some_and(|c| joins_lines(between, c))
+    }
+
+    /// The violations, with the end-of-file rule: a block opener with no
+    /// block after it.
+    fn finish(mut self) -> Vec<Violation> {
+        if self.state.ended_with_opener
+            && let Some((byte, row)) = self.state.last_token
+        {
+            self.check.out.push(Violation {
+                byte,
+                row,
+                column: 0,
+                rule: EXPECTED_BLOCK,
+            });
+        }
+        self.check.out
+    }
+}
+
+fn error_nodes(body: &str, violations: Vec<Violation>) -> Vec<ErrorNode> {
+    violations
         .into_iter()
         .map(|v| ErrorNode {
             start_byte: v.byte,
