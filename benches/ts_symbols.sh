@@ -5,6 +5,8 @@
 # own AST (pinned: zod 4.6.7, effect 4.1.0, typescript 5.9.3). Needs the
 # network (npm) once and a built `scalpel`:
 #   benches/ts_symbols.sh [path/to/scalpel]
+# TS_SYMBOLS_MISSES=1 also prints every miss (kind, path:line, name, and
+# whether a tree-sitter parse error covers it), to classify them.
 set -euo pipefail
 bin=$(realpath "${1:-target/debug/scalpel}")
 work=${TS_SYMBOLS_DIR:-/tmp/scalpel-ts-symbols}
@@ -47,9 +49,10 @@ for kind in namespace module function method; do
   xargs "$bin" symbols --json --kind "$kind" --max-symbols 100000 --parse-timeout 300 \
     < "$work/files.txt" >> "$work/ours.jsonl"
 done
-python3 - "$work" <<'PY'
+python3 - "$work" "${TS_SYMBOLS_MISSES:-}" <<'PY'
 import json, sys
 work = sys.argv[1]
+show_misses = bool(sys.argv[2])
 truth = [json.loads(l) for l in open(f"{work}/truth.jsonl")]
 ours = {}
 truncated = set()
@@ -74,8 +77,12 @@ for t in truth:
             counts[key][1] += 1
             if found(name, line):
                 counts[key][0] += 1
-            elif any(a <= line <= b for a, b in errors):
-                in_errors[key] += 1
+            else:
+                in_error = any(a <= line <= b for a, b in errors)
+                in_errors[key] += in_error
+                if show_misses:
+                    mark = " (parse error)" if in_error else ""
+                    print(f"miss {key} {t['path']}:{line} {name}{mark}")
 files = len(truth)
 for key, label in (("ns", "namespaces/modules/globals"), ("fns", "const/let/var functions")):
     f, t = counts[key]

@@ -796,3 +796,40 @@ fn impl_blocks_are_edited_as_symbols() {
         "struct P;\n\nimpl P {\n    fn a(&self) -> u8 {\n        1\n    }\n}\n\n/// Shown.\nimpl std::fmt::Display for P {\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {\n        f.write_str(\"P\")\n    }\n}\n"
     );
 }
+
+/// Two readings of one new code can both parse and agree with the tree: the
+/// body of an arrow function on the line after `=>`, with no later line back
+/// at the header's column, sits at the header's column or one step deeper.
+/// The replaced symbol's own layout decides: each file keeps the layout it
+/// had, whether the code is the old code or an edit of it.
+#[test]
+fn an_ambiguous_arrow_body_keeps_the_replaced_symbols_layout() {
+    // (old symbol inside `namespace N`, new code as sent, expected symbol)
+    let deeper = "  export const base = (x?: boolean) =>\n    z.object({\n      a: x,\n    });\n";
+    let flat = "  export const base = (x?: boolean) =>\n  z.object({\n    a: x,\n  });\n";
+    let sent_as_is = "export const base = (x?: boolean) =>\n  z.object({\n    a: x,\n  });\n";
+    let sent_edited = "export const base = (x?: boolean) =>\n  z.object({\n    a: !x,\n  });\n";
+    let cases = [
+        (deeper, sent_as_is, deeper.to_string()),
+        (flat, sent_as_is, flat.to_string()),
+        (deeper, sent_edited, deeper.replace("a: x", "a: !x")),
+        (flat, sent_edited, flat.replace("a: x", "a: !x")),
+        // The extract shape of the deeper layout (body at its absolute column).
+        (
+            deeper,
+            "export const base = (x?: boolean) =>\n    z.object({\n      a: x,\n    });\n",
+            deeper.to_string(),
+        ),
+    ];
+    for (old, sent, want) in cases {
+        let file = format!("namespace N {{\n{old}  export const other = 1;\n}}\n");
+        let ws = Ws::new(&[("a.ts", file.as_bytes())]);
+        ws.update("a.ts", "N.base", Operation::Replace, Some(sent))
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(ws.read("a.ts")).unwrap(),
+            format!("namespace N {{\n{want}  export const other = 1;\n}}\n"),
+            "old:\n{old}sent:\n{sent}"
+        );
+    }
+}

@@ -13,6 +13,7 @@ use crate::source::{Eol, Indent, SourceText};
 use crate::symbols::{ParsedFile, Symbol};
 use crate::text::indent::{is_blank, leading_ws, spaces_to_tabs, tabs_to_spaces};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// What to do with the addressed symbol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -159,7 +160,9 @@ pub fn plan(
             let trail = &original[original.trim_end_matches(['\r', '\n']).len()..];
             let code = needs_code()?;
             let verbatim = verbatim_mask(file, start..span.end_byte - trail.len(), "", code, "")?;
-            Ok(fit(code, &verbatim, &ctx, src)
+            let mut readings = fit(code, &verbatim, &ctx, src);
+            prefer_old_layout(&mut readings, &text[start..span.end_byte - trail.len()]);
+            Ok(readings
                 .into_iter()
                 .map(|mut fitted| {
                     fitted.push_str(trail);
@@ -371,6 +374,39 @@ fn fit(code: &str, verbatim: &[bool], ctx: &Ctx, src: &SourceText) -> Vec<String
         }
     }
     out
+}
+
+/// Order the readings of code that replaces `old` so that the one keeping
+/// the most of `old`'s lines exactly as they were comes first (a stable
+/// sort: ties keep the likelihood order of [`indent::readings`]). The
+/// readings differ only in how far the later lines move, and two of them can
+/// both parse cleanly and agree with the tree: the body of an arrow function
+/// on the line after `=>` with no line back at the header's column (zod's
+/// `const base = (..) =>` / `z.object({..})`) reads at the header's column
+/// or one step deeper. The code's lines the agent left unchanged tell which
+/// layout the file had; [`choose`] still judges every reading.
+fn prefer_old_layout(readings: &mut [String], old: &str) {
+    if readings.len() < 2 {
+        return;
+    }
+    let mut old_lines: HashMap<&str, usize> = HashMap::new();
+    for l in old.lines().filter(|l| !is_blank(l)) {
+        *old_lines.entry(l).or_default() += 1;
+    }
+    readings.sort_by_cached_key(|r| {
+        let mut left = old_lines.clone();
+        let kept = r
+            .lines()
+            .filter(|l| match left.get_mut(l) {
+                Some(n) if *n > 0 => {
+                    *n -= 1;
+                    true
+                }
+                _ => false,
+            })
+            .count();
+        std::cmp::Reverse(kept)
+    });
 }
 
 /// Convert the code's leading indentation to the file's style: tabs in a

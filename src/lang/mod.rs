@@ -241,7 +241,13 @@ impl Language {
                         *b = *read_as;
                     }
                 }
-                pos = at.end().max(caps.get(0).map_or(0, |m| m.start()) + 1);
+                // The next match may start on the line this one rewrote (a
+                // rule's context can be the previous line, as for the
+                // second of two overloads): resume one character after this
+                // match's start, not after its `at`. Rewriting an `at` twice
+                // writes the same bytes.
+                let start = caps.get(0).map_or(at.start(), |m| m.start());
+                pos = start + text[start..].chars().next().map_or(1, char::len_utf8);
             }
         }
         // Every replaced byte is ASCII, and whole characters are replaced.
