@@ -13,6 +13,10 @@
 //! p50/p99, peak RSS; and quality over `benches/data/search_eval.tsv`:
 //! file-level NDCG@10 and Recall@5 for keyword only, keyword + structure,
 //! hybrid (blend) and hybrid (RRF).
+//!
+//! Knobs: `SCALPEL_BENCH_CORPUS=stdlib,mixed` runs only the corpora named;
+//! `SCALPEL_BENCH_COLD_ONLY=1` times only the cold index (no warm start,
+//! queries or quality), e.g. to profile it.
 
 #[path = "../tests/search_support/mod.rs"]
 mod search_support;
@@ -103,7 +107,14 @@ fn scores(files: &[String], expected: &[String]) -> (f64, f64) {
     (dcg / ideal, found as f64 / expected.len() as f64)
 }
 
+/// Whether `SCALPEL_BENCH_CORPUS` (a comma list; all when unset) names
+/// `corpus`.
+fn wanted(corpus: &str) -> bool {
+    std::env::var("SCALPEL_BENCH_CORPUS").map_or(true, |v| v.split(',').any(|c| c.trim() == corpus))
+}
+
 fn main() {
+    let cold_only = std::env::var_os("SCALPEL_BENCH_COLD_ONLY").is_some();
     let cases = eval_set();
     let model = load_model(Some(&test_model())).unwrap();
     let tmp = tempfile::tempdir().unwrap();
@@ -141,6 +152,9 @@ fn main() {
             println!("{name}: skipped (corpus missing)");
             continue;
         }
+        if !wanted(name) {
+            continue;
+        }
         let engine = Engine::default();
         let t = Instant::now();
         let ix = LiveIndex::open(root, engine.clone(), model.clone());
@@ -148,6 +162,15 @@ fn main() {
         let cold = t.elapsed();
         let status = ix.status();
         drop(ix);
+        if cold_only {
+            println!(
+                "{name}: {} files, {} units; cold index {:.2} s",
+                status.indexed_files,
+                status.units,
+                cold.as_secs_f64()
+            );
+            continue;
+        }
         let t = Instant::now();
         let ix = LiveIndex::open(root, engine.clone(), model.clone());
         ix.refresh().unwrap();
@@ -215,6 +238,9 @@ fn main() {
                 acc.push(s);
             }
         }
+    }
+    if cold_only {
+        return;
     }
     println!("quality over {} questions (file level):", cases.len());
     for (mode, acc) in &modes {
