@@ -13,6 +13,10 @@
 //! p50/p99, peak RSS; and quality over `benches/data/search_eval.tsv`:
 //! file-level NDCG@10 and Recall@5 for keyword only, keyword + structure,
 //! hybrid (blend) and hybrid (RRF).
+//!
+//! Knobs: `SCALPEL_BENCH_CORPUS=stdlib,mixed` runs only the corpora named;
+//! `SCALPEL_BENCH_COLD_ONLY=1` times only the cold index (no warm start,
+//! queries or quality), e.g. to profile it.
 
 #[path = "../tests/search_support/mod.rs"]
 mod search_support;
@@ -54,6 +58,19 @@ fn peak_rss_mb() -> f64 {
         .find(|l| l.starts_with("VmHWM:"))
         .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// CPU seconds (user + system, every thread) this process has used: what
+/// the cold index costs whatever the machine's load.
+fn cpu_s() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit(')').next().unwrap_or_default();
+    let f: Vec<f64> = after
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0.0))
+        .collect();
+    // Fields 14 and 15 (utime, stime) in clock ticks: 11 and 12 after the ')'.
+    (f.get(11).unwrap_or(&0.0) + f.get(12).unwrap_or(&0.0)) / 100.0
 }
 
 fn ms(d: Duration) -> f64 {
@@ -103,7 +120,14 @@ fn scores(files: &[String], expected: &[String]) -> (f64, f64) {
     (dcg / ideal, found as f64 / expected.len() as f64)
 }
 
+/// Whether `SCALPEL_BENCH_CORPUS` (a comma list; all when unset) names
+/// `corpus`.
+fn wanted(corpus: &str) -> bool {
+    std::env::var("SCALPEL_BENCH_CORPUS").map_or(true, |v| v.split(',').any(|c| c.trim() == corpus))
+}
+
 fn main() {
+    let cold_only = std::env::var_os("SCALPEL_BENCH_COLD_ONLY").is_some();
     let cases = eval_set();
     let model = load_model(Some(&test_model())).unwrap();
     let tmp = tempfile::tempdir().unwrap();
@@ -141,13 +165,27 @@ fn main() {
             println!("{name}: skipped (corpus missing)");
             continue;
         }
+        if !wanted(name) {
+            continue;
+        }
         let engine = Engine::default();
-        let t = Instant::now();
+        let (t, cpu) = (Instant::now(), cpu_s());
         let ix = LiveIndex::open(root, engine.clone(), model.clone());
         ix.refresh().unwrap();
         let cold = t.elapsed();
+        let cold_cpu = cpu_s() - cpu;
         let status = ix.status();
         drop(ix);
+        if cold_only {
+            println!(
+                "{name}: {} files, {} units; cold index {:.2} s (CPU {:.1} s)",
+                status.indexed_files,
+                status.units,
+                cold.as_secs_f64(),
+                cold_cpu
+            );
+            continue;
+        }
         let t = Instant::now();
         let ix = LiveIndex::open(root, engine.clone(), model.clone());
         ix.refresh().unwrap();
@@ -175,10 +213,11 @@ fn main() {
         lat.sort();
         let p = |q: f64| ms(lat[((lat.len() - 1) as f64 * q) as usize]);
         println!(
-            "{name}: {} files, {} units; cold index {:.2} s; warm start {:.0} ms; one changed file {:.1} ms; query p50 {:.1} ms, p99 {:.1} ms ({} queries); peak RSS {:.0} MB",
+            "{name}: {} files, {} units; cold index {:.2} s (CPU {:.1} s); warm start {:.0} ms; one changed file {:.1} ms; query p50 {:.1} ms, p99 {:.1} ms ({} queries); peak RSS {:.0} MB",
             status.indexed_files,
             status.units,
             cold.as_secs_f64(),
+            cold_cpu,
             ms(warm),
             ms(one),
             p(0.5),
@@ -215,6 +254,9 @@ fn main() {
                 acc.push(s);
             }
         }
+    }
+    if cold_only {
+        return;
     }
     println!("quality over {} questions (file level):", cases.len());
     for (mode, acc) in &modes {

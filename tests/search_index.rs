@@ -643,3 +643,56 @@ fn units_cover_definitions_module_code_windows_and_long_units() {
     assert_eq!((windows[1].start_line, windows[1].end_line), (81, 130));
     assert_eq!(windows[0].kind, "text");
 }
+
+/// The index's own WordPiece (`src/index/wordpiece.rs`) gives exactly the
+/// ids `tokenizers` gives, on the embedding text of every unit of real code:
+/// Python packages of the standard library (one with many non-ASCII
+/// strings, left to `tokenizers` word by word), the repository's fixtures
+/// in five languages and its own Rust sources.
+#[test]
+fn own_wordpiece_matches_tokenizers_on_real_units() {
+    let m = Model::load(&test_model()).unwrap();
+    assert!(
+        m.has_fast_tokenizer(),
+        "the shared model's tokenizer is a BERT WordPiece"
+    );
+    let engine = Engine::default();
+    let lib = stdlib();
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = vec![
+        lib.join("test/test_unicode.py"),
+        lib.join("test/test_unicode_identifiers.py"),
+    ];
+    for dir in [
+        lib.join("email"),
+        lib.join("json"),
+        lib.join("http"),
+        lib.join("urllib"),
+        manifest.join("fixtures"),
+        manifest.join("src/index"),
+    ] {
+        files.extend(scalpel::disk::walk_files(&dir));
+    }
+    let (mut units, mut non_ascii, mut cut) = (0, 0, 0);
+    for f in &files {
+        let Ok(parsed) = engine.load(f, None) else {
+            continue;
+        };
+        let rel = f.to_string_lossy();
+        for u in scalpel::index::units::units_of_parsed(&parsed, &rel) {
+            let text = scalpel::index::embedding_text(&u);
+            let expected = m.reference_ids(&text);
+            let got = scalpel::index::unit_tokens(&m, &u).ids();
+            assert_eq!(got, expected, "{}:{} {text:?}", u.path, u.start_line);
+            assert_eq!(m.embed(&text), m.embed_reference(&text), "{text:?}");
+            units += 1;
+            non_ascii += usize::from(!text.is_ascii());
+            cut += usize::from(text.split(' ').count() > 128);
+        }
+    }
+    // What the comparison covered: enough units, some with words left to
+    // `tokenizers`, some cut by the tokenizer's truncation.
+    assert!(units > 1500, "{units} units");
+    assert!(non_ascii > 5, "{non_ascii} units with non-ASCII words");
+    assert!(cut > 100, "{cut} units cut");
+}

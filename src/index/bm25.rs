@@ -34,17 +34,32 @@ pub struct Counted {
 
 impl Counted {
     pub fn of(fields: Fields) -> Counted {
-        let mut at: HashMap<String, usize> = HashMap::new();
+        // Distinct terms are found through an open-addressing table of
+        // indices into `terms` (no key strings of its own): one allocation
+        // per distinct term, none per repeat.
         let mut c = Counted::default();
+        let mut slots: Vec<u32> = vec![u32::MAX; 64];
         for (f, text) in fields.iter().enumerate() {
             tokens::for_each_token(text, |t| {
                 c.lens[f] += 1;
-                let i = match at.get(t) {
-                    Some(&i) => i,
-                    None => {
-                        at.insert(t.to_string(), c.terms.len());
-                        c.terms.push((t.to_string(), [0; FIELDS]));
-                        c.terms.len() - 1
+                if c.terms.len() * 2 >= slots.len() {
+                    slots = vec![u32::MAX; slots.len() * 2];
+                    for (i, (term, _)) in c.terms.iter().enumerate() {
+                        let at = free_slot(&slots, term);
+                        slots[at] = i as u32;
+                    }
+                }
+                let mask = slots.len() - 1;
+                let mut at = term_hash(t) as usize & mask;
+                let i = loop {
+                    match slots[at] {
+                        u32::MAX => {
+                            slots[at] = c.terms.len() as u32;
+                            c.terms.push((t.to_string(), [0; FIELDS]));
+                            break c.terms.len() - 1;
+                        }
+                        i if c.terms[i as usize].0 == t => break i as usize,
+                        _ => at = (at + 1) & mask,
                     }
                 };
                 let tf = &mut c.terms[i].1[f];
@@ -53,6 +68,23 @@ impl Counted {
         }
         c
     }
+}
+
+/// The first empty slot for `term` (the table has room).
+fn free_slot(slots: &[u32], term: &str) -> usize {
+    let mask = slots.len() - 1;
+    let mut at = term_hash(term) as usize & mask;
+    while slots[at] != u32::MAX {
+        at = (at + 1) & mask;
+    }
+    at
+}
+
+/// FNV-1a: terms are short, and this table needs no DoS resistance.
+fn term_hash(t: &str) -> u64 {
+    t.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 #[derive(Debug, Default)]

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-/// Files read and cut per batch (each batch goes in under one write lock).
+/// Files put into the index under one write lock, at most.
 const BATCH: usize = 64;
 /// How long a search waits for a running first indexing before answering
 /// from what is indexed.
@@ -245,35 +245,59 @@ impl LiveIndex {
                 index.remove(r);
             }
         }
-        for batch in stale.chunks(BATCH) {
-            let read: Vec<Read> = batch
-                .par_iter()
-                .filter_map(|(abs, rel, size, mtime, known)| {
-                    let meta = FileMeta {
-                        hash: String::new(),
-                        size: *size,
-                        mtime: *mtime,
-                    };
-                    super::read_file(&self.engine, self.model(), abs, rel, meta, known.as_deref())
-                        .ok()
-                })
-                .collect();
-            let mut index = self.write_state();
-            let mut new = 0;
-            for r in read {
-                match r {
-                    Read::Same(meta) => index.touch(&meta.0, meta.1),
-                    Read::New(units) => {
-                        new += 1;
-                        index.put(units)
-                    }
+        // Files are read and cut on every core (rayon, no batch barrier: a
+        // large file does not hold up the others) while this thread puts
+        // what is ready into the index, up to BATCH files per write lock.
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Option<Read>>(BATCH * 2);
+        std::thread::scope(|scope| {
+            let stale = &stale;
+            scope.spawn(move || {
+                stale
+                    .par_iter()
+                    .for_each_with(tx, |tx, (abs, rel, size, mtime, known)| {
+                        let meta = FileMeta {
+                            hash: String::new(),
+                            size: *size,
+                            mtime: *mtime,
+                        };
+                        let read = super::read_file(
+                            &self.engine,
+                            self.model(),
+                            abs,
+                            rel,
+                            meta,
+                            known.as_deref(),
+                        );
+                        let _ = tx.send(read.ok());
+                    });
+            });
+            while let Ok(first) = rx.recv() {
+                let mut ready = vec![first];
+                while ready.len() < BATCH
+                    && let Ok(more) = rx.try_recv()
+                {
+                    ready.push(more);
                 }
+                let files = ready.len();
+                let new = super::phases::time(super::phases::Phase::Put, || {
+                    let mut index = self.write_state();
+                    let mut new = 0;
+                    for r in ready.into_iter().flatten() {
+                        match r {
+                            Read::Same(meta) => index.touch(&meta.0, meta.1),
+                            Read::New(units) => {
+                                new += 1;
+                                index.put(units)
+                            }
+                        }
+                    }
+                    new
+                });
+                let mut p = lock(&self.progress);
+                p.last_read += new;
+                p.pending = p.pending.saturating_sub(files);
             }
-            drop(index);
-            lock(&self.progress).last_read += new;
-            let mut p = lock(&self.progress);
-            p.pending = p.pending.saturating_sub(batch.len());
-        }
+        });
         {
             let mut p = lock(&self.progress);
             p.running = false;
@@ -283,8 +307,9 @@ impl LiveIndex {
         self.idle.notify_all();
         if changed {
             self.dirty.store(true, Ordering::SeqCst);
-            self.save()?;
+            super::phases::time(super::phases::Phase::Save, || self.save())?;
         }
+        super::phases::report("refresh");
         Ok(())
     }
 

@@ -15,10 +15,12 @@ pub mod bm25;
 mod format;
 pub mod live;
 pub mod model;
+pub mod phases;
 pub mod rank;
 pub mod tokens;
 pub mod units;
 mod watch;
+mod wordpiece;
 
 pub use answer::{Hit, SearchAnswer};
 pub use live::{IndexStatus, LiveIndex, Watch};
@@ -83,38 +85,61 @@ pub struct Index {
     bm25: bm25::Bm25,
 }
 
-/// The fields of a unit as the keyword index sees them.
-fn fields(u: &Unit) -> [String; bm25::FIELDS] {
+/// A unit's terms, counted for the keyword index: its fields are name
+/// (name, name path, parent), path, signature + doc, body. Path and body
+/// are tokenized where they lie (not copied).
+pub fn count(u: &Unit) -> bm25::Counted {
     let name = match &u.parent {
         Some(p) => format!("{} {} {}", u.name, u.name_path, p),
         None => format!("{} {}", u.name, u.name_path),
     };
-    [
-        name,
-        u.path.clone(),
-        format!("{} {}", u.signature, u.doc),
-        u.body.clone(),
-    ]
+    let sig_doc = format!("{} {}", u.signature, u.doc);
+    bm25::Counted::of([&name, &u.path, &sig_doc, &u.body])
 }
 
-/// A unit's terms, counted for the keyword index.
-pub fn count(u: &Unit) -> bm25::Counted {
-    let f = fields(u);
-    bm25::Counted::of([&f[0], &f[1], &f[2], &f[3]])
+/// Words of each part of the embedding text, at most: name path, file
+/// name, signature, doc, head of the body.
+const EMBED_WORDS: [usize; 5] = [16, 8, 32, 48, 96];
+
+fn embedding_parts(u: &Unit) -> [&str; 5] {
+    let file = u.path.rsplit('/').next().unwrap_or(&u.path);
+    [&u.name_path, file, &u.signature, &u.doc, &u.body]
 }
 
 /// What the model embeds for a unit: its name, path, signature, doc and
 /// the head of its body, as plain words.
 pub fn embedding_text(u: &Unit) -> String {
-    let file = u.path.rsplit('/').next().unwrap_or(&u.path);
-    format!(
-        "{} {} {} {} {}",
-        tokens::plain_words(&u.name_path, 16),
-        tokens::plain_words(file, 8),
-        tokens::plain_words(&u.signature, 32),
-        tokens::plain_words(&u.doc, 48),
-        tokens::plain_words(&u.body, 96)
-    )
+    let p = embedding_parts(u);
+    let w: Vec<String> = p
+        .iter()
+        .zip(EMBED_WORDS)
+        .map(|(text, max)| tokens::plain_words(text, max))
+        .collect();
+    w.join(" ")
+}
+
+/// The tokens of a unit's [`embedding_text`], given to the model word by
+/// word without building the text (and stopping where the tokenizer would
+/// cut it).
+pub fn unit_tokens<'m>(m: &'m Model, u: &Unit) -> model::Tokens<'m> {
+    let mut t = m.tokens();
+    let mut buf = String::new();
+    for (text, max) in embedding_parts(u).iter().zip(EMBED_WORDS) {
+        if !tokens::for_each_plain_word(text, max, &mut buf, |w| t.push(w)) {
+            break;
+        }
+    }
+    t
+}
+
+/// A unit's embedding, quantized.
+pub fn embed_unit(m: &Model, u: &Unit) -> Quantized {
+    let v = if m.has_fast_tokenizer() {
+        unit_tokens(m, u).embed()
+    } else {
+        m.embed(&embedding_text(u))
+    };
+    Quantized::new(&v)
 }
 
 impl Index {
@@ -210,7 +235,7 @@ impl Index {
             .filter(|(_, v)| v.is_none())
             .for_each(|(id, v)| {
                 if let Some(u) = &units[id] {
-                    *v = Some(Quantized::new(&m.embed(&embedding_text(u))));
+                    *v = Some(embed_unit(m, u));
                 }
             });
     }
@@ -248,7 +273,8 @@ pub fn read_file(
             counted: Vec::new(),
         })
     };
-    let source = match disk::read_source(abs, MAX_INDEXED_FILE) {
+    use phases::{Phase, time};
+    let source = match time(Phase::Read, || disk::read_source(abs, MAX_INDEXED_FILE)) {
         Ok(s) => s,
         Err(e) if e.code() == crate::ErrorCode::Io || e.code() == crate::ErrorCode::NotFound => {
             return Err(e);
@@ -263,8 +289,8 @@ pub fn read_file(
         return Ok(Read::Same((rel.to_string(), meta)));
     }
     let units = units_for(engine, abs, rel, source);
-    let vectors = embed_all(model, &units);
-    let counted = units.iter().map(count).collect();
+    let vectors = time(Phase::Embed, || embed_all(model, &units));
+    let counted = time(Phase::Count, || units.iter().map(count).collect());
     Ok(Read::New(FileUnits {
         path: rel.to_string(),
         meta,
@@ -277,10 +303,7 @@ pub fn read_file(
 /// The vectors of `units` (`None` each without a model).
 pub fn embed_all(model: Option<&Model>, units: &[Unit]) -> Vec<Option<Quantized>> {
     match model {
-        Some(m) => units
-            .iter()
-            .map(|u| Some(Quantized::new(&m.embed(&embedding_text(u)))))
-            .collect(),
+        Some(m) => units.iter().map(|u| Some(embed_unit(m, u))).collect(),
         None => vec![None; units.len()],
     }
 }
@@ -295,13 +318,23 @@ fn units_for(engine: &Engine, abs: &Path, rel: &str, source: SourceText) -> Vec<
     if longest > MAX_LINE {
         return Vec::new();
     }
+    use phases::{Phase, time};
     match engine.language_for(abs, Some(&source), None) {
         Ok(lang) => {
-            match crate::symbols::parse_within(&lang, Arc::new(source), engine.parse_budget) {
-                Ok(parsed) => units::units_of_parsed(&parsed, rel),
+            let deadline = engine.parse_budget.deadline(source.body().len());
+            let Ok(tree) = time(Phase::Parse, || {
+                crate::symbols::parse_tree_within(&lang, source.body(), None, deadline)
+            }) else {
+                return Vec::new();
+            };
+            let parsed = time(Phase::Tags, || {
+                crate::symbols::outline_within(&lang, Arc::new(source), tree, deadline)
+            });
+            match parsed {
+                Ok(parsed) => time(Phase::Units, || units::units_of_parsed(&parsed, rel)),
                 Err(_) => Vec::new(),
             }
         }
-        Err(_) => units::units_of_text(&source.text, rel),
+        Err(_) => time(Phase::Units, || units::units_of_text(&source.text, rel)),
     }
 }

@@ -8,6 +8,7 @@
 //! default model in the HuggingFace cache; with none, search is keyword +
 //! structure only (and says so).
 
+use super::wordpiece::WordPiece;
 use crate::error::{Error, ErrorCode, Result};
 use safetensors::{Dtype, SafeTensors};
 use std::path::{Path, PathBuf};
@@ -23,6 +24,16 @@ const MAX_TOKENS: usize = 512;
 /// A loaded static model.
 pub struct Model {
     tokenizer: tokenizers::Tokenizer,
+    /// The model's own WordPiece for plain ASCII words, when its tokenizer
+    /// is a BERT WordPiece (`wordpiece.rs`); `None`: every text goes
+    /// through `tokenizers`.
+    wordpiece: Option<WordPiece>,
+    /// `tokenizer` without truncation or padding: the words the fast path
+    /// does not take, one at a time.
+    plain: tokenizers::Tokenizer,
+    /// Tokens of a text that count: the tokenizer's truncation, else
+    /// [`MAX_TOKENS`].
+    limit: usize,
     /// `rows × dim`, row-major.
     vectors: Vec<f32>,
     dim: usize,
@@ -165,8 +176,27 @@ impl Model {
             .filter(|(_, t)| t.special)
             .map(|(id, _)| *id)
             .collect();
+        // `tokenizers` cuts an encoding to its truncation length (even
+        // without special tokens) before anything else: only those tokens
+        // are embedded. Cut from the left, the fast path cannot stop early.
+        let (limit, from_right) = match tokenizer.get_truncation() {
+            Some(t) => (
+                t.max_length.min(MAX_TOKENS),
+                t.direction == tokenizers::TruncationDirection::Right,
+            ),
+            None => (MAX_TOKENS, true),
+        };
+        let wordpiece = WordPiece::for_tokenizer(&tokenizer).filter(|_| from_right);
+        let mut plain = tokenizer.clone();
+        plain
+            .with_truncation(None)
+            .map_err(|e| model_error(dir, e))?
+            .with_padding(None);
         Ok(Model {
             tokenizer,
+            wordpiece,
+            plain,
+            limit,
             vectors,
             dim,
             mapping,
@@ -182,13 +212,60 @@ impl Model {
 
     /// The normalised embedding of `text` (zero when it has no known token).
     pub fn embed(&self, text: &str) -> Vec<f32> {
-        let mut out = vec![0f32; self.dim];
+        if self.wordpiece.is_none() {
+            return self.embed_reference(text);
+        }
+        let mut t = self.tokens();
+        for w in text.split_ascii_whitespace() {
+            if !t.push(w) {
+                break;
+            }
+        }
+        t.embed()
+    }
+
+    /// An empty token list, filled word by word ([`Tokens::push`]).
+    pub fn tokens(&self) -> Tokens<'_> {
+        Tokens {
+            model: self,
+            ids: Vec::new(),
+            text: String::new(),
+        }
+    }
+
+    /// The ids of `text` that are embedded, through `tokenizers` alone
+    /// (truncated as the tokenizer says, special tokens dropped): what the
+    /// fast path must give (see `tests/search_index.rs`).
+    pub fn reference_ids(&self, text: &str) -> Vec<u32> {
         let Ok(enc) = self.tokenizer.encode_fast(text, false) else {
-            return out;
+            return Vec::new();
         };
+        enc.get_ids()
+            .iter()
+            .take(MAX_TOKENS)
+            .copied()
+            .filter(|id| !self.special.contains(id))
+            .collect()
+    }
+
+    /// The embedding of `text` through `tokenizers` alone (what
+    /// [`Model::embed`] must equal).
+    pub fn embed_reference(&self, text: &str) -> Vec<f32> {
+        self.embed_ids(&self.reference_ids(text))
+    }
+
+    /// Whether texts of plain ASCII words skip `tokenizers` (the model's
+    /// tokenizer is a BERT WordPiece).
+    pub fn has_fast_tokenizer(&self) -> bool {
+        self.wordpiece.is_some()
+    }
+
+    /// The mean of the rows of `ids` (special ones skipped), normalised.
+    fn embed_ids(&self, ids: &[u32]) -> Vec<f32> {
+        let mut out = vec![0f32; self.dim];
         let rows = self.vectors.len() / self.dim;
         let mut n = 0usize;
-        for &id in enc.get_ids().iter().take(MAX_TOKENS) {
+        for &id in ids {
             if self.special.contains(&id) {
                 continue;
             }
@@ -208,6 +285,61 @@ impl Model {
             normalize(&mut out);
         }
         out
+    }
+}
+
+/// The tokens of one text, given word by word: with the model's own
+/// WordPiece each word is tokenized as it comes and the text stops once
+/// the tokenizer's truncation is reached (the rest would be cut anyway);
+/// without it the words are joined and `tokenizers` runs at the end.
+pub struct Tokens<'m> {
+    model: &'m Model,
+    ids: Vec<u32>,
+    text: String,
+}
+
+impl Tokens<'_> {
+    /// Add one word (no ASCII whitespace inside); `false` once later words
+    /// would not count.
+    pub fn push(&mut self, word: &str) -> bool {
+        let m = self.model;
+        let Some(wp) = &m.wordpiece else {
+            if !self.text.is_empty() {
+                self.text.push(' ');
+            }
+            self.text.push_str(word);
+            return true;
+        };
+        if wp.handles(word) {
+            wp.word(word, &mut self.ids);
+        } else if let Ok(enc) = m.plain.encode_fast(word, false) {
+            self.ids.extend_from_slice(enc.get_ids());
+        }
+        self.ids.len() < m.limit
+    }
+
+    /// The ids that are embedded (truncated, special tokens dropped).
+    pub fn ids(&self) -> Vec<u32> {
+        if self.model.wordpiece.is_none() {
+            return self.model.reference_ids(&self.text);
+        }
+        self.ids
+            .iter()
+            .take(self.model.limit)
+            .copied()
+            .filter(|id| !self.model.special.contains(id))
+            .collect()
+    }
+
+    /// The normalised embedding of the words given (zero when none is
+    /// known).
+    pub fn embed(self) -> Vec<f32> {
+        if self.model.wordpiece.is_none() {
+            let ids = self.model.reference_ids(&self.text);
+            return self.model.embed_ids(&ids);
+        }
+        let n = self.ids.len().min(self.model.limit);
+        self.model.embed_ids(&self.ids[..n])
     }
 }
 

@@ -18,12 +18,18 @@ const STOP_WORDS: &[&str] = &[
 ];
 
 /// Call `emit` with each token of `text`: whole words and their parts,
-/// lower-case.
+/// lower-case. No allocation per word (two buffers reused).
 pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
     let mut lower = String::new();
+    let mut part = String::new();
     for word in words(text) {
         lower.clear();
-        lower.extend(word.chars().flat_map(char::to_lowercase));
+        if word.is_ascii() {
+            lower.push_str(word);
+            lower.make_ascii_lowercase();
+        } else {
+            lower.extend(word.chars().flat_map(char::to_lowercase));
+        }
         let whole = cut(&lower);
         if whole.len() >= MIN_LEN {
             emit(whole);
@@ -33,23 +39,34 @@ pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
         for_each_part(word, |p| {
             parts += 1;
             if parts == 1 {
-                first = Some(p.to_string());
+                first = Some(p);
                 return;
             }
             if parts == 2
                 && let Some(f) = first.take()
             {
-                emit_part(&f, &mut emit);
+                emit_part(f, &mut part, &mut emit);
             }
-            emit_part(p, &mut emit);
+            emit_part(p, &mut part, &mut emit);
         });
     }
 }
 
-fn emit_part(p: &str, emit: &mut impl FnMut(&str)) {
-    let l = p.to_lowercase();
-    if l.len() >= MIN_LEN {
-        emit(cut(&l));
+fn emit_part(p: &str, buf: &mut String, emit: &mut impl FnMut(&str)) {
+    lower_into(p, buf);
+    if buf.len() >= MIN_LEN {
+        emit(cut(buf));
+    }
+}
+
+/// `p` lower-cased into `buf` (as `str::to_lowercase`).
+fn lower_into(p: &str, buf: &mut String) {
+    buf.clear();
+    if p.is_ascii() {
+        buf.push_str(p);
+        buf.make_ascii_lowercase();
+    } else {
+        buf.push_str(&p.to_lowercase());
     }
 }
 
@@ -140,8 +157,53 @@ pub fn variants(t: &str) -> Vec<String> {
 
 /// The words of `text` (runs of alphanumerics and `_`).
 pub fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
+    Words { text, pos: 0 }
+}
+
+/// [`words`], a byte at a time over ASCII (decoding a char only where the
+/// text is not ASCII).
+struct Words<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Words<'a> {
+    /// Whether the char at `pos` belongs to a word, and its length.
+    fn at(&self) -> (bool, usize) {
+        let b = self.text.as_bytes()[self.pos];
+        if b.is_ascii() {
+            return (b.is_ascii_alphanumeric() || b == b'_', 1);
+        }
+        let c = self.text[self.pos..].chars().next().unwrap_or(' ');
+        (c.is_alphanumeric(), c.len_utf8())
+    }
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let len = self.text.len();
+        while self.pos < len {
+            let (word, n) = self.at();
+            if word {
+                break;
+            }
+            self.pos += n;
+        }
+        if self.pos >= len {
+            return None;
+        }
+        let start = self.pos;
+        while self.pos < len {
+            let (word, n) = self.at();
+            if !word {
+                break;
+            }
+            self.pos += n;
+        }
+        Some(&self.text[start..self.pos])
+    }
 }
 
 /// Is `word` a compound identifier (snake_case or camelCase)?
@@ -153,46 +215,95 @@ pub fn is_identifier_like(word: &str) -> bool {
 
 /// The parts of one word: split at `_` and at case changes
 /// (`HTTPServer` → `HTTP`, `Server`; `parse2d` stays whole).
-pub fn for_each_part(word: &str, mut emit: impl FnMut(&str)) {
+pub fn for_each_part<'a>(word: &'a str, mut emit: impl FnMut(&'a str)) {
     for piece in word.split('_').filter(|p| !p.is_empty()) {
-        let chars: Vec<(usize, char)> = piece.char_indices().collect();
-        let mut start = 0;
-        for i in 1..chars.len() {
-            let (at, c) = chars[i];
-            let prev = chars[i - 1].1;
-            let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase());
-            let boundary = (prev.is_lowercase() && c.is_uppercase())
-                || (prev.is_uppercase() && c.is_uppercase() && next_lower)
-                || (prev.is_alphabetic() && c.is_ascii_digit() && !prev.is_lowercase())
-                || (prev.is_ascii_digit() && c.is_alphabetic() && c.is_uppercase());
-            if boundary {
-                emit(&piece[start..at]);
-                start = at;
-            }
+        if piece.is_ascii() {
+            ascii_parts(piece, &mut emit);
+        } else {
+            char_parts(piece, &mut emit);
         }
-        emit(&piece[start..]);
     }
+}
+
+/// [`for_each_part`] of one piece (no `_`), char by char.
+fn char_parts<'a>(piece: &'a str, emit: &mut impl FnMut(&'a str)) {
+    let chars: Vec<(usize, char)> = piece.char_indices().collect();
+    let mut start = 0;
+    for i in 1..chars.len() {
+        let (at, c) = chars[i];
+        let prev = chars[i - 1].1;
+        let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase());
+        let boundary = (prev.is_lowercase() && c.is_uppercase())
+            || (prev.is_uppercase() && c.is_uppercase() && next_lower)
+            || (prev.is_alphabetic() && c.is_ascii_digit() && !prev.is_lowercase())
+            || (prev.is_ascii_digit() && c.is_alphabetic() && c.is_uppercase());
+        if boundary {
+            emit(&piece[start..at]);
+            start = at;
+        }
+    }
+    emit(&piece[start..]);
+}
+
+/// [`for_each_part`] of an ASCII piece (no `_`), over bytes: the same
+/// boundaries without collecting the chars.
+fn ascii_parts<'a>(piece: &'a str, emit: &mut impl FnMut(&'a str)) {
+    let b = piece.as_bytes();
+    let mut start = 0;
+    for i in 1..b.len() {
+        let (prev, c) = (b[i - 1], b[i]);
+        let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+        let boundary = (prev.is_ascii_lowercase() && c.is_ascii_uppercase())
+            || (prev.is_ascii_uppercase() && c.is_ascii_uppercase() && next_lower)
+            || (prev.is_ascii_uppercase() && c.is_ascii_digit())
+            || (prev.is_ascii_digit() && c.is_ascii_uppercase());
+        if boundary {
+            emit(&piece[start..i]);
+            start = i;
+        }
+    }
+    emit(&piece[start..]);
+}
+
+/// Call `emit` with the plain words of `text` ([`plain_words`]), at most
+/// `max_words`, lower-cased into `buf`; stops when `emit` says `false` and
+/// then returns `false`.
+pub fn for_each_plain_word(
+    text: &str,
+    max_words: usize,
+    buf: &mut String,
+    mut emit: impl FnMut(&str) -> bool,
+) -> bool {
+    let mut n = 0;
+    let mut go = true;
+    for word in words(text) {
+        for_each_part(word, |p| {
+            if !go || n == max_words {
+                return;
+            }
+            lower_into(p, buf);
+            n += 1;
+            go = emit(buf.as_str());
+        });
+        if !go || n == max_words {
+            break;
+        }
+    }
+    go
 }
 
 /// `text` as plain words for an embedding model: identifiers split into
 /// their parts, lower-case, separated by spaces.
 pub fn plain_words(text: &str, max_words: usize) -> String {
     let mut out = String::new();
-    let mut n = 0;
-    'outer: for word in words(text) {
-        let mut parts = Vec::new();
-        for_each_part(word, |p| parts.push(p.to_lowercase()));
-        for p in parts {
-            if n == max_words {
-                break 'outer;
-            }
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(&p);
-            n += 1;
+    let mut buf = String::new();
+    for_each_plain_word(text, max_words, &mut buf, |w| {
+        if !out.is_empty() {
+            out.push(' ');
         }
-    }
+        out.push_str(w);
+        true
+    });
     out
 }
 
@@ -234,6 +345,37 @@ mod tests {
         assert!(variants("parse").contains(&"parser".to_string()));
         assert!(variants("class").iter().all(|v| v != "clas"));
         assert!(variants("io").is_empty());
+    }
+
+    #[test]
+    fn ascii_parts_cut_where_the_char_rules_cut() {
+        // The byte path is a shortcut of the char rules: the same cuts on
+        // every shape of identifier (case runs, digits on either side).
+        let words = [
+            "HTTPServer",
+            "parse2d",
+            "utf8Decode",
+            "X11R6",
+            "ABC",
+            "getHTTP2Frame",
+            "a1B2c3",
+            "IOError",
+            "v8",
+            "MAX",
+            "parseHTTPResponse",
+            "Base64URLEncoder",
+            "x",
+            "A1b",
+            "aB",
+            "Ab",
+            "AB1c",
+        ];
+        for w in words {
+            let (mut by_bytes, mut by_chars) = (Vec::new(), Vec::new());
+            ascii_parts(w, &mut |p| by_bytes.push(p));
+            char_parts(w, &mut |p| by_chars.push(p));
+            assert_eq!(by_bytes, by_chars, "{w}");
+        }
     }
 
     #[test]
