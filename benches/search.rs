@@ -10,9 +10,16 @@
 //!
 //! Prints, per corpus: files, units, cold index (with the model), warm
 //! start with nothing changed, re-index after one file changes, query
-//! p50/p99, peak RSS; and quality over `benches/data/search_eval.tsv`:
+//! p50/p99, peak RSS, the resident memory of a fresh process after a warm
+//! start (the warm start runs in a child process of this binary, so that
+//! what it holds is the index alone, plus the model); and quality over `benches/data/search_eval.tsv`:
 //! file-level NDCG@10 and Recall@5 for keyword only, keyword + structure,
 //! hybrid (blend) and hybrid (RRF).
+//!
+//! `SCALPEL_BENCH_CORPORA=mixed` (a comma list) runs only those corpora;
+//! `SCALPEL_BENCH_COPIES=10` adds `mixedN`: N copies of the mixed corpus
+//! under different folder names (real files, duplicated: the same content
+//! N times), for the memory of a 50,000-file index.
 
 #[path = "../tests/search_support/mod.rs"]
 mod search_support;
@@ -54,6 +61,57 @@ fn peak_rss_mb() -> f64 {
         .find(|l| l.starts_with("VmHWM:"))
         .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// Resident set size now, in MB.
+fn rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// The child process of [`warm_in_child`]: open the index of `root` with
+/// the model, refresh (nothing changed), print the time and memory.
+fn warm_child(root: &Path) {
+    let model = load_model(Some(&test_model())).unwrap();
+    let before = rss_mb();
+    let t = Instant::now();
+    let ix = LiveIndex::open(root, Engine::default(), model);
+    ix.refresh().unwrap();
+    let warm = t.elapsed();
+    assert_eq!(ix.status().files_read, 0);
+    let after = rss_mb();
+    let parts = ix
+        .memory()
+        .iter()
+        .map(|(k, v)| format!("{k} {:.1}", *v as f64 / 1e6))
+        .collect::<Vec<_>>()
+        .join(", ");
+    println!(
+        "  fresh process: warm start {:.0} ms; RSS {:.0} MB before the index (binary + model), {:.0} MB after (index {:.0} MB; by part, MB: {parts})",
+        ms(warm),
+        before,
+        after,
+        after - before
+    );
+}
+
+/// A warm start in a fresh process (this binary, `SCALPEL_BENCH_WARM`).
+fn warm_in_child(root: &Path) {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .env("SCALPEL_BENCH_WARM", root)
+        .output()
+        .unwrap();
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    if !out.status.success() {
+        println!(
+            "  fresh process failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 fn ms(d: Duration) -> f64 {
@@ -104,6 +162,17 @@ fn scores(files: &[String], expected: &[String]) -> (f64, f64) {
 }
 
 fn main() {
+    if let Some(root) = std::env::var_os("SCALPEL_BENCH_WARM") {
+        warm_child(Path::new(&root));
+        return;
+    }
+    let only: Option<Vec<String>> = std::env::var("SCALPEL_BENCH_CORPORA")
+        .ok()
+        .map(|v| v.split(',').map(str::to_string).collect());
+    let copies: usize = std::env::var("SCALPEL_BENCH_COPIES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let cases = eval_set();
     let model = load_model(Some(&test_model())).unwrap();
     let tmp = tempfile::tempdir().unwrap();
@@ -125,6 +194,13 @@ fn main() {
         copy_tree(&crates_root, &mixed_root.join("crates"));
         copy_tree(&js, &mixed_root.join("npm"));
     }
+    let many_name = format!("mixed{copies}");
+    let many_root = tmp.path().join(&many_name);
+    if copies > 0 && mixed_root.is_dir() {
+        for i in 0..copies {
+            copy_tree(&mixed_root, &many_root.join(format!("copy{i}")));
+        }
+    }
 
     let mut modes: Vec<(&str, Vec<(f64, f64)>)> = vec![
         ("keyword", Vec::new()),
@@ -136,7 +212,11 @@ fn main() {
         ("stdlib", &stdlib_root),
         ("crates", &crates_root),
         ("mixed", &mixed_root),
+        (many_name.as_str(), &many_root),
     ] {
+        if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == name)) {
+            continue;
+        }
         if !root.is_dir() {
             println!("{name}: skipped (corpus missing)");
             continue;
@@ -186,7 +266,9 @@ fn main() {
             lat.len(),
             peak_rss_mb()
         );
-        if name == "mixed" {
+        ix.save_if_dirty();
+        warm_in_child(root);
+        if name.starts_with("mixed") {
             continue;
         }
         for c in cases.iter().filter(|c| c.corpus == name) {

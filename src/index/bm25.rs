@@ -192,6 +192,31 @@ impl Bm25 {
             .collect()
     }
 
+    /// Bytes held, by part: postings, term dictionary, per-unit data.
+    pub fn memory(&self) -> Vec<(&'static str, usize)> {
+        let postings = self.postings.capacity() * 24
+            + self
+                .postings
+                .iter()
+                .map(|p| p.capacity() * std::mem::size_of::<Posting>())
+                .sum::<usize>();
+        let terms = self.terms.capacity() * 32
+            + self.terms.keys().map(String::capacity).sum::<usize>()
+            + self.df.capacity() * 4;
+        let per_unit = self.lens.capacity() * std::mem::size_of::<Option<[u32; FIELDS]>>()
+            + self.unit_terms.capacity() * 24
+            + self
+                .unit_terms
+                .iter()
+                .map(|t| t.capacity() * 4)
+                .sum::<usize>();
+        vec![
+            ("postings", postings),
+            ("terms", terms),
+            ("per-unit keyword data", per_unit),
+        ]
+    }
+
     /// Units indexed and not removed.
     pub fn live(&self) -> usize {
         self.live

@@ -438,6 +438,12 @@ impl LiveIndex {
         last.is_some()
     }
 
+    /// Bytes held by the index, by part (estimated from lengths and
+    /// capacities, allocator overhead left out).
+    pub fn memory(&self) -> Vec<(&'static str, usize)> {
+        self.read_state().memory()
+    }
+
     pub fn status(&self) -> IndexStatus {
         let (indexed, units) = {
             let index = self.read_state();

@@ -215,6 +215,50 @@ impl Index {
             });
     }
 
+    /// Bytes held, by part (lengths and capacities; allocator overhead
+    /// left out): unit records with their strings, file table, vectors,
+    /// keyword index.
+    pub fn memory(&self) -> Vec<(&'static str, usize)> {
+        let s = |x: &String| x.capacity();
+        let units: usize = self.units.capacity() * std::mem::size_of::<Option<Unit>>()
+            + self
+                .units
+                .iter()
+                .flatten()
+                .map(|u| {
+                    s(&u.path)
+                        + s(&u.kind)
+                        + s(&u.name)
+                        + s(&u.name_path)
+                        + u.parent.as_ref().map_or(0, s)
+                        + s(&u.signature)
+                        + s(&u.doc)
+                        + s(&u.language)
+                })
+                .sum::<usize>();
+        let bodies: usize = self.units.iter().flatten().map(|u| s(&u.body)).sum();
+        let files: usize = self
+            .files
+            .iter()
+            .map(|(p, f)| p.capacity() + f.meta.hash.capacity() + f.units.capacity() * 4 + 64)
+            .sum();
+        let vectors: usize = self.vectors.capacity() * std::mem::size_of::<Option<Quantized>>()
+            + self
+                .vectors
+                .iter()
+                .flatten()
+                .map(|v| v.q.capacity())
+                .sum::<usize>();
+        let mut parts = vec![
+            ("units", units),
+            ("bodies", bodies),
+            ("files", files),
+            ("vectors", vectors),
+        ];
+        parts.extend(self.bm25.memory());
+        parts
+    }
+
     fn unit(&self, id: u32) -> Option<&Unit> {
         self.units.get(id as usize).and_then(Option::as_ref)
     }
