@@ -298,7 +298,10 @@ fn main() {
             }
         }
     }
-    println!("quality over {} questions (file level):", cases.len());
+    if modes[0].1.is_empty() {
+        return;
+    }
+    println!("quality over {} questions (file level):", modes[0].1.len());
     for (mode, acc) in &modes {
         let n = acc.len().max(1) as f64;
         let ndcg: f64 = acc.iter().map(|s| s.0).sum::<f64>() / n;
