@@ -54,23 +54,23 @@ fn registry() -> PathBuf {
         .expect("crate sources in the cargo registry")
 }
 
-fn peak_rss_mb() -> f64 {
+/// A line of `/proc/self/status` in MB (`VmHWM:` peak, `VmRSS:` now).
+fn status_mb(key: &str) -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
-        .find(|l| l.starts_with("VmHWM:"))
+        .find(|l| l.starts_with(key))
         .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+fn peak_rss_mb() -> f64 {
+    status_mb("VmHWM:")
+}
+
 /// Resident set size now, in MB.
 fn rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
+    status_mb("VmRSS:")
 }
 
 /// The child process of [`warm_in_child`]: open the index of `root` with

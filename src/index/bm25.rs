@@ -124,6 +124,16 @@ impl Bm25 {
         self.added.get(term).copied()
     }
 
+    /// Every term, sealed or added, with its id, sorted.
+    fn sorted_terms(&self) -> Vec<(&str, u32)> {
+        let mut names: Vec<(&str, u32)> = (0..self.ends.len())
+            .map(|i| (self.sealed_term(i), i as u32))
+            .chain(self.added.iter().map(|(t, &id)| (&**t, id)))
+            .collect();
+        names.sort_unstable();
+        names
+    }
+
     /// Index unit number `unit` from its counted terms (counted beforehand,
     /// off the index lock and on every core).
     pub fn add_counted(&mut self, unit: u32, counted: Counted) {
@@ -189,11 +199,7 @@ impl Bm25 {
         if !self.unsealed() {
             return;
         }
-        let mut names: Vec<(&str, u32)> = (0..self.ends.len())
-            .map(|i| (self.sealed_term(i), i as u32))
-            .chain(self.added.iter().map(|(t, &id)| (&**t, id)))
-            .collect();
-        names.sort_unstable();
+        let names = self.sorted_terms();
         let n_sealed = self.ends.len();
         let mut dict = String::with_capacity(self.dict.len());
         let mut ends = Vec::with_capacity(names.len());
@@ -346,11 +352,7 @@ impl Bm25 {
         for &old in order {
             self.lens[old as usize].iter().for_each(|&l| w.u32(l));
         }
-        let mut names: Vec<(&str, u32)> = (0..self.ends.len())
-            .map(|i| (self.sealed_term(i), i as u32))
-            .chain(self.added.iter().map(|(t, &id)| (&**t, id)))
-            .collect();
-        names.sort_unstable();
+        let names = self.sorted_terms();
         let count_at = w.buf.len();
         w.u32(0);
         let mut n = 0u32;
