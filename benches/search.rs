@@ -10,11 +10,16 @@
 //!
 //! Prints, per corpus: files, units, cold index (with the model), warm
 //! start with nothing changed, re-index after one file changes, query
-//! p50/p99, peak RSS; and quality over `benches/data/search_eval.tsv`:
+//! p50/p99, peak RSS, the resident memory of a fresh process after a warm
+//! start (the warm start runs in a child process of this binary, so that
+//! what it holds is the index alone, plus the model); and quality over `benches/data/search_eval.tsv`:
 //! file-level NDCG@10 and Recall@5 for keyword only, keyword + structure,
 //! hybrid (blend) and hybrid (RRF).
 //!
-//! Knobs: `SCALPEL_BENCH_CORPUS=stdlib,mixed` runs only the corpora named;
+//! `SCALPEL_BENCH_CORPORA=mixed` (a comma list) runs only those corpora;
+//! `SCALPEL_BENCH_COPIES=10` adds `mixedN`: N copies of the mixed corpus
+//! under different folder names (real files, duplicated: the same content
+//! N times), for the memory of a 50,000-file index.
 //! `SCALPEL_BENCH_COLD_ONLY=1` times only the cold index (no warm start,
 //! queries or quality), e.g. to profile it.
 
@@ -51,11 +56,12 @@ fn registry() -> PathBuf {
         .expect("crate sources in the cargo registry")
 }
 
-fn peak_rss_mb() -> f64 {
+/// A line of `/proc/self/status` in MB (`VmHWM:` peak, `VmRSS:` now).
+fn status_mb(key: &str) -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
-        .find(|l| l.starts_with("VmHWM:"))
+        .find(|l| l.starts_with(key))
         .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
         .map_or(0.0, |kb| kb / 1024.0)
 }
@@ -71,6 +77,56 @@ fn cpu_s() -> f64 {
         .collect();
     // Fields 14 and 15 (utime, stime) in clock ticks: 11 and 12 after the ')'.
     (f.get(11).unwrap_or(&0.0) + f.get(12).unwrap_or(&0.0)) / 100.0
+}
+
+fn peak_rss_mb() -> f64 {
+    status_mb("VmHWM:")
+}
+
+/// Resident set size now, in MB.
+fn rss_mb() -> f64 {
+    status_mb("VmRSS:")
+}
+
+/// The child process of [`warm_in_child`]: open the index of `root` with
+/// the model, refresh (nothing changed), print the time and memory.
+fn warm_child(root: &Path) {
+    let model = load_model(Some(&test_model())).unwrap();
+    let before = rss_mb();
+    let t = Instant::now();
+    let ix = LiveIndex::open(root, Engine::default(), model);
+    ix.refresh().unwrap();
+    let warm = t.elapsed();
+    assert_eq!(ix.status().files_read, 0);
+    let after = rss_mb();
+    let parts = ix
+        .memory()
+        .iter()
+        .map(|(k, v)| format!("{k} {:.1}", *v as f64 / 1e6))
+        .collect::<Vec<_>>()
+        .join(", ");
+    println!(
+        "  fresh process: warm start {:.0} ms; RSS {:.0} MB before the index (binary + model), {:.0} MB after (index {:.0} MB; by part, MB: {parts})",
+        ms(warm),
+        before,
+        after,
+        after - before
+    );
+}
+
+/// A warm start in a fresh process (this binary, `SCALPEL_BENCH_WARM`).
+fn warm_in_child(root: &Path) {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .env("SCALPEL_BENCH_WARM", root)
+        .output()
+        .unwrap();
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    if !out.status.success() {
+        println!(
+            "  fresh process failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 fn ms(d: Duration) -> f64 {
@@ -120,14 +176,19 @@ fn scores(files: &[String], expected: &[String]) -> (f64, f64) {
     (dcg / ideal, found as f64 / expected.len() as f64)
 }
 
-/// Whether `SCALPEL_BENCH_CORPUS` (a comma list; all when unset) names
-/// `corpus`.
-fn wanted(corpus: &str) -> bool {
-    std::env::var("SCALPEL_BENCH_CORPUS").map_or(true, |v| v.split(',').any(|c| c.trim() == corpus))
-}
-
 fn main() {
     let cold_only = std::env::var_os("SCALPEL_BENCH_COLD_ONLY").is_some();
+    if let Some(root) = std::env::var_os("SCALPEL_BENCH_WARM") {
+        warm_child(Path::new(&root));
+        return;
+    }
+    let only: Option<Vec<String>> = std::env::var("SCALPEL_BENCH_CORPORA")
+        .ok()
+        .map(|v| v.split(',').map(str::to_string).collect());
+    let copies: usize = std::env::var("SCALPEL_BENCH_COPIES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let cases = eval_set();
     let model = load_model(Some(&test_model())).unwrap();
     let tmp = tempfile::tempdir().unwrap();
@@ -149,6 +210,13 @@ fn main() {
         copy_tree(&crates_root, &mixed_root.join("crates"));
         copy_tree(&js, &mixed_root.join("npm"));
     }
+    let many_name = format!("mixed{copies}");
+    let many_root = tmp.path().join(&many_name);
+    if copies > 0 && mixed_root.is_dir() {
+        for i in 0..copies {
+            copy_tree(&mixed_root, &many_root.join(format!("copy{i}")));
+        }
+    }
 
     let mut modes: Vec<(&str, Vec<(f64, f64)>)> = vec![
         ("keyword", Vec::new()),
@@ -160,12 +228,13 @@ fn main() {
         ("stdlib", &stdlib_root),
         ("crates", &crates_root),
         ("mixed", &mixed_root),
+        (many_name.as_str(), &many_root),
     ] {
-        if !root.is_dir() {
-            println!("{name}: skipped (corpus missing)");
+        if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == name)) {
             continue;
         }
-        if !wanted(name) {
+        if !root.is_dir() {
+            println!("{name}: skipped (corpus missing)");
             continue;
         }
         let engine = Engine::default();
@@ -225,7 +294,9 @@ fn main() {
             lat.len(),
             peak_rss_mb()
         );
-        if name == "mixed" {
+        ix.save_if_dirty();
+        warm_in_child(root);
+        if name.starts_with("mixed") {
             continue;
         }
         for c in cases.iter().filter(|c| c.corpus == name) {
@@ -255,10 +326,10 @@ fn main() {
             }
         }
     }
-    if cold_only {
+    if modes[0].1.is_empty() {
         return;
     }
-    println!("quality over {} questions (file level):", cases.len());
+    println!("quality over {} questions (file level):", modes[0].1.len());
     for (mode, acc) in &modes {
         let n = acc.len().max(1) as f64;
         let ndcg: f64 = acc.iter().map(|s| s.0).sum::<f64>() / n;

@@ -696,3 +696,196 @@ fn own_wordpiece_matches_tokenizers_on_real_units() {
     assert!(non_ascii > 5, "{non_ascii} units with non-ASCII words");
     assert!(cut > 100, "{cut} units cut");
 }
+
+/// Every `.py`/`.rs`/`.js`/`.ts`/`.tsx` file under `dir` (sorted).
+fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
+    entries.sort_by_key(|e| e.path());
+    for e in entries {
+        let p = e.path();
+        if p.is_dir() {
+            if p.file_name()
+                .is_some_and(|n| n != "__pycache__" && n != "site-packages")
+            {
+                source_files(&p, out);
+            }
+        } else if p
+            .extension()
+            .is_some_and(|x| ["py", "rs", "js", "ts", "tsx"].iter().any(|e| x == *e))
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// The index keeps no bodies: a snippet reads the unit's lines back from
+/// its file (its span less the units nested in it). Over every fixture and
+/// the stdlib's `http`, `urllib`, `email`, `json` and `asyncio` packages
+/// (classes with methods, nested functions, decorators, split long units,
+/// module-level blocks), the body read back equals the one `units.rs` cut.
+#[test]
+fn bodies_read_back_from_the_file_equal_the_cut_ones() {
+    use scalpel::index::{FileMeta, Index, Read, answer};
+    let engine = Engine::default();
+    let mut files = Vec::new();
+    source_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+        &mut files,
+    );
+    for pkg in ["http", "urllib", "email", "json", "asyncio"] {
+        source_files(&stdlib().join(pkg), &mut files);
+    }
+    assert!(files.len() > 60, "{}", files.len());
+    let (mut checked, mut nested) = (0, 0);
+    for abs in &files {
+        let rel = abs.to_string_lossy().trim_start_matches('/').to_string();
+        let meta = FileMeta {
+            hash: String::new(),
+            size: 0,
+            mtime: 0,
+        };
+        let Ok(Read::New(cut)) = scalpel::index::read_file(&engine, None, abs, &rel, meta, None)
+        else {
+            panic!("{rel} not read");
+        };
+        let text = scalpel::disk::read::read_source(abs, scalpel::index::MAX_INDEXED_FILE)
+            .unwrap()
+            .text;
+        let bodies: Vec<String> = cut.units.iter().map(|u| u.body.clone()).collect();
+        let mut ix = Index::default();
+        ix.put(cut);
+        for (id, body) in bodies.iter().enumerate() {
+            let lines = ix.body_lines(id as u32);
+            nested += usize::from(lines.len() > 1);
+            assert_eq!(
+                &answer::body_of(&text, &lines),
+                body,
+                "{rel}: unit {id} {:?}",
+                ix.unit(id as u32)
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked > 3000 && nested > 100,
+        "{checked} units, {nested} with holes"
+    );
+}
+
+/// An index answers a search, is dropped, and is opened again from its
+/// store: the same answers (ranks, scores, summaries, snippets), with
+/// nothing read again.
+#[test]
+fn answers_after_a_restart_equal_the_first_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    for pkg in ["http", "urllib", "json"] {
+        copy_tree(&stdlib().join(pkg), &dir.path().join(pkg));
+    }
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+        &dir.path().join("fixtures"),
+    );
+    let model = scalpel::index::live::load_model(Some(&test_model())).unwrap();
+    let queries = [
+        "where are HTTP redirects followed",
+        "parse a url into its parts",
+        "Warehouse add item",
+        "decode json string escapes",
+        "cookie expiry",
+    ];
+    let answers = |ix: &LiveIndex| -> Vec<String> {
+        queries
+            .iter()
+            .map(|q| {
+                serde_json::to_string(&ix.search(&SearchRequest::new(*q), 4000).unwrap()).unwrap()
+            })
+            .collect()
+    };
+    let first = LiveIndex::open(dir.path(), Engine::default(), model.clone());
+    first.refresh().unwrap();
+    let before = answers(&first);
+    assert!(before[0].contains("snippet"), "{}", before[0]);
+    drop(first);
+    let second = LiveIndex::open(dir.path(), Engine::default(), model);
+    second.refresh().unwrap();
+    assert_eq!(second.status().files_read, 0);
+    let after = answers(&second);
+    for (b, a) in before.iter().zip(&after) {
+        assert_eq!(b, a);
+    }
+}
+
+/// A file changed after indexing, and the index not told (no watcher):
+/// its hits come without a snippet and with a note naming it, never with
+/// the new lines shown as the unit's; the search has the index re-read
+/// it, so the next answer shows the new code.
+#[test]
+fn a_snippet_of_a_file_changed_since_indexed_is_left_out_with_a_note() {
+    let dir = fixtures_root();
+    let root = dir.path();
+    let ix = LiveIndex::open(root, Engine::default(), Err("no model".into()));
+    ix.refresh().unwrap();
+    let req = SearchRequest::new("Warehouse add");
+    let hit = |a: &scalpel::index::SearchAnswer| {
+        a.results
+            .iter()
+            .find(|h| h.name_path == "Warehouse.add")
+            .cloned()
+            .unwrap_or_else(|| panic!("{a:?}"))
+    };
+    let first = ix.search(&req, 4000).unwrap();
+    let add = hit(&first);
+    assert!(add.snippet.contains("def add"), "{add:?}");
+    assert!(first.notes.iter().all(|n| !n.contains("changed since")));
+
+    // Lines inserted above: the indexed line numbers now point elsewhere.
+    let path = root.join("python/inventory.py");
+    let old = std::fs::read_to_string(&path).unwrap();
+    let shifted = format!(
+        "{}{old}",
+        "# a comment line shifting everything\n".repeat(5)
+    );
+    std::fs::write(&path, &shifted).unwrap();
+    let second = ix.search(&req, 4000).unwrap();
+    let stale = hit(&second);
+    assert_eq!(stale.snippet, "", "no lines shown from a changed file");
+    assert_eq!(
+        stale.start_line, add.start_line,
+        "the index's lines, said so"
+    );
+    assert!(
+        second
+            .notes
+            .iter()
+            .any(|n| n.contains("changed since indexed") && n.contains("python/inventory.py")),
+        "{:?}",
+        second.notes
+    );
+    assert!(
+        second
+            .results
+            .iter()
+            .all(|h| !h.snippet.contains("a comment line shifting")),
+        "{second:?}"
+    );
+    // Re-read by that search: the next one has the new lines and a snippet.
+    let third = ix.search(&req, 4000).unwrap();
+    let fresh = hit(&third);
+    assert_eq!(fresh.start_line, add.start_line + 5);
+    assert!(fresh.snippet.contains("def add"), "{fresh:?}");
+    assert!(third.notes.iter().all(|n| !n.contains("changed since")));
+
+    // A file deleted meanwhile: the same, no panic.
+    std::fs::remove_file(&path).unwrap();
+    let gone = ix.search(&req, 4000).unwrap();
+    assert!(
+        gone.results
+            .iter()
+            .all(|h| h.snippet.is_empty() || !h.path.ends_with("inventory.py"))
+    );
+    assert!(
+        gone.notes.iter().any(|n| n.contains("python/inventory.py")),
+        "{:?}",
+        gone.notes
+    );
+}

@@ -2,8 +2,8 @@
 //! the parse knows and a snippet of whole lines, bounded, cuts marked; the
 //! whole answer within a token budget.
 
-use super::units::first_sentence;
-use super::{Unit, tokens};
+use super::units::{self, first_sentence};
+use super::{UnitRef, tokens};
 use serde::Serialize;
 
 /// Default token budget of an answer (`max_tokens`).
@@ -56,14 +56,14 @@ pub struct SearchAnswer {
 
 /// The summary of a unit: kind, name, parent, signature, the doc comment's
 /// first sentence, and whether it is a test or exported.
-pub fn summary(u: &Unit) -> String {
-    let mut s = match (u.name_path.is_empty(), u.kind.as_str()) {
+pub fn summary(u: &UnitRef) -> String {
+    let mut s = match (u.name_path.is_empty(), u.kind) {
         (true, "text") => format!("lines {}-{} of {}", u.start_line, u.end_line, u.name),
         (true, _) => format!("module-level code of {}", u.name),
         (false, _) => {
             let mut s = format!("{} {}", u.kind, u.name_path);
-            if let Some(p) = &u.parent
-                && !u.name_path.contains(p.as_str())
+            if let Some(p) = u.parent
+                && !u.name_path.contains(p)
             {
                 s.push_str(&format!(" in {p}"));
             }
@@ -94,7 +94,7 @@ pub fn summary(u: &Unit) -> String {
         s.push_str(&format!(" ({})", tags.join(", ")));
     }
     s.push('.');
-    let doc = first_sentence(&u.doc, 160);
+    let doc = first_sentence(u.doc, 160);
     if !doc.is_empty() {
         s.push(' ');
         s.push_str(doc);
@@ -115,11 +115,23 @@ fn cut_line(line: &str) -> String {
     s
 }
 
-/// Up to `max_lines` whole lines of the unit: its first lines, and when the
-/// best-matching line is further down, a few lines around it; `⋮` marks
-/// what is left out.
-pub fn snippet(u: &Unit, query_tokens: &[String], max_lines: usize) -> String {
-    let lines: Vec<&str> = u.body.lines().collect();
+/// A unit's body read back from its file's `text`: the lines of `ranges`
+/// (`Index::body_lines`), cut as `units.rs` cuts a body. The index keeps
+/// no bodies; the caller checks that the file is the one indexed.
+pub fn body_of(text: &str, ranges: &[(usize, usize)]) -> String {
+    let starts = units::line_starts(text);
+    let mut body = String::new();
+    for &(a, b) in ranges {
+        body.push_str(units::lines_text(text, &starts, a.max(1), b.max(1)));
+    }
+    units::capped(body)
+}
+
+/// Up to `max_lines` whole lines of a unit's `body`: its first lines, and
+/// when the best-matching line is further down, a few lines around it; `⋮`
+/// marks what is left out.
+pub fn snippet(body: &str, query_tokens: &[String], max_lines: usize) -> String {
+    let lines: Vec<&str> = body.lines().collect();
     if lines.is_empty() || max_lines == 0 {
         return String::new();
     }

@@ -5,9 +5,15 @@
 //!
 //! Layout (little-endian): magic, format version, a blake3 checksum of the
 //! rest; the number of units and the length of the first section; the
-//! first section (model id, files, units in file order, renumbered densely
-//! on save, vectors) and the second (the keyword index). The checksum and
-//! the two sections are decoded on their own threads.
+//! first section (model id; files with their metadata and unit counts;
+//! the tables of kinds and languages; units in file order, renumbered
+//! densely on save: lines, kind and language by number, flags, part, and
+//! the name, name path, parent, signature head and doc sentence, no body;
+//! vectors: every scale, then every unit's bytes) and the second (the
+//! keyword index: field lengths, then the sorted terms, each with its
+//! postings). The checksum and the two sections are decoded on their own
+//! threads, straight into the flat arrays of `table.rs`, `vectors.rs` and
+//! `bm25.rs`.
 //!
 //! The file is untrusted: it may be truncated, corrupt, from another
 //! version, or crafted. Every length and id is checked against what is left
@@ -19,14 +25,13 @@
 //! never trusted and never a panic (`tests/search_index.rs`,
 //! `a_corrupt_or_foreign_store_is_rebuilt`; unit tests below).
 
-use super::bm25::Bm25;
-use super::model::Quantized;
-use super::units::{Flags, Unit};
-use super::{FileEntry, FileMeta, Index};
+use super::bm25::{self, Bm25};
+use super::table::{FileSlot, RowParts, STRINGS};
+use super::{FileMeta, Index};
 
 const MAGIC: &[u8; 8] = b"SCLPIDX\n";
 /// Version of the layout; another version is rebuilt.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 /// The file's name under `ROOT/.scalpel/index/`.
 pub const FILE: &str = "index.bin";
 /// The file of the first (JSON) format, deleted when the new one is saved.
@@ -126,11 +131,12 @@ fn safe_path(p: &str) -> bool {
 /// The bytes of `index` as saved, with `model` (the model's id) naming
 /// what its vectors were made with.
 pub(super) fn encode(index: &Index, model: Option<&str>) -> Vec<u8> {
-    let mut paths: Vec<&String> = index.files.keys().collect();
-    paths.sort();
+    let table = &index.table;
+    let mut files: Vec<&FileSlot> = table.files().collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
     // Old id → new id (dense, in file order); u32::MAX for removed units.
-    let mut remap = vec![u32::MAX; index.units.len()];
-    let mut order: Vec<u32> = Vec::new();
+    let mut remap = vec![u32::MAX; table.slots()];
+    let mut order: Vec<u32> = Vec::with_capacity(index.unit_count());
     // One buffer (the index can be large): the header's checksum and
     // lengths are filled in at the end.
     let mut w = Writer::default();
@@ -142,44 +148,64 @@ pub(super) fn encode(index: &Index, model: Option<&str>) -> Vec<u8> {
     w.u64(0);
     let head_at = w.buf.len();
     w.str(model.unwrap_or(""));
-    w.u32(paths.len() as u32);
-    for p in &paths {
-        let f = &index.files[*p];
-        let live: Vec<u32> = f
-            .units
-            .iter()
-            .copied()
-            .filter(|&id| index.unit(id).is_some())
-            .collect();
-        w.str(p);
+    w.u32(files.len() as u32);
+    for f in &files {
+        w.str(&f.path);
         w.str(&f.meta.hash);
         w.u64(f.meta.size);
         w.buf.extend_from_slice(&f.meta.mtime.to_le_bytes());
-        w.u32(live.len() as u32);
-        for id in live {
+        w.u32(f.count);
+        for id in f.first..f.first + f.count {
             remap[id as usize] = order.len() as u32;
             order.push(id);
         }
     }
-    w.u32(order.len() as u32);
-    for &id in &order {
-        let Some(u) = index.unit(id) else { continue };
-        write_unit(&mut w, u);
-    }
-    let dim = order
+    // Kinds and languages, then each unit naming them by number.
+    let mut kinds: Vec<&str> = Vec::new();
+    let mut languages: Vec<&str> = Vec::new();
+    let rows: Vec<RowParts> = order.iter().filter_map(|&id| table.parts(id)).collect();
+    let numbers: Vec<(u16, u16)> = rows
         .iter()
-        .find_map(|&id| index.vectors[id as usize].as_ref())
-        .map_or(0, |v| v.q.len());
+        .map(|p| {
+            (
+                number(&mut kinds, p.kind),
+                number(&mut languages, p.language),
+            )
+        })
+        .collect();
+    for list in [&kinds, &languages] {
+        w.u32(list.len() as u32);
+        list.iter().for_each(|s| w.str(s));
+    }
+    w.u32(rows.len() as u32);
+    // The strings' bytes in all: the arena is allocated once at load.
+    let text: usize = rows
+        .iter()
+        .map(|p| p.strings.iter().map(|s| s.len()).sum::<usize>())
+        .sum();
+    w.u64(text as u64);
+    for (p, (kind, language)) in rows.iter().zip(numbers) {
+        w.u32(p.start_line);
+        w.u32(p.end_line);
+        w.u16(kind);
+        w.u16(language);
+        w.u8(p.flags | if p.has_parent { PARENT_BIT } else { 0 });
+        w.u16(p.part);
+        for s in p.strings {
+            w.u16(s.len() as u16);
+            w.buf.extend_from_slice(s.as_bytes());
+        }
+    }
+    let dim = index.vectors.dim();
     w.u32(dim as u32);
     if dim > 0 {
         for &id in &order {
-            match &index.vectors[id as usize] {
-                Some(v) if v.q.len() == dim => {
-                    w.u8(1);
-                    w.f32(v.scale);
-                    w.buf.extend(v.q.iter().map(|&x| x as u8));
-                }
-                _ => w.u8(0),
+            w.f32(index.vectors.get(id).map_or(f32::NAN, |v| v.0));
+        }
+        for &id in &order {
+            match index.vectors.get(id) {
+                Some((_, q)) => w.buf.extend(q.iter().map(|&x| x as u8)),
+                None => w.buf.resize(w.buf.len() + dim, 0),
             }
         }
     }
@@ -192,75 +218,23 @@ pub(super) fn encode(index: &Index, model: Option<&str>) -> Vec<u8> {
     w.buf
 }
 
-fn write_unit(w: &mut Writer, u: &Unit) {
-    w.u32(u.start_line as u32);
-    w.u32(u.end_line as u32);
-    w.str(&u.kind);
-    w.str(&u.name);
-    w.str(&u.name_path);
-    match &u.parent {
-        Some(p) => {
-            w.u8(1);
-            w.str(p);
+/// The number of `s` in `list` (added when new): kinds and languages are
+/// saved once, units name them by number.
+fn number<'a>(list: &mut Vec<&'a str>, s: &'a str) -> u16 {
+    match list.iter().position(|k| *k == s) {
+        Some(i) => i as u16,
+        None => {
+            list.push(s);
+            (list.len() - 1) as u16
         }
-        None => w.u8(0),
     }
-    w.str(&u.signature);
-    w.str(&u.doc);
-    w.str(&u.body);
-    w.str(&u.language);
-    let f = u.flags;
-    w.u8(f.test as u8
-        | (f.example as u8) << 1
-        | (f.vendored as u8) << 2
-        | (f.dts as u8) << 3
-        | (f.exported as u8) << 4);
-    w.u16(u.part);
 }
 
-fn read_unit(r: &mut Reader, path: &str) -> Option<Unit> {
-    let start_line = r.u32()? as usize;
-    let end_line = r.u32()? as usize;
-    if start_line == 0 || end_line < start_line {
-        return None;
-    }
-    let kind = r.string()?;
-    let name = r.string()?;
-    let name_path = r.string()?;
-    let parent = match r.u8()? {
-        0 => None,
-        1 => Some(r.string()?),
-        _ => return None,
-    };
-    let signature = r.string()?;
-    let doc = r.string()?;
-    let body = r.string()?;
-    let language = r.string()?;
-    let bits = r.u8()?;
-    let flags = Flags {
-        test: bits & 1 != 0,
-        example: bits & 2 != 0,
-        vendored: bits & 4 != 0,
-        dts: bits & 8 != 0,
-        exported: bits & 16 != 0,
-    };
-    let part = r.u16()?;
-    Some(Unit {
-        path: path.to_string(),
-        start_line,
-        end_line,
-        kind,
-        name,
-        name_path,
-        parent,
-        signature,
-        doc,
-        body,
-        language,
-        flags,
-        part,
-    })
-}
+/// The least bytes a saved unit takes: lines, kind, language, flags, part
+/// and its strings' lengths.
+const UNIT_MIN: usize = 4 + 4 + 2 + 2 + 1 + 2 + 2 * STRINGS;
+/// The bit of a saved unit's flags that says it has a parent.
+const PARENT_BIT: u8 = 1 << 5;
 
 /// What a saved index holds: the index, and whether its vectors were made
 /// by the model asked for (else they are left out, to embed again).
@@ -279,7 +253,7 @@ pub(super) fn decode(bytes: &[u8], model: Option<&str>) -> Option<Decoded> {
     let sum = r.take(32)?;
     let body = r.take(r.left())?;
     let mut b = Reader::new(body);
-    let n_units = b.count(40)?;
+    let n_units = b.count(UNIT_MIN + 4 * bm25::FIELDS)?;
     let head_len = usize::try_from(b.u64()?).ok()?;
     let head = b.take(head_len)?;
     let keywords = b.take(b.left())?;
@@ -309,18 +283,25 @@ pub(super) fn decode(bytes: &[u8], model: Option<&str>) -> Option<Decoded> {
     })
 }
 
+/// A table of names (kinds, languages): a count and the strings.
+fn names<'a>(r: &mut Reader<'a>) -> Option<Vec<&'a str>> {
+    let n = r.count(4)?;
+    (0..n).map(|_| r.str()).collect()
+}
+
 /// The files, units and vectors of a saved index (without its keyword
-/// index); `n_units` as declared up front.
+/// index); `n_units` as declared up front. Decoded straight into the flat
+/// arrays of the table and the vectors.
 fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Index, bool)> {
     let mut r = Reader::new(bytes);
     let saved_model = r.str()?;
     let vectors_match = model.is_some_and(|m| m == saved_model);
     let n_files = r.count(8)?;
-    let mut files: Vec<(String, FileMeta, usize)> = Vec::with_capacity(n_files);
+    let mut files: Vec<(&str, FileMeta, usize)> = Vec::with_capacity(n_files);
     let mut declared = 0usize;
     for _ in 0..n_files {
-        let path = r.string()?;
-        if !safe_path(&path) {
+        let path = r.str()?;
+        if !safe_path(path) {
             return None;
         }
         let hash = r.string()?;
@@ -330,42 +311,77 @@ fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Ind
         declared = declared.checked_add(n)?;
         files.push((path, FileMeta { hash, size, mtime }, n));
     }
-    if r.count(40)? != n_units || n_units != declared {
+    let kinds = names(&mut r)?;
+    let languages = names(&mut r)?;
+    if r.count(UNIT_MIN)? != n_units || n_units != declared {
+        return None;
+    }
+    let text = usize::try_from(r.u64()?).ok()?;
+    if text > r.left() {
         return None;
     }
     let mut index = Index::default();
     // Room to grow: the first edit must not move every unit.
     let room = n_units + n_units / 8 + 64;
-    index.units.reserve_exact(room);
-    let mut next = 0u32;
+    index
+        .table
+        .reserve(room, n_files + n_files / 8 + 8, text + text / 8);
     for (path, meta, n) in files {
-        let mut ids = Vec::with_capacity(n);
-        for _ in 0..n {
-            index.units.push(Some(read_unit(&mut r, &path)?));
-            ids.push(next);
-            next += 1;
-        }
-        if index
-            .files
-            .insert(path, FileEntry { meta, units: ids })
-            .is_some()
-        {
+        if index.table.file(path).is_some() {
             return None;
+        }
+        let fid = index.table.add_file(path, meta);
+        for _ in 0..n {
+            let start_line = r.u32()?;
+            let end_line = r.u32()?;
+            if start_line == 0 || end_line < start_line {
+                return None;
+            }
+            let kind = *kinds.get(r.u16()? as usize)?;
+            let language = *languages.get(r.u16()? as usize)?;
+            let bits = r.u8()?;
+            let part = r.u16()?;
+            let mut strings = [""; STRINGS];
+            for s in strings.iter_mut() {
+                let n = r.u16()? as usize;
+                *s = std::str::from_utf8(r.take(n)?).ok()?;
+            }
+            index.table.push(
+                fid,
+                &RowParts {
+                    start_line,
+                    end_line,
+                    kind,
+                    language,
+                    strings,
+                    has_parent: bits & PARENT_BIT != 0,
+                    flags: bits & !PARENT_BIT,
+                    part,
+                },
+            );
         }
     }
     let dim = r.u32()? as usize;
-    index.vectors.reserve_exact(room);
-    index.vectors.resize(n_units, None);
+    let mut scales = vec![f32::NAN; n_units];
+    let mut bytes: &[u8] = &[];
     if dim > 0 {
-        for v in index.vectors.iter_mut() {
-            if r.u8()? == 1 {
-                let scale = r.f32()?;
-                let q = r.take(dim)?.iter().map(|&b| b as i8).collect();
-                if vectors_match && scale.is_finite() {
-                    *v = Some(Quantized { scale, q });
-                }
+        for s in scales.iter_mut() {
+            let v = r.f32()?;
+            if !v.is_nan() && !v.is_finite() {
+                return None;
             }
+            *s = v;
         }
+        bytes = r.take(n_units.checked_mul(dim)?)?;
+    }
+    if vectors_match {
+        if !index.vectors.extend_saved(dim, &scales, bytes, room) {
+            return None;
+        }
+    } else {
+        index
+            .vectors
+            .extend_saved(0, &vec![f32::NAN; n_units], &[], room);
     }
     (r.left() == 0).then_some((index, vectors_match))
 }
@@ -374,6 +390,8 @@ fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Ind
 mod tests {
     use super::*;
     use crate::index::FileUnits;
+    use crate::index::model::Quantized;
+    use crate::index::units::{Flags, Unit};
 
     fn unit(path: &str, name: &str, body: &str) -> Unit {
         Unit {
@@ -385,7 +403,7 @@ mod tests {
             name_path: name.into(),
             parent: Some("Outer".into()),
             signature: format!("def {name}()"),
-            doc: "Follow the redirect.".into(),
+            doc: "Follow the redirect. Then more.".into(),
             body: body.into(),
             language: "python".into(),
             flags: Flags {
@@ -413,6 +431,11 @@ mod tests {
             });
         }
         // A replaced file leaves a tombstone that the save drops.
+        let mut top = unit("b.py", "", "x = 1");
+        top.parent = None;
+        top.name_path.clear();
+        top.kind = "module".into();
+        top.language = "text".into();
         ix.put(FileUnits {
             path: "b.py".into(),
             meta: FileMeta {
@@ -420,8 +443,8 @@ mod tests {
                 size: 11,
                 mtime: 2,
             },
-            units: vec![unit("b.py", "parse_url", "return urlsplit(url)")],
-            vectors: vec![Some(Quantized::new(&[0.1, 0.2, 0.3]))],
+            units: vec![unit("b.py", "parse_url", "return urlsplit(url)"), top],
+            vectors: vec![Some(Quantized::new(&[0.1, 0.2, 0.3])), None],
             counted: Vec::new(),
         });
         ix
@@ -429,30 +452,102 @@ mod tests {
 
     #[test]
     fn an_index_round_trips_and_searches_the_same() {
-        let ix = sample();
+        let mut ix = sample();
         let bytes = encode(&ix, Some("m1"));
+        // (Sealed, the original counts a removed unit no more, as the
+        // saved one does not.)
+        ix.seal();
         let back = decode(&bytes, Some("m1")).expect("decodes");
         assert!(back.vectors_match);
         let b = back.index;
         assert_eq!(b.file_count(), 2);
-        assert_eq!(b.unit_count(), 2);
+        assert_eq!(b.unit_count(), 3);
         assert_eq!(b.meta("b.py").unwrap().hash, "h2");
         assert_eq!(b.meta("a/x.py").unwrap().mtime, 1 << 70);
-        let snap: Vec<_> = b.snapshot();
-        let (_, _, units) = &snap[1];
-        assert_eq!(units[0].0.body, "return urlsplit(url)");
-        assert_eq!(units[0].0.flags, unit("", "", "").flags);
-        assert_eq!(units[0].0.parent.as_deref(), Some("Outer"));
-        assert_eq!(units[0].1.cloned(), Some(Quantized::new(&[0.1, 0.2, 0.3])));
-        for q in ["urlsplit", "send", "follow_redirects", "redirect"] {
+        // Renumbered densely in file order: a/x.py's unit, then b.py's two.
+        let u = b.unit(1).unwrap();
+        assert_eq!(
+            (u.path, u.name, u.name_path),
+            ("b.py", "parse_url", "parse_url")
+        );
+        assert_eq!((u.start_line, u.end_line, u.part), (1, 3, 2));
+        assert_eq!((u.kind, u.language), ("function", "python"));
+        assert_eq!(u.flags, unit("", "", "").flags);
+        assert_eq!(u.parent, Some("Outer"));
+        assert_eq!(u.signature, "def parse_url()");
+        assert_eq!(u.doc, "Follow the redirect.", "the doc's first sentence");
+        let m = b.unit(2).unwrap();
+        assert_eq!(
+            (m.kind, m.language, m.parent, m.name_path),
+            ("module", "text", None, "")
+        );
+        let q = Quantized::new(&[0.1, 0.2, 0.3]);
+        assert_eq!(b.vectors.get(1), Some((q.scale, &q.q[..])));
+        assert_eq!(b.vectors.get(2), None);
+        for q in [
+            "urlsplit",
+            "send",
+            "follow_redirects",
+            "redirect",
+            "request",
+        ] {
             assert_eq!(b.bm25.idf(q), ix.bm25.idf(q), "{q}");
         }
-        // Saved again, the same bytes.
+        assert!(b.unit(3).is_none());
+        // Saved again, the same bytes; sealed first, the same bytes too.
         assert_eq!(encode(&b, Some("m1")), bytes);
+        let mut sealed = sample();
+        sealed.seal();
+        assert_eq!(encode(&sealed, Some("m1")), bytes);
         // Another model: no vectors kept.
         let other = decode(&bytes, Some("m2")).unwrap();
         assert!(!other.vectors_match);
-        assert!(other.index.vectors.iter().all(Option::is_none));
+        assert!((0..3).all(|i| other.index.vectors.get(i).is_none()));
+        // A loaded index takes edits: a file replaced, one added.
+        let mut b = b;
+        b.put(FileUnits {
+            path: "c.py".into(),
+            meta: FileMeta {
+                hash: "h3".into(),
+                size: 1,
+                mtime: 3,
+            },
+            units: vec![unit("c.py", "urlsplit_again", "pass")],
+            vectors: vec![Some(Quantized::new(&[0.3, 0.2, 0.1]))],
+            counted: Vec::new(),
+        });
+        b.remove("a/x.py");
+        assert_eq!(b.unit(3).unwrap().path, "c.py");
+        assert!(b.unit(0).is_none());
+        let again = decode(&encode(&b, Some("m1")), Some("m1")).unwrap().index;
+        assert_eq!(again.unit_count(), 3);
+        assert_eq!(again.unit(0).unwrap().path, "b.py");
+        assert_eq!(again.unit(2).unwrap().name, "urlsplit_again");
+    }
+
+    /// A store with a valid checksum around `body` (the section lengths
+    /// and both sections).
+    fn sealed_store(body: &[u8]) -> Vec<u8> {
+        let mut crafted = MAGIC.to_vec();
+        crafted.extend_from_slice(&FORMAT.to_le_bytes());
+        crafted.extend_from_slice(blake3::hash(body).as_bytes());
+        crafted.extend_from_slice(body);
+        crafted
+    }
+
+    /// The body of a store of no files and no units, with `keywords` as its
+    /// keyword section and `head_tail` after the empty head's counts.
+    fn empty_body(head_tail: &[u8], keywords: &[u8]) -> Vec<u8> {
+        let mut head = Writer::default();
+        head.str("");
+        head.u32(0); // files
+        head.buf.extend_from_slice(head_tail);
+        let mut w = Writer::default();
+        w.u32(0); // units
+        w.u64(head.buf.len() as u64);
+        w.buf.extend_from_slice(&head.buf);
+        w.buf.extend_from_slice(keywords);
+        w.buf
     }
 
     #[test]
@@ -483,25 +578,64 @@ mod tests {
             counted: Vec::new(),
         });
         assert!(decode(&encode(&ix, None), None).is_none());
-        // A crafted store whose postings name a unit that does not exist.
-        let mut head = Writer::default();
-        head.str("");
-        head.u32(0); // files
-        head.u32(0); // units
-        head.u32(0); // dim
-        let mut w = Writer::default();
-        w.u32(0); // units
-        w.u64(head.buf.len() as u64);
-        w.buf.extend_from_slice(&head.buf);
-        w.u32(1); // terms
-        w.str("x");
-        w.u32(1);
-        w.u32(7); // unit 7 of 0
-        w.buf.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]);
-        let mut crafted = MAGIC.to_vec();
-        crafted.extend_from_slice(&FORMAT.to_le_bytes());
-        crafted.extend_from_slice(blake3::hash(&w.buf).as_bytes());
-        crafted.extend_from_slice(&w.buf);
-        assert!(decode(&crafted, None).is_none());
+        // An empty store is whole.
+        let tables = [0u8; 24]; // kinds, languages, units, text, dim: none
+        let mut no_terms = Writer::default();
+        no_terms.u32(0);
+        assert!(decode(&sealed_store(&empty_body(&tables, &no_terms.buf)), None).is_some());
+        // Postings naming a unit that does not exist.
+        let mut kw = Writer::default();
+        kw.u32(1); // terms
+        kw.str("x");
+        kw.u32(1);
+        kw.u32(7); // unit 7 of 0
+        kw.buf.extend_from_slice(&[1, 0, 0, 0]);
+        assert!(decode(&sealed_store(&empty_body(&tables, &kw.buf)), None).is_none());
+        // Terms out of order (binary search needs them sorted) or twice.
+        let mut ix = Index::default();
+        ix.put(FileUnits {
+            path: "a.py".into(),
+            meta: FileMeta {
+                hash: "h".into(),
+                size: 1,
+                mtime: 0,
+            },
+            units: vec![unit("a.py", "zeta", "alpha")],
+            vectors: vec![None],
+            counted: Vec::new(),
+        });
+        let good = encode(&ix, None);
+        let swapped = |from: &str, to: &str| {
+            let mut b = good.clone();
+            let at = b
+                .windows(from.len())
+                .rposition(|w| w == from.as_bytes())
+                .unwrap();
+            b[at..at + from.len()].copy_from_slice(to.as_bytes());
+            let body = b[MAGIC.len() + 4 + 32..].to_vec();
+            sealed_store(&body)
+        };
+        assert!(decode(&swapped("alpha", "alpha"), None).is_some());
+        assert!(
+            decode(&swapped("zeta", "aaaa"), None).is_none(),
+            "out of order"
+        );
+        // A count that cannot fit in what is left is refused before any
+        // allocation (no huge `Vec` from a corrupt length).
+        let mut huge = Writer::default();
+        huge.u32(u32::MAX); // kinds
+        assert!(decode(&sealed_store(&empty_body(&huge.buf, &no_terms.buf)), None).is_none());
+        // A kind number past the table of kinds.
+        let mut bad_kind = sample();
+        bad_kind.remove("b.py");
+        let b = encode(&bad_kind, None);
+        // The tables of kinds ("function") and languages ("python"), the
+        // count of units and of their strings' bytes, then the unit: two
+        // line numbers, its kind.
+        let header = MAGIC.len() + 4 + 32;
+        let python = b.windows(6).position(|w| w == b"python").unwrap();
+        let mut body = b[header..].to_vec();
+        body[python + 6 + 4 + 8 + 8 - header] = 9;
+        assert!(decode(&sealed_store(&body), None).is_none());
     }
 }

@@ -143,7 +143,9 @@ impl LiveIndex {
         drop(bytes);
         let mut index = saved.index;
         if !saved.vectors_match && self.model.is_some() {
-            index.embed_missing(self.model());
+            // Made by another model (or none): the refresh cuts and embeds
+            // every file again; keywords work meanwhile.
+            index.forget_vectors();
         }
         let files = index.file_count();
         *self.write_state() = index;
@@ -227,8 +229,8 @@ impl LiveIndex {
             removed.extend(
                 index
                     .paths()
-                    .filter(|p| !present.contains(p.as_str()))
-                    .cloned(),
+                    .filter(|p| !present.contains(p))
+                    .map(str::to_string),
             );
         }
         {
@@ -298,6 +300,11 @@ impl LiveIndex {
                 p.pending = p.pending.saturating_sub(files);
             }
         });
+        if changed {
+            // The postings added go into the flat arrays, and those of
+            // removed units out.
+            self.write_state().seal();
+        }
         {
             let mut p = lock(&self.progress);
             p.running = false;
@@ -362,7 +369,7 @@ impl LiveIndex {
                     let under: Vec<String> = index
                         .paths()
                         .filter(|p| p.starts_with(&prefix))
-                        .cloned()
+                        .map(str::to_string)
                         .collect();
                     if under.is_empty() && !abs.exists() {
                         continue;
@@ -463,6 +470,12 @@ impl LiveIndex {
         last.is_some()
     }
 
+    /// Bytes held by the index, by part (estimated from lengths and
+    /// capacities, allocator overhead left out).
+    pub fn memory(&self) -> Vec<(&'static str, usize)> {
+        self.read_state().memory()
+    }
+
     pub fn status(&self) -> IndexStatus {
         let (indexed, units) = {
             let index = self.read_state();
@@ -505,9 +518,9 @@ impl LiveIndex {
         let mut files: Vec<String> = Vec::new();
         for (id, _) in rank::rank(&index, self.model(), req)? {
             if let Some(u) = index.unit(id)
-                && !files.contains(&u.path)
+                && !files.iter().any(|f| f == u.path)
             {
-                files.push(u.path.clone());
+                files.push(u.path.to_string());
             }
         }
         Ok(files)
@@ -540,25 +553,31 @@ impl LiveIndex {
         let mut used = 60 + req.query.len() / 4;
         let mut results = Vec::new();
         let mut truncated = false;
+        let mut texts = FileTexts::default();
         for (id, score) in ranked {
             let Some(u) = index.unit(id) else { continue };
+            let lines = if results.len() < 3 {
+                answer::SNIPPET_LINES
+            } else {
+                answer::SNIPPET_LINES / 2
+            };
+            let snippet = match texts.get(&self.root, u.path, index.meta(u.path)) {
+                Some(text) => answer::snippet(
+                    &answer::body_of(text, &index.body_lines(id)),
+                    &q_tokens,
+                    lines,
+                ),
+                None => String::new(),
+            };
             let mut hit = Hit {
-                path: u.path.clone(),
+                path: u.path.to_string(),
                 start_line: u.start_line,
                 end_line: u.end_line,
-                kind: u.kind.clone(),
-                name_path: u.name_path.clone(),
+                kind: u.kind.to_string(),
+                name_path: u.name_path.to_string(),
                 score: (score * 1000.0).round() / 1000.0,
-                summary: answer::summary(u),
-                snippet: answer::snippet(
-                    u,
-                    &q_tokens,
-                    if results.len() < 3 {
-                        answer::SNIPPET_LINES
-                    } else {
-                        answer::SNIPPET_LINES / 2
-                    },
-                ),
+                summary: answer::summary(&u),
+                snippet,
             };
             if used + answer::hit_tokens(&hit) > max_tokens {
                 truncated = true;
@@ -572,6 +591,14 @@ impl LiveIndex {
         }
         drop(index);
         let mut notes = status.notes;
+        if !texts.changed.is_empty() {
+            notes.push(format!(
+                "changed since indexed, so shown without a snippet (its lines and summary are the index's, which now re-reads it): {}",
+                texts.changed.join(", ")
+            ));
+            let abs: Vec<PathBuf> = texts.changed.iter().map(|p| self.root.join(p)).collect();
+            self.update_paths(&abs);
+        }
         if !status.complete {
             notes.push(format!(
                 "the index is still being built: {} of {} files indexed, so results may miss the rest",
@@ -610,6 +637,33 @@ impl LiveIndex {
             notes,
             hint,
         })
+    }
+}
+
+/// The texts of the files a search shows snippets of, each read once
+/// (through the disk's bounded read) and only when its content hash is the
+/// one indexed: the index keeps no bodies, and a file changed since it was
+/// indexed must not show other lines as the unit's.
+#[derive(Default)]
+struct FileTexts {
+    read: std::collections::HashMap<String, Option<String>>,
+    /// Files changed (or gone) since indexed, in the order met.
+    changed: Vec<String>,
+}
+
+impl FileTexts {
+    fn get(&mut self, root: &Path, path: &str, known: Option<&FileMeta>) -> Option<&str> {
+        if !self.read.contains_key(path) {
+            let text = disk::read_source(&root.join(path), super::MAX_INDEXED_FILE)
+                .ok()
+                .filter(|s| known.is_some_and(|m| m.hash == s.hash))
+                .map(|s| s.text);
+            if text.is_none() {
+                self.changed.push(path.to_string());
+            }
+            self.read.insert(path.to_string(), text);
+        }
+        self.read.get(path)?.as_deref()
     }
 }
 

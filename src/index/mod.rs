@@ -17,8 +17,10 @@ pub mod live;
 pub mod model;
 pub mod phases;
 pub mod rank;
+mod table;
 pub mod tokens;
 pub mod units;
+mod vectors;
 mod watch;
 mod wordpiece;
 
@@ -26,6 +28,7 @@ pub use answer::{Hit, SearchAnswer};
 pub use live::{IndexStatus, LiveIndex, Watch};
 pub use model::Model;
 pub use rank::{Fusion, SearchRequest};
+pub use table::UnitRef;
 pub use units::Unit;
 
 use crate::disk::{self};
@@ -33,7 +36,6 @@ use crate::engine::Engine;
 use crate::source::SourceText;
 use model::Quantized;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -52,12 +54,6 @@ pub struct FileMeta {
     pub mtime: u128,
 }
 
-#[derive(Debug, Clone)]
-struct FileEntry {
-    meta: FileMeta,
-    units: Vec<u32>,
-}
-
 /// The units of a file, ready to go into the index (computed without the
 /// index lock).
 pub struct FileUnits {
@@ -69,19 +65,14 @@ pub struct FileUnits {
     pub counted: Vec<bm25::Counted>,
 }
 
-/// A file as saved: path, metadata, units with their vectors.
-pub type SavedView<'a> = (
-    &'a String,
-    &'a FileMeta,
-    Vec<(&'a Unit, Option<&'a Quantized>)>,
-);
-
-/// The in-memory index: units, their keyword postings and vectors.
+/// The in-memory index: units (`table.rs`: compact rows, no bodies),
+/// their vectors (`vectors.rs`: flat int8) and keyword index (`bm25.rs`:
+/// flat postings). Unit ids are shared by the three and never reused
+/// while the index is in memory; a save renumbers them densely.
 #[derive(Default)]
 pub struct Index {
-    units: Vec<Option<Unit>>,
-    vectors: Vec<Option<Quantized>>,
-    files: HashMap<String, FileEntry>,
+    table: table::Table,
+    vectors: vectors::Vectors,
     bm25: bm25::Bm25,
 }
 
@@ -145,7 +136,7 @@ pub fn embed_unit(m: &Model, u: &Unit) -> Quantized {
 impl Index {
     /// Files indexed.
     pub fn file_count(&self) -> usize {
-        self.files.len()
+        self.table.file_count()
     }
 
     /// Units indexed.
@@ -154,94 +145,79 @@ impl Index {
     }
 
     pub fn meta(&self, path: &str) -> Option<&FileMeta> {
-        self.files.get(path).map(|f| &f.meta)
+        self.table.file(path).map(|f| &f.meta)
     }
 
-    pub fn paths(&self) -> impl Iterator<Item = &String> {
-        self.files.keys()
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.table.files().map(|f| &*f.path)
     }
 
     /// Replace what is known of one file.
     pub fn put(&mut self, file: FileUnits) {
         self.remove(&file.path);
-        let mut ids = Vec::with_capacity(file.units.len());
+        let fid = self.table.add_file(&file.path, file.meta);
         let mut vectors = file.vectors.into_iter();
         let mut counted = file.counted.into_iter();
         for u in file.units {
-            let id = self.units.len() as u32;
+            let id = self.table.push_unit(fid, &u);
             self.bm25
                 .add_counted(id, counted.next().unwrap_or_else(|| count(&u)));
-            self.units.push(Some(u));
-            self.vectors.push(vectors.next().flatten());
-            ids.push(id);
+            self.vectors.push(vectors.next().flatten().as_ref());
         }
-        self.files.insert(
-            file.path,
-            FileEntry {
-                meta: file.meta,
-                units: ids,
-            },
-        );
     }
 
     /// Only the metadata changed (same content, touched).
     pub fn touch(&mut self, path: &str, meta: FileMeta) {
-        if let Some(f) = self.files.get_mut(path) {
+        if let Some(f) = self.table.file_mut(path) {
             f.meta = meta;
         }
     }
 
     /// Forget a file.
     pub fn remove(&mut self, path: &str) {
-        if let Some(old) = self.files.remove(path) {
-            for id in old.units {
+        if let Some(ids) = self.table.forget_file(path) {
+            for id in ids {
                 self.bm25.remove(id);
-                self.units[id as usize] = None;
-                self.vectors[id as usize] = None;
+                self.vectors.remove(id);
             }
         }
     }
 
-    /// Every file with its units and vectors (for persisting).
-    pub fn snapshot(&self) -> Vec<SavedView<'_>> {
-        let mut v: Vec<_> = self
-            .files
-            .iter()
-            .map(|(p, f)| {
-                let units = f
-                    .units
-                    .iter()
-                    .filter_map(|&id| {
-                        let u = self.units[id as usize].as_ref()?;
-                        Some((u, self.vectors[id as usize].as_ref()))
-                    })
-                    .collect();
-                (p, &f.meta, units)
-            })
-            .collect();
-        v.sort_by(|a, b| a.0.cmp(b.0));
-        v
+    /// Merge what was added since the last seal into the keyword index's
+    /// flat arrays (after a refresh).
+    pub fn seal(&mut self) {
+        self.bm25.seal();
     }
 
-    /// Embed the units that have no vector (a store saved with another
-    /// model), on every core.
-    pub fn embed_missing(&mut self, model: Option<&Model>) {
-        let Some(m) = model else { return };
-        use rayon::prelude::*;
-        let units = &self.units;
-        self.vectors
-            .par_iter_mut()
-            .enumerate()
-            .filter(|(_, v)| v.is_none())
-            .for_each(|(id, v)| {
-                if let Some(u) = &units[id] {
-                    *v = Some(embed_unit(m, u));
-                }
-            });
+    /// Vectors made by another model are dropped, and every file is marked
+    /// as read by nobody, so that the next refresh cuts and embeds it
+    /// again (bodies are not kept: there is nothing to embed from here).
+    /// Keyword search works meanwhile.
+    pub fn forget_vectors(&mut self) {
+        self.vectors.clear();
+        for f in self.table.files_mut() {
+            f.meta.hash.clear();
+            f.meta.mtime = 0;
+        }
     }
 
-    fn unit(&self, id: u32) -> Option<&Unit> {
-        self.units.get(id as usize).and_then(Option::as_ref)
+    /// Bytes held, by part (lengths and capacities; allocator overhead
+    /// left out).
+    pub fn memory(&self) -> Vec<(&'static str, usize)> {
+        let mut parts = self.table.memory();
+        parts.push(("vectors", self.vectors.memory()));
+        parts.extend(self.bm25.memory());
+        parts
+    }
+
+    /// Unit `id`, unless removed.
+    pub fn unit(&self, id: u32) -> Option<UnitRef<'_>> {
+        self.table.get(id)
+    }
+
+    /// The lines of unit `id`'s body (see [`table::Table::body_lines`]).
+    pub fn body_lines(&self, id: u32) -> Vec<(usize, usize)> {
+        self.table.body_lines(id)
     }
 }
 

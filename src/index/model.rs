@@ -384,6 +384,26 @@ pub struct Quantized {
     pub q: Vec<i8>,
 }
 
+/// The dot product of two int8 vectors of the same length.
+pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    // Sixteen lanes of i16 products summed into i32: the shape the
+    // compiler turns into SIMD multiply-adds.
+    let mut lanes = [0i32; 16];
+    let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
+    let tail: i32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(&x, &y)| x as i32 * y as i32)
+        .sum();
+    for (ca, cb) in ca.zip(cb) {
+        for ((l, &x), &y) in lanes.iter_mut().zip(ca).zip(cb) {
+            *l += (x as i16 * y as i16) as i32;
+        }
+    }
+    lanes.iter().sum::<i32>() + tail
+}
+
 impl Quantized {
     pub fn new(v: &[f32]) -> Quantized {
         let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
@@ -402,22 +422,7 @@ impl Quantized {
 
     /// Cosine with a normalised query `query` (quantized the same way).
     pub fn dot(&self, query: &Quantized) -> f32 {
-        // Sixteen lanes of i16 products summed into i32: the shape the
-        // compiler turns into SIMD multiply-adds.
-        let mut lanes = [0i32; 16];
-        let (a, b) = (self.q.chunks_exact(16), query.q.chunks_exact(16));
-        let tail: i32 = a
-            .remainder()
-            .iter()
-            .zip(b.remainder())
-            .map(|(&x, &y)| x as i32 * y as i32)
-            .sum();
-        for (ca, cb) in a.zip(b) {
-            for ((l, &x), &y) in lanes.iter_mut().zip(ca).zip(cb) {
-                *l += (x as i16 * y as i16) as i32;
-            }
-        }
-        (lanes.iter().sum::<i32>() + tail) as f32 * self.scale * query.scale
+        dot_i8(&self.q, &query.q) as f32 * self.scale * query.scale
     }
 
     /// Hex text of the scale and values (for the persisted index).

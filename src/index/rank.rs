@@ -6,7 +6,7 @@
 //! and ties break by path and line.
 
 use super::model::{Model, Quantized};
-use super::{Index, Unit, tokens};
+use super::{Index, UnitRef, tokens};
 use crate::error::Result;
 use std::collections::HashMap;
 
@@ -97,13 +97,17 @@ impl Filter {
         })
     }
 
-    fn keeps(&self, u: &Unit) -> bool {
+    fn keeps(&self, u: &UnitRef) -> bool {
         let root = std::path::Path::new("");
-        let p = std::path::Path::new(&u.path);
+        let p = std::path::Path::new(u.path);
         self.path.as_ref().is_none_or(|d| {
-            u.path == *d || (u.path.starts_with(d.as_str()) && u.path[d.len()..].starts_with('/'))
-        }) && self.kind.as_ref().is_none_or(|k| u.kind == *k)
-            && self.language.as_ref().is_none_or(|l| u.language == *l)
+            u.path == d.as_str()
+                || (u.path.starts_with(d.as_str()) && u.path[d.len()..].starts_with('/'))
+        }) && self.kind.as_ref().is_none_or(|k| u.kind == k.as_str())
+            && self
+                .language
+                .as_ref()
+                .is_none_or(|l| u.language == l.as_str())
             && self.include.as_ref().is_none_or(|g| g.is_match(root, p))
             && !self.exclude.as_ref().is_some_and(|g| {
                 // A folder glob excludes everything under it.
@@ -135,7 +139,7 @@ pub fn rank(index: &Index, model: Option<&Model>, req: &SearchRequest) -> Result
         .bm25
         .score(&terms)
         .into_iter()
-        .filter(|(id, ..)| index.unit(*id).is_some_and(|u| filter.keeps(u)))
+        .filter(|(id, ..)| index.unit(*id).is_some_and(|u| filter.keeps(&u)))
         .map(|(id, score, words)| {
             let coord = words.count_ones() as f32 / words_asked;
             (id, score * coord)
@@ -146,20 +150,11 @@ pub fn rank(index: &Index, model: Option<&Model>, req: &SearchRequest) -> Result
     let mut sem: Vec<(u32, f32)> = Vec::new();
     if let Some(m) = model.filter(|_| req.semantic) {
         let q = Quantized::new(&m.embed(&tokens::plain_words(&req.query, 64)));
-        sem = index
-            .vectors
-            .iter()
-            .enumerate()
-            .filter_map(|(id, v)| {
-                let v = v.as_ref()?;
-                // (A removed unit has no vector: no need to look at units
-                // when nothing is filtered.)
-                if !filter.none && !filter.keeps(index.unit(id as u32)?) {
-                    return None;
-                }
-                Some((id as u32, v.dot(&q)))
-            })
-            .collect();
+        // (A removed unit has no vector: no need to look at units when
+        // nothing is filtered.)
+        sem = index.vectors.scan(&q, |id| {
+            filter.none || index.unit(id).is_some_and(|u| filter.keeps(&u))
+        });
         best(index, &mut sem, CANDIDATES);
     }
 
@@ -185,7 +180,7 @@ pub fn rank(index: &Index, model: Option<&Model>, req: &SearchRequest) -> Result
         for (id, score) in fused.iter_mut() {
             if let Some(u) = index.unit(*id) {
                 *score *= structure(
-                    u,
+                    &u,
                     &lower,
                     &q_tokens,
                     &forms,
@@ -200,7 +195,7 @@ pub fn rank(index: &Index, model: Option<&Model>, req: &SearchRequest) -> Result
     let mut out = Vec::new();
     for (id, score) in fused {
         let Some(u) = index.unit(id) else { continue };
-        let n = per_file.entry(u.path.as_str()).or_default();
+        let n = per_file.entry(u.path).or_default();
         if *n == PER_FILE {
             continue;
         }
@@ -216,7 +211,7 @@ pub fn rank(index: &Index, model: Option<&Model>, req: &SearchRequest) -> Result
 /// The order of results: best first; ties by path, then line.
 fn order(index: &Index, a: &(u32, f32), b: &(u32, f32)) -> std::cmp::Ordering {
     b.1.total_cmp(&a.1).then_with(|| {
-        let key = |id| index.unit(id).map(|u| (u.path.as_str(), u.start_line));
+        let key = |id| index.table.key(id);
         key(a.0).cmp(&key(b.0)).then(a.0.cmp(&b.0))
     })
 }
@@ -274,7 +269,7 @@ fn fuse(
 
 /// The structural multiplier of one unit.
 fn structure(
-    u: &Unit,
+    u: &UnitRef,
     words: &[String],
     q_tokens: &[String],
     forms: &[Vec<String>],
@@ -290,8 +285,8 @@ fn structure(
         // Its name, or its parent's, made of queried words
         // (`HTTPRedirectHandler.http_error_302` for "http redirects").
         let mut parts = Vec::new();
-        tokens::for_each_part(&u.name, |p| parts.push(p.to_lowercase()));
-        if let Some(parent) = &u.parent {
+        tokens::for_each_part(u.name, |p| parts.push(p.to_lowercase()));
+        if let Some(parent) = u.parent {
             for w in tokens::words(parent) {
                 tokens::for_each_part(w, |p| parts.push(p.to_lowercase()));
             }
@@ -306,7 +301,7 @@ fn structure(
     }
     // File and folder names.
     let mut path_tokens = Vec::new();
-    tokens::for_each_token(&u.path, |t| path_tokens.push(t.to_string()));
+    tokens::for_each_token(u.path, |t| path_tokens.push(t.to_string()));
     let in_path = q_tokens.iter().filter(|t| path_tokens.contains(t)).count();
     if in_path > 0 {
         m *= 1.0 + 0.15 * in_path.min(3) as f32;

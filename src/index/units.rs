@@ -124,7 +124,7 @@ pub struct Unit {
 }
 
 /// Start offsets of each line of `text` (line 1 at index 0).
-fn line_starts(text: &str) -> Vec<usize> {
+pub(super) fn line_starts(text: &str) -> Vec<usize> {
     let mut v = vec![0];
     v.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
     if v.last() == Some(&text.len()) && v.len() > 1 {
@@ -134,13 +134,13 @@ fn line_starts(text: &str) -> Vec<usize> {
 }
 
 /// Text of lines `a..=b` (1-based).
-fn lines_text<'t>(text: &'t str, starts: &[usize], a: usize, b: usize) -> &'t str {
+pub(super) fn lines_text<'t>(text: &'t str, starts: &[usize], a: usize, b: usize) -> &'t str {
     let s = starts.get(a - 1).copied().unwrap_or(text.len());
     let e = starts.get(b).copied().unwrap_or(text.len());
     &text[s..e.max(s)]
 }
 
-fn capped(mut s: String) -> String {
+pub(super) fn capped(mut s: String) -> String {
     if s.len() > MAX_BODY_BYTES {
         let mut end = MAX_BODY_BYTES;
         while !s.is_char_boundary(end) {

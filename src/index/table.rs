@@ -1,0 +1,458 @@
+//! The units as the index keeps them in memory: one fixed-size row per
+//! unit, their strings one after the other in one arena, kinds and
+//! languages interned, each file's path and metadata once in the file
+//! table (its units are consecutive ids). No body text: what ranking and
+//! answers need is the name, name path, parent, the signature's first
+//! [`SIGNATURE_CHARS`] characters and the doc's first sentence; a snippet
+//! reads the unit's lines from the file ([`Table::body_lines`], and
+//! `answer.rs`). Few, large allocations: a warm start decodes straight
+//! into these arrays.
+
+use super::FileMeta;
+use super::units::{Flags, Unit, first_sentence};
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// Characters of a signature kept (what a summary shows).
+pub const SIGNATURE_CHARS: usize = 120;
+/// Bytes of the doc comment's first sentence kept (what a summary shows).
+pub const DOC_BYTES: usize = 160;
+/// Strings of a row: name, name path, parent, signature, doc sentence.
+pub const STRINGS: usize = 5;
+/// A row's file when the unit was removed.
+const REMOVED: u32 = u32::MAX;
+/// The flags' bits; the sixth says the unit has a parent.
+const HAS_PARENT: u8 = 1 << 5;
+
+/// One unit: 36 bytes, its strings in the arena.
+#[derive(Debug, Clone, Copy)]
+struct Row {
+    file: u32,
+    start_line: u32,
+    end_line: u32,
+    text: u32,
+    lens: [u16; STRINGS],
+    kind: u16,
+    language: u16,
+    flags: u8,
+    part: u16,
+}
+
+/// A unit as ranking and answers see it (borrowed from the table).
+#[derive(Debug, Clone, Copy)]
+pub struct UnitRef<'a> {
+    pub path: &'a str,
+    pub start_line: usize,
+    pub end_line: usize,
+    pub kind: &'a str,
+    pub name: &'a str,
+    pub name_path: &'a str,
+    pub parent: Option<&'a str>,
+    /// Its first [`SIGNATURE_CHARS`] characters.
+    pub signature: &'a str,
+    /// The doc comment's first sentence (at most [`DOC_BYTES`]).
+    pub doc: &'a str,
+    pub language: &'a str,
+    pub flags: Flags,
+    pub part: u16,
+}
+
+/// What a unit is saved and loaded as (the strings already cut).
+pub struct RowParts<'a> {
+    pub start_line: u32,
+    pub end_line: u32,
+    pub kind: &'a str,
+    pub language: &'a str,
+    /// Name, name path, parent (`None`: none), signature, doc sentence.
+    pub strings: [&'a str; STRINGS],
+    pub has_parent: bool,
+    pub flags: u8,
+    pub part: u16,
+}
+
+/// One file: its path, metadata and units (ids `first..first + count`).
+#[derive(Debug, Clone)]
+pub struct FileSlot {
+    pub path: Box<str>,
+    pub meta: FileMeta,
+    pub first: u32,
+    pub count: u32,
+}
+
+#[derive(Debug, Default)]
+pub struct Table {
+    rows: Vec<Row>,
+    text: String,
+    /// Bytes of the arena held by removed units.
+    garbage: usize,
+    kinds: Vec<Box<str>>,
+    languages: Vec<Box<str>>,
+    files: Vec<Option<FileSlot>>,
+    free: Vec<u32>,
+    by_path: HashMap<Box<str>, u32>,
+}
+
+/// `s` cut to at most `max` bytes, at a character boundary.
+fn cut(s: &str, max: usize) -> &str {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// Interned name `i` (past the end: the last one, see [`intern`]).
+fn name_at(t: &[Box<str>], i: u16) -> &str {
+    t.get(i as usize).or(t.last()).map_or("", |s| s)
+}
+
+fn intern(table: &mut Vec<Box<str>>, s: &str) -> u16 {
+    match table.iter().position(|k| &**k == s) {
+        Some(i) => i as u16,
+        // More than 65,535 kinds or languages cannot happen (they come
+        // from the grammars); past that, the last one stands for the rest.
+        None if table.len() > u16::MAX as usize => u16::MAX,
+        None => {
+            table.push(s.into());
+            (table.len() - 1) as u16
+        }
+    }
+}
+
+/// The flags as one byte (the store's and the row's form).
+pub fn flag_bits(f: Flags) -> u8 {
+    f.test as u8
+        | (f.example as u8) << 1
+        | (f.vendored as u8) << 2
+        | (f.dts as u8) << 3
+        | (f.exported as u8) << 4
+}
+
+fn flags_of(bits: u8) -> Flags {
+    Flags {
+        test: bits & 1 != 0,
+        example: bits & 2 != 0,
+        vendored: bits & 4 != 0,
+        dts: bits & 8 != 0,
+        exported: bits & 16 != 0,
+    }
+}
+
+impl Table {
+    /// Room for `units` more units and `files` more files.
+    pub fn reserve(&mut self, units: usize, files: usize, text: usize) {
+        self.rows.reserve_exact(units);
+        self.files.reserve_exact(files);
+        self.by_path.reserve(files);
+        self.text.reserve_exact(text);
+    }
+
+    /// Add a file (its path must not be in the table): its id.
+    pub fn add_file(&mut self, path: &str, meta: FileMeta) -> u32 {
+        let slot = FileSlot {
+            path: path.into(),
+            meta,
+            first: self.rows.len() as u32,
+            count: 0,
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.files[id as usize] = Some(slot);
+                id
+            }
+            None => {
+                self.files.push(Some(slot));
+                (self.files.len() - 1) as u32
+            }
+        };
+        self.by_path.insert(path.into(), id);
+        id
+    }
+
+    /// Add a unit of file `file` (the last file added: a file's units are
+    /// consecutive): its id.
+    pub fn push(&mut self, file: u32, p: &RowParts) -> u32 {
+        let id = self.rows.len() as u32;
+        let text = self.text.len() as u32;
+        let mut lens = [0u16; STRINGS];
+        for (l, s) in lens.iter_mut().zip(p.strings) {
+            let s = cut(s, u16::MAX as usize);
+            self.text.push_str(s);
+            *l = s.len() as u16;
+        }
+        let row = Row {
+            file,
+            start_line: p.start_line,
+            end_line: p.end_line,
+            text,
+            lens,
+            kind: intern(&mut self.kinds, p.kind),
+            language: intern(&mut self.languages, p.language),
+            flags: (p.flags & !HAS_PARENT) | if p.has_parent { HAS_PARENT } else { 0 },
+            part: p.part,
+        };
+        self.rows.push(row);
+        if let Some(Some(f)) = self.files.get_mut(file as usize) {
+            f.count += 1;
+        }
+        id
+    }
+
+    /// Add a unit cut by `units.rs` (its body is not kept).
+    pub fn push_unit(&mut self, file: u32, u: &Unit) -> u32 {
+        let sig_end = u
+            .signature
+            .char_indices()
+            .nth(SIGNATURE_CHARS)
+            .map_or(u.signature.len(), |(i, _)| i);
+        self.push(
+            file,
+            &RowParts {
+                start_line: u32::try_from(u.start_line).unwrap_or(u32::MAX),
+                end_line: u32::try_from(u.end_line).unwrap_or(u32::MAX),
+                kind: &u.kind,
+                language: &u.language,
+                strings: [
+                    &u.name,
+                    &u.name_path,
+                    u.parent.as_deref().unwrap_or(""),
+                    &u.signature[..sig_end],
+                    first_sentence(&u.doc, DOC_BYTES),
+                ],
+                has_parent: u.parent.is_some(),
+                flags: flag_bits(u.flags),
+                part: u.part,
+            },
+        )
+    }
+
+    /// Forget a file: the ids its units had.
+    pub fn forget_file(&mut self, path: &str) -> Option<Range<u32>> {
+        let id = self.by_path.remove(path)?;
+        let slot = self.files.get_mut(id as usize)?.take()?;
+        self.free.push(id);
+        let ids = slot.first..slot.first + slot.count;
+        for r in &mut self.rows[ids.start as usize..ids.end as usize] {
+            r.file = REMOVED;
+            self.garbage += r.lens.iter().map(|&l| l as usize).sum::<usize>();
+        }
+        if self.garbage > 1 << 20 && self.garbage > self.text.len() / 2 {
+            self.compact_text();
+        }
+        Some(ids)
+    }
+
+    /// Copy the strings of live units into a new arena (removed units'
+    /// strings dropped).
+    fn compact_text(&mut self) {
+        let mut text = String::with_capacity(self.text.len() - self.garbage);
+        for r in &mut self.rows {
+            if r.file == REMOVED {
+                r.lens = [0; STRINGS];
+                r.text = 0;
+                continue;
+            }
+            let len: usize = r.lens.iter().map(|&l| l as usize).sum();
+            let at = r.text as usize;
+            let new = text.len() as u32;
+            text.push_str(&self.text[at..at + len]);
+            r.text = new;
+        }
+        self.text = text;
+        self.garbage = 0;
+    }
+
+    pub fn file(&self, path: &str) -> Option<&FileSlot> {
+        let id = *self.by_path.get(path)?;
+        self.files.get(id as usize)?.as_ref()
+    }
+
+    pub fn file_mut(&mut self, path: &str) -> Option<&mut FileSlot> {
+        let id = *self.by_path.get(path)?;
+        self.files.get_mut(id as usize)?.as_mut()
+    }
+
+    /// Every file, in no order.
+    pub fn files(&self) -> impl Iterator<Item = &FileSlot> {
+        self.files.iter().flatten()
+    }
+
+    pub fn files_mut(&mut self) -> impl Iterator<Item = &mut FileSlot> {
+        self.files.iter_mut().flatten()
+    }
+
+    pub fn file_count(&self) -> usize {
+        self.by_path.len()
+    }
+
+    /// Rows, removed ones included (the next unit's id).
+    pub fn slots(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn live_row(&self, id: u32) -> Option<&Row> {
+        self.rows.get(id as usize).filter(|r| r.file != REMOVED)
+    }
+
+    fn path_of(&self, r: &Row) -> Option<&str> {
+        Some(&self.files.get(r.file as usize)?.as_ref()?.path)
+    }
+
+    /// The path and first line of a unit (the order of ties).
+    pub fn key(&self, id: u32) -> Option<(&str, u32)> {
+        let r = self.live_row(id)?;
+        Some((self.path_of(r)?, r.start_line))
+    }
+
+    /// The unit `id`, unless removed.
+    pub fn get(&self, id: u32) -> Option<UnitRef<'_>> {
+        let r = self.live_row(id)?;
+        let mut strings = [""; STRINGS];
+        let mut at = r.text as usize;
+        for (s, &l) in strings.iter_mut().zip(&r.lens) {
+            *s = self.text.get(at..at + l as usize)?;
+            at += l as usize;
+        }
+        let [name, name_path, parent, signature, doc] = strings;
+        Some(UnitRef {
+            path: self.path_of(r)?,
+            start_line: r.start_line as usize,
+            end_line: r.end_line as usize,
+            kind: name_at(&self.kinds, r.kind),
+            name,
+            name_path,
+            parent: (r.flags & HAS_PARENT != 0).then_some(parent),
+            signature,
+            doc,
+            language: name_at(&self.languages, r.language),
+            flags: flags_of(r.flags),
+            part: r.part,
+        })
+    }
+
+    /// The unit `id` as saved.
+    pub fn parts(&self, id: u32) -> Option<RowParts<'_>> {
+        let u = self.get(id)?;
+        let r = self.live_row(id)?;
+        Some(RowParts {
+            start_line: r.start_line,
+            end_line: r.end_line,
+            kind: u.kind,
+            language: u.language,
+            strings: [
+                u.name,
+                u.name_path,
+                u.parent.unwrap_or(""),
+                u.signature,
+                u.doc,
+            ],
+            has_parent: u.parent.is_some(),
+            flags: r.flags & !HAS_PARENT,
+            part: r.part,
+        })
+    }
+
+    /// The lines of unit `id`'s body, as ranges `(first, last)`: its span
+    /// less the spans of the other units of its file that lie inside it
+    /// (a class's methods are units of their own, and so are their
+    /// nested definitions). A unit with the very same span is no child
+    /// (a parent whose child covers all its lines has no unit): fields
+    /// side by side on one line each keep that line. `units.rs` cuts bodies this way;
+    /// `tests/search_index.rs::bodies_read_back_from_the_file_equal_the_cut_ones`
+    /// checks it over real files.
+    pub fn body_lines(&self, id: u32) -> Vec<(usize, usize)> {
+        let Some(r) = self.live_row(id) else {
+            return Vec::new();
+        };
+        let Some(Some(f)) = self.files.get(r.file as usize) else {
+            return Vec::new();
+        };
+        let (a, b) = (r.start_line, r.end_line);
+        let mut inner: Vec<(u32, u32)> = self.rows[f.first as usize..(f.first + f.count) as usize]
+            .iter()
+            .filter(|o| {
+                o.start_line >= a && o.end_line <= b && (o.start_line, o.end_line) != (a, b)
+            })
+            .map(|o| (o.start_line, o.end_line))
+            .collect();
+        inner.sort_unstable();
+        let mut out = Vec::new();
+        let mut next = a;
+        for (s, e) in inner {
+            if s > next {
+                out.push((next as usize, s as usize - 1));
+            }
+            next = next.max(e.saturating_add(1));
+        }
+        if next <= b {
+            out.push((next as usize, b as usize));
+        }
+        out
+    }
+
+    /// Bytes held: rows with their strings, and the file table.
+    pub fn memory(&self) -> Vec<(&'static str, usize)> {
+        let files = self.files.capacity() * std::mem::size_of::<Option<FileSlot>>()
+            + self
+                .files()
+                .map(|f| f.path.len() * 2 + f.meta.hash.capacity() + 32)
+                .sum::<usize>();
+        vec![
+            (
+                "unit rows",
+                self.rows.capacity() * std::mem::size_of::<Row>(),
+            ),
+            ("unit strings", self.text.capacity()),
+            ("files", files),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_removed_files_strings_are_reclaimed_and_others_stay_whole() {
+        let mut t = Table::default();
+        let meta = FileMeta {
+            hash: "h".into(),
+            size: 1,
+            mtime: 0,
+        };
+        let big = "x".repeat(60_000);
+        for (path, name) in [("a.py", big.as_str()), ("b.py", "keep_me")] {
+            let f = t.add_file(path, meta.clone());
+            for _ in 0..20 {
+                t.push(
+                    f,
+                    &RowParts {
+                        start_line: 1,
+                        end_line: 2,
+                        kind: "function",
+                        language: "python",
+                        strings: [name, name, "P", "def f()", "Doc."],
+                        has_parent: true,
+                        flags: 1,
+                        part: 0,
+                    },
+                );
+            }
+        }
+        assert_eq!(t.forget_file("a.py"), Some(0..20));
+        // Over a megabyte of garbage, more than half: compacted.
+        assert_eq!(t.garbage, 0);
+        assert!(t.text.len() < 1000);
+        assert!(t.get(3).is_none());
+        let u = t.get(25).unwrap();
+        assert_eq!(
+            (u.path, u.name, u.parent, u.doc),
+            ("b.py", "keep_me", Some("P"), "Doc.")
+        );
+        assert!(u.flags.test);
+        // The freed file slot is reused.
+        let c = t.add_file("c.py", meta);
+        assert_eq!(c, 0);
+        assert_eq!(t.file_count(), 2);
+    }
+}
