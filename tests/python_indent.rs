@@ -28,14 +28,19 @@ fn stdlib_sample(n: usize) -> Vec<PathBuf> {
     files.into_iter().step_by(step).take(n).collect()
 }
 
-#[test]
-fn check_agrees_with_cpython_on_indentation_mutants() {
+/// The repository's Python fixtures.
+fn python_fixtures() -> Vec<PathBuf> {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/python");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&fixtures)
+    std::fs::read_dir(&fixtures)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "py"))
-        .collect();
+        .collect()
+}
+
+#[test]
+fn check_agrees_with_cpython_on_indentation_mutants() {
+    let mut files = python_fixtures();
     files.extend(stdlib_sample(40));
     let out_dir = tempfile::tempdir().unwrap();
     let out = Command::new("python3")
@@ -149,12 +154,7 @@ fn comparing_around_the_change_equals_comparing_whole_files() {
 
     let reg = scalpel::lang::Registry::builtin();
     let py = reg.by_name("python").unwrap();
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/python");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&fixtures)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "py"))
-        .collect();
+    let mut files = python_fixtures();
     files.extend(stdlib_sample(10));
     // What the new version adds: messages counted in `after`, less those
     // `before` already had.
