@@ -207,10 +207,18 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
         let header = text[bare.start_byte..header_end].trim_end();
         let header = dedent(header, col, &verbatim(file, bare.start_byte..header_end));
         let ind = " ".repeat(unit);
+        // A header that ends in a comment (`-> Vec<&Arg> // FIXME`, `{` on
+        // the next line) takes its brace on a line of its own: on the same
+        // line it would be inside the comment.
+        let brace = if body.prev_sibling().is_some_and(|n| n.is_extra()) {
+            "\n{"
+        } else {
+            " {"
+        };
         let make = |stmts: &[&str]| {
             let lines: String = stmts.iter().map(|l| format!("\n{ind}{l}")).collect();
             if lang.braces {
-                format!("{header} {{{lines}\n}}")
+                format!("{header}{brace}{lines}\n}}")
             } else {
                 format!("{header}{lines}")
             }
