@@ -28,13 +28,24 @@ use std::time::Instant;
 use trust_support::*;
 
 /// Files per batch: each batch's new files are judged by one front-end
-/// process, then dropped.
-const BATCH: usize = 40;
+/// process (`syn` judges in process), then dropped. The compiler's start
+/// costs seconds, so its batches are larger; small batches keep both
+/// cores busy to the end.
+fn batch(judge: &Judge) -> usize {
+    match judge {
+        Judge::Tsc(_) => 40,
+        _ => 8,
+    }
+}
 
-fn run(what: &str, lang: &Lang, files: Vec<PathBuf>, judge_with: &Judge) -> Tally {
+fn run(what: &str, lang: &Lang, mut files: Vec<PathBuf>, judge_with: &Judge) -> Tally {
     let started = Instant::now();
+    // Largest first: a file's cost grows with the square of its size (its
+    // functions times a reparse each), so a large file left for the end
+    // keeps one core busy while the other has nothing left to do.
+    files.sort_by_cached_key(|f| std::cmp::Reverse(std::fs::metadata(f).map_or(0, |m| m.len())));
     let tallies: Vec<Tally> = files
-        .par_chunks(BATCH)
+        .par_chunks(batch(judge_with))
         .map(|chunk| {
             let mut t = Tally::default();
             for f in chunk {

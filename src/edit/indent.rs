@@ -75,8 +75,17 @@ pub fn readings(lines: &[&str], target: usize, unit: usize) -> Vec<usize> {
 /// - any other line is nested: never shallower than its anchor line, and
 ///   one step deeper when deeper at all.
 ///
-/// Comments and lines inside multi-line tokens (strings) are not judged.
-pub fn layout_penalty(tree: &Tree, body: &str, code: std::ops::Range<usize>, unit: usize) -> usize {
+/// Comments and lines that begin inside multi-line strings are not judged:
+/// their leading whitespace is content, so a closing quote's column says
+/// nothing about the reading (the dedented reading of a test whose raw
+/// strings close at column 8 lost to a wrong one on exactly those lines).
+pub fn layout_penalty(
+    lang: &Language,
+    tree: &Tree,
+    body: &str,
+    code: std::ops::Range<usize>,
+    unit: usize,
+) -> usize {
     let bytes = body.as_bytes();
     let line_start = |p: usize| memchr::memrchr(b'\n', &bytes[..p]).map_or(0, |i| i + 1);
     let indent_at = |ls: usize| leading_ws(&body[ls..]).len();
@@ -92,7 +101,7 @@ pub fn layout_penalty(tree: &Tree, body: &str, code: std::ops::Range<usize>, uni
     while ls < code.end.min(body.len()) {
         let le = memchr::memchr(b'\n', &bytes[ls..]).map_or(body.len(), |i| ls + i);
         let line = &body[ls..le];
-        if !is_blank(line) {
+        if !is_blank(line) && !begins_in_verbatim(lang, tree, ls) {
             let p = ls + leading_ws(line).len();
             if let Some(leaf) = tree.root_node().descendant_for_byte_range(p, p + 1)
                 && leaf.start_byte() == p
@@ -140,24 +149,27 @@ pub fn verbatim_lines(
     body: &str,
     code: std::ops::Range<usize>,
 ) -> Vec<bool> {
-    let kinds = &lang.config.edit.verbatim;
     let end = code.end.min(body.len());
     let mut out = vec![false];
     let start = code.start.min(end);
     for nl in memchr::memchr_iter(b'\n', &body.as_bytes()[start..end]) {
-        let ls = start + nl + 1;
-        let mut inside = false;
-        let mut node = tree.root_node().descendant_for_byte_range(ls, ls);
-        while let Some(n) = node {
-            if n.start_byte() < ls && ls < n.end_byte() && kinds.iter().any(|k| k == n.kind()) {
-                inside = !is_statement_string(lang, n);
-                break;
-            }
-            node = n.parent();
-        }
-        out.push(inside);
+        out.push(begins_in_verbatim(lang, tree, start + nl + 1));
     }
     out
+}
+
+/// Does the line starting at `ls` begin inside a multi-line string (a node
+/// of a kind in `[edit] verbatim` that is not a docstring)?
+fn begins_in_verbatim(lang: &Language, tree: &Tree, ls: usize) -> bool {
+    let kinds = &lang.config.edit.verbatim;
+    let mut node = tree.root_node().descendant_for_byte_range(ls, ls);
+    while let Some(n) = node {
+        if n.start_byte() < ls && ls < n.end_byte() && kinds.iter().any(|k| k == n.kind()) {
+            return !is_statement_string(lang, n);
+        }
+        node = n.parent();
+    }
+    false
 }
 
 /// Is `node` a string standing as a statement (`symbols.docstring` read

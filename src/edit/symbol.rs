@@ -412,7 +412,17 @@ fn prefer_old_layout(readings: &mut [String], old: &str) {
 /// Convert the code's leading indentation to the file's style: tabs in a
 /// tab-indented file, spaces (of the file's width) in a space-indented one.
 fn restyle(code: &str, verbatim: &[bool], file: Indent) -> String {
-    let code_indent = crate::source::profile_of(code).indent;
+    // The code's own style is read from its layout lines only: a string's
+    // lines keep whatever indentation their content has (a tab-indented
+    // test with a long space-indented raw string is still tab-indented).
+    let layout: String = code
+        .split('\n')
+        .enumerate()
+        .filter(|(i, _)| !verbatim.get(*i).copied().unwrap_or(false))
+        .map(|(_, l)| l)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let code_indent = crate::source::profile_of(&layout).indent;
     let convert = |line: &str| -> String {
         let ws = leading_ws(line);
         let rest = &line[ws.len()..];
@@ -645,6 +655,7 @@ pub fn choose(file: &ParsedFile, plans: Vec<SymbolEdit>) -> Result<Checked> {
         )?;
         let penalty = if plan.code_end > plan.code_start {
             indent::layout_penalty(
+                &file.language,
                 &tree,
                 new_body,
                 plan.code_start - offset..plan.code_end - offset,

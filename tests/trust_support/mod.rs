@@ -310,10 +310,17 @@ impl Tally {
 }
 
 pub fn parse(lang: &str, text: &str) -> Option<ParsedFile> {
+    parse_or_why(lang, text).ok()
+}
+
+/// [`parse`], with the reason when it fails (a new file that does not
+/// parse is a finding: the reason tells a deadline from a decode error).
+pub fn parse_or_why(lang: &str, text: &str) -> Result<ParsedFile, String> {
     let reg = Registry::builtin();
     let l = reg.by_name(lang).unwrap().clone();
-    let src = scalpel::source::decode(Path::new("x"), text.as_bytes().to_vec()).ok()?;
-    symbols::parse(&l, Arc::new(src)).ok()
+    let src = scalpel::source::decode(Path::new("x"), text.as_bytes().to_vec())
+        .map_err(|e| e.to_string())?;
+    symbols::parse(&l, Arc::new(src)).map_err(|e| e.to_string())
 }
 
 /// Every shape of every function and method of `path` (a file the parser
@@ -371,9 +378,13 @@ pub fn run_file(lang: &Lang, path: &Path, t: &mut Tally) {
                 continue;
             }
             // The trivia rule, read from the new file's own outline.
-            let Some(after) = parse(lang.name, new) else {
-                t.failures.push(format!("{label}: new file does not parse"));
-                continue;
+            let after = match parse_or_why(lang.name, new) {
+                Ok(after) => after,
+                Err(why) => {
+                    t.failures
+                        .push(format!("{label}: new file does not parse: {why}"));
+                    continue;
+                }
             };
             let moved = after
                 .symbols
@@ -392,11 +403,23 @@ pub fn run_file(lang: &Lang, path: &Path, t: &mut Tally) {
                     t.identity_kept += 1;
                     continue;
                 }
-                t.identity_lost.push(label.clone());
+                t.identity_lost
+                    .push(format!("{label}: {}", first_difference(&text, new)));
             }
             t.judged.push((label, new.clone()));
         }
     }
+}
+
+/// Where `new` first differs from `old`: the line and both versions of it.
+fn first_difference(old: &str, new: &str) -> String {
+    let at = old
+        .split_inclusive('\n')
+        .zip(new.split_inclusive('\n'))
+        .position(|(a, b)| a != b)
+        .unwrap_or_else(|| old.lines().count().min(new.lines().count()));
+    let line = |t: &str| t.split_inclusive('\n').nth(at).unwrap_or("").to_string();
+    format!("line {}: {:?} became {:?}", at + 1, line(old), line(new))
 }
 
 pub fn fixture_files(lang: &str, ext: &str) -> Vec<PathBuf> {
