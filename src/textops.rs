@@ -852,6 +852,14 @@ fn defined_names(lang: &Language, body: &str, lines: Option<&KeywordLines>) -> R
     if ranges.is_empty() {
         return Ok(Vec::new());
     }
+    // The grammar's definition-line patterns are a necessary condition:
+    // a file none of whose keyword lines could hold a definition's name is
+    // not parsed (and, when no file is, the tags query is never compiled).
+    if let Some(lines) = lines
+        && !lines.may_define(lang, body, &ranges)
+    {
+        return Ok(Vec::new());
+    }
     let tree = symbols::parse_tree(lang, body, None)?;
     let mut names: Vec<String> = Vec::new();
     for range in ranges {
@@ -876,6 +884,12 @@ fn defined_names(lang: &Language, body: &str, lines: Option<&KeywordLines>) -> R
 struct KeywordLines {
     matcher: crate::text::KeywordMatcher,
     re: regex::Regex,
+    case_sensitive: bool,
+    /// Per language: its `definition_lines` with the keywords put in,
+    /// compiled on first use (`None`: the language has none, or they do
+    /// not compile with these keywords; then every candidate is parsed).
+    definition_lines:
+        std::sync::Mutex<std::collections::HashMap<String, Option<Arc<regex::Regex>>>>,
 }
 
 impl KeywordLines {
@@ -891,7 +905,50 @@ impl KeywordLines {
                 Error::invalid_argument(format!("cannot search for these keywords: {e}"))
                     .with_suggestion("pass plain words as ⟦keywords⟧")
             })?;
-        Ok(KeywordLines { matcher, re })
+        Ok(KeywordLines {
+            matcher,
+            re,
+            case_sensitive,
+            definition_lines: Default::default(),
+        })
+    }
+
+    /// Whether one of `spans` of `body` (keyword lines) matches one of
+    /// `lang`'s definition-line patterns; true when it has none.
+    fn may_define(&self, lang: &Language, body: &str, spans: &[std::ops::Range<usize>]) -> bool {
+        let re = {
+            let mut cache = self
+                .definition_lines
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            cache
+                .entry(lang.name().to_string())
+                .or_insert_with(|| self.definition_regex(lang).map(Arc::new))
+                .clone()
+        };
+        match re {
+            Some(re) => spans.iter().any(|r| re.is_match(&body[r.clone()])),
+            None => true,
+        }
+    }
+
+    fn definition_regex(&self, lang: &Language) -> Option<regex::Regex> {
+        let templates = lang.definition_lines();
+        if templates.is_empty() {
+            return None;
+        }
+        let name = format!("(?:{})", self.matcher.alternation());
+        let alternatives: Vec<String> = templates
+            .iter()
+            .map(|t| format!("(?:{})", t.replace("{name}", &name)))
+            .collect();
+        regex::RegexBuilder::new(&format!("(?m){}", alternatives.join("|")))
+            .case_insensitive(!self.case_sensitive)
+            .build()
+            .inspect_err(
+                |e| tracing::debug!(language = lang.name(), error = %e, "definition lines"),
+            )
+            .ok()
     }
 
     /// Byte spans of the lines of `body` that contain one of the words as a
