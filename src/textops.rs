@@ -1034,6 +1034,60 @@ mod tests {
         assert!(none.is_empty());
     }
 
+    /// The grammars' definition-line patterns: every kind of line that
+    /// the tags query finds a definition on passes (a superset), and a
+    /// file that only uses the name does not, so it is not parsed.
+    #[test]
+    fn definition_lines_pass_definitions_and_skip_mere_uses() {
+        let engine = Engine::default();
+        let check = |lang: &str, body: &str, word: &str| -> (bool, bool) {
+            let lang = engine.registry.by_name(lang).cloned().unwrap();
+            let lines = KeywordLines::new(&[word.to_string()], false).unwrap();
+            let spans = lines.spans(body);
+            let defined = defined_names(&lang, body, None)
+                .unwrap()
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(word));
+            (lines.may_define(&lang, body, &spans), defined)
+        };
+        for (lang, body, word) in [
+            ("python", "def f(): pass\n", "f"),
+            ("python", "async def f(): pass\n", "f"),
+            ("python", "class F:\n    pass\n", "f"),
+            ("python", "F = 1\n", "f"),
+            ("python", "f: int = 2\n", "f"),
+            ("python", "a = 1; f = 2\n", "f"),
+            ("python", "class C: f = 1\n", "f"),
+            ("javascript", "function f() {}\n", "f"),
+            ("javascript", "class C {\n  static async f() {}\n}\n", "f"),
+            ("javascript", "const a = 1, f = () => 2;\n", "f"),
+            ("javascript", "class C {\n  f = () => 1\n}\n", "f"),
+            ("typescript", "interface I {\n  f?: string;\n}\n", "f"),
+            ("typescript", "enum E { A, F }\n", "f"),
+            (
+                "typescript",
+                "declare global {\n  var x: number;\n}\n",
+                "global",
+            ),
+            ("typescript", "class C {\n  @dec() f(): void {}\n}\n", "f"),
+        ] {
+            assert_eq!(check(lang, body, word), (true, true), "{lang}: {body}");
+        }
+        for (lang, body) in [
+            ("python", "import x\nx.f()\nprint(f(1))\n"),
+            ("python", "if f == 2:\n    g(f)\n"),
+            ("javascript", "a.f(1);\nconst g = b.f;\nreturn f(x) + 1;\n"),
+            ("javascript", "read(path, function (err) {});\n"),
+        ] {
+            let word = if body.contains("function") {
+                "function"
+            } else {
+                "f"
+            };
+            assert_eq!(check(lang, body, word), (false, false), "{lang}: {body}");
+        }
+    }
+
     #[test]
     fn diff_window_stays_on_char_boundaries() {
         let c = diff_window("aé b", "aè b");
