@@ -17,6 +17,11 @@
 # Then the same comparison on normal code (Python's standard library),
 # unless STDLIB=0.
 #
+# Knobs: RUNS (hyperfine runs, default 10), STDLIB=0 (skip the stdlib),
+# OUTPUT=pipe (read both tools' output through a pipe: with the default
+# `null`, rg sees /dev/null and stops at each file's first match, so it
+# does less work than scalpel, which counts every hit either way).
+#
 # Usage: benches/minified.sh [WORKDIR]   (default: a temp dir, kept for reruns)
 # Needs: rg and hyperfine (apt-get install ripgrep hyperfine), a release
 # build (`cargo build --release`), and the corpora the test suite installs
@@ -64,7 +69,7 @@ run() { # name, keywords...
         | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["total_matches"], r["files_matched"])')
     echo "hits/files: rg $rg_hits/$rg_files, scalpel ${sc% *}/${sc#* }"
     [ "$rg_hits $rg_files" = "$sc" ] || echo "WARNING: different matches"
-    hyperfine -N --warmup 1 --runs "${RUNS:-10}" --export-json "$work/$name.json" \
+    hyperfine -N --output "${OUTPUT:-null}" --warmup 1 --runs "${RUNS:-10}" --export-json "$work/$name.json" \
         "rg $(printf '%q ' "${rg_args[@]}") ." \
         "$scalpel search $(printf '%q ' "${sc_args[@]}") --max-results 100000 --json" \
         >/dev/null

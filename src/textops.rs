@@ -852,6 +852,14 @@ fn defined_names(lang: &Language, body: &str, lines: Option<&KeywordLines>) -> R
     if ranges.is_empty() {
         return Ok(Vec::new());
     }
+    // The grammar's definition-line patterns are a necessary condition:
+    // a file none of whose keyword lines could hold a definition's name is
+    // not parsed (and, when no file is, the tags query is never compiled).
+    if let Some(lines) = lines
+        && !lines.may_define(lang, body, &ranges)
+    {
+        return Ok(Vec::new());
+    }
     let tree = symbols::parse_tree(lang, body, None)?;
     let mut names: Vec<String> = Vec::new();
     for range in ranges {
@@ -876,6 +884,12 @@ fn defined_names(lang: &Language, body: &str, lines: Option<&KeywordLines>) -> R
 struct KeywordLines {
     matcher: crate::text::KeywordMatcher,
     re: regex::Regex,
+    case_sensitive: bool,
+    /// Per language: its `definition_lines` with the keywords put in,
+    /// compiled on first use (`None`: the language has none, or they do
+    /// not compile with these keywords; then every candidate is parsed).
+    definition_lines:
+        std::sync::Mutex<std::collections::HashMap<String, Option<Arc<regex::Regex>>>>,
 }
 
 impl KeywordLines {
@@ -891,7 +905,50 @@ impl KeywordLines {
                 Error::invalid_argument(format!("cannot search for these keywords: {e}"))
                     .with_suggestion("pass plain words as ⟦keywords⟧")
             })?;
-        Ok(KeywordLines { matcher, re })
+        Ok(KeywordLines {
+            matcher,
+            re,
+            case_sensitive,
+            definition_lines: Default::default(),
+        })
+    }
+
+    /// Whether one of `spans` of `body` (keyword lines) matches one of
+    /// `lang`'s definition-line patterns; true when it has none.
+    fn may_define(&self, lang: &Language, body: &str, spans: &[std::ops::Range<usize>]) -> bool {
+        let re = {
+            let mut cache = self
+                .definition_lines
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            cache
+                .entry(lang.name().to_string())
+                .or_insert_with(|| self.definition_regex(lang).map(Arc::new))
+                .clone()
+        };
+        match re {
+            Some(re) => spans.iter().any(|r| re.is_match(&body[r.clone()])),
+            None => true,
+        }
+    }
+
+    fn definition_regex(&self, lang: &Language) -> Option<regex::Regex> {
+        let templates = lang.definition_lines();
+        if templates.is_empty() {
+            return None;
+        }
+        let name = format!("(?:{})", self.matcher.alternation());
+        let alternatives: Vec<String> = templates
+            .iter()
+            .map(|t| format!("(?:{})", t.replace("{name}", &name)))
+            .collect();
+        regex::RegexBuilder::new(&format!("(?m){}", alternatives.join("|")))
+            .case_insensitive(!self.case_sensitive)
+            .build()
+            .inspect_err(
+                |e| tracing::debug!(language = lang.name(), error = %e, "definition lines"),
+            )
+            .ok()
     }
 
     /// Byte spans of the lines of `body` that contain one of the words as a
@@ -975,6 +1032,60 @@ mod tests {
         let oad = KeywordLines::new(&["oad".to_string()], true).unwrap();
         let none = defined_names(&python(), body, Some(&oad)).unwrap();
         assert!(none.is_empty());
+    }
+
+    /// The grammars' definition-line patterns: every kind of line that
+    /// the tags query finds a definition on passes (a superset), and a
+    /// file that only uses the name does not, so it is not parsed.
+    #[test]
+    fn definition_lines_pass_definitions_and_skip_mere_uses() {
+        let engine = Engine::default();
+        let check = |lang: &str, body: &str, word: &str| -> (bool, bool) {
+            let lang = engine.registry.by_name(lang).cloned().unwrap();
+            let lines = KeywordLines::new(&[word.to_string()], false).unwrap();
+            let spans = lines.spans(body);
+            let defined = defined_names(&lang, body, None)
+                .unwrap()
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(word));
+            (lines.may_define(&lang, body, &spans), defined)
+        };
+        for (lang, body, word) in [
+            ("python", "def f(): pass\n", "f"),
+            ("python", "async def f(): pass\n", "f"),
+            ("python", "class F:\n    pass\n", "f"),
+            ("python", "F = 1\n", "f"),
+            ("python", "f: int = 2\n", "f"),
+            ("python", "a = 1; f = 2\n", "f"),
+            ("python", "class C: f = 1\n", "f"),
+            ("javascript", "function f() {}\n", "f"),
+            ("javascript", "class C {\n  static async f() {}\n}\n", "f"),
+            ("javascript", "const a = 1, f = () => 2;\n", "f"),
+            ("javascript", "class C {\n  f = () => 1\n}\n", "f"),
+            ("typescript", "interface I {\n  f?: string;\n}\n", "f"),
+            ("typescript", "enum E { A, F }\n", "f"),
+            (
+                "typescript",
+                "declare global {\n  var x: number;\n}\n",
+                "global",
+            ),
+            ("typescript", "class C {\n  @dec() f(): void {}\n}\n", "f"),
+        ] {
+            assert_eq!(check(lang, body, word), (true, true), "{lang}: {body}");
+        }
+        for (lang, body) in [
+            ("python", "import x\nx.f()\nprint(f(1))\n"),
+            ("python", "if f == 2:\n    g(f)\n"),
+            ("javascript", "a.f(1);\nconst g = b.f;\nreturn f(x) + 1;\n"),
+            ("javascript", "read(path, function (err) {});\n"),
+        ] {
+            let word = if body.contains("function") {
+                "function"
+            } else {
+                "f"
+            };
+            assert_eq!(check(lang, body, word), (false, false), "{lang}: {body}");
+        }
     }
 
     #[test]

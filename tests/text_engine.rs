@@ -16,6 +16,9 @@ use scalpel::textops::{self, EditParams, FragmentParams, WriteParams};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+mod provision;
+mod search_support;
+
 struct Repo {
     dir: tempfile::TempDir,
     ws: Workspace,
@@ -1124,4 +1127,82 @@ fn cli_edit_whole_word() {
         .assert()
         .failure()
         .stderr(predicates::str::contains("drop `--whole-word`"));
+}
+
+/// The grammars' `definition_lines` only skip parses, never change a
+/// ranking: on real Python, JavaScript and TypeScript (a copy of stdlib
+/// packages, npm's `lib/` and zod's sources), searching for names these
+/// files define and use gives the same files, scores and `defines` with
+/// the patterns as with every candidate parsed.
+#[test]
+fn definition_line_patterns_do_not_change_the_ranking() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let lib = search_support::stdlib();
+    for pkg in ["asyncio", "email", "json"] {
+        search_support::copy_tree(&lib.join(pkg), &root.join(pkg));
+    }
+    std::fs::copy(lib.join("socket.py"), root.join("socket.py")).unwrap();
+    search_support::copy_tree(&provision::js_corpus().join("lib"), &root.join("npm"));
+    let zod = provision::ts_corpus().join("node_modules/zod/src");
+    search_support::copy_tree(&zod, &root.join("zod"));
+
+    // The same languages without their `[search]` tables.
+    let plain = dir.path().join("plain");
+    std::fs::create_dir_all(plain.join("grammars")).unwrap();
+    for (name, toml) in [
+        ("python", include_str!("../grammars/python.toml")),
+        ("javascript", include_str!("../grammars/javascript.toml")),
+        ("typescript", include_str!("../grammars/typescript.toml")),
+        ("tsx", include_str!("../grammars/tsx.toml")),
+    ] {
+        let cut = toml.find("\n[search]").expect("a [search] table");
+        std::fs::write(plain.join(format!("grammars/{name}.toml")), &toml[..cut]).unwrap();
+    }
+    let ws = Workspace::new(&root).unwrap();
+    let with = Engine::default();
+    let without = Engine {
+        registry: scalpel::lang::Registry::with_override(Some(&plain)).unwrap(),
+        ..Engine::default()
+    };
+    let mut boosted = 0;
+    for words in [
+        &["getaddrinfo"][..],
+        &["Future"],
+        &["run"],
+        &["Message"],
+        &["loads"],
+        &["decode"],
+        &["self"],
+        &["create_task", "BaseEventLoop"],
+        &["CHARSET", "policy"],
+        &["node"],
+        &["function"],
+        &["exec"],
+        &["output"],
+        &["load", "Config"],
+        &["constructor"],
+        &["ZodType", "parse"],
+        &["safeParse"],
+        &["ZodFirstPartyTypeKind"],
+    ] {
+        let params = SearchParams {
+            keywords: words.iter().map(|w| w.to_string()).collect(),
+            ..SearchParams::default()
+        };
+        let ranked = |engine: &Engine| {
+            let res = textops::search(&ws, engine, &params).unwrap();
+            let files: Vec<(String, f64, Vec<String>)> = res
+                .files
+                .into_iter()
+                .map(|f| (f.path, f.score, f.defines))
+                .collect();
+            (files, res.total_matches, res.files_matched)
+        };
+        let fast = ranked(&with);
+        assert_eq!(fast, ranked(&without), "{words:?}");
+        boosted += usize::from(fast.0.iter().any(|f| !f.2.is_empty()));
+    }
+    // The boost mattered: most of these names are defined somewhere.
+    assert!(boosted >= 10, "{boosted}");
 }

@@ -58,6 +58,22 @@ pub struct LanguageConfig {
     /// Second readings for constructs the grammar lacks (see [`Recovery`]).
     #[serde(default)]
     pub recover: Vec<Recovery>,
+    /// What `search_files`' definition boost may assume (see [`SearchRules`]).
+    #[serde(default)]
+    pub search: SearchRules,
+}
+
+/// Language knowledge for `search_files`' definition boost.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchRules {
+    /// Regexes of the lines a definition's name can stand on, `{name}`
+    /// standing for the searched words: a necessary condition, never a
+    /// verdict. A candidate file whose keyword lines match none of them is
+    /// not parsed (it cannot define a keyword); one that matches is parsed
+    /// and the tags query decides. Empty: every candidate is parsed.
+    #[serde(default)]
+    pub definition_lines: Vec<String>,
 }
 
 /// A second reading of text the grammar cannot parse although the language
@@ -252,6 +268,12 @@ impl Language {
         }
         // Every replaced byte is ASCII, and whole characters are replaced.
         bytes.map(|b| String::from_utf8(b).expect("ASCII replacements keep UTF-8"))
+    }
+
+    /// Regex templates of the lines a definition's name can stand on
+    /// (`{name}` for the name; see [`SearchRules`]).
+    pub fn definition_lines(&self) -> &[String] {
+        &self.config.search.definition_lines
     }
 
     /// Does `node` (a preceding sibling) match a leading-trivia rule?
@@ -491,6 +513,20 @@ impl Registry {
                     return Err(bad(format!("read_as `{}` is not ASCII", rule.read_as)));
                 }
                 recover.push((re, read_as));
+            }
+            for t in &config.search.definition_lines {
+                let bad = |why: String| {
+                    Error::invalid_argument(format!(
+                        "{path}: bad search.definition_lines entry `{t}`: {why}"
+                    ))
+                    .with_suggestion(
+                        "each entry is a regex with `{name}` where the definition's name stands",
+                    )
+                };
+                if !t.contains("{name}") {
+                    return Err(bad("it has no `{name}`".to_string()));
+                }
+                regex::Regex::new(&t.replace("{name}", "x")).map_err(|e| bad(e.to_string()))?;
             }
             let mut sources = BTreeMap::new();
             for (stem, (qpath, _)) in queries.get(&config.name).into_iter().flatten() {

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""search_files through a running `scalpel serve` against rg, per call.
+
+The server compiles each language's tags query once, so what a call costs
+is the walk, the search and the definition boost's parses. Same queries and
+trees as benches/minified.sh (run that first: it builds WORKDIR). Each
+query: one warm-up call, then RUNS calls timed from the request's write to
+the answer's read; rg is run as many times with its output read through a
+pipe. Medians in ms. Not a test; run by hand:
+
+    python3 benches/minified_mcp.py SCALPEL_BIN [WORKDIR]
+"""
+import json, os, statistics, subprocess, sys, time
+
+scalpel = sys.argv[1]
+work = sys.argv[2] if len(sys.argv) > 2 else "/tmp/scalpel-minified"
+runs = int(os.environ.get("RUNS", "10"))
+queries = [
+    ("tree", ["createSourceFile"]), ("tree", ["function"]),
+    ("tree", ["tokenize", "scanner"]), ("tree", ["node"]),
+    ("stdlib", ["getaddrinfo"]), ("stdlib", ["self"]),
+    ("stdlib", ["tokenize", "untokenize"]),
+]
+
+
+class Server:
+    def __init__(self, root):
+        self.p = subprocess.Popen([scalpel, "serve", "--root", root, "--model", "off"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True)
+        self.id = 0
+        self.call("initialize", {"protocolVersion": "2025-03-26", "capabilities": {},
+                                 "clientInfo": {"name": "bench", "version": "0"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg):
+        self.p.stdin.write(json.dumps(msg) + "\n")
+        self.p.stdin.flush()
+
+    def call(self, method, params):
+        self.id += 1
+        self.send({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params})
+        while True:
+            msg = json.loads(self.p.stdout.readline())
+            if msg.get("id") == self.id:
+                return msg
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+for tree in ("tree", "stdlib"):
+    root = os.path.join(work, tree)
+    server = Server(root)
+    for t, words in queries:
+        if t != tree:
+            continue
+        args = {"name": "search_files",
+                "arguments": {"keywords": words, "max_results": 100000}}
+        server.call("tools/call", args)
+        ours = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            server.call("tools/call", args)
+            ours.append(time.perf_counter() - start)
+        rg_cmd = ["rg", "-i", "-n"] + [a for w in words for a in ("-e", w)] + ["."]
+        theirs = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run(rg_cmd, cwd=root, stdout=subprocess.PIPE, check=False)
+            theirs.append(time.perf_counter() - start)
+        a, b = statistics.median(ours) * 1000, statistics.median(theirs) * 1000
+        print(f"{tree} {' '.join(words)}: scalpel serve {a:.0f} ms, rg {b:.0f} ms, ratio {a / b:.2f}x")
+    server.close()
