@@ -15,6 +15,7 @@
 //! ```sh
 //! cargo bench --bench trust_corpus                 # all three
 //! cargo bench --bench trust_corpus -- python 200   # the first 200 files
+//! TRUST_ONLY=regex-syntax cargo bench --bench trust_corpus -- rust
 //! ```
 
 #[path = "../tests/provision/mod.rs"]
@@ -24,6 +25,7 @@ mod trust_support;
 
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 use trust_support::*;
 
@@ -44,6 +46,7 @@ fn run(what: &str, lang: &Lang, mut files: Vec<PathBuf>, judge_with: &Judge) -> 
     // functions times a reparse each), so a large file left for the end
     // keeps one core busy while the other has nothing left to do.
     files.sort_by_cached_key(|f| std::cmp::Reverse(std::fs::metadata(f).map_or(0, |m| m.len())));
+    let done = AtomicUsize::new(0);
     let tallies: Vec<Tally> = files
         .par_chunks(batch(judge_with))
         .map(|chunk| {
@@ -52,6 +55,17 @@ fn run(what: &str, lang: &Lang, mut files: Vec<PathBuf>, judge_with: &Judge) -> 
                 run_file(lang, f, &mut t);
             }
             judge(&mut t, judge_with);
+            // Progress and findings as they come, on stderr: a whole run
+            // takes long enough to be stopped before its summary.
+            let n = done.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len();
+            eprintln!(
+                "{what}: {n}/{} files, {:.0} s",
+                files.len(),
+                started.elapsed().as_secs_f64()
+            );
+            for finding in t.failures.iter().chain(&t.identity_lost).chain(&t.rejected) {
+                eprintln!("  {finding}");
+            }
             t
         })
         .collect();
@@ -94,7 +108,16 @@ fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(usize::MAX);
     let wanted = |name: &str| only.is_none_or(|o| o == name);
-    let take = |files: Vec<PathBuf>| files.into_iter().take(limit).collect::<Vec<_>>();
+    // `TRUST_ONLY=regex-syntax` keeps the files whose path contains it (to
+    // run again what a whole run found).
+    let only_paths = std::env::var("TRUST_ONLY").unwrap_or_default();
+    let take = |files: Vec<PathBuf>| {
+        files
+            .into_iter()
+            .filter(|f| f.to_string_lossy().contains(&only_paths))
+            .take(limit)
+            .collect::<Vec<_>>()
+    };
     let mut failed = false;
     if wanted("python") {
         let files = compiling(take(stdlib_files(true)));
