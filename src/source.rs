@@ -192,10 +192,18 @@ pub fn profile_of(text: &str) -> FileProfile {
 /// Guess the indentation unit from how indentation grows between
 /// consecutive non-blank lines.
 fn detect_indent(text: &str) -> Indent {
+    indent_of_lines(text.lines())
+}
+
+/// [`detect_indent`] over chosen lines: the editor reads a file's style
+/// from its layout lines only, without the lines of multi-line strings,
+/// whose indentation is content (an embedded XML document indented by 2
+/// must not make a file indented by 4 read as 2).
+pub fn indent_of_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Indent {
     let mut tabs = 0usize;
     let mut widths = [0usize; 9];
     let mut prev = 0usize;
-    for line in text.lines() {
+    for line in lines {
         if line.trim().is_empty() {
             continue;
         }

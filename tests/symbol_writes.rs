@@ -124,8 +124,16 @@ fn variants(text: &str, lang: &str) -> Vec<(String, String)> {
         })
         .collect();
     v.push(("mixed".into(), mixed));
-    let _ = lang;
-    if let scalpel::source::Indent::Spaces(w) = scalpel::source::profile_of(text).indent {
+    // The width of a tab is the file's unit, read from its layout lines
+    // (a file whose strings are indented by 2 and code by 4 is tabbed by 4).
+    let file = parsed(lang, text);
+    let style = edit::indent::file_style(
+        &file.language,
+        &file.tree,
+        file.source.body(),
+        file.source.profile.indent,
+    );
+    if let scalpel::source::Indent::Spaces(w) = style {
         let w = w as usize;
         let tabs: String = text
             .split_inclusive('\n')
@@ -832,4 +840,39 @@ fn an_ambiguous_arrow_body_keeps_the_replaced_symbols_layout() {
             "old:\n{old}sent:\n{sent}"
         );
     }
+}
+
+/// The file's indentation style is read from its layout lines: the
+/// fixture's strings, indented by two, outnumber its code, indented by four
+/// (as in CPython's `test_msvc9compiler.py` and `test_separators.py`, whose
+/// methods came back indented by 6 from their own `extract_code` text).
+#[test]
+fn the_file_style_is_read_from_layout_lines_only() {
+    use scalpel::source::Indent;
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/python/embedded_documents.py"),
+    )
+    .unwrap();
+    let file = parsed("python", &text);
+    let style = |f: &symbols::ParsedFile| {
+        edit::indent::file_style(
+            &f.language,
+            &f.tree,
+            f.source.body(),
+            f.source.profile.indent,
+        )
+    };
+    // Every line read together says two; the layout lines say four.
+    assert_eq!(file.source.profile.indent, Indent::Spaces(2));
+    assert_eq!(style(&file), Indent::Spaces(4));
+    // Without multi-line strings both readings agree.
+    let plain = parsed("python", "class A:\n    def f(self):\n        return 1\n");
+    assert_eq!(style(&plain), plain.source.profile.indent);
+    // Rust: a raw string of JSON indented by two in a file indented by four.
+    let rust = parsed(
+        "rust",
+        "fn doc() -> &'static str {\n    r#\"{\n  \"a\": {\n    \"b\": {\n      \"c\": 1\n    }\n  }\n}\"#\n}\n",
+    );
+    assert_eq!(rust.source.profile.indent, Indent::Spaces(2));
+    assert_eq!(style(&rust), Indent::Spaces(4));
 }

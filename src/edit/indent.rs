@@ -28,6 +28,55 @@ pub fn unit(indent: Indent) -> usize {
     }
 }
 
+/// The indentation style of the file parsed as `tree` (its text is
+/// `body`), read from its layout lines: lines that begin inside a
+/// multi-line string (any `[edit] verbatim` kind, docstrings included) are
+/// left out, because their indentation is the string's content. `profile`
+/// is the style read from every line ([`crate::source::FileProfile`]), which
+/// this equals when the file has no multi-line string.
+///
+/// Only nodes spanning several lines can hold a line start, so the walk
+/// descends into those alone.
+pub fn file_style(lang: &Language, tree: &Tree, body: &str, profile: Indent) -> Indent {
+    let kinds = &lang.config.edit.verbatim;
+    // Rows (0-based) whose line begins inside a string, as sorted ranges.
+    let mut inside: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut cursor = tree.walk();
+    'walk: loop {
+        let n = cursor.node();
+        let (start, end) = (n.start_position(), n.end_position());
+        if end.row > start.row {
+            if kinds.iter().any(|k| k == n.kind()) {
+                // The line of the end row begins inside unless the string
+                // ends right at its start.
+                let last = if end.column > 0 { end.row } else { end.row - 1 };
+                inside.push(start.row + 1..last + 1);
+            } else if cursor.goto_first_child() {
+                continue;
+            }
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    if inside.is_empty() {
+        return profile;
+    }
+    let mut next = inside.iter().peekable();
+    let layout = body.lines().enumerate().filter_map(|(row, line)| {
+        while next.peek().is_some_and(|r| r.end <= row) {
+            next.next();
+        }
+        match next.peek() {
+            Some(r) if r.contains(&row) => None,
+            _ => Some(line),
+        }
+    });
+    crate::source::indent_of_lines(layout)
+}
+
 /// Candidate bases for the later lines of `lines` (already in the file's
 /// indentation style), most likely first, without duplicates:
 /// - the first line's own indentation (every line at some common depth);
@@ -79,6 +128,9 @@ pub fn readings(lines: &[&str], target: usize, unit: usize) -> Vec<usize> {
 /// their leading whitespace is content, so a closing quote's column says
 /// nothing about the reading (the dedented reading of a test whose raw
 /// strings close at column 8 lost to a wrong one on exactly those lines).
+/// Docstrings included: a docstring that opens on the `def` line and is
+/// written from column 0, as CPython's `test_doctest.py` has them, closes
+/// at column 0, where no reading of the code's lines can be told wrong.
 pub fn layout_penalty(
     lang: &Language,
     tree: &Tree,
@@ -101,7 +153,7 @@ pub fn layout_penalty(
     while ls < code.end.min(body.len()) {
         let le = memchr::memchr(b'\n', &bytes[ls..]).map_or(body.len(), |i| ls + i);
         let line = &body[ls..le];
-        if !is_blank(line) && !begins_in_verbatim(lang, tree, ls) {
+        if !is_blank(line) && string_around(lang, tree, ls).is_none() {
             let p = ls + leading_ws(line).len();
             if let Some(leaf) = tree.root_node().descendant_for_byte_range(p, p + 1)
                 && leaf.start_byte() == p
@@ -161,15 +213,21 @@ pub fn verbatim_lines(
 /// Does the line starting at `ls` begin inside a multi-line string (a node
 /// of a kind in `[edit] verbatim` that is not a docstring)?
 fn begins_in_verbatim(lang: &Language, tree: &Tree, ls: usize) -> bool {
+    string_around(lang, tree, ls).is_some_and(|n| !is_statement_string(lang, n))
+}
+
+/// The multi-line string (a node of a kind in `[edit] verbatim`, docstrings
+/// included) that the line starting at `ls` begins inside, if any.
+fn string_around<'t>(lang: &Language, tree: &'t Tree, ls: usize) -> Option<tree_sitter::Node<'t>> {
     let kinds = &lang.config.edit.verbatim;
     let mut node = tree.root_node().descendant_for_byte_range(ls, ls);
     while let Some(n) = node {
         if n.start_byte() < ls && ls < n.end_byte() && kinds.iter().any(|k| k == n.kind()) {
-            return !is_statement_string(lang, n);
+            return Some(n);
         }
         node = n.parent();
     }
-    false
+    None
 }
 
 /// Is `node` a string standing as a statement (`symbols.docstring` read

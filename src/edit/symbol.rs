@@ -132,6 +132,7 @@ pub fn plan(
     op: Operation,
     code: Option<&str>,
     overwrite: Overwrite,
+    style: Indent,
 ) -> Result<Vec<SymbolEdit>> {
     let src = &file.source;
     let text = src.text.as_str();
@@ -155,7 +156,7 @@ pub fn plan(
     match op {
         Operation::Replace => {
             let start = replace_start(src, target, overwrite);
-            let ctx = Ctx::new(src, start);
+            let ctx = Ctx::new(src, start, style);
             // Keep whatever line terminator the original range ended with.
             let trail = &original[original.trim_end_matches(['\r', '\n']).len()..];
             let code = needs_code()?;
@@ -171,7 +172,7 @@ pub fn plan(
                 .collect())
         }
         Operation::InsertBefore => {
-            let ctx = Ctx::new(src, span.start_byte);
+            let ctx = Ctx::new(src, span.start_byte, style);
             let gap = blank_gap(file, target, Side::Before);
             let code = needs_code()?;
             let at = span.start_byte;
@@ -185,7 +186,7 @@ pub fn plan(
                 .collect())
         }
         Operation::InsertAfter => {
-            let ctx = Ctx::new(src, span.start_byte);
+            let ctx = Ctx::new(src, span.start_byte, style);
             let gap = blank_gap(file, target, Side::After);
             // After the rest of the line (a `;`, a trailing comment), unless
             // another definition starts on that same line.
@@ -212,16 +213,20 @@ pub fn plan(
 /// Where the target sits: the indentation of its first line.
 struct Ctx {
     indent: String,
+    /// The file's indentation style, read from its layout lines
+    /// ([`indent::file_style`]).
+    style: Indent,
 }
 
 impl Ctx {
-    fn new(src: &SourceText, start: usize) -> Ctx {
+    fn new(src: &SourceText, start: usize, style: Indent) -> Ctx {
         let text = &src.text;
         let ls = line_start(text, start).max(src.body_offset());
         let line = &text[ls..];
         let ws_len = line.len() - line.trim_start_matches([' ', '\t']).len();
         Ctx {
             indent: line[..ws_len].to_string(),
+            style,
         }
     }
 }
@@ -319,7 +324,7 @@ const REGION_PARSE_MAX: usize = 1 << 20;
 /// first, without duplicates.
 fn fit(code: &str, verbatim: &[bool], ctx: &Ctx, src: &SourceText) -> Vec<String> {
     let body = trimmed(code);
-    let restyled = restyle(body, verbatim, src.profile.indent);
+    let restyled = restyle(body, verbatim, ctx.style);
     // Each line with its own terminator ("" for the last one).
     let lines: Vec<(&str, &str)> = restyled
         .split_inclusive('\n')
@@ -348,7 +353,7 @@ fn fit(code: &str, verbatim: &[bool], ctx: &Ctx, src: &SourceText) -> Vec<String
         .map(|(_, (l, _))| *l)
         .collect();
     let mut out: Vec<String> = Vec::new();
-    for base in indent::readings(&contents, t.len(), indent::unit(src.profile.indent)) {
+    for base in indent::readings(&contents, t.len(), indent::unit(ctx.style)) {
         let mut text = String::with_capacity(restyled.len() + lines.len() * (t.len() + 1));
         for (i, (line, term)) in lines.iter().enumerate() {
             let ws = leading_ws(line);
@@ -633,9 +638,9 @@ pub struct Checked {
 /// no parse problem and whose layout agrees with its syntax tree; failing
 /// that, the one with no new problem and the fewest misplaced lines; failing
 /// that, the least bad (the caller refuses it unless errors are allowed).
-pub fn choose(file: &ParsedFile, plans: Vec<SymbolEdit>) -> Result<Checked> {
+pub fn choose(file: &ParsedFile, plans: Vec<SymbolEdit>, style: Indent) -> Result<Checked> {
     let offset = file.source.body_offset();
-    let unit = indent::unit(file.source.profile.indent);
+    let unit = indent::unit(style);
     let mut best: Option<((bool, usize), Checked)> = None;
     let mut tried = 0;
     for plan in plans {
@@ -748,7 +753,17 @@ fn prepare_uncounted(
             c.edit.code_start - offset..c.edit.code_end - offset,
         )
     };
-    let mut checked = choose(file, plan(file, target, op, code, Overwrite::All)?)?;
+    let style = indent::file_style(
+        &file.language,
+        &file.tree,
+        file.source.body(),
+        file.source.profile.indent,
+    );
+    let mut checked = choose(
+        file,
+        plan(file, target, op, code, Overwrite::All, style)?,
+        style,
+    )?;
     let mut warnings = Vec::new();
     let mut kept = Vec::new();
     let mut defined = None;
@@ -771,7 +786,7 @@ fn prepare_uncounted(
             }
             defined = Some(brought);
         } else {
-            checked = choose(file, plan(file, target, op, code, overwrite)?)?;
+            checked = choose(file, plan(file, target, op, code, overwrite, style)?, style)?;
             kept = kept_trivia(
                 &file.source,
                 target,

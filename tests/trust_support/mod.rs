@@ -58,6 +58,18 @@ fn ws_len(line: &str) -> usize {
     line.len() - line.trim_start_matches([' ', '\t']).len()
 }
 
+/// Does [`dedent`] keep the code's layout? Not when a layout line (not
+/// blank, not inside a string) has fewer than `col` characters of
+/// indentation: such a line (a comment at column 0 inside a method, a
+/// docstring line starting with a tab) ends up level with the first line or
+/// nearer to it than it was, and no reading can put it back. The shape is
+/// still applied and judged, but it is not an identity case.
+fn dedent_keeps_layout(code: &str, col: usize, verbatim: &[bool]) -> bool {
+    code.split('\n').enumerate().skip(1).all(|(i, l)| {
+        verbatim.get(i).copied().unwrap_or(false) || l.trim().is_empty() || ws_len(l) >= col
+    })
+}
+
 /// Strip `col` columns of indentation from every line after the first (as
 /// far as each line has them), except lines inside a multi-line string
 /// literal (`verbatim`): an agent moving code keeps its strings' contents.
@@ -110,18 +122,17 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
     let full_verbatim = verbatim(file, full.start_byte..full.end_byte);
     let bare_verbatim = verbatim(file, bare.start_byte..full.end_byte);
     let crlf = text.contains("\r\n");
-    let mut out = vec![
-        Shape {
-            name: "extract",
-            code: full_code.to_string(),
-            identity: true,
-        },
-        Shape {
-            name: "dedented",
-            code: dedent(full_code, col, &full_verbatim),
-            identity: true,
-        },
-    ];
+    let bare_lossless = dedent_keeps_layout(bare_code, col, &bare_verbatim);
+    let mut out = vec![Shape {
+        name: "extract",
+        code: full_code.to_string(),
+        identity: true,
+    }];
+    out.push(Shape {
+        name: "dedented",
+        code: dedent(full_code, col, &full_verbatim),
+        identity: dedent_keeps_layout(full_code, col, &full_verbatim),
+    });
     if bare.start_byte > full.start_byte {
         out.push(Shape {
             name: "extract_no_trivia",
@@ -131,7 +142,7 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
         out.push(Shape {
             name: "dedented_no_trivia",
             code: dedent(bare_code, col, &bare_verbatim),
-            identity: true,
+            identity: bare_lossless,
         });
     }
     if col > 0 {
@@ -153,7 +164,7 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
         } else {
             ded.replace('\n', "\r\n")
         },
-        identity: true,
+        identity: bare_lossless,
     });
     if !text.contains('\t') && unit > 0 {
         let tabbed: Vec<String> = ded
@@ -175,7 +186,7 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
         out.push(Shape {
             name: "tabs",
             code: tabbed.join("\n"),
-            identity: true,
+            identity: bare_lossless,
         });
     }
     // A new body under the original header (no trivia: it must be kept).
@@ -256,6 +267,9 @@ pub struct Tally {
     /// Files left out: unreadable, or with parse errors of their own.
     pub skipped: usize,
     pub symbols: usize,
+    /// Functions and methods not run (a cap per file, see
+    /// [`run_file_at_most`]).
+    pub left_out: usize,
     pub cases: usize,
     pub identity_cases: usize,
     pub identity_kept: usize,
@@ -282,6 +296,7 @@ impl Tally {
         self.files += other.files;
         self.skipped += other.skipped;
         self.symbols += other.symbols;
+        self.left_out += other.left_out;
         self.cases += other.cases;
         self.identity_cases += other.identity_cases;
         self.identity_kept += other.identity_kept;
@@ -294,11 +309,16 @@ impl Tally {
 
     pub fn line(&self, what: &str) -> String {
         format!(
-            "{what}: {} files ({} skipped), {} functions/methods, {} cases, {} failures; identity {}/{}; \
+            "{what}: {} files ({} skipped), {} functions/methods{}, {} cases, {} failures; identity {}/{}; \
              {} new files judged by the front end, {} rejected",
             self.files,
             self.skipped,
             self.symbols,
+            if self.left_out > 0 {
+                format!(" ({} more left out by the cap per file)", self.left_out)
+            } else {
+                String::new()
+            },
             self.cases,
             self.failures.len(),
             self.identity_kept,
@@ -326,6 +346,15 @@ pub fn parse_or_why(lang: &str, text: &str) -> Result<ParsedFile, String> {
 /// Every shape of every function and method of `path` (a file the parser
 /// reads without errors; others are skipped and not counted).
 pub fn run_file(lang: &Lang, path: &Path, t: &mut Tally) {
+    run_file_at_most(lang, path, usize::MAX, t)
+}
+
+/// [`run_file`] on at most `per_file` of the file's functions and
+/// methods, spread evenly over the file (the same ones on every run); the
+/// others are counted in [`Tally::left_out`]. A case reparses its whole
+/// file, so a file's cost grows with its functions times its size: this
+/// bounds a whole-corpus run while still reaching every file.
+pub fn run_file_at_most(lang: &Lang, path: &Path, per_file: usize, t: &mut Tally) {
     let Ok(text) = std::fs::read_to_string(path) else {
         t.skipped += 1;
         return;
@@ -338,12 +367,26 @@ pub fn run_file(lang: &Lang, path: &Path, t: &mut Tally) {
         }
     };
     t.files += 1;
-    let unit = edit::indent::unit(file.source.profile.indent);
-    for s in file
+    let unit = edit::indent::unit(edit::indent::file_style(
+        &file.language,
+        &file.tree,
+        file.source.body(),
+        file.source.profile.indent,
+    ));
+    let all: Vec<&Symbol> = file
         .symbols
         .iter()
         .filter(|s| s.kind == "function" || s.kind == "method")
-    {
+        .collect();
+    let chosen: Vec<&Symbol> = if all.len() <= per_file {
+        all.clone()
+    } else {
+        (0..per_file)
+            .map(|i| all[i * all.len() / per_file])
+            .collect()
+    };
+    t.left_out += all.len() - chosen.len();
+    for s in chosen {
         t.symbols += 1;
         for shape in shapes(lang, &file, s, unit) {
             t.cases += 1;
