@@ -889,3 +889,97 @@ fn a_snippet_of_a_file_changed_since_indexed_is_left_out_with_a_note() {
         gone.notes
     );
 }
+
+/// The int8 vectors are read from the store at query time: a store
+/// truncated in place under a running index (the same file, so the open
+/// handle sees it) makes no panic and no misread, the semantic side falls
+/// back to the in-memory sign vectors with a note, and the next refresh
+/// (which embeds the files again) brings the exact answers back. A store replaced by another process's save (a
+/// rename) is left alone: the running index keeps reading its own.
+#[test]
+fn a_store_changed_under_a_running_index_falls_back_then_recovers() {
+    let dir = tempfile::tempdir().unwrap();
+    for pkg in ["http", "urllib", "json"] {
+        copy_tree(&stdlib().join(pkg), &dir.path().join(pkg));
+    }
+    let model = scalpel::index::live::load_model(Some(&test_model())).unwrap();
+    let queries = [
+        "where are HTTP redirects followed",
+        "parse a url into its parts",
+        "decode json string escapes",
+    ];
+    let semantic_only = |q: &str| {
+        let mut r = SearchRequest::new(q);
+        r.structure = false;
+        r
+    };
+    let answers = |ix: &LiveIndex| -> Vec<Value> {
+        queries
+            .iter()
+            .map(|q| serde_json::to_value(ix.search(&semantic_only(q), 4000).unwrap()).unwrap())
+            .collect()
+    };
+    let results = |v: &[Value]| -> Vec<Value> { v.iter().map(|a| a["results"].clone()).collect() };
+    let ix = LiveIndex::open(dir.path(), Engine::default(), model.clone());
+    ix.refresh().unwrap();
+    // Opened again: every vector now comes from the store.
+    drop(ix);
+    let ix = LiveIndex::open(dir.path(), Engine::default(), model.clone());
+    ix.refresh().unwrap();
+    let exact = answers(&ix);
+    assert!(
+        exact
+            .iter()
+            .all(|a| a["notes"].as_array().is_none_or(|n| n.is_empty()))
+    );
+
+    // Replaced whole by another writer (rename): the running index still
+    // reads the file it opened, exactly.
+    let store = dir.path().join(".scalpel/index/index.bin");
+    let bytes = std::fs::read(&store).unwrap();
+    let other = dir.path().join(".scalpel/index/other.bin");
+    std::fs::write(&other, b"not an index").unwrap();
+    std::fs::rename(&other, &store).unwrap();
+    assert_eq!(results(&answers(&ix)), results(&exact));
+    // Saved again: the store is whole and the answers the same.
+    ix.save().unwrap();
+    assert_eq!(results(&answers(&ix)), results(&exact));
+
+    // Truncated in place (the same file): estimated, with a note.
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&store)
+        .unwrap();
+    f.set_len(bytes.len() as u64 / 3).unwrap();
+    drop(f);
+    let fallback = answers(&ix);
+    for (a, e) in fallback.iter().zip(&exact) {
+        let notes = a["notes"].to_string();
+        assert!(notes.contains("semantic scores are estimated"), "{a}");
+        assert!(!a["results"].as_array().unwrap().is_empty(), "{a}");
+        // The best hit by the estimate is among the exact top five.
+        let top = &a["results"][0]["path"];
+        assert!(
+            e["results"].as_array().unwrap()[..5]
+                .iter()
+                .any(|h| h["path"] == *top),
+            "{a}\n{e}"
+        );
+    }
+    // The next refresh embeds every file again and saves: exact once
+    // more, and a fresh process reads the new store with nothing to
+    // re-read.
+    ix.refresh().unwrap();
+    assert!(ix.status().files_read > 0);
+    assert_eq!(results(&answers(&ix)), results(&exact));
+    assert!(
+        answers(&ix)
+            .iter()
+            .all(|a| a["notes"].as_array().is_none_or(|n| n.is_empty()))
+    );
+    drop(ix);
+    let again = LiveIndex::open(dir.path(), Engine::default(), model);
+    again.refresh().unwrap();
+    assert_eq!(again.status().files_read, 0);
+    assert_eq!(results(&answers(&again)), results(&exact));
+}

@@ -41,17 +41,31 @@ pub fn save_index_file(root: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     )
 }
 
-/// The bytes of `ROOT/.scalpel/index/<name>`, if it exists and is a regular
-/// file (opened through the door: never through a symlink).
-pub fn load_index_file(root: &Path, name: &str) -> Option<Vec<u8>> {
-    let path = index_dir(root).join(name);
-    let file = door::open_file(&path).ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
+/// An open handle on `ROOT/.scalpel/index/<name>` (opened through the
+/// door): the search index reads its vectors from it at query time. A file
+/// replaced by a save (rename) stays readable through the old handle; one
+/// changed in place is seen as changed (the index compares its checksum).
+pub struct IndexFile(std::fs::File);
+
+impl IndexFile {
+    /// Open the file if it exists and is a regular file.
+    pub fn open(root: &Path, name: &str) -> Option<IndexFile> {
+        let file = door::open_file(&index_dir(root).join(name)).ok()?;
+        file.metadata().ok()?.is_file().then_some(IndexFile(file))
     }
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut &file, &mut bytes).ok()?;
-    Some(bytes)
+
+    /// The whole file.
+    pub fn read_all(&self) -> Option<Vec<u8>> {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut &self.0, &mut bytes).ok()?;
+        Some(bytes)
+    }
+
+    /// Fill `buf` from offset `at`: `false` when the file is shorter or
+    /// cannot be read.
+    pub fn read_at(&self, at: u64, buf: &mut [u8]) -> bool {
+        std::os::unix::fs::FileExt::read_exact_at(&self.0, buf, at).is_ok()
+    }
 }
 
 /// Delete `ROOT/.scalpel/index/<name>` (a missing file is fine).

@@ -5,8 +5,13 @@
 //!
 //! Layout (few, large allocations: a warm start decodes into flat arrays,
 //! and 50,000 files must fit in memory): the terms in one sorted string,
-//! found by binary search; every posting in one array, term by term, with
-//! its start per term. Units added since the last [`Bm25::seal`] go in a
+//! found by binary search; every posting in one byte array, term by term,
+//! with its start per term, compressed ([`encode_posting`]: the gap to the
+//! previous unit id as a varint, then one byte for the fields and the
+//! count when one field holds the term fewer than 16 times, which is most
+//! postings; about 2.3 bytes a posting instead of 8). Field lengths are
+//! `u16`, saturating: BM25 normalises by them, and no unit is that long
+//! (long units are split). Units added since the last [`Bm25::seal`] go in a
 //! small overlay (new terms in a map, new postings in a list per term);
 //! sealing merges the overlay into the flat arrays, drops the postings of
 //! removed units and recounts the document frequencies (which count
@@ -39,6 +44,122 @@ struct Posting {
 
 fn saturate(tf: [u16; FIELDS]) -> [u8; FIELDS] {
     tf.map(|t| t.min(u8::MAX as u16) as u8)
+}
+
+/// A field length as kept (`u16::MAX` marks a removed unit).
+fn saturate_len(l: u32) -> u16 {
+    l.min(u16::MAX as u32 - 1) as u16
+}
+
+/// Append posting `p` to `out`, after one of unit `prev` (or first in its
+/// term when `prev` is `None`): the gap as a LEB128 varint, then a byte
+/// with the fields holding the term (low 4 bits) and, when that is one
+/// field and the count is below 16, the count (high 4 bits); otherwise the
+/// count of each field in the mask follows, a byte each.
+fn encode_posting(out: &mut Vec<u8>, prev: Option<u32>, p: &Posting) {
+    let mut gap = p.unit - prev.map_or(0, |u| u + 1);
+    while gap >= 0x80 {
+        out.push((gap as u8 & 0x7f) | 0x80);
+        gap >>= 7;
+    }
+    out.push(gap as u8);
+    let mask = (0..FIELDS).fold(0u8, |m, f| m | ((p.tf[f] > 0) as u8) << f);
+    let single = (mask.count_ones() == 1).then(|| p.tf[mask.trailing_zeros() as usize]);
+    match single {
+        Some(tf) if tf < 16 => out.push(mask | tf << 4),
+        _ => {
+            out.push(mask);
+            out.extend(p.tf.iter().filter(|&&t| t > 0));
+        }
+    }
+}
+
+/// Decodes the postings of one term written by [`encode_posting`]; stops
+/// (and says so in `bad`) at anything malformed: a truncated posting, an
+/// empty field mask, a zero count, a unit id past `u32`.
+struct Decode<'a> {
+    bytes: &'a [u8],
+    prev: Option<u32>,
+    bad: bool,
+}
+
+impl<'a> Decode<'a> {
+    fn new(bytes: &'a [u8]) -> Decode<'a> {
+        Decode {
+            bytes,
+            prev: None,
+            bad: false,
+        }
+    }
+
+    fn byte(&mut self) -> Option<u8> {
+        let (&b, rest) = self.bytes.split_first()?;
+        self.bytes = rest;
+        Some(b)
+    }
+
+    fn next_posting(&mut self) -> Option<Posting> {
+        let mut gap = 0u64;
+        for shift in (0..35).step_by(7) {
+            let b = self.byte()?;
+            gap |= ((b & 0x7f) as u64) << shift;
+            if b & 0x80 == 0 {
+                break;
+            }
+            if shift == 28 {
+                return None;
+            }
+        }
+        let unit = u32::try_from(self.prev.map_or(0, |u| u as u64 + 1) + gap).ok()?;
+        let h = self.byte()?;
+        let mask = h & 0x0f;
+        if mask == 0 {
+            return None;
+        }
+        let mut tf = [0u8; FIELDS];
+        if h >> 4 != 0 {
+            if mask.count_ones() != 1 {
+                return None;
+            }
+            tf[mask.trailing_zeros() as usize] = h >> 4;
+        } else {
+            for (f, t) in tf.iter_mut().enumerate() {
+                if mask & 1 << f != 0 {
+                    *t = self.byte().filter(|&b| b > 0)?;
+                }
+            }
+        }
+        self.prev = Some(unit);
+        Some(Posting { unit, tf })
+    }
+}
+
+impl Iterator for Decode<'_> {
+    type Item = Posting;
+    fn next(&mut self) -> Option<Posting> {
+        if self.bytes.is_empty() || self.bad {
+            return None;
+        }
+        let p = self.next_posting();
+        self.bad = p.is_none();
+        p
+    }
+}
+
+/// `postings` (sorted by unit) compressed; a unit given twice keeps its
+/// first posting (ids are never given twice by the index).
+fn encode_all(out: &mut Vec<u8>, postings: impl IntoIterator<Item = Posting>) -> usize {
+    let mut prev = None;
+    let mut n = 0;
+    for p in postings {
+        if prev.is_some_and(|u| p.unit <= u) {
+            continue;
+        }
+        n += 1;
+        encode_posting(out, prev, &p);
+        prev = Some(p.unit);
+    }
+    n
 }
 
 /// A unit's fields tokenized: each distinct term with its count per
@@ -105,7 +226,7 @@ fn term_hash(t: &str) -> u64 {
 }
 
 /// Field lengths of a removed unit.
-const DEAD: [u32; FIELDS] = [u32::MAX; FIELDS];
+const DEAD: [u16; FIELDS] = [u16::MAX; FIELDS];
 
 #[derive(Debug, Default)]
 pub struct Bm25 {
@@ -115,17 +236,19 @@ pub struct Bm25 {
     ends: Vec<u32>,
     /// Terms first seen since the last seal (ids after the sealed ones).
     added: HashMap<Box<str>, u32>,
-    /// Postings of sealed term `i`: `post[starts[i]..starts[i + 1]]`, by
-    /// unit.
-    post: Vec<Posting>,
+    /// Postings of sealed term `i`, compressed: `post[starts[i]..starts[i
+    /// + 1]]`, by unit.
+    post: Vec<u8>,
     starts: Vec<u32>,
+    /// Sealed postings in all.
+    sealed_count: usize,
     /// Postings added since the last seal, by term id.
     fresh: HashMap<u32, Vec<Posting>>,
     fresh_count: usize,
     /// Documents holding each term (removed ones too, until the next seal).
     df: Vec<u32>,
     /// Per unit: field lengths, [`DEAD`] once removed.
-    lens: Vec<[u32; FIELDS]>,
+    lens: Vec<[u16; FIELDS]>,
     total_len: [u64; FIELDS],
     live: usize,
     dead: usize,
@@ -190,12 +313,13 @@ impl Bm25 {
             self.fresh_count += 1;
             self.df[id as usize] += 1;
         }
-        for (f, &l) in counted.lens.iter().enumerate() {
+        let lens = counted.lens.map(saturate_len);
+        for (f, &l) in lens.iter().enumerate() {
             self.total_len[f] += l as u64;
         }
-        self.lens[u] = counted.lens;
+        self.lens[u] = lens;
         self.live += 1;
-        if self.fresh_count > (self.post.len() / 2).max(200_000) {
+        if self.fresh_count > (self.sealed_count / 2).max(200_000) {
             self.seal();
         }
     }
@@ -232,34 +356,30 @@ impl Bm25 {
             return;
         }
         let names = self.sorted_terms();
-        let n_sealed = self.ends.len();
         let mut dict = String::with_capacity(self.dict.len());
         let mut ends = Vec::with_capacity(names.len());
-        let mut post: Vec<Posting> = Vec::with_capacity(self.post.len() + self.fresh_count);
+        let mut post: Vec<u8> = Vec::with_capacity(self.post.len() + self.fresh_count * 3);
         let mut starts = Vec::with_capacity(names.len() + 1);
         let mut df = Vec::with_capacity(names.len());
+        let mut count = 0usize;
         starts.push(0u32);
         let lens = &self.lens;
-        let live = |p: &&Posting| lens[p.unit as usize] != DEAD;
+        let mut live: Vec<Posting> = Vec::new();
         for (term, id) in names {
-            let at = post.len();
-            if (id as usize) < n_sealed {
-                let (a, b) = (self.starts[id as usize], self.starts[id as usize + 1]);
-                post.extend(self.post[a as usize..b as usize].iter().filter(live));
-            }
-            if let Some(f) = self.fresh.get(&id) {
-                post.extend(f.iter().filter(live));
-            }
-            if post.len() == at {
+            live.clear();
+            live.extend(self.postings(id).filter(|p| lens[p.unit as usize] != DEAD));
+            if live.is_empty() {
                 continue;
             }
             // Sealed postings come before fresh ones, and fresh units
             // have higher ids, except when a unit id was given twice
             // (never by the index): sort to keep the order by unit.
-            post[at..].sort_unstable_by_key(|p| p.unit);
+            live.sort_unstable_by_key(|p| p.unit);
+            let n = encode_all(&mut post, live.iter().copied());
+            count += n;
             dict.push_str(term);
             ends.push(dict.len() as u32);
-            df.push((post.len() - at) as u32);
+            df.push(n as u32);
             starts.push(post.len() as u32);
         }
         dict.shrink_to_fit();
@@ -268,6 +388,7 @@ impl Bm25 {
         self.ends = ends;
         self.post = post;
         self.starts = starts;
+        self.sealed_count = count;
         self.df = df;
         self.added = HashMap::new();
         self.fresh = HashMap::new();
@@ -289,16 +410,16 @@ impl Bm25 {
     }
 
     /// The postings of term `id`: sealed, then added since.
-    fn postings(&self, id: u32) -> impl Iterator<Item = &Posting> {
+    fn postings(&self, id: u32) -> impl Iterator<Item = Posting> + '_ {
         let i = id as usize;
-        let sealed: &[Posting] = if i < self.ends.len() {
-            &self.post[self.starts[i] as usize..self.starts[i + 1] as usize]
+        let sealed: &[u8] = if i < self.ends.len() {
+            self.post
+                .get(self.starts[i] as usize..self.starts[i + 1] as usize)
+                .unwrap_or_default()
         } else {
             &[]
         };
-        sealed
-            .iter()
-            .chain(self.fresh.get(&id).into_iter().flatten())
+        Decode::new(sealed).chain(self.fresh.get(&id).into_iter().flatten().copied())
     }
 
     /// BM25F scores of every unit matching any of `terms` (each with a
@@ -352,7 +473,7 @@ impl Bm25 {
     /// lengths.
     pub fn memory(&self) -> Vec<(&'static str, usize)> {
         let posting = std::mem::size_of::<Posting>();
-        let postings = self.post.capacity() * posting
+        let postings = self.post.capacity()
             + self.starts.capacity() * 4
             + self.fresh.capacity() * 40
             + self
@@ -368,7 +489,7 @@ impl Bm25 {
         vec![
             ("postings", postings),
             ("terms", terms),
-            ("field lengths", self.lens.capacity() * 4 * FIELDS),
+            ("field lengths", self.lens.capacity() * 2 * FIELDS),
         ]
     }
 
@@ -379,16 +500,18 @@ impl Bm25 {
 
     /// Save: per unit (new ids, in `order`) its field lengths, then each
     /// term (sorted) with its postings of live units, renumbered by `remap`
-    /// (old id → new id, `u32::MAX` for removed units).
+    /// (old id → new id, `u32::MAX` for removed units), compressed as in
+    /// memory: count, bytes, then the bytes.
     pub(super) fn write(&self, w: &mut Writer, remap: &[u32], order: &[u32]) {
         for &old in order {
-            self.lens[old as usize].iter().for_each(|&l| w.u32(l));
+            self.lens[old as usize].iter().for_each(|&l| w.u16(l));
         }
         let names = self.sorted_terms();
         let count_at = w.buf.len();
         w.u32(0);
         let mut n = 0u32;
         let mut live: Vec<Posting> = Vec::new();
+        let mut bytes: Vec<u8> = Vec::new();
         for (term, id) in names {
             live.clear();
             live.extend(self.postings(id).filter_map(|p| {
@@ -404,38 +527,40 @@ impl Bm25 {
             live.sort_unstable_by_key(|p| p.unit);
             n += 1;
             w.str(term);
-            w.u32(live.len() as u32);
-            for p in &live {
-                w.u32(p.unit);
-                w.buf.extend_from_slice(&p.tf);
-            }
+            bytes.clear();
+            let count = encode_all(&mut bytes, live.iter().copied());
+            w.u32(count as u32);
+            w.u32(bytes.len() as u32);
+            w.buf.extend_from_slice(&bytes);
         }
         w.buf[count_at..count_at + 4].copy_from_slice(&n.to_le_bytes());
     }
 
     /// The inverse of [`Bm25::write`] for `units` units (ids `0..units`):
     /// `None` when anything is out of bounds or inconsistent (terms out of
-    /// order or repeated, a unit twice in a term, a unit that does not
-    /// exist). Decodes into the flat arrays, sealed.
+    /// order or repeated, postings that do not decode to their count, a
+    /// unit twice in a term, a unit that does not exist). Decodes into the
+    /// flat arrays, sealed; every term's postings are decoded once to
+    /// check them.
     pub(super) fn read(r: &mut Reader, units: usize) -> Option<Bm25> {
-        if units.checked_mul(4 * FIELDS)? > r.left() {
+        if units.checked_mul(2 * FIELDS)? > r.left() {
             return None;
         }
         // Room to grow: the first edit must not move every unit's entry.
         let mut lens = Vec::with_capacity(units + units / 8 + 64);
         let mut total_len = [0u64; FIELDS];
         for _ in 0..units {
-            let mut l = [0u32; FIELDS];
+            let mut l = [0u16; FIELDS];
             for (f, x) in l.iter_mut().enumerate() {
-                *x = r.u32()?;
+                *x = r.u16()?;
                 total_len[f] += *x as u64;
             }
-            if l == DEAD {
+            if l.contains(&u16::MAX) {
                 return None;
             }
             lens.push(l);
         }
-        let n_terms = r.count(9)?;
+        let n_terms = r.count(4 + 4 + 4 + 2)?;
         let mut b = Bm25 {
             lens,
             total_len,
@@ -446,7 +571,7 @@ impl Bm25 {
             ..Bm25::default()
         };
         // The postings take most of what is left: one allocation.
-        b.post.reserve_exact(r.left() / (4 + FIELDS));
+        b.post.reserve_exact(r.left());
         b.starts.push(0);
         for _ in 0..n_terms {
             let term = r.str()?;
@@ -457,23 +582,30 @@ impl Bm25 {
             }
             b.dict.push_str(term);
             b.ends.push(u32::try_from(b.dict.len()).ok()?);
-            let n = r.count(4 + FIELDS)?;
+            let n = r.count(2)?;
+            let len = r.count(1)?;
+            let bytes = r.take(len)?;
             if n == 0 {
                 return None;
             }
-            let at = b.post.len();
-            for _ in 0..n {
-                let unit = r.u32()?;
-                let tf: [u8; FIELDS] = r.take(FIELDS)?.try_into().ok()?;
-                if unit as usize >= units || b.post[at..].last().is_some_and(|p| p.unit >= unit) {
+            let mut d = Decode::new(bytes);
+            let mut seen = 0usize;
+            for p in d.by_ref() {
+                if p.unit as usize >= units {
                     return None;
                 }
-                b.post.push(Posting { unit, tf });
+                seen += 1;
             }
+            if d.bad || seen != n {
+                return None;
+            }
+            b.post.extend_from_slice(bytes);
+            b.sealed_count += n;
             b.df.push(n as u32);
             b.starts.push(u32::try_from(b.post.len()).ok()?);
         }
         b.dict.shrink_to_fit();
+        b.post.shrink_to_fit();
         Some(b)
     }
 }
@@ -552,5 +684,51 @@ mod tests {
         }
         let q = vec![("beta".to_string(), 1.0, 0)];
         assert_eq!(b.score(&q), fresh.score(&q));
+    }
+
+    #[test]
+    fn postings_compress_and_decode_back_and_bad_bytes_stop() {
+        let ps = [
+            Posting {
+                unit: 0,
+                tf: [1, 0, 0, 0],
+            },
+            Posting {
+                unit: 1,
+                tf: [0, 0, 0, 15],
+            },
+            Posting {
+                unit: 200,
+                tf: [0, 0, 16, 0],
+            },
+            Posting {
+                unit: 70_000,
+                tf: [2, 1, 0, 255],
+            },
+            Posting {
+                unit: u32::MAX - 1,
+                tf: [0, 3, 0, 0],
+            },
+        ];
+        let mut bytes = Vec::new();
+        assert_eq!(encode_all(&mut bytes, ps), ps.len());
+        // One field fewer than 16 times: the gap and one byte.
+        assert_eq!(&bytes[..4], &[0, 0x11, 0, 0xf8]);
+        let mut d = Decode::new(&bytes);
+        assert_eq!(d.by_ref().collect::<Vec<_>>(), ps);
+        assert!(!d.bad);
+        // Truncated anywhere, or an empty field mask: stops, says so.
+        for cut in 1..bytes.len() {
+            let mut d = Decode::new(&bytes[..cut]);
+            let n = d.by_ref().count();
+            assert!(n < ps.len() && (d.bad || n > 0), "cut at {cut}");
+        }
+        let mut d = Decode::new(&[0, 0x00]);
+        assert_eq!(d.by_ref().count(), 0);
+        assert!(d.bad);
+        // A gap past `u32`: refused, not wrapped.
+        let mut d = Decode::new(&[0xff, 0xff, 0xff, 0xff, 0x7f, 0x11]);
+        assert_eq!(d.by_ref().count(), 0);
+        assert!(d.bad);
     }
 }

@@ -27,11 +27,13 @@
 
 use super::bm25::{self, Bm25};
 use super::table::{FileSlot, RowParts, STRINGS};
+use super::vectors::{ReadAt, Saved};
 use super::{FileMeta, Index};
+use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"SCLPIDX\n";
 /// Version of the layout; another version is rebuilt.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 /// The file's name under `ROOT/.scalpel/index/`.
 pub const FILE: &str = "index.bin";
 /// The file of the first (JSON) format, deleted when the new one is saved.
@@ -117,6 +119,9 @@ impl<'a> Reader<'a> {
     pub fn left(&self) -> usize {
         self.bytes.len() - self.pos
     }
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
 }
 
 /// A saved path must stay inside the root: relative, no `..`, no empty or
@@ -128,9 +133,37 @@ fn safe_path(p: &str) -> bool {
         && p.split('/').all(|s| !s.is_empty() && s != "." && s != "..")
 }
 
+/// Offset of the checksum in the file.
+pub const SUM_AT: u64 = (MAGIC.len() + 4) as u64;
+/// Offset of the first section (after the header and the two lengths).
+const HEAD_AT: usize = MAGIC.len() + 4 + 32 + 4 + 8;
+
+/// A saved index: its bytes, where each unit went (old id → record,
+/// `u32::MAX` for removed units) and where its vector records start.
+pub(super) struct Encoded {
+    pub bytes: Vec<u8>,
+    pub remap: Vec<u32>,
+    pub vectors_at: u64,
+    pub records: u32,
+    sum: [u8; 32],
+}
+
+impl Encoded {
+    /// The checksum written in the header.
+    pub fn sum(&self) -> [u8; 32] {
+        self.sum
+    }
+}
+
 /// The bytes of `index` as saved, with `model` (the model's id) naming
 /// what its vectors were made with.
+#[cfg(test)]
 pub(super) fn encode(index: &Index, model: Option<&str>) -> Vec<u8> {
+    encode_full(index, model).bytes
+}
+
+/// [`encode`], with where each unit and vector went.
+pub(super) fn encode_full(index: &Index, model: Option<&str>) -> Encoded {
     let table = &index.table;
     let mut files: Vec<&FileSlot> = table.files().collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -196,18 +229,23 @@ pub(super) fn encode(index: &Index, model: Option<&str>) -> Vec<u8> {
             w.buf.extend_from_slice(s.as_bytes());
         }
     }
+    // Vectors: one record per unit (scale, NaN for none; then its bytes),
+    // read back one by one at query time.
     let dim = index.vectors.dim();
     w.u32(dim as u32);
+    let vectors_at = w.buf.len() as u64;
     if dim > 0 {
-        for &id in &order {
-            w.f32(index.vectors.get(id).map_or(f32::NAN, |v| v.0));
-        }
-        for &id in &order {
-            match index.vectors.get(id) {
-                Some((_, q)) => w.buf.extend(q.iter().map(|&x| x as u8)),
-                None => w.buf.resize(w.buf.len() + dim, 0),
+        w.buf.reserve(order.len() * (4 + dim));
+        index.vectors.for_each(&order, |v| match v {
+            Some((s, q)) => {
+                w.f32(s);
+                w.buf.extend(q.iter().map(|&x| x as u8));
             }
-        }
+            None => {
+                w.f32(f32::NAN);
+                w.buf.resize(w.buf.len() + dim, 0);
+            }
+        });
     }
     let head_len = (w.buf.len() - head_at) as u64;
     index.bm25.write(&mut w, &remap, &order);
@@ -215,7 +253,14 @@ pub(super) fn encode(index: &Index, model: Option<&str>) -> Vec<u8> {
     w.buf[body_at + 4..head_at].copy_from_slice(&head_len.to_le_bytes());
     let sum = blake3::hash(&w.buf[body_at..]);
     w.buf[body_at - 32..body_at].copy_from_slice(sum.as_bytes());
-    w.buf
+    debug_assert_eq!(head_at, HEAD_AT);
+    Encoded {
+        sum: *sum.as_bytes(),
+        records: order.len() as u32,
+        bytes: w.buf,
+        remap,
+        vectors_at,
+    }
 }
 
 /// The number of `s` in `list` (added when new): kinds and languages are
@@ -241,6 +286,43 @@ const PARENT_BIT: u8 = 1 << 5;
 pub(super) struct Decoded {
     pub index: Index,
     pub vectors_match: bool,
+    /// The checksum, where the vector records start and how many there
+    /// are (to attach the store, [`Decoded::attach`]).
+    pub sum: [u8; 32],
+    pub vectors_at: u64,
+    pub records: u32,
+}
+
+impl Decoded {
+    /// Read the vectors of the units from the store through `read` (its
+    /// open handle) from now on.
+    pub fn attach(&mut self, read: ReadAt) {
+        self.index.vectors.attach(Arc::new(Saved::new(
+            read,
+            SUM_AT,
+            self.sum,
+            self.vectors_at,
+            self.records,
+        )));
+    }
+}
+
+/// After a save: the units' vectors are read from the store `read` from
+/// now on (those added since `saved` was encoded stay in memory).
+/// `found`: the checksum of the file opened; another one than written (a
+/// save of another process in between) leaves the vectors where they are.
+pub(super) fn saved(index: &mut Index, saved: &Encoded, found: [u8; 32], read: ReadAt) {
+    if found != saved.sum() {
+        return;
+    }
+    let store = Arc::new(Saved::new(
+        read,
+        SUM_AT,
+        saved.sum(),
+        saved.vectors_at,
+        saved.records,
+    ));
+    index.vectors.saved(store, &saved.remap);
 }
 
 /// The index saved in `bytes`, or `None` when they are not a whole,
@@ -253,7 +335,7 @@ pub(super) fn decode(bytes: &[u8], model: Option<&str>) -> Option<Decoded> {
     let sum = r.take(32)?;
     let body = r.take(r.left())?;
     let mut b = Reader::new(body);
-    let n_units = b.count(UNIT_MIN + 4 * bm25::FIELDS)?;
+    let n_units = b.count(UNIT_MIN + 2 * bm25::FIELDS)?;
     let head_len = usize::try_from(b.u64()?).ok()?;
     let head = b.take(head_len)?;
     let keywords = b.take(b.left())?;
@@ -275,11 +357,14 @@ pub(super) fn decode(bytes: &[u8], model: Option<&str>) -> Option<Decoded> {
     if !ok {
         return None;
     }
-    let (mut index, vectors_match) = head?;
+    let (mut index, vectors_match, vectors_at) = head?;
     index.bm25 = bm25?;
     Some(Decoded {
         index,
         vectors_match,
+        sum: sum.try_into().ok()?,
+        vectors_at: (HEAD_AT + vectors_at) as u64,
+        records: n_units as u32,
     })
 }
 
@@ -291,8 +376,9 @@ fn names<'a>(r: &mut Reader<'a>) -> Option<Vec<&'a str>> {
 
 /// The files, units and vectors of a saved index (without its keyword
 /// index); `n_units` as declared up front. Decoded straight into the flat
-/// arrays of the table and the vectors.
-fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Index, bool)> {
+/// arrays of the table and the vectors (their sign bits only: the records
+/// stay in the store). Also: where the vector records start in `bytes`.
+fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Index, bool, usize)> {
     let mut r = Reader::new(bytes);
     let saved_model = r.str()?;
     let vectors_match = model.is_some_and(|m| m == saved_model);
@@ -362,28 +448,25 @@ fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Ind
         }
     }
     let dim = r.u32()? as usize;
-    let mut scales = vec![f32::NAN; n_units];
-    let mut bytes: &[u8] = &[];
+    let vectors_at = r.pos();
+    index.vectors.prepare(dim, room);
     if dim > 0 {
-        for s in scales.iter_mut() {
-            let v = r.f32()?;
-            if !v.is_nan() && !v.is_finite() {
-                return None;
-            }
-            *s = v;
-        }
-        bytes = r.take(n_units.checked_mul(dim)?)?;
-    }
-    if vectors_match {
-        if !index.vectors.extend_saved(dim, &scales, bytes, room) {
+        if n_units.checked_mul(dim.checked_add(4)?)? > r.left() {
             return None;
         }
+        for n in 0..n_units {
+            let scale = r.f32()?;
+            let q = r.take(dim)?;
+            if !scale.is_nan() && !scale.is_finite() {
+                return None;
+            }
+            let record = (vectors_match && scale.is_finite()).then_some(n as u32);
+            index.vectors.push_saved(dim, record, q);
+        }
     } else {
-        index
-            .vectors
-            .extend_saved(0, &vec![f32::NAN; n_units], &[], room);
+        (0..n_units).for_each(|_| index.vectors.push_saved(0, None, &[]));
     }
-    (r.left() == 0).then_some((index, vectors_match))
+    (r.left() == 0).then_some((index, vectors_match, vectors_at))
 }
 
 #[cfg(test)]
@@ -457,8 +540,11 @@ mod tests {
         // (Sealed, the original counts a removed unit no more, as the
         // saved one does not.)
         ix.seal();
-        let back = decode(&bytes, Some("m1")).expect("decodes");
+        let mut back = decode(&bytes, Some("m1")).expect("decodes");
         assert!(back.vectors_match);
+        // The int8 vectors are read from the store's bytes at query time.
+        let store = Arc::new(bytes.clone());
+        back.attach(Box::new(move |at, buf| read_from(&store, at, buf)));
         let b = back.index;
         assert_eq!(b.file_count(), 2);
         assert_eq!(b.unit_count(), 3);
@@ -482,7 +568,7 @@ mod tests {
             ("module", "text", None, "")
         );
         let q = Quantized::new(&[0.1, 0.2, 0.3]);
-        assert_eq!(b.vectors.get(1), Some((q.scale, &q.q[..])));
+        assert_eq!(b.vectors.get(1), Some((q.scale, q.q.clone())));
         assert_eq!(b.vectors.get(2), None);
         for q in [
             "urlsplit",
@@ -523,6 +609,18 @@ mod tests {
         assert_eq!(again.unit_count(), 3);
         assert_eq!(again.unit(0).unwrap().path, "b.py");
         assert_eq!(again.unit(2).unwrap().name, "urlsplit_again");
+    }
+
+    /// `buf` filled from `bytes` at `at` (a store in memory).
+    pub(crate) fn read_from(bytes: &[u8], at: u64, buf: &mut [u8]) -> bool {
+        let Some(s) = usize::try_from(at)
+            .ok()
+            .and_then(|a| bytes.get(a..a.checked_add(buf.len())?))
+        else {
+            return false;
+        };
+        buf.copy_from_slice(s);
+        true
     }
 
     /// A store with a valid checksum around `body` (the section lengths
@@ -587,9 +685,9 @@ mod tests {
         let mut kw = Writer::default();
         kw.u32(1); // terms
         kw.str("x");
-        kw.u32(1);
-        kw.u32(7); // unit 7 of 0
-        kw.buf.extend_from_slice(&[1, 0, 0, 0]);
+        kw.u32(1); // one posting
+        kw.u32(2); // of two bytes
+        kw.buf.extend_from_slice(&[7, 0x11]); // unit 7 of 0, name field once
         assert!(decode(&sealed_store(&empty_body(&tables, &kw.buf)), None).is_none());
         // Terms out of order (binary search needs them sorted) or twice.
         let mut ix = Index::default();

@@ -132,15 +132,20 @@ impl LiveIndex {
     /// Read the saved index; one that cannot be trusted (another format,
     /// truncated, corrupt) is left for the refresh to rebuild.
     fn load(&self) {
-        let Some(bytes) = disk::store::load_index_file(&self.root, format::FILE) else {
+        let Some(file) = disk::store::IndexFile::open(&self.root, format::FILE) else {
+            return;
+        };
+        let Some(bytes) = file.read_all() else {
             return;
         };
         let model_id = self.model.as_ref().map(|m| m.id.as_str());
-        let Some(saved) = format::decode(&bytes, model_id) else {
+        let Some(mut saved) = format::decode(&bytes, model_id) else {
             tracing::warn!("ignoring an unreadable saved index: it is rebuilt");
             return;
         };
         drop(bytes);
+        // The int8 vectors stay in the file: read at query time.
+        saved.attach(Box::new(move |at, buf| file.read_at(at, buf)));
         let mut index = saved.index;
         if !saved.vectors_match && self.model.is_some() {
             // Made by another model (or none): the refresh cuts and embeds
@@ -163,11 +168,26 @@ impl LiveIndex {
     /// Write the index to `ROOT/.scalpel/index/`.
     pub fn save(&self) -> Result<()> {
         self.dirty.store(false, Ordering::SeqCst);
-        let bytes = format::encode(
+        let mut saved = format::encode_full(
             &self.read_state(),
             self.model.as_ref().map(|m| m.id.as_str()),
         );
-        disk::store::save_index_file(&self.root, format::FILE, &bytes)?;
+        disk::store::save_index_file(&self.root, format::FILE, &saved.bytes)?;
+        saved.bytes = Vec::new();
+        // From now on the vectors are read from the new file; if another
+        // process replaced it meanwhile (its checksum differs), the first
+        // query finds the store changed and estimates until the next save.
+        if let Some(file) = disk::store::IndexFile::open(&self.root, format::FILE) {
+            let mut sum = [0u8; 32];
+            if file.read_at(format::SUM_AT, &mut sum) {
+                format::saved(
+                    &mut self.write_state(),
+                    &saved,
+                    sum,
+                    Box::new(move |at, buf| file.read_at(at, buf)),
+                );
+            }
+        }
         disk::store::remove_index_file(&self.root, format::LEGACY_FILE)
     }
 
@@ -589,8 +609,21 @@ impl LiveIndex {
             used += answer::hit_tokens(&hit);
             results.push(hit);
         }
+        let store_lost = index.vectors_lost();
         drop(index);
         let mut notes = status.notes;
+        if store_lost {
+            // The vectors cannot be read back: every file is embedded again
+            // by the next refresh; meanwhile the semantic side ranks by the
+            // in-memory sign vectors.
+            if self.write_state().let_go_of_lost_store() {
+                tracing::warn!("the saved index changed under the running one: re-embedding");
+            }
+            notes.push(
+                "the saved index changed or became unreadable under the running one: semantic scores are estimated until the next refresh embeds the files again"
+                    .to_string(),
+            );
+        }
         if !texts.changed.is_empty() {
             notes.push(format!(
                 "changed since indexed, so shown without a snippet (its lines and summary are the index's, which now re-reads it): {}",

@@ -66,7 +66,7 @@ pub struct FileUnits {
 }
 
 /// The in-memory index: units (`table.rs`: compact rows, no bodies),
-/// their vectors (`vectors.rs`: flat int8) and keyword index (`bm25.rs`:
+/// their vectors (`vectors.rs`: sign bits in memory, int8 in the store) and keyword index (`bm25.rs`:
 /// flat postings). Unit ids are shared by the three and never reused
 /// while the index is in memory; a save renumbers them densely.
 #[derive(Default)]
@@ -208,6 +208,26 @@ impl Index {
         parts.push(("vectors", self.vectors.memory()));
         parts.extend(self.bm25.memory());
         parts
+    }
+
+    /// Whether the saved store the vectors are read from changed or could
+    /// not be read (see `vectors.rs`).
+    pub fn vectors_lost(&self) -> bool {
+        self.vectors.lost()
+    }
+
+    /// When the store the vectors are read from was found changed: let
+    /// it go and mark every file as read by nobody, so that the next
+    /// refresh embeds them again (`true` the first time).
+    pub fn let_go_of_lost_store(&mut self) -> bool {
+        if !self.vectors.let_go_of_lost_store() {
+            return false;
+        }
+        for f in self.table.files_mut() {
+            f.meta.hash.clear();
+            f.meta.mtime = 0;
+        }
+        true
     }
 
     /// Unit `id`, unless removed.
