@@ -237,12 +237,16 @@ impl LiveIndex {
                 };
                 let known = index.meta(rel);
                 if known.is_none_or(|m| m.size != size || m.mtime != mtime) {
+                    // A file whose mtime is unknown (0) while the disk
+                    // knows it was let go with a lost store: its vectors
+                    // must be made again even if its content is the same.
+                    let reuse = known.filter(|m| m.mtime != 0 || mtime == 0);
                     stale.push((
                         abs.clone(),
                         rel.clone(),
                         size,
                         mtime,
-                        known.map(|m| m.hash.clone()),
+                        reuse.map(|m| m.hash.clone()),
                     ));
                 }
             }

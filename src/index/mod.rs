@@ -217,14 +217,17 @@ impl Index {
     }
 
     /// When the store the vectors are read from was found changed: let
-    /// it go and mark every file as read by nobody, so that the next
-    /// refresh embeds them again (`true` the first time).
+    /// it go and set every file's mtime to 0 ("unknown"), so that the next
+    /// refresh reads and embeds them all again (`true` the first time).
+    /// Their hashes are kept: the files did not change, so a search still
+    /// shows their snippets meanwhile, and the refresh re-embeds a file
+    /// whose hash is the same because its mtime says unknown
+    /// (`live::LiveIndex::refresh`).
     pub fn let_go_of_lost_store(&mut self) -> bool {
         if !self.vectors.let_go_of_lost_store() {
             return false;
         }
         for f in self.table.files_mut() {
-            f.meta.hash.clear();
             f.meta.mtime = 0;
         }
         true
