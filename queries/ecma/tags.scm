@@ -19,8 +19,27 @@
   name: (identifier) @name) @definition.function
 
 ; `const f = () => ...`, `let f = function () ...`: the whole declaration is
-; the definition when it declares exactly one name.
+; the definition when it declares exactly one name. A trailing comment on
+; its line is a named child of the declaration, so the anchors need a
+; pattern of their own for it (`const f = () => 1 // why`); without it the
+; declarator alone was the symbol, and `export const` was lost.
 (lexical_declaration
+  .
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)])
+  .) @definition.function
+
+(lexical_declaration
+  .
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)])
+  .
+  (comment)
+  .) @definition.function
+
+(variable_declaration
   .
   (variable_declarator
     name: (identifier) @name
@@ -32,6 +51,8 @@
   (variable_declarator
     name: (identifier) @name
     value: [(arrow_function) (function_expression) (generator_function)])
+  .
+  (comment)
   .) @definition.function
 
 ; Several functions in one declaration: each declarator is a definition.

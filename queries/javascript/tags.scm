@@ -18,12 +18,33 @@
     .) @definition.constant)
 
 (program
+  (lexical_declaration
+    kind: "const"
+    .
+    (variable_declarator
+      name: (identifier) @name)
+    .
+    (comment)
+    .) @definition.constant)
+
+(program
   (export_statement
     declaration: (lexical_declaration
       kind: "const"
       .
       (variable_declarator
         name: (identifier) @name)
+      .) @definition.constant))
+
+(program
+  (export_statement
+    declaration: (lexical_declaration
+      kind: "const"
+      .
+      (variable_declarator
+        name: (identifier) @name)
+      .
+      (comment)
       .) @definition.constant))
 
 (program

@@ -11,6 +11,15 @@
   .) @definition.function
 
 (lexical_declaration
+  .
+  (variable_declarator
+    name: (identifier) @name
+    value: (type_assertion (arrow_function)))
+  .
+  (comment)
+  .) @definition.function
+
+(lexical_declaration
   (variable_declarator
     name: (identifier) @name
     value: (type_assertion (arrow_function))) @definition.function)

@@ -68,12 +68,16 @@
 
 ; `const` values at module level and directly in a namespace or module body
 ; (exported or not) are constants: the whole declaration when it declares one
-; name, else each declarator.
+; name (a trailing comment on its line, a named child, is allowed by a
+; pattern of its own), else each declarator.
 (program
   [
     (lexical_declaration kind: "const" . (variable_declarator name: (identifier) @name) .) @definition.constant
+    (lexical_declaration kind: "const" . (variable_declarator name: (identifier) @name) . (comment) .) @definition.constant
     (export_statement
       declaration: (lexical_declaration kind: "const" . (variable_declarator name: (identifier) @name) .) @definition.constant)
+    (export_statement
+      declaration: (lexical_declaration kind: "const" . (variable_declarator name: (identifier) @name) . (comment) .) @definition.constant)
   ])
 
 (program
@@ -87,8 +91,11 @@
   body: (statement_block
   [
     (lexical_declaration kind: "const" . (variable_declarator name: (identifier) @name) .) @definition.constant
+    (lexical_declaration kind: "const" . (variable_declarator name: (identifier) @name) . (comment) .) @definition.constant
     (export_statement
       declaration: (lexical_declaration kind: "const" . (variable_declarator name: (identifier) @name) .) @definition.constant)
+    (export_statement
+      declaration: (lexical_declaration kind: "const" . (variable_declarator name: (identifier) @name) . (comment) .) @definition.constant)
   ]))
 
 (internal_module
@@ -103,8 +110,11 @@
   body: (statement_block
   [
     (lexical_declaration kind: "const" . (variable_declarator name: (identifier) @name) .) @definition.constant
+    (lexical_declaration kind: "const" . (variable_declarator name: (identifier) @name) . (comment) .) @definition.constant
     (export_statement
       declaration: (lexical_declaration kind: "const" . (variable_declarator name: (identifier) @name) .) @definition.constant)
+    (export_statement
+      declaration: (lexical_declaration kind: "const" . (variable_declarator name: (identifier) @name) . (comment) .) @definition.constant)
   ]))
 
 (module

@@ -30,8 +30,9 @@ pub fn unit(indent: Indent) -> usize {
 
 /// The indentation style of the file parsed as `tree` (its text is
 /// `body`), read from its layout lines: lines that begin inside a
-/// multi-line string (any `[edit] verbatim` kind, docstrings included) are
-/// left out, because their indentation is the string's content. `profile`
+/// multi-line string (any `[edit] verbatim` kind, docstrings included) or
+/// a multi-line comment (an extra node: ` * ` lines of a JSDoc block, one
+/// column in) are left out, because their indentation is content. `profile`
 /// is the style read from every line ([`crate::source::FileProfile`]), which
 /// this equals when the file has no multi-line string.
 ///
@@ -39,14 +40,15 @@ pub fn unit(indent: Indent) -> usize {
 /// descends into those alone.
 pub fn file_style(lang: &Language, tree: &Tree, body: &str, profile: Indent) -> Indent {
     let kinds = &lang.config.edit.verbatim;
-    // Rows (0-based) whose line begins inside a string, as sorted ranges.
+    // Rows (0-based) whose line begins inside a string or comment, as
+    // sorted ranges.
     let mut inside: Vec<std::ops::Range<usize>> = Vec::new();
     let mut cursor = tree.walk();
     'walk: loop {
         let n = cursor.node();
         let (start, end) = (n.start_position(), n.end_position());
         if end.row > start.row {
-            if kinds.iter().any(|k| k == n.kind()) {
+            if n.is_extra() || kinds.iter().any(|k| k == n.kind()) {
                 // The line of the end row begins inside unless the string
                 // ends right at its start.
                 let last = if end.column > 0 { end.row } else { end.row - 1 };
@@ -201,13 +203,41 @@ pub fn verbatim_lines(
     body: &str,
     code: std::ops::Range<usize>,
 ) -> Vec<bool> {
+    per_line(body, code, |ls| begins_in_verbatim(lang, tree, ls))
+}
+
+/// `[false]` for the code's first line, then `f(line start)` for each
+/// following line of `body[code]`.
+fn per_line(body: &str, code: std::ops::Range<usize>, f: impl Fn(usize) -> bool) -> Vec<bool> {
     let end = code.end.min(body.len());
-    let mut out = vec![false];
     let start = code.start.min(end);
+    let mut out = vec![false];
     for nl in memchr::memchr_iter(b'\n', &body.as_bytes()[start..end]) {
-        out.push(begins_in_verbatim(lang, tree, start + nl + 1));
+        out.push(f(start + nl + 1));
     }
     out
+}
+
+/// For each line of the code at `code` (as in [`verbatim_lines`]), whether
+/// it begins inside a multi-line string of any kind (docstrings included)
+/// or a multi-line comment (an extra node): its leading whitespace belongs
+/// to the string or comment, not to the code's indentation.
+pub fn content_lines(
+    lang: &Language,
+    tree: &Tree,
+    body: &str,
+    code: std::ops::Range<usize>,
+) -> Vec<bool> {
+    per_line(body, code, |ls| {
+        let mut node = tree.root_node().descendant_for_byte_range(ls, ls);
+        while let Some(n) = node {
+            if n.is_extra() && n.start_byte() < ls && ls < n.end_byte() {
+                return true;
+            }
+            node = n.parent();
+        }
+        string_around(lang, tree, ls).is_some()
+    })
 }
 
 /// Does the line starting at `ls` begin inside a multi-line string (a node

@@ -160,8 +160,8 @@ pub fn plan(
             // Keep whatever line terminator the original range ended with.
             let trail = &original[original.trim_end_matches(['\r', '\n']).len()..];
             let code = needs_code()?;
-            let verbatim = verbatim_mask(file, start..span.end_byte - trail.len(), "", code, "")?;
-            let mut readings = fit(code, &verbatim, &ctx, src);
+            let masks = line_masks(file, start..span.end_byte - trail.len(), "", code, "")?;
+            let mut readings = fit(code, &masks, &ctx, src);
             prefer_old_layout(&mut readings, &text[start..span.end_byte - trail.len()]);
             Ok(readings
                 .into_iter()
@@ -176,8 +176,8 @@ pub fn plan(
             let gap = blank_gap(file, target, Side::Before);
             let code = needs_code()?;
             let at = span.start_byte;
-            let verbatim = verbatim_mask(file, at..at, "", code, nl)?;
-            Ok(fit(code, &verbatim, &ctx, src)
+            let masks = line_masks(file, at..at, "", code, nl)?;
+            Ok(fit(code, &masks, &ctx, src)
                 .into_iter()
                 .map(|fitted| {
                     let insert = format!("{fitted}{}{}", nl.repeat(gap + 1), ctx.indent);
@@ -197,8 +197,8 @@ pub fn plan(
             let at = if shares_line { span.end_byte } else { eol };
             let lead = format!("{}{}", nl.repeat(gap + 1), ctx.indent);
             let code = needs_code()?;
-            let verbatim = verbatim_mask(file, at..at, &lead, code, "")?;
-            Ok(fit(code, &verbatim, &ctx, src)
+            let masks = line_masks(file, at..at, &lead, code, "")?;
+            Ok(fit(code, &masks, &ctx, src)
                 .into_iter()
                 .map(|fitted| {
                     let insert = format!("{lead}{fitted}");
@@ -252,21 +252,33 @@ fn trimmed(code: &str) -> &str {
     code.trim_end_matches(['\r', '\n'])
 }
 
-/// Which lines of `code` lie inside a multi-line string literal (see
-/// [`indent::verbatim_lines`]), read from a parse of the code placed as it
-/// is over `range` of the file, between `before` and `after`. String
-/// literals are lexed the same at any indentation, so one raw placement
+/// Which lines of new code begin inside something whose whitespace is its
+/// own, per line of the code.
+#[derive(Default)]
+struct Masks {
+    /// Inside a multi-line string literal that is not a docstring
+    /// ([`indent::verbatim_lines`]): never moved.
+    verbatim: Vec<bool>,
+    /// Inside any multi-line string or comment ([`indent::content_lines`]):
+    /// moved with the code, but left out when reading the code's own
+    /// indentation style (a JSDoc block's ` * ` lines are not a unit of 1).
+    content: Vec<bool>,
+}
+
+/// The [`Masks`] of `code`, read from a parse of the code placed as it is
+/// over `range` of the file, between `before` and `after`. Strings and
+/// comments are lexed the same at any indentation, so one raw placement
 /// tells for every reading.
-fn verbatim_mask(
+fn line_masks(
     file: &ParsedFile,
     range: std::ops::Range<usize>,
     before: &str,
     code: &str,
     after: &str,
-) -> Result<Vec<bool>> {
+) -> Result<Masks> {
     let code = trimmed(code);
-    if file.language.config.edit.verbatim.is_empty() || !code.contains('\n') {
-        return Ok(Vec::new());
+    if !code.contains('\n') {
+        return Ok(Masks::default());
     }
     let offset = file.source.body_offset();
     let old_body = file.source.body();
@@ -307,24 +319,24 @@ fn verbatim_mask(
     } else {
         crate::symbols::parse_tree(&file.language, &region, None)?
     };
-    Ok(indent::verbatim_lines(
-        &file.language,
-        &tree,
-        &region,
-        code_start..code_start + code.len(),
-    ))
+    let code_range = code_start..code_start + code.len();
+    Ok(Masks {
+        verbatim: indent::verbatim_lines(&file.language, &tree, &region, code_range.clone()),
+        content: indent::content_lines(&file.language, &tree, &region, code_range),
+    })
 }
 
-/// The largest region [`verbatim_mask`] parses on its own.
+/// The largest region [`line_masks`] parses on its own.
 const REGION_PARSE_MAX: usize = 1 << 20;
 
 /// Fit agent-supplied code to the target's place: file line endings, file
 /// indentation style, and the target's indentation. Returns one text per
 /// reading of the code's indentation ([`indent::readings`]), most likely
 /// first, without duplicates.
-fn fit(code: &str, verbatim: &[bool], ctx: &Ctx, src: &SourceText) -> Vec<String> {
+fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
     let body = trimmed(code);
-    let restyled = restyle(body, verbatim, ctx.style);
+    let verbatim = masks.verbatim.as_slice();
+    let restyled = restyle(body, verbatim, &masks.content, ctx.style);
     // Each line with its own terminator ("" for the last one).
     let lines: Vec<(&str, &str)> = restyled
         .split_inclusive('\n')
@@ -416,14 +428,15 @@ fn prefer_old_layout(readings: &mut [String], old: &str) {
 
 /// Convert the code's leading indentation to the file's style: tabs in a
 /// tab-indented file, spaces (of the file's width) in a space-indented one.
-fn restyle(code: &str, verbatim: &[bool], file: Indent) -> String {
+fn restyle(code: &str, verbatim: &[bool], content: &[bool], file: Indent) -> String {
     // The code's own style is read from its layout lines only: a string's
-    // lines keep whatever indentation their content has (a tab-indented
-    // test with a long space-indented raw string is still tab-indented).
+    // or comment's lines keep whatever indentation their content has (a
+    // tab-indented test with a long space-indented raw string is still
+    // tab-indented; a JSDoc block's ` * ` lines do not make a unit of 1).
     let layout: String = code
         .split('\n')
         .enumerate()
-        .filter(|(i, _)| !verbatim.get(*i).copied().unwrap_or(false))
+        .filter(|(i, _)| !content.get(*i).copied().unwrap_or(false))
         .map(|(_, l)| l)
         .collect::<Vec<_>>()
         .join("\n");

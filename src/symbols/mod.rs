@@ -1035,19 +1035,27 @@ pub fn definitions_in(
     body: &str,
     range: std::ops::Range<usize>,
 ) -> Result<Vec<Defined>> {
-    let mut found: Vec<(usize, usize, Defined)> = Vec::new();
+    // (start, end, pattern, definition): when two patterns capture the same
+    // definition, the earlier pattern wins, as in the outline (matches do
+    // not come in pattern order: `export const f = () => 1 // why` met the
+    // constant pattern first).
+    let mut found: Vec<(usize, usize, usize, Defined)> = Vec::new();
     for_each_tag(lang, tree, body, Some(range.clone()), None, |mut m| {
         if let (Some((node, kind)), Some((_, name))) = (m.definition, name_of(&mut m.names, body))
             && range.contains(&node.start_byte())
-            && !found
-                .iter()
-                .any(|f| f.0 == node.start_byte() && f.2.name == name)
         {
+            let same = found
+                .iter()
+                .position(|f| f.0 == node.start_byte() && f.3.name == name);
+            if same.is_some_and(|i| found[i].2 <= m.pattern) {
+                return;
+            }
             let (first, top) = widen(lang, node, m.doc, body);
             let row = node.start_position().row;
-            found.push((
+            let defined = (
                 node.start_byte(),
                 node.end_byte(),
+                m.pattern,
                 Defined {
                     name,
                     kind,
@@ -1056,11 +1064,15 @@ pub fn definitions_in(
                         && top.start_position().row == row,
                     docstring: has_docstring(lang, node),
                 },
-            ));
+            );
+            match same {
+                Some(i) => found[i] = defined,
+                None => found.push(defined),
+            }
         }
     })?;
     found.sort_by_key(|f| (f.0, std::cmp::Reverse(f.1)));
-    Ok(found.into_iter().map(|f| f.2).collect())
+    Ok(found.into_iter().map(|f| f.3).collect())
 }
 
 /// One place where the parser had to recover: an `ERROR` node (text the
