@@ -876,3 +876,43 @@ fn the_file_style_is_read_from_layout_lines_only() {
     assert_eq!(rust.source.profile.indent, Indent::Spaces(2));
     assert_eq!(style(&rust), Indent::Spaces(4));
 }
+
+#[test]
+fn tab_indented_code_placed_in_a_broken_block_takes_the_files_spaces() {
+    // Lines deleted from stdlib `xml/etree/ElementPath.py` for as long as
+    // the bug stayed (the trust bench's `tabs` shape of
+    // `prepare_predicate.select`). Placed as sent, the tabs put the body
+    // left of its `def` and the parse wraps the region in an extra ERROR
+    // node; that node once counted as a comment, hiding every layout line
+    // of the code, so its tabs were never converted.
+    let src = "def prepare_predicate(next, token):\n        try:\n            token = next()\n        except StopIteration:\n            for elem in result:\n                    yield elem\n            def target(context, result):\n                    for e in elem.findall(tag):\n                            break\n            def select_negated(context, result):\n                    for e in elem.iterfind(tag):\n                            break\n        else:\n                        yield elem\n        if signature == \"-\":\n                try:\n                        yield elem\n                except (IndexError, KeyError):\n                    pass\n";
+    let ws = Ws::new(&[("a.py", src.as_bytes())]);
+    ws.update(
+        "a.py",
+        "prepare_predicate.target",
+        Operation::Replace,
+        Some("def target(context, result):\n\tfor e in elem.findall(tag):\n\t\tbreak\n"),
+    )
+    .unwrap();
+    let text = String::from_utf8(ws.read("a.py")).unwrap();
+    assert!(!text.contains('\t'), "{text}");
+    assert_eq!(text, src, "the body keeps the file's layout");
+}
+
+#[test]
+fn a_body_that_is_only_a_docstring_takes_the_files_spaces() {
+    // CPython's `test_doctest.py` opens its docstrings on the `def` line:
+    // every later line is inside the string, so the code's own style is
+    // read from the lines that will be converted (it was left unknown, and
+    // the agent's tabs stayed).
+    let src = "def f(): r\"\"\"Doc.\n\n    More.\n    \"\"\"\n\nclass A:\n    def g(self):\n        if self:\n            return 1\n";
+    let ws = Ws::new(&[("a.py", src.as_bytes())]);
+    ws.update(
+        "a.py",
+        "f",
+        Operation::Replace,
+        Some("def f(): r\"\"\"Doc.\n\n\tMore.\n\t\"\"\"\n"),
+    )
+    .unwrap();
+    assert_eq!(String::from_utf8(ws.read("a.py")).unwrap(), src);
+}

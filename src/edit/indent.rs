@@ -48,7 +48,7 @@ pub fn file_style(lang: &Language, tree: &Tree, body: &str, profile: Indent) -> 
         let n = cursor.node();
         let (start, end) = (n.start_position(), n.end_position());
         if end.row > start.row {
-            if n.is_extra() || kinds.iter().any(|k| k == n.kind()) {
+            if is_comment(&n) || kinds.iter().any(|k| k == n.kind()) {
                 // The line of the end row begins inside unless the string
                 // ends right at its start.
                 let last = if end.column > 0 { end.row } else { end.row - 1 };
@@ -218,10 +218,19 @@ fn per_line(body: &str, code: std::ops::Range<usize>, f: impl Fn(usize) -> bool)
     out
 }
 
+/// A comment: an extra node that is not an error. Error recovery wraps
+/// skipped text in extra `ERROR` nodes, which are code the parse could not
+/// place: their lines are layout (code placed at a wrong column in a Python
+/// block is one such error, and counting its lines as comment lines left
+/// the code's own tabs unconverted).
+fn is_comment(n: &tree_sitter::Node) -> bool {
+    n.is_extra() && !n.is_error()
+}
+
 /// For each line of the code at `code` (as in [`verbatim_lines`]), whether
 /// it begins inside a multi-line string of any kind (docstrings included)
-/// or a multi-line comment (an extra node): its leading whitespace belongs
-/// to the string or comment, not to the code's indentation.
+/// or a multi-line comment: its leading whitespace belongs to the string
+/// or comment, not to the code's indentation.
 pub fn content_lines(
     lang: &Language,
     tree: &Tree,
@@ -229,15 +238,26 @@ pub fn content_lines(
     code: std::ops::Range<usize>,
 ) -> Vec<bool> {
     per_line(body, code, |ls| {
-        let mut node = tree.root_node().descendant_for_byte_range(ls, ls);
-        while let Some(n) = node {
-            if n.is_extra() && n.start_byte() < ls && ls < n.end_byte() {
-                return true;
-            }
-            node = n.parent();
-        }
-        string_around(lang, tree, ls).is_some()
+        in_comment(tree, ls) || string_around(lang, tree, ls).is_some()
     })
+}
+
+/// For each line of the code at `code` (as in [`verbatim_lines`]), whether
+/// it begins inside a multi-line comment.
+pub fn comment_lines(tree: &Tree, body: &str, code: std::ops::Range<usize>) -> Vec<bool> {
+    per_line(body, code, |ls| in_comment(tree, ls))
+}
+
+/// Whether byte `ls` lies strictly inside a comment.
+fn in_comment(tree: &Tree, ls: usize) -> bool {
+    let mut node = tree.root_node().descendant_for_byte_range(ls, ls);
+    while let Some(n) = node {
+        if is_comment(&n) && n.start_byte() < ls && ls < n.end_byte() {
+            return true;
+        }
+        node = n.parent();
+    }
+    false
 }
 
 /// Does the line starting at `ls` begin inside a multi-line string (a node

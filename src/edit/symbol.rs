@@ -263,6 +263,8 @@ struct Masks {
     /// moved with the code, but left out when reading the code's own
     /// indentation style (a JSDoc block's ` * ` lines are not a unit of 1).
     content: Vec<bool>,
+    /// Inside a multi-line comment ([`indent::comment_lines`]).
+    comment: Vec<bool>,
 }
 
 /// The [`Masks`] of `code`, read from a parse of the code placed as it is
@@ -322,7 +324,8 @@ fn line_masks(
     let code_range = code_start..code_start + code.len();
     Ok(Masks {
         verbatim: indent::verbatim_lines(&file.language, &tree, &region, code_range.clone()),
-        content: indent::content_lines(&file.language, &tree, &region, code_range),
+        content: indent::content_lines(&file.language, &tree, &region, code_range.clone()),
+        comment: indent::comment_lines(&tree, &region, code_range),
     })
 }
 
@@ -336,7 +339,7 @@ const REGION_PARSE_MAX: usize = 1 << 20;
 fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
     let body = trimmed(code);
     let verbatim = masks.verbatim.as_slice();
-    let restyled = restyle(body, verbatim, &masks.content, ctx.style);
+    let restyled = restyle(body, masks, ctx.style);
     // Each line with its own terminator ("" for the last one).
     let lines: Vec<(&str, &str)> = restyled
         .split_inclusive('\n')
@@ -428,19 +431,30 @@ fn prefer_old_layout(readings: &mut [String], old: &str) {
 
 /// Convert the code's leading indentation to the file's style: tabs in a
 /// tab-indented file, spaces (of the file's width) in a space-indented one.
-fn restyle(code: &str, verbatim: &[bool], content: &[bool], file: Indent) -> String {
+fn restyle(code: &str, masks: &Masks, file: Indent) -> String {
+    let verbatim = masks.verbatim.as_slice();
     // The code's own style is read from its layout lines only: a string's
     // or comment's lines keep whatever indentation their content has (a
     // tab-indented test with a long space-indented raw string is still
     // tab-indented; a JSDoc block's ` * ` lines do not make a unit of 1).
-    let layout: String = code
-        .split('\n')
-        .enumerate()
-        .filter(|(i, _)| !content.get(*i).copied().unwrap_or(false))
-        .map(|(_, l)| l)
-        .collect::<Vec<_>>()
-        .join("\n");
-    let code_indent = crate::source::profile_of(&layout).indent;
+    // When those say nothing (a body that is only a docstring), the lines
+    // of strings that move with the code say it (docstrings: never a
+    // comment, whose ` * ` lines would read as a unit of one).
+    let style_without = |skip: &dyn Fn(usize) -> bool| {
+        let layout: String = code
+            .split('\n')
+            .enumerate()
+            .filter(|(i, _)| !skip(*i))
+            .map(|(_, l)| l)
+            .collect::<Vec<_>>()
+            .join("\n");
+        crate::source::profile_of(&layout).indent
+    };
+    let is = |mask: &[bool], i: usize| mask.get(i).copied().unwrap_or(false);
+    let code_indent = match style_without(&|i| is(&masks.content, i)) {
+        Indent::Unknown => style_without(&|i| is(verbatim, i) || is(&masks.comment, i)),
+        known => known,
+    };
     let convert = |line: &str| -> String {
         let ws = leading_ws(line);
         let rest = &line[ws.len()..];
