@@ -23,8 +23,17 @@ pub const STRINGS: usize = 5;
 const REMOVED: u32 = u32::MAX;
 /// The flags' bits; the sixth says the unit has a parent.
 const HAS_PARENT: u8 = 1 << 5;
+/// The name is the end of the name path (not in the arena of its own).
+const NAME_IN_PATH: u8 = 1 << 6;
+/// The parent is the start of the name path (not in the arena of its own).
+const PARENT_IN_PATH: u8 = 1 << 7;
+/// Bits of a row's flags that are not the unit's [`Flags`].
+const LAYOUT: u8 = HAS_PARENT | NAME_IN_PATH | PARENT_IN_PATH;
 
-/// One unit: 36 bytes, its strings in the arena.
+/// One unit: 36 bytes, its strings in the arena: the name path, then the
+/// name and the parent unless they are the end and the start of the name
+/// path (`a.b.c`: name `c`, parent `a.b`, as most are: only the name path
+/// is kept), then the signature and the doc sentence.
 #[derive(Debug, Clone, Copy)]
 struct Row {
     file: u32,
@@ -36,6 +45,24 @@ struct Row {
     language: u16,
     flags: u8,
     part: u16,
+}
+
+impl Row {
+    /// Bytes of the arena the row's strings take.
+    fn arena_len(&self) -> usize {
+        let [name, path, parent, sig, doc] = self.lens.map(usize::from);
+        let name = if self.flags & NAME_IN_PATH != 0 {
+            0
+        } else {
+            name
+        };
+        let parent = if self.flags & PARENT_IN_PATH != 0 {
+            0
+        } else {
+            parent
+        };
+        path + name + parent + sig + doc
+    }
 }
 
 /// A unit as ranking and answers see it (borrowed from the table).
@@ -174,12 +201,22 @@ impl Table {
     pub fn push(&mut self, file: u32, p: &RowParts) -> u32 {
         let id = self.rows.len() as u32;
         let text = self.text.len() as u32;
-        let mut lens = [0u16; STRINGS];
-        for (l, s) in lens.iter_mut().zip(p.strings) {
-            let s = cut(s, u16::MAX as usize);
-            self.text.push_str(s);
-            *l = s.len() as u16;
+        let [name, path, parent, sig, doc] = p.strings.map(|s| cut(s, u16::MAX as usize));
+        let mut layout = if p.has_parent { HAS_PARENT } else { 0 };
+        self.text.push_str(path);
+        if path.ends_with(name) {
+            layout |= NAME_IN_PATH;
+        } else {
+            self.text.push_str(name);
         }
+        if p.has_parent && path.starts_with(parent) {
+            layout |= PARENT_IN_PATH;
+        } else {
+            self.text.push_str(parent);
+        }
+        self.text.push_str(sig);
+        self.text.push_str(doc);
+        let lens = [name, path, parent, sig, doc].map(|s| s.len() as u16);
         let row = Row {
             file,
             start_line: p.start_line,
@@ -188,7 +225,7 @@ impl Table {
             lens,
             kind: intern(&mut self.kinds, p.kind),
             language: intern(&mut self.languages, p.language),
-            flags: (p.flags & !HAS_PARENT) | if p.has_parent { HAS_PARENT } else { 0 },
+            flags: (p.flags & !LAYOUT) | layout,
             part: p.part,
         };
         self.rows.push(row);
@@ -234,7 +271,7 @@ impl Table {
         let ids = slot.first..slot.first + slot.count;
         for r in &mut self.rows[ids.start as usize..ids.end as usize] {
             r.file = REMOVED;
-            self.garbage += r.lens.iter().map(|&l| l as usize).sum::<usize>();
+            self.garbage += r.arena_len();
         }
         if self.garbage > 1 << 20 && self.garbage > self.text.len() / 2 {
             self.compact_text();
@@ -252,7 +289,7 @@ impl Table {
                 r.text = 0;
                 continue;
             }
-            let len: usize = r.lens.iter().map(|&l| l as usize).sum();
+            let len = r.arena_len();
             let at = r.text as usize;
             let new = text.len() as u32;
             text.push_str(&self.text[at..at + len]);
@@ -307,13 +344,24 @@ impl Table {
     /// The unit `id`, unless removed.
     pub fn get(&self, id: u32) -> Option<UnitRef<'_>> {
         let r = self.live_row(id)?;
-        let mut strings = [""; STRINGS];
+        let [name_len, path_len, parent_len, sig_len, doc_len] = r.lens.map(usize::from);
         let mut at = r.text as usize;
-        for (s, &l) in strings.iter_mut().zip(&r.lens) {
-            *s = self.text.get(at..at + l as usize)?;
-            at += l as usize;
-        }
-        let [name, name_path, parent, signature, doc] = strings;
+        let mut next = |len: usize| {
+            let s = self.text.get(at..at + len);
+            at += len;
+            s
+        };
+        let name_path = next(path_len)?;
+        let name = match r.flags & NAME_IN_PATH {
+            0 => next(name_len)?,
+            _ => name_path.get(path_len.checked_sub(name_len)?..)?,
+        };
+        let parent = match r.flags & PARENT_IN_PATH {
+            0 => next(parent_len)?,
+            _ => name_path.get(..parent_len)?,
+        };
+        let signature = next(sig_len)?;
+        let doc = next(doc_len)?;
         Some(UnitRef {
             path: self.path_of(r)?,
             start_line: r.start_line as usize,
@@ -325,7 +373,7 @@ impl Table {
             signature,
             doc,
             language: name_at(&self.languages, r.language),
-            flags: flags_of(r.flags),
+            flags: flags_of(r.flags & !LAYOUT),
             part: r.part,
         })
     }
@@ -347,7 +395,7 @@ impl Table {
                 u.doc,
             ],
             has_parent: u.parent.is_some(),
-            flags: r.flags & !HAS_PARENT,
+            flags: r.flags & !LAYOUT,
             part: r.part,
         })
     }
@@ -454,5 +502,55 @@ mod tests {
         let c = t.add_file("c.py", meta);
         assert_eq!(c, 0);
         assert_eq!(t.file_count(), 2);
+    }
+
+    #[test]
+    fn a_name_and_parent_inside_the_name_path_are_kept_once() {
+        let mut t = Table::default();
+        let meta = FileMeta {
+            hash: "h".into(),
+            size: 1,
+            mtime: 0,
+        };
+        let f = t.add_file("a.rs", meta);
+        // (name, name path, parent, has_parent): bytes of the arena.
+        let cases = [
+            ("fmt", "Point.fmt", "Point", true, "Point.fmt".len()),
+            ("fmt", "Point.fmt#2", "Point", true, "Point.fmt#2fmt".len()),
+            (
+                "new",
+                "impl Point.new",
+                "Point",
+                true,
+                "impl Point.newPoint".len(),
+            ),
+            ("top", "top", "", false, 3),
+            ("mod_code", "", "", false, "mod_code".len()),
+        ];
+        for (name, path, parent, has_parent, arena) in cases {
+            let before = t.text.len();
+            let id = t.push(
+                f,
+                &RowParts {
+                    start_line: 1,
+                    end_line: 2,
+                    kind: "method",
+                    language: "rust",
+                    strings: [name, path, parent, "fn f()", "Doc."],
+                    has_parent,
+                    flags: 16,
+                    part: 0,
+                },
+            );
+            assert_eq!(t.text.len() - before, arena + "fn f()Doc.".len(), "{path}");
+            let u = t.get(id).unwrap();
+            assert_eq!(
+                (u.name, u.name_path, u.parent, u.signature, u.doc),
+                (name, path, has_parent.then_some(parent), "fn f()", "Doc.")
+            );
+            assert!(u.flags.exported && !u.flags.test);
+            let p = t.parts(id).unwrap();
+            assert_eq!((p.strings[0], p.strings[2], p.flags), (name, parent, 16));
+        }
     }
 }
