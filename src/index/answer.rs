@@ -2,6 +2,7 @@
 //! the parse knows and a snippet of whole lines, bounded, cuts marked; the
 //! whole answer within a token budget.
 
+use super::table::Summary;
 use super::units::{self, first_sentence};
 use super::{UnitRef, tokens};
 use serde::Serialize;
@@ -55,8 +56,9 @@ pub struct SearchAnswer {
 }
 
 /// The summary of a unit: kind, name, parent, signature, the doc comment's
-/// first sentence, and whether it is a test or exported.
-pub fn summary(u: &UnitRef) -> String {
+/// first sentence (`sd`: the unit's, from the table), and whether it is a
+/// test or exported.
+pub fn summary(u: &UnitRef, sd: &Summary) -> String {
     let mut s = match (u.name_path.is_empty(), u.kind) {
         (true, "text") => format!("lines {}-{} of {}", u.start_line, u.end_line, u.name),
         (true, _) => format!("module-level code of {}", u.name),
@@ -67,8 +69,8 @@ pub fn summary(u: &UnitRef) -> String {
             {
                 s.push_str(&format!(" in {p}"));
             }
-            if !u.signature.is_empty() {
-                let sig: String = u.signature.chars().take(120).collect();
+            if !sd.signature.is_empty() {
+                let sig: String = sd.signature.chars().take(120).collect();
                 s.push_str(&format!(": `{sig}`"));
             }
             s
@@ -94,7 +96,7 @@ pub fn summary(u: &UnitRef) -> String {
         s.push_str(&format!(" ({})", tags.join(", ")));
     }
     s.push('.');
-    let doc = first_sentence(u.doc, 160);
+    let doc = first_sentence(&sd.doc, 160);
     if !doc.is_empty() {
         s.push(' ');
         s.push_str(doc);

@@ -26,7 +26,7 @@
 //! `a_corrupt_or_foreign_store_is_rebuilt`; unit tests below).
 
 use super::bm25::{self, Bm25};
-use super::table::{FileSlot, RowParts, STRINGS};
+use super::table::{FileSlot, RowParts, STRINGS, SummaryWindow};
 use super::vectors::{ReadAt, Saved};
 use super::{FileMeta, Index};
 use std::sync::Arc;
@@ -139,10 +139,12 @@ pub const SUM_AT: u64 = (MAGIC.len() + 4) as u64;
 const HEAD_AT: usize = MAGIC.len() + 4 + 32 + 4 + 8;
 
 /// A saved index: its bytes, where each unit went (old id → record,
-/// `u32::MAX` for removed units) and where its vector records start.
+/// `u32::MAX` for removed units), where each record's summary (signature
+/// bytes) is, and where its vector records start.
 pub(super) struct Encoded {
     pub bytes: Vec<u8>,
     pub remap: Vec<u32>,
+    pub summary_at: Vec<u64>,
     pub vectors_at: u64,
     pub records: u32,
     sum: [u8; 32],
@@ -196,10 +198,13 @@ pub(super) fn encode_full(index: &Index, model: Option<&str>) -> Encoded {
     // Kinds and languages, then each unit naming them by number.
     let mut kinds: Vec<&str> = Vec::new();
     let mut languages: Vec<&str> = Vec::new();
-    let rows: Vec<RowParts> = order.iter().filter_map(|&id| table.parts(id)).collect();
+    let rows: Vec<(u32, RowParts)> = order
+        .iter()
+        .filter_map(|&id| Some((id, table.parts(id)?)))
+        .collect();
     let numbers: Vec<(u16, u16)> = rows
         .iter()
-        .map(|p| {
+        .map(|(_, p)| {
             (
                 number(&mut kinds, p.kind),
                 number(&mut languages, p.language),
@@ -211,20 +216,31 @@ pub(super) fn encode_full(index: &Index, model: Option<&str>) -> Encoded {
         list.iter().for_each(|s| w.str(s));
     }
     w.u32(rows.len() as u32);
-    // The strings' bytes in all: the arena is allocated once at load.
+    // The bytes of the strings a load keeps in memory (the arena is
+    // allocated once): the names; summaries stay in the store.
     let text: usize = rows
         .iter()
-        .map(|p| p.strings.iter().map(|s| s.len()).sum::<usize>())
+        .map(|(_, p)| p.strings.iter().map(|s| s.len()).sum::<usize>())
         .sum();
     w.u64(text as u64);
-    for (p, (kind, language)) in rows.iter().zip(numbers) {
+    // Summaries come from memory or the store this index was loaded from
+    // (read in its order, so through one window).
+    let mut window = SummaryWindow::default();
+    let mut summary_at = Vec::with_capacity(rows.len());
+    for ((id, p), (kind, language)) in rows.iter().zip(numbers) {
         w.u32(p.start_line);
         w.u32(p.end_line);
         w.u16(kind);
         w.u16(language);
         w.u8(p.flags | if p.has_parent { PARENT_BIT } else { 0 });
         w.u16(p.part);
-        for s in p.strings {
+        for s in &p.strings[..3] {
+            w.u16(s.len() as u16);
+            w.buf.extend_from_slice(s.as_bytes());
+        }
+        let sd = table.summary_in(*id, &mut window).unwrap_or_default();
+        summary_at.push(w.buf.len() as u64 + 2);
+        for s in [&sd.signature, &sd.doc] {
             w.u16(s.len() as u16);
             w.buf.extend_from_slice(s.as_bytes());
         }
@@ -259,6 +275,7 @@ pub(super) fn encode_full(index: &Index, model: Option<&str>) -> Encoded {
         records: order.len() as u32,
         bytes: w.buf,
         remap,
+        summary_at,
         vectors_at,
     }
 }
@@ -297,13 +314,15 @@ impl Decoded {
     /// Read the vectors of the units from the store through `read` (its
     /// open handle) from now on.
     pub fn attach(&mut self, read: ReadAt) {
-        self.index.vectors.attach(Arc::new(Saved::new(
+        let store = Arc::new(Saved::new(
             read,
             SUM_AT,
             self.sum,
             self.vectors_at,
             self.records,
-        )));
+        ));
+        self.index.table.attach(store.clone());
+        self.index.vectors.attach(store);
     }
 }
 
@@ -322,6 +341,9 @@ pub(super) fn saved(index: &mut Index, saved: &Encoded, found: [u8; 32], read: R
         saved.vectors_at,
         saved.records,
     ));
+    index
+        .table
+        .saved(store.clone(), &saved.remap, &saved.summary_at);
     index.vectors.saved(store, &saved.remap);
 }
 
@@ -428,11 +450,15 @@ fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Ind
             let bits = r.u8()?;
             let part = r.u16()?;
             let mut strings = [""; STRINGS];
-            for s in strings.iter_mut() {
+            let mut summary_at = 0;
+            for (i, s) in strings.iter_mut().enumerate() {
                 let n = r.u16()? as usize;
+                if i == 3 {
+                    summary_at = (HEAD_AT + r.pos()) as u64;
+                }
                 *s = std::str::from_utf8(r.take(n)?).ok()?;
             }
-            index.table.push(
+            index.table.push_saved(
                 fid,
                 &RowParts {
                     start_line,
@@ -444,6 +470,7 @@ fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Ind
                     flags: bits & !PARENT_BIT,
                     part,
                 },
+                summary_at,
             );
         }
     }
@@ -560,8 +587,20 @@ mod tests {
         assert_eq!((u.kind, u.language), ("function", "python"));
         assert_eq!(u.flags, unit("", "", "").flags);
         assert_eq!(u.parent, Some("Outer"));
-        assert_eq!(u.signature, "def parse_url()");
-        assert_eq!(u.doc, "Follow the redirect.", "the doc's first sentence");
+        // The summary is read from the store, not kept in memory.
+        let sd = b.summary(1).unwrap();
+        assert_eq!(sd.signature, "def parse_url()");
+        assert_eq!(sd.doc, "Follow the redirect.", "the doc's first sentence");
+        assert!(matches!(sd.signature, std::borrow::Cow::Owned(_)));
+        assert!(!b.table.arena().contains("Follow the") && b.table.arena().contains("parse_url"));
+        // A store changed under the index: no summary, and the store is lost.
+        let mut changed = bytes.clone();
+        changed[SUM_AT as usize] ^= 1;
+        let mut other = decode(&bytes, Some("m1")).unwrap();
+        let changed = Arc::new(changed);
+        other.attach(Box::new(move |at, buf| read_from(&changed, at, buf)));
+        assert_eq!(other.index.summary(1), Some(Default::default()));
+        assert!(other.index.vectors_lost());
         let m = b.unit(2).unwrap();
         assert_eq!(
             (m.kind, m.language, m.parent, m.name_path),

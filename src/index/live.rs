@@ -600,7 +600,7 @@ impl LiveIndex {
                 kind: u.kind.to_string(),
                 name_path: u.name_path.to_string(),
                 score: (score * 1000.0).round() / 1000.0,
-                summary: answer::summary(&u),
+                summary: answer::summary(&u, &index.summary(id).unwrap_or_default()),
                 snippet,
             };
             if used + answer::hit_tokens(&hit) > max_tokens {

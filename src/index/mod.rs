@@ -227,6 +227,7 @@ impl Index {
         if !self.vectors.let_go_of_lost_store() {
             return false;
         }
+        self.table.let_go_of_store();
         for f in self.table.files_mut() {
             f.meta.mtime = 0;
         }
@@ -236,6 +237,11 @@ impl Index {
     /// Unit `id`, unless removed.
     pub fn unit(&self, id: u32) -> Option<UnitRef<'_>> {
         self.table.get(id)
+    }
+
+    /// Unit `id`'s signature and doc sentence (see [`table::Table::summary`]).
+    pub fn summary(&self, id: u32) -> Option<table::Summary<'_>> {
+        self.table.summary(id)
     }
 
     /// The lines of unit `id`'s body (see [`table::Table::body_lines`]).

@@ -7,11 +7,22 @@
 //! reads the unit's lines from the file ([`Table::body_lines`], and
 //! `answer.rs`). Few, large allocations: a warm start decodes straight
 //! into these arrays.
+//!
+//! The summary strings (signature head and doc sentence: more than half
+//! the strings' bytes, read only for the few units an answer shows) of a
+//! unit that is in the saved store stay there and are read back through the
+//! store's open handle ([`Table::summary`]), as its int8 vector is; a unit
+//! added since the last save keeps them in memory until the next save.
+//! A store found changed or unreadable gives empty summaries (the next
+//! refresh cuts those files again, see `vectors.rs`).
 
 use super::FileMeta;
 use super::units::{Flags, Unit, first_sentence};
+use super::vectors::Saved;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// Characters of a signature kept (what a summary shows).
 pub const SIGNATURE_CHARS: usize = 120;
@@ -29,17 +40,23 @@ const NAME_IN_PATH: u8 = 1 << 6;
 const PARENT_IN_PATH: u8 = 1 << 7;
 /// Bits of a row's flags that are not the unit's [`Flags`].
 const LAYOUT: u8 = HAS_PARENT | NAME_IN_PATH | PARENT_IN_PATH;
+/// A row's `summary` when its signature and doc are in the arena (else
+/// the store's offset of its signature's bytes, the doc's length and bytes
+/// right after them, as `format.rs` writes a unit).
+const IN_ARENA: u32 = u32::MAX;
 
-/// One unit: 36 bytes, its strings in the arena: the name path, then the
+/// One unit: 40 bytes, its strings in the arena: the name path, then the
 /// name and the parent unless they are the end and the start of the name
 /// path (`a.b.c`: name `c`, parent `a.b`, as most are: only the name path
-/// is kept), then the signature and the doc sentence.
+/// is kept), then the signature and the doc sentence unless they are in
+/// the store (`summary`).
 #[derive(Debug, Clone, Copy)]
 struct Row {
     file: u32,
     start_line: u32,
     end_line: u32,
     text: u32,
+    summary: u32,
     lens: [u16; STRINGS],
     kind: u16,
     language: u16,
@@ -48,9 +65,9 @@ struct Row {
 }
 
 impl Row {
-    /// Bytes of the arena the row's strings take.
-    fn arena_len(&self) -> usize {
-        let [name, path, parent, sig, doc] = self.lens.map(usize::from);
+    /// Bytes of the arena the row's name path, name and parent take.
+    fn names_len(&self) -> usize {
+        let [name, path, parent, _, _] = self.lens.map(usize::from);
         let name = if self.flags & NAME_IN_PATH != 0 {
             0
         } else {
@@ -61,7 +78,22 @@ impl Row {
         } else {
             parent
         };
-        path + name + parent + sig + doc
+        path + name + parent
+    }
+
+    /// Bytes of the arena the row's strings take.
+    fn arena_len(&self) -> usize {
+        self.names_len()
+            + if self.summary == IN_ARENA {
+                self.summary_len()
+            } else {
+                0
+            }
+    }
+
+    /// Bytes of the signature and the doc sentence.
+    fn summary_len(&self) -> usize {
+        self.lens[3] as usize + self.lens[4] as usize
     }
 }
 
@@ -75,14 +107,30 @@ pub struct UnitRef<'a> {
     pub name: &'a str,
     pub name_path: &'a str,
     pub parent: Option<&'a str>,
-    /// Its first [`SIGNATURE_CHARS`] characters.
-    pub signature: &'a str,
-    /// The doc comment's first sentence (at most [`DOC_BYTES`]).
-    pub doc: &'a str,
     pub language: &'a str,
     pub flags: Flags,
     pub part: u16,
 }
+
+/// A unit's signature (its first [`SIGNATURE_CHARS`] characters) and doc
+/// comment's first sentence (at most [`DOC_BYTES`]): empty when they are
+/// in a store that can no longer be read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary<'a> {
+    pub signature: Cow<'a, str>,
+    pub doc: Cow<'a, str>,
+}
+
+/// The window of the store [`Table::summary_in`] reads through: units are
+/// read in store order by a save, so one read serves many.
+#[derive(Default)]
+pub struct SummaryWindow {
+    at: u64,
+    bytes: Vec<u8>,
+}
+
+/// Bytes a [`SummaryWindow`] reads at once.
+const WINDOW: usize = 64 * 1024;
 
 /// What a unit is saved and loaded as (the strings already cut).
 pub struct RowParts<'a> {
@@ -106,7 +154,7 @@ pub struct FileSlot {
     pub count: u32,
 }
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Table {
     rows: Vec<Row>,
     text: String,
@@ -117,6 +165,18 @@ pub struct Table {
     files: Vec<Option<FileSlot>>,
     free: Vec<u32>,
     by_path: HashMap<Box<str>, u32>,
+    /// The saved store the summaries not in the arena are read from.
+    store: Option<Arc<Saved>>,
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("units", &self.rows.len())
+            .field("files", &self.by_path.len())
+            .field("store", &self.store.is_some())
+            .finish()
+    }
 }
 
 /// `s` cut to at most `max` bytes, at a character boundary.
@@ -199,6 +259,22 @@ impl Table {
     /// Add a unit of file `file` (the last file added: a file's units are
     /// consecutive): its id.
     pub fn push(&mut self, file: u32, p: &RowParts) -> u32 {
+        self.push_at(file, p, IN_ARENA)
+    }
+
+    /// [`Table::push`] for a unit of the store whose signature's bytes are
+    /// at `summary_at` in it (the doc's length and bytes right after):
+    /// they are read from there, and not kept. An offset past 4 GiB keeps
+    /// them in memory.
+    pub fn push_saved(&mut self, file: u32, p: &RowParts, summary_at: u64) -> u32 {
+        let at = u32::try_from(summary_at)
+            .ok()
+            .filter(|&a| a != IN_ARENA)
+            .unwrap_or(IN_ARENA);
+        self.push_at(file, p, at)
+    }
+
+    fn push_at(&mut self, file: u32, p: &RowParts, summary: u32) -> u32 {
         let id = self.rows.len() as u32;
         let text = self.text.len() as u32;
         let [name, path, parent, sig, doc] = p.strings.map(|s| cut(s, u16::MAX as usize));
@@ -214,14 +290,17 @@ impl Table {
         } else {
             self.text.push_str(parent);
         }
-        self.text.push_str(sig);
-        self.text.push_str(doc);
+        if summary == IN_ARENA {
+            self.text.push_str(sig);
+            self.text.push_str(doc);
+        }
         let lens = [name, path, parent, sig, doc].map(|s| s.len() as u16);
         let row = Row {
             file,
             start_line: p.start_line,
             end_line: p.end_line,
             text,
+            summary,
             lens,
             kind: intern(&mut self.kinds, p.kind),
             language: intern(&mut self.languages, p.language),
@@ -282,21 +361,75 @@ impl Table {
     /// Copy the strings of live units into a new arena (removed units'
     /// strings dropped).
     fn compact_text(&mut self) {
-        let mut text = String::with_capacity(self.text.len() - self.garbage);
-        for r in &mut self.rows {
+        self.rebuild_arena(|_, r| r.summary);
+    }
+
+    /// Copy the strings of live units into a new arena, row `id`'s
+    /// summary going to `summary(id, row)` (`IN_ARENA`: kept in memory,
+    /// copied from the store when it was there; else the store's offset).
+    fn rebuild_arena(&mut self, summary: impl Fn(usize, &Row) -> u32) {
+        let mut text = String::with_capacity(self.text.len().saturating_sub(self.garbage));
+        let mut window = SummaryWindow::default();
+        for id in 0..self.rows.len() {
+            let r = self.rows[id];
             if r.file == REMOVED {
-                r.lens = [0; STRINGS];
-                r.text = 0;
+                self.rows[id].lens = [0; STRINGS];
+                self.rows[id].text = 0;
+                self.rows[id].summary = IN_ARENA;
                 continue;
             }
-            let len = r.arena_len();
-            let at = r.text as usize;
+            let to = summary(id, &r);
             let new = text.len() as u32;
-            text.push_str(&self.text[at..at + len]);
-            r.text = new;
+            let at = r.text as usize;
+            text.push_str(self.text.get(at..at + r.names_len()).unwrap_or_default());
+            let mut lens = r.lens;
+            if to == IN_ARENA {
+                let s = self.summary_of(&r, &mut window);
+                text.push_str(&s.signature);
+                text.push_str(&s.doc);
+                lens[3] = s.signature.len() as u16;
+                lens[4] = s.doc.len() as u16;
+            }
+            let row = &mut self.rows[id];
+            row.text = new;
+            row.summary = to;
+            row.lens = lens;
         }
         self.text = text;
         self.garbage = 0;
+    }
+
+    /// The strings kept in memory.
+    #[cfg(test)]
+    pub fn arena(&self) -> &str {
+        &self.text
+    }
+
+    /// Read the summaries of saved units from `store` from now on.
+    pub fn attach(&mut self, store: Arc<Saved>) {
+        self.store = Some(store);
+    }
+
+    /// After a save: unit `id` is record `remap[id]` of the new store
+    /// `store` (`u32::MAX`: not saved), whose summary is at
+    /// `summary_at[record]` in it; the arena keeps the summaries of units
+    /// added since the save began.
+    pub fn saved(&mut self, store: Arc<Saved>, remap: &[u32], summary_at: &[u64]) {
+        let to = |id: usize| -> Option<u32> {
+            let n = *remap.get(id)?;
+            let at = *summary_at.get(n as usize)?;
+            u32::try_from(at).ok().filter(|&a| a != IN_ARENA)
+        };
+        // Summaries that stay in memory are copied from the old store if
+        // they were there (none: every live unit is saved).
+        self.rebuild_arena(|id, _| to(id).unwrap_or(IN_ARENA));
+        self.store = Some(store);
+    }
+
+    /// Let go of a store found changed: the summaries read from it are
+    /// empty until the files are cut again.
+    pub fn let_go_of_store(&mut self) {
+        self.store = None;
     }
 
     pub fn file(&self, path: &str) -> Option<&FileSlot> {
@@ -344,7 +477,7 @@ impl Table {
     /// The unit `id`, unless removed.
     pub fn get(&self, id: u32) -> Option<UnitRef<'_>> {
         let r = self.live_row(id)?;
-        let [name_len, path_len, parent_len, sig_len, doc_len] = r.lens.map(usize::from);
+        let [name_len, path_len, parent_len, _, _] = r.lens.map(usize::from);
         let mut at = r.text as usize;
         let mut next = |len: usize| {
             let s = self.text.get(at..at + len);
@@ -360,8 +493,6 @@ impl Table {
             0 => next(parent_len)?,
             _ => name_path.get(..parent_len)?,
         };
-        let signature = next(sig_len)?;
-        let doc = next(doc_len)?;
         Some(UnitRef {
             path: self.path_of(r)?,
             start_line: r.start_line as usize,
@@ -370,15 +501,80 @@ impl Table {
             name,
             name_path,
             parent: (r.flags & HAS_PARENT != 0).then_some(parent),
-            signature,
-            doc,
             language: name_at(&self.languages, r.language),
             flags: flags_of(r.flags & !LAYOUT),
             part: r.part,
         })
     }
 
-    /// The unit `id` as saved.
+    /// Unit `id`'s signature and doc sentence, from the arena or the store
+    /// (`None`: removed).
+    pub fn summary(&self, id: u32) -> Option<Summary<'_>> {
+        self.summary_in(id, &mut SummaryWindow::default())
+    }
+
+    /// [`Table::summary`], reading the store through `window`.
+    pub fn summary_in(&self, id: u32, window: &mut SummaryWindow) -> Option<Summary<'_>> {
+        let r = self.live_row(id)?;
+        Some(self.summary_of(r, window))
+    }
+
+    fn summary_of(&self, r: &Row, window: &mut SummaryWindow) -> Summary<'_> {
+        let [_, _, _, sig, doc] = r.lens.map(usize::from);
+        if r.summary == IN_ARENA {
+            let at = r.text as usize + r.names_len();
+            let text = |a: usize, n: usize| Cow::Borrowed(self.text.get(a..a + n).unwrap_or(""));
+            return Summary {
+                signature: text(at, sig),
+                doc: text(at + sig, doc),
+            };
+        }
+        // Signature bytes, the doc's length, the doc's bytes.
+        let len = sig + 2 + doc;
+        let Some(bytes) = self.read_store(r.summary as u64, len, window) else {
+            return Summary::default();
+        };
+        let utf8 = |b: &[u8]| -> Option<Cow<'_, str>> {
+            std::str::from_utf8(b)
+                .ok()
+                .map(|s| Cow::Owned(s.to_string()))
+        };
+        let doc_len = u16::from_le_bytes([bytes[sig], bytes[sig + 1]]) as usize;
+        match (utf8(&bytes[..sig]), utf8(&bytes[sig + 2..])) {
+            (Some(signature), Some(doc)) if doc_len == doc.len() => Summary { signature, doc },
+            _ => Summary::default(),
+        }
+    }
+
+    /// `len` bytes of the store at `at`, through `window` (`None`: no
+    /// store, or it changed or cannot be read).
+    fn read_store<'w>(
+        &self,
+        at: u64,
+        len: usize,
+        window: &'w mut SummaryWindow,
+    ) -> Option<&'w [u8]> {
+        let store = self.store.as_ref()?;
+        let end = at.checked_add(len as u64)?;
+        let inside = at >= window.at && end <= window.at + window.bytes.len() as u64;
+        if !inside {
+            // Summaries lie before the vector records: the window stops
+            // there, so it never reads past the end of the store.
+            let room = store.vectors_at().saturating_sub(at);
+            let n = (WINDOW as u64).min(room).max(len as u64) as usize;
+            window.bytes.clear();
+            window.bytes.resize(n, 0);
+            window.at = at;
+            if !store.read_checked(at, &mut window.bytes) {
+                window.bytes.clear();
+                return None;
+            }
+        }
+        let from = (at - window.at) as usize;
+        window.bytes.get(from..from + len)
+    }
+
+    /// The unit `id` as saved, but for its summary ([`Table::summary_in`]).
     pub fn parts(&self, id: u32) -> Option<RowParts<'_>> {
         let u = self.get(id)?;
         let r = self.live_row(id)?;
@@ -387,13 +583,7 @@ impl Table {
             end_line: r.end_line,
             kind: u.kind,
             language: u.language,
-            strings: [
-                u.name,
-                u.name_path,
-                u.parent.unwrap_or(""),
-                u.signature,
-                u.doc,
-            ],
+            strings: [u.name, u.name_path, u.parent.unwrap_or(""), "", ""],
             has_parent: u.parent.is_some(),
             flags: r.flags & !LAYOUT,
             part: r.part,
@@ -494,7 +684,7 @@ mod tests {
         assert!(t.get(3).is_none());
         let u = t.get(25).unwrap();
         assert_eq!(
-            (u.path, u.name, u.parent, u.doc),
+            (u.path, u.name, u.parent, &*t.summary(25).unwrap().doc),
             ("b.py", "keep_me", Some("P"), "Doc.")
         );
         assert!(u.flags.test);
@@ -545,9 +735,11 @@ mod tests {
             assert_eq!(t.text.len() - before, arena + "fn f()Doc.".len(), "{path}");
             let u = t.get(id).unwrap();
             assert_eq!(
-                (u.name, u.name_path, u.parent, u.signature, u.doc),
-                (name, path, has_parent.then_some(parent), "fn f()", "Doc.")
+                (u.name, u.name_path, u.parent),
+                (name, path, has_parent.then_some(parent))
             );
+            let sd = t.summary(id).unwrap();
+            assert_eq!((&*sd.signature, &*sd.doc), ("fn f()", "Doc."));
             assert!(u.flags.exported && !u.flags.test);
             let p = t.parts(id).unwrap();
             assert_eq!((p.strings[0], p.strings[2], p.flags), (name, parent, 16));

@@ -67,6 +67,22 @@ impl Saved {
         ok
     }
 
+    /// Read `buf.len()` bytes at `at` if the store is still the one loaded
+    /// (a failure marks it lost, as a vector's would).
+    pub fn read_checked(&self, at: u64, buf: &mut [u8]) -> bool {
+        let ok = self.same() && (self.read)(at, buf);
+        if !ok {
+            self.lost.store(true, Ordering::Relaxed);
+        }
+        ok
+    }
+
+    /// Where the vector records start (everything a unit has besides its
+    /// vector and its keywords lies before).
+    pub fn vectors_at(&self) -> u64 {
+        self.at
+    }
+
     /// Record `n`: its scale and values (`None`: unreadable, or no vector).
     fn record(&self, n: u32, dim: usize, buf: &mut Vec<u8>) -> Option<f32> {
         if n >= self.records {
