@@ -16,6 +16,24 @@ pub const PER_FILE: usize = 2;
 const CANDIDATES: usize = 300;
 /// Weight of a query word's other forms (`redirects` → `redirect`).
 const VARIANT_WEIGHT: f32 = 0.8;
+/// The keyword side's share of a blended score (the semantic side has the
+/// rest), for a query that looks like an identifier and for prose.
+/// Measured over the 102 questions of `benches/data/search_eval.tsv`
+/// (BENCHMARKS.md, session 9, 600 rescored): prose at 0.55 (the first guess) gave hybrid
+/// NDCG@10 0.818, below keyword + structure alone (0.828); 0.75 gave 0.820,
+/// 0.8 0.838, 0.85 0.842, 0.9 0.837, 0.95 0.832. The model adds most as a
+/// tie-breaker among keyword candidates, not as an equal voice.
+const KEYWORD_WEIGHT_PROSE: f32 = 0.85;
+const KEYWORD_WEIGHT_IDENTIFIER: f32 = 0.9;
+/// Kinds (the `@definition.*` names of the tags queries) that declare data
+/// rather than code that does something.
+const DATA_KINDS: [&str; 5] = ["field", "constant", "enum_member", "property", "variable"];
+/// Their weight for a question in prose: "where are HTTP redirects
+/// followed" asks for the code that follows them, not for
+/// `HTTPStatus.TEMPORARY_REDIRECT` (a one-line member whose every word is
+/// queried). Over the 102 questions: keyword + structure NDCG@10 0.828 →
+/// 0.831 at 0.8 or 0.7, hybrid 0.845 → 0.848 (BENCHMARKS.md, session 9).
+const DATA_WEIGHT_PROSE: f32 = 0.7;
 /// Reciprocal rank fusion constant.
 const RRF_K: f32 = 60.0;
 
@@ -251,7 +269,11 @@ fn fuse(
             }
         }
         Fusion::Blend => {
-            let alpha = if identifier { 0.75 } else { 0.55 };
+            let alpha = if identifier {
+                KEYWORD_WEIGHT_IDENTIFIER
+            } else {
+                KEYWORD_WEIGHT_PROSE
+            };
             let max = kw.first().map_or(1.0, |x| x.1).max(f32::EPSILON);
             for &(id, s) in kw {
                 *out.entry(id).or_default() += alpha * s / max;
@@ -323,6 +345,9 @@ fn structure(
     }
     if u.name_path.is_empty() {
         m *= if u.kind == "text" { 0.6 } else { 0.75 };
+    }
+    if !identifier_query && DATA_KINDS.contains(&u.kind) {
+        m *= DATA_WEIGHT_PROSE;
     }
     m
 }
