@@ -50,6 +50,34 @@ fn report(what: &str, t: &Tally) {
     );
 }
 
+/// The parts of a whole-corpus run (`TRUST_PART=k/n` of
+/// `benches/trust_corpus.rs`) take every function of a file exactly once,
+/// and a cap keeps the first and spreads the rest.
+#[test]
+fn the_parts_of_a_corpus_run_take_every_function_once() {
+    let items: Vec<usize> = (0..37).collect();
+    let all: Vec<&usize> = items.iter().collect();
+    for n in 1..6 {
+        let mut taken: Vec<usize> = (0..n)
+            .flat_map(|k| {
+                let pick = Pick {
+                    part: (k, n),
+                    per_file: usize::MAX,
+                };
+                pick.choose(&all).into_iter().copied().collect::<Vec<_>>()
+            })
+            .collect();
+        taken.sort();
+        assert_eq!(taken, items, "{n} parts");
+    }
+    let capped = Pick {
+        part: (1, 3),
+        per_file: 4,
+    };
+    assert_eq!(capped.choose(&all), [&1, &10, &19, &28]);
+    assert_eq!(Pick::ALL.choose(&all).len(), 37);
+}
+
 #[test]
 fn python_shapes_compile() {
     let mut t = Tally::default();

@@ -267,8 +267,7 @@ pub struct Tally {
     /// Files left out: unreadable, or with parse errors of their own.
     pub skipped: usize,
     pub symbols: usize,
-    /// Functions and methods not run (a cap per file, see
-    /// [`run_file_at_most`]).
+    /// Functions and methods not run (see [`Pick`]).
     pub left_out: usize,
     pub cases: usize,
     pub identity_cases: usize,
@@ -346,15 +345,46 @@ pub fn parse_or_why(lang: &str, text: &str) -> Result<ParsedFile, String> {
 /// Every shape of every function and method of `path` (a file the parser
 /// reads without errors; others are skipped and not counted).
 pub fn run_file(lang: &Lang, path: &Path, t: &mut Tally) {
-    run_file_at_most(lang, path, usize::MAX, t)
+    run_file_picked(lang, path, Pick::ALL, t)
 }
 
-/// [`run_file`] on at most `per_file` of the file's functions and
-/// methods, spread evenly over the file (the same ones on every run); the
-/// others are counted in [`Tally::left_out`]. A case reparses its whole
-/// file, so a file's cost grows with its functions times its size: this
-/// bounds a whole-corpus run while still reaching every file.
-pub fn run_file_at_most(lang: &Lang, path: &Path, per_file: usize, t: &mut Tally) {
+/// Which of a file's functions and methods a run takes; the others are
+/// counted in [`Tally::left_out`]. A case reparses its whole file, so a
+/// file's cost grows with its functions times its size: a cap bounds a
+/// whole-corpus run while still reaching every file, and parts split a
+/// corpus too large for one run into runs that together take every
+/// function.
+#[derive(Clone, Copy, Debug)]
+pub struct Pick {
+    /// Only the functions whose place in the file is `k` modulo `n`
+    /// (`part = (k, n)`).
+    pub part: (usize, usize),
+    /// Then at most this many of those, spread evenly over the file (the
+    /// same ones on every run).
+    pub per_file: usize,
+}
+
+impl Pick {
+    pub const ALL: Pick = Pick {
+        part: (0, 1),
+        per_file: usize::MAX,
+    };
+
+    /// The items of `all` (a file's functions, in order) this pick takes.
+    pub fn choose<'a, T>(&self, all: &[&'a T]) -> Vec<&'a T> {
+        let (k, n) = self.part;
+        let part: Vec<&T> = all.iter().copied().skip(k).step_by(n.max(1)).collect();
+        if part.len() <= self.per_file {
+            return part;
+        }
+        (0..self.per_file)
+            .map(|i| part[i * part.len() / self.per_file])
+            .collect()
+    }
+}
+
+/// [`run_file`] on the functions and methods `pick` takes.
+pub fn run_file_picked(lang: &Lang, path: &Path, pick: Pick, t: &mut Tally) {
     let Ok(text) = std::fs::read_to_string(path) else {
         t.skipped += 1;
         return;
@@ -378,13 +408,7 @@ pub fn run_file_at_most(lang: &Lang, path: &Path, per_file: usize, t: &mut Tally
         .iter()
         .filter(|s| s.kind == "function" || s.kind == "method")
         .collect();
-    let chosen: Vec<&Symbol> = if all.len() <= per_file {
-        all.clone()
-    } else {
-        (0..per_file)
-            .map(|i| all[i * all.len() / per_file])
-            .collect()
-    };
+    let chosen = pick.choose(&all);
     t.left_out += all.len() - chosen.len();
     for s in chosen {
         t.symbols += 1;
