@@ -32,7 +32,6 @@ mod provision;
 #[path = "../tests/trust_support/mod.rs"]
 mod trust_support;
 
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -48,6 +47,9 @@ fn batch(judge: &Judge) -> usize {
         _ => 8,
     }
 }
+
+/// New files held for judging before a batch is full.
+const JUDGE_BYTES: usize = 256 << 20;
 
 fn run(what: &str, lang: &Lang, mut files: Vec<PathBuf>, judge_with: &Judge) -> Tally {
     let started = Instant::now();
@@ -68,33 +70,60 @@ fn run(what: &str, lang: &Lang, mut files: Vec<PathBuf>, judge_with: &Judge) -> 
     if pick.part != (0, 1) || pick.per_file != usize::MAX {
         println!("{what}: {pick:?}");
     }
-    // Largest first: a file's cost grows with the square of its size (its
+    // Largest first, each worker taking the next file as it is free (not
+    // fixed batches: rayon's chunks put the 40 largest TypeScript files in
+    // one sequential batch, and effect's run spent most of an hour on one
+    // core). A file's cost grows with the square of its size (its
     // functions times a reparse each), so a large file left for the end
-    // keeps one core busy while the other has nothing left to do.
+    // would keep one core busy while the other has nothing left to do.
     files.sort_by_cached_key(|f| std::cmp::Reverse(std::fs::metadata(f).map_or(0, |m| m.len())));
+    let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let tallies: Vec<Tally> = files
-        .par_chunks(batch(judge_with))
-        .map(|chunk| {
-            let mut t = Tally::default();
-            for f in chunk {
-                run_file_picked(lang, f, pick, &mut t);
+    // Each worker's new files are judged by one front-end process per
+    // batch of files (`syn` judges in process), or sooner when they hold
+    // more than JUDGE_BYTES, then dropped.
+    let flush = |pending: &mut Tally, files_in: &mut usize, all: &mut Tally| {
+        judge(pending, judge_with);
+        // Progress and findings as they come, on stderr: a whole run
+        // takes long enough to be stopped before its summary.
+        let n = done.fetch_add(*files_in, Ordering::Relaxed) + *files_in;
+        eprintln!(
+            "{what}: {n}/{} files, {:.0} s",
+            files.len(),
+            started.elapsed().as_secs_f64()
+        );
+        for finding in pending
+            .failures
+            .iter()
+            .chain(&pending.identity_lost)
+            .chain(&pending.rejected)
+        {
+            eprintln!("  {finding}");
+        }
+        all.merge(std::mem::take(pending));
+        *files_in = 0;
+    };
+    let worker = || {
+        let (mut all, mut pending, mut files_in) = (Tally::default(), Tally::default(), 0);
+        while let Some(f) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+            run_file_picked(lang, f, pick, &mut pending);
+            files_in += 1;
+            let bytes: usize = pending.judged.iter().map(|(_, text)| text.len()).sum();
+            if files_in == batch(judge_with) || bytes > JUDGE_BYTES {
+                flush(&mut pending, &mut files_in, &mut all);
             }
-            judge(&mut t, judge_with);
-            // Progress and findings as they come, on stderr: a whole run
-            // takes long enough to be stopped before its summary.
-            let n = done.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len();
-            eprintln!(
-                "{what}: {n}/{} files, {:.0} s",
-                files.len(),
-                started.elapsed().as_secs_f64()
-            );
-            for finding in t.failures.iter().chain(&t.identity_lost).chain(&t.rejected) {
-                eprintln!("  {finding}");
-            }
-            t
-        })
-        .collect();
+        }
+        if files_in > 0 {
+            flush(&mut pending, &mut files_in, &mut all);
+        }
+        all
+    };
+    let tallies: Vec<Tally> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..rayon::current_num_threads().max(1))
+            .map(|_| s.spawn(worker))
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
     let mut t = Tally::default();
     for part in tallies {
         t.merge(part);
