@@ -916,3 +916,54 @@ fn a_body_that_is_only_a_docstring_takes_the_files_spaces() {
     .unwrap();
     assert_eq!(String::from_utf8(ws.read("a.py")).unwrap(), src);
 }
+
+#[test]
+fn a_signature_continued_under_its_open_bracket_keeps_its_alignment() {
+    // CPython's `test_grammar.py` and `test_typing.py`: a nested function
+    // whose parameters continue on a line aligned with the first one, and
+    // whose body follows on that line. With no body line to vote, the
+    // aligned line was judged one step too deep, and the reading that moved
+    // it to the `def`'s column won. As printed and dedented, it keeps its
+    // place.
+    let cases: [(&str, &str, &str, [&str; 2]); 3] = [
+        (
+            "a.py",
+            "class T:\n    def test(self):\n        x = 1\n        def barfoo2(x: int,\n                    y: str): ...\n        return barfoo2\n",
+            "T.test.barfoo2",
+            [
+                "        def barfoo2(x: int,\n                    y: str): ...\n",
+                "def barfoo2(x: int,\n            y: str): ...\n",
+            ],
+        ),
+        (
+            "b.py",
+            "class G:\n    def t(self):\n        def f(a, b: 1,\n              **k: 11) -> 12: pass\n        return f\n",
+            "G.t.f",
+            [
+                "        def f(a, b: 1,\n              **k: 11) -> 12: pass\n",
+                "def f(a, b: 1,\n      **k: 11) -> 12: pass\n",
+            ],
+        ),
+        (
+            "c.ts",
+            "class P {\n    f(a: number,\n      b: number) { return a; }\n}\n",
+            "P.f",
+            [
+                "    f(a: number,\n      b: number) { return a; }\n",
+                "f(a: number,\n  b: number) { return a; }\n",
+            ],
+        ),
+    ];
+    for (path, src, symbol, codes) in cases {
+        let ws = Ws::new(&[(path, src.as_bytes())]);
+        for code in codes {
+            ws.update(path, symbol, Operation::Replace, Some(code))
+                .unwrap();
+            assert_eq!(
+                String::from_utf8(ws.read(path)).unwrap(),
+                src,
+                "{symbol} from\n{code}"
+            );
+        }
+    }
+}
