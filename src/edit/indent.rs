@@ -16,7 +16,7 @@
 use crate::lang::Language;
 use crate::source::Indent;
 use crate::text::indent::{is_blank, leading_ws};
-use tree_sitter::{Node, Tree};
+use tree_sitter::Tree;
 
 /// Width of one indentation step in the file, in bytes of its own
 /// indentation characters (a tab is one byte).
@@ -179,8 +179,7 @@ pub fn layout_penalty(
                     here != first_indent
                 } else {
                     let base = indent_at(line_start(anchor.start_byte()));
-                    let aligned = aligned_column(anchor).map(|at| at - line_start(at));
-                    here < base || (here > base && here - base != unit && Some(here) != aligned)
+                    here < base || (here > base && here - base != unit)
                 };
                 penalty += usize::from(wrong);
             }
@@ -189,22 +188,6 @@ pub fn layout_penalty(
         row += 1;
     }
     penalty
-}
-
-/// Where the later lines of a bracketed node line up when its first item
-/// follows the opening bracket on the same line (`def f(a,` / `      b):`,
-/// visual indentation): the byte offset of that item. `None` for any other
-/// node, whose nested lines go one step deeper. Read from the tree alone
-/// (an anonymous first child, a named item after it on its line), so no
-/// language names its brackets.
-fn aligned_column(node: Node<'_>) -> Option<usize> {
-    let open = node.child(0)?;
-    let item = node.child(1)?;
-    (!open.is_named()
-        && item.is_named()
-        && !item.is_extra()
-        && item.start_position().row == open.end_position().row)
-        .then(|| item.start_byte())
 }
 
 /// For each line of the code at `code` (body offsets in `body`, parsed as
