@@ -10,13 +10,13 @@
 //! carry that is not theirs relative to the first line. [`readings`] lists
 //! the plausible bases, most likely first. The caller places each, reparses,
 //! and keeps the first reading that adds no parse problem and whose layout
-//! agrees with its own syntax tree ([`layout_penalty`] 0); a coincidence of
+//! agrees with its own syntax tree ([`layout_penalty`] zero); a coincidence of
 //! columns cannot fool it, because the tree, not a column count, decides.
 
 use crate::lang::Language;
 use crate::source::Indent;
 use crate::text::indent::{is_blank, leading_ws};
-use tree_sitter::Tree;
+use tree_sitter::{Node, Tree};
 
 /// Width of one indentation step in the file, in bytes of its own
 /// indentation characters (a tab is one byte).
@@ -115,16 +115,40 @@ pub fn readings(lines: &[&str], target: usize, unit: usize) -> Vec<usize> {
     fits.into_iter().chain(rest).collect()
 }
 
+/// How many lines of a reading sit where their syntax says they should not,
+/// in two tiers compared in order (the derived `Ord`): lines of the code's
+/// blocks and statements first, then lines continued inside a bracket whose
+/// first item follows it on the same line (`def f(a,` / `      b):`).
+///
+/// The second tier is weaker evidence. Such a line may sit under the
+/// bracket's first item (visual indentation) or one step in (a hanging
+/// indent), and real code also puts it elsewhere: tkinter's `Text.search`
+/// continues its parameters at column 11, neither under `self` (15) nor one
+/// step in from `def` (8). A reading that shifts all later lines by 4 lines
+/// those up under `self` and misplaces only the body's first line, so with
+/// one flat count it beat the unchanged layout; a block line outranks any
+/// number of continuation lines. Yet when no block line votes (a one-line
+/// function, `def barfoo2(x: int,` / `y: str): ...`), the continuation
+/// lines alone must tell the aligned layout from the one that moves them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Penalty {
+    /// Lines of the code's blocks and statements.
+    pub block: usize,
+    /// Lines continued inside a visually indented bracket.
+    pub bracket: usize,
+}
+
 /// How many lines of the code at `code` (body offsets in `body`, parsed as
-/// `tree`) sit where their syntax says they should not. For each line after
-/// the first, the *anchor* is the nearest enclosing node that starts on an
-/// earlier line:
+/// `tree`) sit where their syntax says they should not (see [`Penalty`]).
+/// For each line after the first, the *anchor* is the nearest enclosing node
+/// that starts on an earlier line:
 /// - a line that ends its anchor (a closing `}` or `)`) belongs at the
 ///   anchor line's indentation;
 /// - a line whose anchor starts before the code is a sibling of the code's
 ///   first line and belongs at its indentation;
 /// - any other line is nested: never shallower than its anchor line, and
-///   one step deeper when deeper at all.
+///   one step deeper when deeper at all, or, inside a bracket whose first
+///   item follows it on its line, under that item.
 ///
 /// Comments and lines that begin inside multi-line strings are not judged:
 /// their leading whitespace is content, so a closing quote's column says
@@ -139,17 +163,17 @@ pub fn layout_penalty(
     body: &str,
     code: std::ops::Range<usize>,
     unit: usize,
-) -> usize {
+) -> Penalty {
     let bytes = body.as_bytes();
     let line_start = |p: usize| memchr::memrchr(b'\n', &bytes[..p]).map_or(0, |i| i + 1);
     let indent_at = |ls: usize| leading_ws(&body[ls..]).len();
     let first_ls = line_start(code.start.min(body.len()));
     let first_row = memchr::memchr_iter(b'\n', &bytes[..first_ls]).count();
     let first_indent = indent_at(first_ls);
-    let mut penalty = 0;
+    let mut penalty = Penalty::default();
     let mut ls = match memchr::memchr(b'\n', &bytes[first_ls..]) {
         Some(i) => first_ls + i + 1,
-        None => return 0,
+        None => return penalty,
     };
     let mut row = first_row + 1;
     while ls < code.end.min(body.len()) {
@@ -173,21 +197,44 @@ pub fn layout_penalty(
                 let closes = !leaf.is_named()
                     && leaf.parent() == Some(anchor)
                     && anchor.end_byte() == leaf.end_byte();
+                let aligned = (anchor_row < row)
+                    .then(|| aligned_item(anchor))
+                    .flatten()
+                    .map(|at| at - line_start(at));
                 let wrong = if anchor_row < row && closes {
                     here != indent_at(line_start(anchor.start_byte()))
                 } else if anchor_row < first_row || anchor_row >= row {
                     here != first_indent
                 } else {
                     let base = indent_at(line_start(anchor.start_byte()));
-                    here < base || (here > base && here - base != unit)
+                    here < base || (here > base && here - base != unit && Some(here) != aligned)
                 };
-                penalty += usize::from(wrong);
+                if wrong {
+                    match aligned {
+                        Some(_) => penalty.bracket += 1,
+                        None => penalty.block += 1,
+                    }
+                }
             }
         }
         ls = le + 1;
         row += 1;
     }
     penalty
+}
+
+/// The first item of `node` when `node` opens with a bracket and that item
+/// follows the bracket on the same line (`(a,` of `def f(a,` / `b)`): the
+/// byte offset its continued lines may line up under. Read from the tree
+/// alone, so no language names its brackets: the opening child is an
+/// anonymous token with no letter or digit in it (a keyword such as `def`
+/// or `class` is not a bracket, and its name is not an item).
+fn aligned_item(node: Node<'_>) -> Option<usize> {
+    let open = node.child(0)?;
+    let item = open.next_sibling()?;
+    let bracket = !open.is_named() && !open.kind().chars().any(char::is_alphanumeric);
+    (bracket && !item.is_extra() && item.start_position().row == open.end_position().row)
+        .then(|| item.start_byte())
 }
 
 /// For each line of the code at `code` (body offsets in `body`, parsed as

@@ -663,12 +663,13 @@ pub struct Checked {
 /// Validate the plans of one edit (one per reading of the new code's
 /// indentation, most likely first) and keep the best: the first that adds
 /// no parse problem and whose layout agrees with its syntax tree; failing
-/// that, the one with no new problem and the fewest misplaced lines; failing
+/// that, the one with no new problem and the fewest misplaced lines (block
+/// lines first, then continuation lines: [`indent::Penalty`]); failing
 /// that, the least bad (the caller refuses it unless errors are allowed).
 pub fn choose(file: &ParsedFile, plans: Vec<SymbolEdit>, style: Indent) -> Result<Checked> {
     let offset = file.source.body_offset();
     let unit = indent::unit(style);
-    let mut best: Option<((bool, usize), Checked)> = None;
+    let mut best: Option<((bool, indent::Penalty), Checked)> = None;
     let mut tried = 0;
     for plan in plans {
         tried += 1;
@@ -694,7 +695,7 @@ pub fn choose(file: &ParsedFile, plans: Vec<SymbolEdit>, style: Indent) -> Resul
                 unit,
             )
         } else {
-            0
+            indent::Penalty::default()
         };
         let key = (!introduced.is_empty(), penalty);
         let checked = Checked {
@@ -703,7 +704,7 @@ pub fn choose(file: &ParsedFile, plans: Vec<SymbolEdit>, style: Indent) -> Resul
             introduced,
             readings_tried: tried,
         };
-        if key == (false, 0) {
+        if key == (false, indent::Penalty::default()) {
             return Ok(checked);
         }
         if best.as_ref().is_none_or(|(k, _)| key < *k) {
