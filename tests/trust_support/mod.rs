@@ -314,7 +314,7 @@ impl Tally {
             self.skipped,
             self.symbols,
             if self.left_out > 0 {
-                format!(" ({} more left out by the cap per file)", self.left_out)
+                format!(" ({} more left out by the part or the cap)", self.left_out)
             } else {
                 String::new()
             },
