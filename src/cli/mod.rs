@@ -223,6 +223,11 @@ enum Command {
         log_level: String,
         #[command(flatten)]
         model: find::ModelArg,
+        /// Do not watch the root for changes: the search index still learns
+        /// of the server's own writes at once; other programs' changes are
+        /// seen at the next start.
+        #[arg(long)]
+        no_watch: bool,
     },
     /// Parse a file and report errors; `--dump-tree` prints the syntax tree.
     Parse(ParseArgs),
@@ -498,11 +503,13 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             root,
             log_level,
             model,
+            no_watch,
         } => {
             let mut options = crate::mcp::ServerOptions::from_env(root, engine);
             options.index = crate::mcp::IndexOptions {
                 model: model.model,
                 at_start: true,
+                no_watch,
             };
             crate::mcp::serve_stdio(options, &log_level)?;
             Ok(0)

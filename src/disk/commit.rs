@@ -185,6 +185,11 @@ pub(crate) fn apply(
 ) -> Result<Applied> {
     let path = target.path.as_path();
     let faults = ws.faults();
+    // The file's lock before the journal's: a caller may hold it already.
+    let held = match change.dry_run {
+        true => None,
+        false => Some(ws.hold(&[path])?),
+    };
     let journal = if change.dry_run {
         None
     } else {
@@ -340,6 +345,11 @@ pub(crate) fn apply(
         tracing::warn!(error = %e, "journal pruning failed");
     }
     tracing::debug!(edit_id = %edit_id, path = %target.display, "committed");
+    // The journal's lock is not needed to tell the index.
+    drop(journal);
+    if let Some(h) = &held {
+        h.written();
+    }
     applied.edit_id = Some(edit_id);
     applied.before = cur;
     Ok(applied)

@@ -69,6 +69,14 @@ pub fn commit_files(
     dry_run: bool,
 ) -> Result<TxnOutcome> {
     let faults = ws.faults();
+    // Every file's lock, in one order, before the journal's.
+    let held = match dry_run {
+        true => None,
+        false => {
+            let paths: Vec<&Path> = changes.iter().map(|c| c.target.path.as_path()).collect();
+            Some(ws.hold(&paths)?)
+        }
+    };
     let journal = if dry_run {
         None
     } else {
@@ -228,6 +236,11 @@ pub fn commit_files(
         outcome.files[i].edit_id = Some(e.edit_id.clone());
     }
     outcome.edit_id = Some(txn);
+    // The journal's lock is not needed to tell the index.
+    drop(journal);
+    if let Some(h) = &held {
+        h.written();
+    }
     Ok(outcome)
 }
 

@@ -75,6 +75,18 @@ pub struct Workspace {
     max_file_size: u64,
     retention: Retention,
     faults: FaultPlan,
+    /// Told every file a write replaced (the search index of a server).
+    on_written: Option<OnWritten>,
+}
+
+/// [`crate::disk::locks::WrittenHook`], shown by name only.
+#[derive(Clone)]
+struct OnWritten(crate::disk::locks::WrittenHook);
+
+impl std::fmt::Debug for OnWritten {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnWritten")
+    }
 }
 
 impl Workspace {
@@ -100,6 +112,7 @@ impl Workspace {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             retention: Retention::default(),
             faults: FaultPlan::none(),
+            on_written: None,
         };
         Ok(ws)
     }
@@ -121,6 +134,17 @@ impl Workspace {
     pub fn with_faults(mut self, faults: FaultPlan) -> Self {
         self.faults = faults;
         self
+    }
+
+    /// Tell `hook` the paths of every file a write or transaction of this
+    /// workspace replaced, before its receipt is built.
+    pub fn with_written_hook(mut self, hook: crate::disk::locks::WrittenHook) -> Self {
+        self.on_written = Some(OnWritten(hook));
+        self
+    }
+
+    pub(crate) fn written_hook(&self) -> Option<crate::disk::locks::WrittenHook> {
+        self.on_written.as_ref().map(|h| h.0.clone())
     }
 
     pub fn root(&self) -> &Path {

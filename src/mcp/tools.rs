@@ -8,7 +8,9 @@
 //! with a doc comment on every field (they become the input schema's
 //! descriptions), a `Render` impl for its result type (`render.rs`), and one
 //! `#[tool]` method below. Readers get `read_only_hint = true`; writers use
-//! `self.write(...)`, which serializes calls per file, and state only the
+//! `self.write(...)` (one file: serializes calls per file) or
+//! `self.write_set(...)` (a transaction: its writer locks every file), and
+//! state only the
 //! hints that differ from MCP's defaults (a tool that is not read-only is
 //! destructive and not idempotent unless it says otherwise): every hint
 //! costs tokens in every session.
@@ -604,29 +606,23 @@ impl ScalpelServer {
         Parameters(p): Parameters<RenameSymbolParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<RenameReceipt>, ToolError> {
-        self.write(
-            "rename_symbol",
-            &ctx,
-            p.path.clone(),
-            Purpose::Read,
-            move |env, _| {
-                let req = RefsRequest {
-                    path: Some(p.path),
-                    symbol: Some(p.symbol),
-                    ..RefsRequest::default()
-                };
-                let load = |path: &Path| env.parse_path(path);
-                crate::refs::rename::rename_symbol(
-                    env.ws(),
-                    &env.engine().registry,
-                    &req,
-                    &p.new_name,
-                    p.include_name_only,
-                    p.dry_run,
-                    &load,
-                )
-            },
-        )
+        self.write_set("rename_symbol", &ctx, move |env| {
+            let req = RefsRequest {
+                path: Some(p.path),
+                symbol: Some(p.symbol),
+                ..RefsRequest::default()
+            };
+            let load = |path: &Path| env.parse_path(path);
+            crate::refs::rename::rename_symbol(
+                env.ws(),
+                &env.engine().registry,
+                &req,
+                &p.new_name,
+                p.include_name_only,
+                p.dry_run,
+                &load,
+            )
+        })
         .await
         .map(Json)
     }
@@ -640,8 +636,7 @@ impl ScalpelServer {
         Parameters(p): Parameters<EditFilesParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<EditFilesReceipt>, ToolError> {
-        let first = p.files.first().map(|f| f.path.clone()).unwrap_or_default();
-        self.write("edit_files", &ctx, first, Purpose::Read, move |env, _| {
+        self.write_set("edit_files", &ctx, move |env| {
             textops::edit_files(env.ws(), env.engine(), &p)
         })
         .await
@@ -657,15 +652,10 @@ impl ScalpelServer {
         Parameters(p): Parameters<UndoEditParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<UndoOutcome>, ToolError> {
-        self.write(
-            "undo_edit",
-            &ctx,
-            p.path,
-            Purpose::Create,
-            move |env, target| {
-                crate::disk::undo(env.ws(), &target.path, p.edit_id.as_deref(), p.force)
-            },
-        )
+        // An edit may be one of a transaction: its writer locks every file.
+        self.write_set("undo_edit", &ctx, move |env| {
+            crate::disk::undo(env.ws(), Path::new(&p.path), p.edit_id.as_deref(), p.force)
+        })
         .await
         .map(Json)
     }
