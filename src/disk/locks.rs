@@ -2,7 +2,7 @@
 //! file written.
 //!
 //! Every write of one file or of a transaction takes the lock of **every**
-//! file it replaces ([`Workspace::hold`], called by the two writers,
+//! file it replaces ([`crate::disk::Workspace::hold`], called by the two writers,
 //! `commit::apply` and `transaction::commit_files`) in one fixed order (by
 //! path), so a transaction and a single-file write to one of its files never
 //! interleave, and two transactions cannot deadlock. A caller may take the
@@ -11,7 +11,7 @@
 //! than `STALE_FILE`); the writer then finds it held by its own thread and
 //! does not wait for it again.
 //!
-//! The table is process-wide, keyed by canonical path, so two [`Workspace`]
+//! The table is process-wide, keyed by canonical path, so two `Workspace`
 //! values of one root (a server whose client changed its roots) still
 //! exclude each other. Other processes are kept apart by the journal lock and
 //! the hash check under it; these locks are about the calls of one process.
@@ -19,7 +19,6 @@
 //! Waiting is bounded: a lock not released within [`LOCK_WAIT`] is refused
 //! with `CONFLICT` rather than hanging the call.
 
-use crate::disk::workspace::Workspace;
 use crate::error::{Error, ErrorCode, Result};
 use serde_json::json;
 use std::collections::HashMap;
@@ -120,14 +119,6 @@ pub(crate) fn hold(paths: &[&Path], hook: Option<WrittenHook>) -> Result<Held> {
         held.entry(p.clone()).or_insert((me, 0)).1 += 1;
     }
     Ok(Held { paths, hook })
-}
-
-impl Workspace {
-    /// Take the write locks of `paths` (canonical paths inside the root) for
-    /// this thread; see the module doc.
-    pub fn hold(&self, paths: &[&Path]) -> Result<Held> {
-        hold(paths, self.written_hook())
-    }
 }
 
 #[cfg(test)]

@@ -143,8 +143,11 @@ impl Workspace {
         self
     }
 
-    pub(crate) fn written_hook(&self) -> Option<crate::disk::locks::WrittenHook> {
-        self.on_written.as_ref().map(|h| h.0.clone())
+    /// Take the write locks of `paths` (canonical paths inside the root) for
+    /// this thread; the holder tells this workspace's hook what it wrote
+    /// (see [`crate::disk::locks`]).
+    pub fn hold(&self, paths: &[&Path]) -> Result<crate::disk::locks::Held> {
+        crate::disk::locks::hold(paths, self.on_written.as_ref().map(|h| h.0.clone()))
     }
 
     pub fn root(&self) -> &Path {
