@@ -181,10 +181,15 @@ enum Command {
         /// Only this symbol (a name path, e.g. a class) and its members.
         #[arg(long, value_name = "NAME")]
         symbol: Option<String>,
-        /// Show at most this many symbols per file (default 1000; the
-        /// outline is also capped at about 48 KB of text).
+        /// Show at most this many symbols per file. Text output is cut to
+        /// about 2,000 tokens by default (1000 symbols; 48 KB with this
+        /// flag) and says how to get the next page; `--json` lists every
+        /// symbol unless this flag limits it.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         max_symbols: Option<u64>,
+        /// The next page of a cut outline (the `next_cursor` it printed).
+        #[arg(long, value_name = "CURSOR")]
+        cursor: Option<String>,
         /// Only symbols nested at most this deep (1 = top level).
         #[arg(long, value_name = "N")]
         depth: Option<usize>,
@@ -477,6 +482,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             language,
             symbol,
             max_symbols,
+            cursor,
             depth,
             kind,
             root,
@@ -490,6 +496,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                 language: language.as_deref(),
                 symbol: symbol.as_deref(),
                 max_symbols: max_symbols.map(|n| n as usize),
+                cursor: cursor.as_deref(),
                 depth,
                 kind: kind.as_deref(),
             },
@@ -783,6 +790,8 @@ struct SymbolsOptions<'a> {
     /// Only this symbol and its members, in each file that has it.
     symbol: Option<&'a str>,
     max_symbols: Option<usize>,
+    /// A page after the first (one named file's outline).
+    cursor: Option<&'a str>,
     depth: Option<usize>,
     kind: Option<&'a str>,
 }
@@ -800,9 +809,15 @@ fn symbols_cmd(
         language,
         symbol,
         max_symbols,
+        cursor,
         depth,
         kind,
     } = opts;
+    // Machine output is complete: no agent budget, `--max-symbols` limits.
+    let budget = match json {
+        true => crate::engine::Budget::Complete,
+        false => crate::engine::Budget::Agent,
+    };
     // Named files must be supported; files found by walking a directory are
     // taken only when a grammar claims them.
     // Each named path is resolved once, in the sandbox every command uses;
@@ -839,7 +854,14 @@ fn symbols_cmd(
                             .list_symbols(real, &display(f), trivia, language)
                             .and_then(|o| crate::engine::select_symbols(o, depth, kind)),
                     };
-                    listed.map(|o| crate::engine::cap_symbols(o, max_symbols))
+                    listed.and_then(|o| {
+                        let page = crate::engine::Page {
+                            max: max_symbols,
+                            cursor: cursor.filter(|_| *named),
+                            budget,
+                        };
+                        crate::engine::page_symbols(o, &page)
+                    })
                 });
                 (f.clone(), *named, r)
             })

@@ -78,6 +78,9 @@ pub struct ListSymbolsParams {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_symbols: Option<usize>,
+    /// A cut outline's next_cursor: its next page.
+    #[serde(default)]
+    pub cursor: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -278,6 +281,12 @@ impl ScalpelServer {
         self.read("list_symbols", &ctx, move |env| {
             let file = env.resolve(&p.path, Purpose::Read)?;
             if file.path.is_dir() {
+                if p.cursor.is_some() {
+                    return Err(crate::Error::invalid_argument(
+                        "a cursor pages one file's outline, not a folder's",
+                    )
+                    .with_suggestion("pass the file's path with the cursor"));
+                }
                 let req = crate::engine::FolderRequest {
                     include_trivia: p.include_trivia,
                     symbol: p.symbol.as_deref(),
@@ -298,7 +307,14 @@ impl ScalpelServer {
                 p.depth,
                 p.kind.as_deref(),
             )
-            .map(|o| crate::engine::cap_symbols(o, p.max_symbols))
+            .and_then(|o| {
+                let page = crate::engine::Page {
+                    max: p.max_symbols,
+                    cursor: p.cursor.as_deref(),
+                    budget: crate::engine::Budget::Agent,
+                };
+                crate::engine::page_symbols(o, &page)
+            })
         })
         .await
         .map(Json)
