@@ -205,7 +205,8 @@ pub(crate) fn apply(
         before: Current::default(),
         changed,
         diff: Diff::default(),
-        warnings: Vec::new(),
+        // What recovery found when the journal was opened, said once.
+        warnings: journal.as_ref().map_or(Vec::new(), |j| j.notes().to_vec()),
     };
     if !changed {
         applied.before = cur;

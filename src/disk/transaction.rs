@@ -116,7 +116,8 @@ pub fn commit_files(
         edit_id: None,
         files: receipts,
         dry_run,
-        warnings: Vec::new(),
+        // What recovery found when the journal was opened, said once.
+        warnings: journal.as_ref().map_or(Vec::new(), |j| j.notes().to_vec()),
     };
     let Some(journal) = journal else {
         return Ok(outcome);

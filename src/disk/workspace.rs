@@ -75,6 +75,9 @@ pub struct Workspace {
     max_file_size: u64,
     retention: Retention,
     faults: FaultPlan,
+    /// What opening the root found and did that the user should hear of
+    /// (a transaction rolled back, a record not acted on).
+    notes: Vec<String>,
 }
 
 impl Workspace {
@@ -100,8 +103,21 @@ impl Workspace {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             retention: Retention::default(),
             faults: FaultPlan::none(),
+            notes: Vec::new(),
         };
         Ok(ws)
+    }
+
+    /// What opening the root found and did, once: a transaction rolled
+    /// back, a transaction record not acted on and why. The CLI prints these
+    /// as warnings; they are also logged.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    pub(super) fn with_notes(mut self, notes: Vec<String>) -> Self {
+        self.notes = notes;
+        self
     }
 
     /// Files larger than this are not read back for comparison (default
