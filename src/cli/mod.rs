@@ -65,6 +65,11 @@ impl RootArg {
             Some(r) => Workspace::new(r)?,
             None => Workspace::new(default_root(near)?)?,
         };
+        // Opening the root rolled back an interrupted transaction or
+        // refused a record that is not this machine's: said once, here.
+        for note in ws.notes() {
+            eprintln!("warning: {note}");
+        }
         Ok(ws.with_max_file_size(engine.max_file_size))
     }
 

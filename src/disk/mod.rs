@@ -15,6 +15,7 @@ pub mod read;
 pub mod recover;
 pub mod search;
 pub mod store;
+pub(crate) mod tracked;
 pub mod transaction;
 pub mod tree;
 pub mod undo;

@@ -77,6 +77,9 @@ pub struct Workspace {
     faults: FaultPlan,
     /// Told every file a write replaced (the search index of a server).
     on_written: Option<OnWritten>,
+    /// What opening the root found and did that the user should hear of
+    /// (a transaction rolled back, a record not acted on).
+    notes: Vec<String>,
 }
 
 /// [`crate::disk::locks::WrittenHook`], shown by name only.
@@ -113,8 +116,21 @@ impl Workspace {
             retention: Retention::default(),
             faults: FaultPlan::none(),
             on_written: None,
+            notes: Vec::new(),
         };
         Ok(ws)
+    }
+
+    /// What opening the root found and did, once: a transaction rolled
+    /// back, a transaction record not acted on and why. The CLI prints these
+    /// as warnings; they are also logged.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    pub(super) fn with_notes(mut self, notes: Vec<String>) -> Self {
+        self.notes = notes;
+        self
     }
 
     /// Files larger than this are not read back for comparison (default
