@@ -66,3 +66,7 @@
   "::"
   .
   (identifier) @reference.member)
+
+; Bases: `impl Trait for T` implements the trait: every method in its body
+; is the trait's method of that name.
+(impl_item trait: (_) @base.whole)
