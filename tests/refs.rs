@@ -800,3 +800,36 @@ fn an_undecided_site_in_another_file_is_decided_by_the_caller() {
         user.replace("obj.area()", "obj.surface()")
     );
 }
+
+/// A Rust field is renamed where it is named through its type: `self.x`,
+/// struct literals and patterns; the function of the same name is not; a
+/// glob import of the defining module ties a bare call to a function.
+#[test]
+fn a_field_through_literals_and_a_function_through_a_glob() {
+    let fmt = "pub struct P { indent: u8 }\nimpl P {\n    pub fn new() -> P { P { indent: 1 } }\n    pub fn get(&self) -> u8 { let P { indent: a } = self; *a + self.indent + indent() }\n}\npub fn indent() -> u8 { 2 }\n";
+    let user = "use super::fmt::*;\npub fn two() -> u8 { indent() }\n";
+    let tmp = project(&[("src/fmt.rs", fmt), ("src/user.rs", user)]);
+    let files = rename_in(
+        tmp.path(),
+        "src/fmt.rs",
+        "P::indent",
+        "depth",
+        Undecided::Refuse,
+    )
+    .unwrap();
+    assert_eq!(
+        text_of(&files, "src/fmt.rs"),
+        "pub struct P { depth: u8 }\nimpl P {\n    pub fn new() -> P { P { depth: 1 } }\n    pub fn get(&self) -> u8 { let P { depth: a } = self; *a + self.depth + indent() }\n}\npub fn indent() -> u8 { 2 }\n"
+    );
+    let tmp = project(&[("src/fmt.rs", fmt), ("src/user.rs", user)]);
+    let files = rename_in(tmp.path(), "src/fmt.rs", "indent", "pad", Undecided::Refuse).unwrap();
+    assert_eq!(
+        text_of(&files, "src/fmt.rs"),
+        fmt.replace("fn indent()", "fn pad()")
+            .replace("+ indent()", "+ pad()")
+    );
+    assert_eq!(
+        text_of(&files, "src/user.rs"),
+        user.replace("indent()", "pad()")
+    );
+}

@@ -601,7 +601,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Rename a symbol and the references proven bound to it across files; refuses UNCERTAIN listing undecided sites unless include_name_only or leave_uncertain. dry_run (default) shows diffs. One transaction: one edit_id.",
+        description = "Rename a symbol and the references proven bound to it; undecided sites refuse it (UNCERTAIN) unless include_name_only or leave_uncertain. dry_run (default): diffs. One edit_id.",
         annotations(open_world_hint = false)
     )]
     async fn rename_symbol(

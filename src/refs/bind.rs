@@ -47,6 +47,8 @@ const HOLDER_KINDS: &[&str] = &[
     "union",
     "type",
 ];
+/// Kinds a `@base.whole` can name (what an `impl Trait for T` implements).
+const WHOLE_KINDS: &[&str] = &["trait", "interface"];
 /// Levels of bases and subtypes walked.
 const MAX_DEPTH: usize = 8;
 
@@ -102,6 +104,9 @@ pub(crate) struct Binder<'a> {
     pub refusal: Option<Error>,
     /// Every definition of the name found is in the family.
     only_family: bool,
+    /// Every definition of the name reachable by a bare name (not a
+    /// member) is in the family.
+    only_family_bare: bool,
 }
 
 impl<'a> Binder<'a> {
@@ -160,6 +165,7 @@ impl<'a> Binder<'a> {
             undecided_defs: Vec::new(),
             refusal: None,
             only_family: false,
+            only_family_bare: false,
         };
         if let Some(t) = target {
             b.family = b.twins((target_file, t.index)).into_iter().collect();
@@ -175,6 +181,10 @@ impl<'a> Binder<'a> {
                 })
                 .collect();
             b.only_family = all.iter().all(|d| b.family.contains(d));
+            b.only_family_bare = all.iter().all(|d| {
+                b.family.contains(d)
+                    || MEMBER_KINDS.contains(&b.file(d.0).symbols[d.1].kind.as_str())
+            });
         }
         b
     }
@@ -242,12 +252,28 @@ impl<'a> Binder<'a> {
         (self.holders[h].file, self.holders[h].owner.clone())
     }
 
+    /// The one type named by base `b` of holder `x` (the one in `x`'s file
+    /// first; never `x`'s own type; for `@base.whole`, a trait or
+    /// interface).
+    fn resolve_base(&self, b: &Base, x: usize) -> Resolved {
+        let own = self.owner(x);
+        self.resolve_where(&b.name, own.0, |h| {
+            (h.file, &h.owner) != (own.0, &own.1)
+                && (!b.whole
+                    || WHOLE_KINDS.contains(&self.file(h.file).symbols[h.sym].kind.as_str()))
+        })
+    }
+
     /// The one type named `name` (the one in file `near` first).
     fn resolve(&self, name: &str, near: usize) -> Resolved {
+        self.resolve_where(name, near, |_| true)
+    }
+
+    fn resolve_where(&self, name: &str, near: usize, keep: impl Fn(&Holder) -> bool) -> Resolved {
         let mut found: Vec<Owner> = self
             .holders
             .iter()
-            .filter(|h| h.owner.last().is_some_and(|l| l == name))
+            .filter(|h| h.owner.last().is_some_and(|l| l == name) && keep(h))
             .map(|h| (h.file, h.owner.clone()))
             .collect();
         found.sort();
@@ -300,7 +326,7 @@ impl<'a> Binder<'a> {
                 }
                 let fi = self.holders[x].file;
                 for b in self.bases(x).to_vec() {
-                    match self.resolve(&b.name, fi) {
+                    match self.resolve_base(&b, x) {
                         Resolved::One(o) => {
                             for y in self.holders_of(&o) {
                                 if !seen.insert(y) {
@@ -537,6 +563,23 @@ impl<'a> Binder<'a> {
         if super::imports_module(file, o, t) {
             return Verdict::Ref(Tier::Proven, None);
         }
+        // A glob import of the target's module (`use super::digit::*`,
+        // `from shapes import *`), and no other definition of the name.
+        let module = module_of(&t.display);
+        let body = file.source.body();
+        let glob = file.imports().is_ok_and(|imports| {
+            imports.iter().any(|s| {
+                s.names.is_empty()
+                    && !crate::symbols::occurrences::word_offsets(
+                        &body[s.start_byte..s.end_byte],
+                        module,
+                    )
+                    .is_empty()
+            })
+        });
+        if glob && self.only_family_bare {
+            return Verdict::Ref(Tier::Proven, None);
+        }
         let imported = file
             .imports()
             .is_ok_and(|imports| imports.iter().any(|s| s.names.contains(self.name)));
@@ -661,7 +704,7 @@ impl<'a> Binder<'a> {
             for o in &level {
                 for h in self.holders_of(o) {
                     for b in self.bases(h) {
-                        match self.resolve(&b.name, o.0) {
+                        match self.resolve_base(b, h) {
                             Resolved::One(a) => {
                                 if seen.insert(a.clone()) {
                                     next.push(a);
