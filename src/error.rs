@@ -34,10 +34,13 @@ pub enum ErrorCode {
     Io,
     /// A parse ran past its time budget (or its request was cancelled).
     Timeout,
+    /// A cross-file change would touch or leave sites its backend cannot
+    /// decide (a member of a value of unknown type, ...): each is listed.
+    Uncertain,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 20] = [
         ErrorCode::NotFound,
         ErrorCode::Ambiguous,
         ErrorCode::NoMatch,
@@ -57,6 +60,7 @@ impl ErrorCode {
         ErrorCode::InvalidArgument,
         ErrorCode::Io,
         ErrorCode::Timeout,
+        ErrorCode::Uncertain,
     ];
 
     /// The wire name, e.g. `NOT_FOUND`.
@@ -81,6 +85,7 @@ impl ErrorCode {
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
             ErrorCode::Io => "IO",
             ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::Uncertain => "UNCERTAIN",
         }
     }
 
@@ -97,7 +102,8 @@ impl ErrorCode {
             | ErrorCode::FuzzyUnsafe
             | ErrorCode::Conflict
             | ErrorCode::SyntaxError
-            | ErrorCode::StaleFile => 1,
+            | ErrorCode::StaleFile
+            | ErrorCode::Uncertain => 1,
             ErrorCode::UnsupportedLanguage
             | ErrorCode::Encoding
             | ErrorCode::BinaryFile

@@ -67,6 +67,7 @@ terms! {
     Include = "include",
     Exclude = "exclude",
     IncludeNameOnly = "include_name_only",
+    LeaveUncertain = "leave_uncertain",
     MaxResults = "max_results",
     MaxMatchesPerFile = "max_matches_per_file",
     MaxItems = "max_items",

@@ -121,6 +121,16 @@ fn cases() -> Vec<Case> {
         )
         .after(&[Step::Write("broken.py", "def total(:\n")]),
         error(
+            "rename with an undecided site",
+            "UNCERTAIN",
+            &["rename", "a.py", "Shape.area", "surface"],
+            Some((
+                "rename_symbol",
+                || json!({"path": "a.py", "symbol": "Shape.area", "new_name": "surface"}),
+            )),
+        )
+        .after(&[Step::Write("b.py", "def size(s):\n    return s.area()\n")]),
+        error(
             "update with empty code",
             "INVALID_ARGUMENT",
             &["update", "a.py", "total", "--code-file", "empty.txt"],

@@ -11,3 +11,7 @@
   name: (dotted_name . (identifier) @name)) @import
 (import_from_statement
   name: (aliased_import alias: (identifier) @name)) @import
+
+; from x import *  -> a glob: binds no name of its own
+(import_from_statement
+  (wildcard_import)) @import

@@ -54,3 +54,10 @@
   object: (call function: (identifier) @_super) @receiver.super
   attribute: (identifier) @reference.member
   (#eq? @_super "super"))
+
+; Bases: a class's superclasses (`class B(A)`, `class B(mod.A)`,
+; `class B(Generic[T])`); a member of the same name in one is overridden.
+(class_definition
+  superclasses: (argument_list [(identifier) (attribute)] @base))
+(class_definition
+  superclasses: (argument_list (subscript value: (_) @base)))

@@ -28,3 +28,7 @@
   name: (identifier) @name) @import
 (extern_crate_declaration
   alias: (identifier) @name) @import
+
+; use a::b::*;  (a glob: it binds no name of its own)
+(use_declaration
+  argument: (use_wildcard)) @import

@@ -16,6 +16,27 @@
   function: (field_expression
     field: (field_identifier) @reference.member.call))
 
+; Struct literals and patterns: `P { indent: x }`, `let P { indent: a, .. }`
+; name the field `indent` of `P` (`Self { .. }`: the enclosing type's).
+(struct_expression
+  name: (type_identifier) @receiver.self
+  body: (field_initializer_list
+    (field_initializer field: (field_identifier) @reference.member.field))
+  (#eq? @receiver.self "Self"))
+(struct_expression
+  name: (_) @receiver
+  body: (field_initializer_list
+    (field_initializer field: (field_identifier) @reference.member.field))
+  (#not-eq? @receiver "Self"))
+(struct_pattern
+  type: (type_identifier) @receiver.self
+  (field_pattern name: (field_identifier) @reference.member.field)
+  (#eq? @receiver.self "Self"))
+(struct_pattern
+  type: (_) @receiver
+  (field_pattern name: (field_identifier) @reference.member.field)
+  (#not-eq? @receiver "Self"))
+
 ; Paths: `Self::x` is the enclosing type's; `Point::new`, `Error::Io` and
 ; `io::Error` name a member of what precedes them.
 (scoped_identifier
@@ -66,3 +87,7 @@
   "::"
   .
   (identifier) @reference.member)
+
+; Bases: `impl Trait for T` implements the trait: every method in its body
+; is the trait's method of that name.
+(impl_item trait: (_) @base.whole)

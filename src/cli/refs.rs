@@ -16,7 +16,7 @@ use std::path::PathBuf;
 #[derive(Subcommand, Debug)]
 pub(super) enum RefsCommand {
     /// Find the references to a symbol (or a bare --name) across the root:
-    /// uses in code only, tiered qualified / same_file / name_only.
+    /// uses in code only, tiered proven / probable / name_only.
     Refs(RefsArgs),
     /// Rename a symbol and its references across files (a dry run unless
     /// --apply): one transaction, one edit id for `scalpel undo`.
@@ -76,9 +76,12 @@ pub(super) struct RenameArgs {
     /// Write the change (default: a dry run showing the diff).
     #[arg(long)]
     apply: bool,
-    /// Also rename uses tied to the symbol by name only.
-    #[arg(long)]
+    /// Also rename the sites the backend cannot decide (probable, name only).
+    #[arg(long, conflicts_with = "leave_uncertain")]
     include_name_only: bool,
+    /// Rename only the proven sites and leave the undecided ones (listed).
+    #[arg(long)]
+    leave_uncertain: bool,
     /// Only files matching this glob; repeatable.
     #[arg(long, value_name = "G")]
     include: Vec<String>,
@@ -107,7 +110,13 @@ fn rename_cmd(a: RenameArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         &engine.registry,
         &req,
         &a.new_name,
-        a.include_name_only,
+        if a.include_name_only {
+            refs::rename::Undecided::Rename
+        } else if a.leave_uncertain {
+            refs::rename::Undecided::Leave
+        } else {
+            refs::rename::Undecided::Refuse
+        },
         !a.apply,
         &|p| engine.load(p, None).map(std::sync::Arc::new),
     )?;

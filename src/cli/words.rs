@@ -44,6 +44,7 @@ pub fn cli_words(term: Term, value: Option<&str>) -> String {
         Term::Include => flag("--include"),
         Term::Exclude => flag("--exclude"),
         Term::IncludeNameOnly => "`--include-name-only`".into(),
+        Term::LeaveUncertain => "`--leave-uncertain`".into(),
         Term::MaxResults => flag("--max-results"),
         Term::MaxMatchesPerFile => flag("--max-matches-per-file"),
         Term::MaxItems => flag("--max-items"),

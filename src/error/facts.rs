@@ -22,6 +22,24 @@ pub fn detail_lines(details: &Value, words: impl Fn(Term, Option<&str>) -> Strin
             place_lines(&mut lines, items, &words);
         }
     }
+    if let Some(sites) = details.get("uncertain").and_then(Value::as_array) {
+        for s in sites.iter().take(MAX_DETAIL_ITEMS) {
+            lines.push(format!(
+                "{}:{}: {} ({}): {}",
+                str_at(s, "path").unwrap_or_default(),
+                s["line"],
+                str_at(s, "tier").unwrap_or_default(),
+                str_at(s, "why").unwrap_or_default(),
+                str_at(s, "preview").unwrap_or_default()
+            ));
+        }
+        if sites.len() > MAX_DETAIL_ITEMS {
+            lines.push(format!(
+                "… {} more listed in the details",
+                sites.len() - MAX_DETAIL_ITEMS
+            ));
+        }
+    }
     if let Some(first) = details.get("first")
         && let (Some(line), Some(preview)) = (first.get("line"), str_at(first, "preview"))
     {

@@ -61,6 +61,31 @@ pub struct LanguageConfig {
     /// What `search_files`' definition boost may assume (see [`SearchRules`]).
     #[serde(default)]
     pub search: SearchRules,
+    /// What the references and rename rules may assume (see [`RefsRules`]).
+    #[serde(default)]
+    pub refs: RefsRules,
+}
+
+/// Language knowledge for `find_references` and `rename_symbol`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RefsRules {
+    /// Groups of symbol kinds that share a namespace (Rust: values, types
+    /// and modules, macros). Two definitions of one name in one scope are
+    /// one binding (overloads, accessors, declaration merging: renamed all
+    /// or none) unless their kinds are in different groups. Empty: one
+    /// namespace for every kind.
+    #[serde(default)]
+    pub namespaces: Vec<Vec<String>>,
+    /// Bases that define no member a rename could target (Python
+    /// `object`): a class deriving only from them has no unknown base.
+    #[serde(default)]
+    pub empty_bases: Vec<String>,
+    /// Other languages whose files can use this one's definitions (a
+    /// TypeScript file imports JavaScript). Files of any other language
+    /// never bind to them.
+    #[serde(default)]
+    pub interop: Vec<String>,
 }
 
 /// Language knowledge for `search_files`' definition boost.
@@ -274,6 +299,28 @@ impl Language {
     /// (`{name}` for the name; see [`SearchRules`]).
     pub fn definition_lines(&self) -> &[String] {
         &self.config.search.definition_lines
+    }
+
+    /// Do two symbol kinds share a namespace (`refs.namespaces`)?
+    pub fn same_namespace(&self, a: &str, b: &str) -> bool {
+        let group = |k: &str| {
+            self.config
+                .refs
+                .namespaces
+                .iter()
+                .position(|g| g.iter().any(|x| x == k))
+        };
+        group(a) == group(b)
+    }
+
+    /// Can a file of language `other` use this language's definitions?
+    pub fn binds_with(&self, other: &Language) -> bool {
+        other.name() == self.name() || self.config.refs.interop.iter().any(|l| l == other.name())
+    }
+
+    /// The `refs` rules of the language's TOML.
+    pub fn refs_rules(&self) -> &RefsRules {
+        &self.config.refs
     }
 
     /// Does `node` (a preceding sibling) match a leading-trivia rule?
@@ -521,6 +568,17 @@ impl Registry {
                     return Err(bad(format!("read_as `{}` is not ASCII", rule.read_as)));
                 }
                 recover.push((re, read_as));
+            }
+            for k in config.refs.namespaces.iter().flatten() {
+                if !query::SYMBOL_KINDS.contains(&k.as_str()) {
+                    return Err(Error::invalid_argument(format!(
+                        "{path}: refs.namespaces names `{k}`, which is not a symbol kind"
+                    ))
+                    .with_suggestion(format!(
+                        "use the kinds of tags.scm: {}",
+                        query::SYMBOL_KINDS.join(", ")
+                    )));
+                }
             }
             for t in &config.search.definition_lines {
                 let bad = |why: String| {

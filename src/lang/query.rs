@@ -94,6 +94,13 @@ pub enum RefRole {
     /// `@ignore`: a name that is neither a use nor a binding (a keyword
     /// argument's name, ...).
     Ignore,
+    /// `@base`: a type named in a class or impl header that the type
+    /// derives from or implements (Python superclasses, TS `extends` /
+    /// `implements`): a member of the same name in it is overridden.
+    Base,
+    /// `@base.whole`: a type whose members every member of the body
+    /// implements (Rust `impl Trait for T`): each method is the trait's.
+    BaseWhole,
     Private,
 }
 
@@ -163,6 +170,8 @@ pub fn reference_role(capture: &str) -> Option<RefRole> {
         "local.definition" => Some(RefRole::LocalDefinition),
         "local.scope" => Some(RefRole::LocalScope),
         "ignore" => Some(RefRole::Ignore),
+        "base" => Some(RefRole::Base),
+        "base.whole" => Some(RefRole::BaseWhole),
         _ => capture
             .strip_prefix("reference.")
             .filter(|k| REFERENCE_KINDS.contains(k))
@@ -182,6 +191,8 @@ pub fn legal_reference_captures() -> Vec<String> {
         "@local.definition",
         "@local.scope",
         "@ignore",
+        "@base",
+        "@base.whole",
         "@_<helper>",
     ]
     .iter()

@@ -26,7 +26,7 @@ use crate::engine::{
 };
 use crate::index::answer::{DEFAULT_MAX_RESULTS, DEFAULT_MAX_TOKENS};
 use crate::index::{SearchAnswer, SearchRequest};
-use crate::refs::rename::RenameReceipt;
+use crate::refs::rename::{RenameReceipt, Undecided};
 use crate::refs::{References, RefsRequest};
 use crate::text::window::WindowRequest;
 use crate::textops::{
@@ -232,9 +232,12 @@ pub struct RenameSymbolParams {
     #[serde(default = "yes")]
     #[schemars(default = "yes")]
     pub dry_run: bool,
-    /// Also rename name_only matches.
+    /// Also rename undecided sites.
     #[serde(default)]
     pub include_name_only: bool,
+    /// Rename proven sites only, leave undecided ones.
+    #[serde(default)]
+    pub leave_uncertain: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -587,7 +590,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "References to a symbol or bare name across the root, in code only (not strings/comments), tiered qualified, same_file or name_only.",
+        description = "References to a symbol or bare name across the root, in code only (not strings/comments), tiered proven, probable or name_only.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_references(
@@ -614,7 +617,7 @@ impl ScalpelServer {
     }
 
     #[tool(
-        description = "Rename a symbol and its references across files; dry_run (default) shows diffs and the name_only matches left alone. One validated transaction: one edit_id.",
+        description = "Rename a symbol and the references proven bound to it; undecided sites refuse it (UNCERTAIN) unless include_name_only or leave_uncertain. dry_run (default): diffs. One edit_id.",
         annotations(open_world_hint = false)
     )]
     async fn rename_symbol(
@@ -634,7 +637,19 @@ impl ScalpelServer {
                 &env.engine().registry,
                 &req,
                 &p.new_name,
-                p.include_name_only,
+                match (p.include_name_only, p.leave_uncertain) {
+                    (true, true) => {
+                        return Err(crate::error::Error::invalid_argument(
+                            "include_name_only and leave_uncertain contradict each other",
+                        )
+                        .with_suggestion(
+                            "pass one of them: rename the undecided sites, or leave them",
+                        ));
+                    }
+                    (true, false) => Undecided::Rename,
+                    (false, true) => Undecided::Leave,
+                    (false, false) => Undecided::Refuse,
+                },
                 p.dry_run,
                 &load,
             )

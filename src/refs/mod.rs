@@ -7,15 +7,16 @@
 //!    occurrence classified by the language's queries
 //!    ([`crate::symbols::occurrences`]): uses in code count, strings,
 //!    comments, locals and keyword-argument names do not.
-//! 3. Tiers: *qualified* when the syntax ties the use to this definition
-//!    (the same file's lexical scope, `self.x` inside its class,
-//!    `Owner.x`, an import naming the definition's module), *same file*
-//!    when it is in the definition's file but not provably it, *name only*
-//!    anywhere else.
+//! 3. Binding ([`bind`], the syntax backend): *proven* when the
+//!    language's scope rules bind the use to this definition (or its
+//!    family), left alone when they bind it elsewhere, and otherwise
+//!    undecided: *probable* when only the target's family defines the name,
+//!    *name only* when other definitions of it exist.
 //!
 //! Bounded: the candidate files and the listed references are capped, with
 //! per-file counts of everything found and a hint when cut.
 
+mod bind;
 mod remaining;
 pub mod rename;
 mod text;
@@ -27,9 +28,10 @@ use crate::disk::{Purpose, Workspace};
 use crate::error::{Error, ErrorCode, Result};
 use crate::hint::{Term, term};
 use crate::lang::Registry;
-use crate::symbols::occurrences::{LineStarts, Occurrence, Receiver, Role, occurrences};
+use crate::symbols::occurrences::{LineStarts, Occurrence, Role, occurrences};
 use crate::symbols::{self, ParsedFile, Symbol};
 use crate::text::preview::{PREVIEW_WIDTH, preview};
+use bind::{Binder, Verdict};
 use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -42,8 +44,11 @@ pub const DEFAULT_MAX_RESULTS: usize = 200;
 pub const MAX_CANDIDATE_FILES: usize = 5_000;
 /// Occurrences left alone that are listed at least (else `max_results`).
 const MAX_LEFT_ALONE: usize = 50;
+/// The backend that decides which uses bind to a definition.
+pub const BACKEND: &str = "syntax";
 /// Kinds reached through their owner, never by a bare name.
-const MEMBER_KINDS: &[&str] = &["method", "constructor", "field", "property", "enum_member"];
+pub(crate) const MEMBER_KINDS: &[&str] =
+    &["method", "constructor", "field", "property", "enum_member"];
 /// File stems that stand for their folder as a module.
 const PACKAGE_STEMS: &[&str] = &["__init__", "index", "mod", "lib", "main"];
 
@@ -70,13 +75,14 @@ pub struct RefsRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Tier {
-    /// The definition itself.
+    /// The definition itself (or one of its family, renamed with it).
     Definition,
-    /// The syntax ties it to this definition.
-    Qualified,
-    /// In the definition's file, not provably it.
-    SameFile,
-    /// Only the name matches.
+    /// The language's scope rules bind it to this definition: renamed.
+    Proven,
+    /// Undecided (a receiver of unknown type, ...), and only this
+    /// definition's family defines the name among the files searched.
+    Probable,
+    /// Undecided, and other definitions of the name exist.
     NameOnly,
 }
 
@@ -84,8 +90,8 @@ impl Tier {
     pub fn as_str(self) -> &'static str {
         match self {
             Tier::Definition => "definition",
-            Tier::Qualified => "qualified",
-            Tier::SameFile => "same_file",
+            Tier::Proven => "proven",
+            Tier::Probable => "probable",
             Tier::NameOnly => "name_only",
         }
     }
@@ -99,6 +105,9 @@ pub struct Reference {
     /// 1-based, in characters.
     pub column: usize,
     pub tier: Tier,
+    /// Why a `probable` or `name_only` reference is undecided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
     /// `definition`, `reference`, `member` or `import`.
     pub role: String,
     /// Name path of the innermost symbol around it.
@@ -126,19 +135,21 @@ pub struct FileCount {
 /// References per tier.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct TierCounts {
-    pub qualified: usize,
-    pub same_file: usize,
+    pub proven: usize,
+    pub probable: usize,
     pub name_only: usize,
 }
 
 /// The result of `find_references`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct References {
+    /// What decided the tiers: `syntax` (the language's scope rules).
+    pub backend: &'static str,
     pub name: String,
     /// The definition's name path and kind (absent for a bare name).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
-    /// Best first: definition, qualified, same file, name only.
+    /// Best first: definition, proven, probable, name only.
     pub references: Vec<Reference>,
     /// References found (listed or not), definition included.
     pub total: usize,
@@ -147,7 +158,8 @@ pub struct References {
     /// References per file, most first.
     pub files: Vec<FileCount>,
     /// Whole-word occurrences that are not references (strings, comments,
-    /// locals, other definitions), at most `max(max_results, 50)` listed.
+    /// locals, other definitions, members of other types), at most
+    /// `max(max_results, 50)` listed.
     pub left_alone: Vec<LeftAlone>,
     pub left_alone_count: usize,
     pub files_searched: usize,
@@ -170,22 +182,12 @@ impl Target {
     pub fn symbol(&self) -> &Symbol {
         &self.file.symbols[self.index]
     }
-
-    fn is_member(&self) -> bool {
-        MEMBER_KINDS.contains(&self.symbol().kind.as_str())
-    }
-
-    /// The owner's name (`Warehouse` for `Warehouse.add`).
-    fn owner(&self) -> Option<&str> {
-        let segs = self.symbol().segments();
-        (segs.len() > 1).then(|| segs[segs.len() - 2].as_str())
-    }
 }
 
 /// One occurrence with what it means for the target.
 pub(crate) struct Found {
     pub occ: Occurrence,
-    pub verdict: std::result::Result<Tier, &'static str>,
+    pub verdict: Verdict,
 }
 
 /// The files that mention the name, parsed and classified.
@@ -197,6 +199,8 @@ pub(crate) struct Collected {
     pub files_searched: usize,
     pub candidates_cut: usize,
     pub errors: Vec<SearchError>,
+    /// Why the target cannot be renamed at all (an external trait's method).
+    pub refusal: Option<Error>,
 }
 
 /// A candidate file, parsed, with its occurrences of the name.
@@ -297,18 +301,13 @@ pub(crate) fn collect(
     if cancel.is_set() {
         return Err(cancel.error("finding references"));
     }
-    let mut files = Vec::new();
+    let mut scanned: Vec<(String, Arc<ParsedFile>)> = Vec::new();
+    let mut occs: Vec<Vec<Occurrence>> = Vec::new();
     for (p, r) in parsed {
         match r {
             Ok(Some((file, occ))) => {
-                let found = occ
-                    .into_iter()
-                    .map(|o| {
-                        let verdict = judge(target.as_ref(), &p, &file, &o);
-                        Found { occ: o, verdict }
-                    })
-                    .collect();
-                files.push((p, file, found));
+                scanned.push((p, file));
+                occs.push(occ);
             }
             Ok(None) => {}
             Err(e) if e.code() == ErrorCode::UnsupportedLanguage => {}
@@ -318,6 +317,26 @@ pub(crate) fn collect(
             }),
         }
     }
+    let binder = Binder::new(&name, &scanned, target.as_ref());
+    let verdicts: Vec<Vec<Verdict>> = occs
+        .iter()
+        .enumerate()
+        .map(|(fi, occ)| occ.iter().map(|o| binder.judge(fi, o)).collect())
+        .collect();
+    let refusal = binder.refusal.clone();
+    drop(binder);
+    let files = scanned
+        .into_iter()
+        .zip(occs.into_iter().zip(verdicts))
+        .map(|((p, file), (occ, verdicts))| {
+            let found = occ
+                .into_iter()
+                .zip(verdicts)
+                .map(|(occ, verdict)| Found { occ, verdict })
+                .collect();
+            (p, file, found)
+        })
+        .collect();
     Ok(Collected {
         name,
         target,
@@ -325,68 +344,13 @@ pub(crate) fn collect(
         files_searched: found.files_searched,
         candidates_cut,
         errors,
+        refusal,
     })
-}
-
-/// What occurrence `o` in `path` means for `target` (`Err`: why it is not a
-/// reference).
-fn judge(
-    target: Option<&Target>,
-    path: &str,
-    file: &ParsedFile,
-    o: &Occurrence,
-) -> std::result::Result<Tier, &'static str> {
-    let Some(t) = target else {
-        return match &o.role {
-            Role::Definition(_) => Ok(Tier::Definition),
-            r if r.is_use() => Ok(Tier::NameOnly),
-            r => Err(r.why_not()),
-        };
-    };
-    let here = path == t.display;
-    let local_tier = if here { Tier::SameFile } else { Tier::NameOnly };
-    match &o.role {
-        Role::Definition(i) if here && *i == t.index => Ok(Tier::Definition),
-        Role::Reference if here && !t.is_member() => Ok(Tier::Qualified),
-        Role::Reference if !here && !t.is_member() && imports_module(file, o, t) => {
-            Ok(Tier::Qualified)
-        }
-        Role::Reference => Ok(local_tier),
-        Role::Member(Receiver::SelfLike | Receiver::Super) if here && t.is_member() => {
-            let inside = t
-                .symbol()
-                .parent_index
-                .map(|p| &t.file.symbols[p])
-                .is_some_and(|owner| {
-                    let s = owner.full_span();
-                    s.start_byte <= o.byte && o.byte < s.end_byte
-                });
-            Ok(if inside {
-                Tier::Qualified
-            } else {
-                Tier::SameFile
-            })
-        }
-        Role::Member(Receiver::Named(recv)) => {
-            let last = recv
-                .rsplit(['.', ':'])
-                .find(|s| !s.is_empty())
-                .unwrap_or(recv);
-            let ties = if t.is_member() {
-                t.owner() == Some(last)
-            } else {
-                module_of(&t.display) == last
-            };
-            Ok(if ties { Tier::Qualified } else { local_tier })
-        }
-        Role::Member(_) => Ok(local_tier),
-        r => Err(r.why_not()),
-    }
 }
 
 /// The module a file stands for: its stem, or its folder's name for
 /// `__init__.py`, `index.js`, `mod.rs`, ...
-fn module_of(display: &str) -> &str {
+pub(crate) fn module_of(display: &str) -> &str {
     let mut parts = display.rsplit('/');
     let file = parts.next().unwrap_or(display);
     let stem = file.split('.').next().unwrap_or(file);
@@ -399,7 +363,7 @@ fn module_of(display: &str) -> &str {
 
 /// Does `file` import the name from the target's module (an import statement
 /// binding the name whose text names the module as a word)?
-fn imports_module(file: &ParsedFile, o: &Occurrence, t: &Target) -> bool {
+pub(crate) fn imports_module(file: &ParsedFile, o: &Occurrence, t: &Target) -> bool {
     let module = module_of(&t.display);
     let name = &t.symbol().name;
     let body = file.source.body();
@@ -429,33 +393,28 @@ pub fn find_references(
     let mut left = Vec::new();
     let mut files = Vec::new();
     for (path, file, found) in &c.files {
-        let body = file.source.body();
-        let offset = file.source.body_offset();
-        let lines = LineStarts::new(body);
-        let show = |o: &Occurrence| {
-            let (line, at) = lines.line_of(body, o.byte - offset);
-            preview(line, at, at + c.name.len(), PREVIEW_WIDTH)
-        };
+        let show = previewer(file, c.name.len());
         let mut count = 0;
         for f in found {
-            match f.verdict {
-                Ok(tier) => {
+            match &f.verdict {
+                Verdict::Ref(tier, why) => {
                     count += 1;
                     refs.push(Reference {
                         path: path.clone(),
                         line: f.occ.line,
                         column: f.occ.column,
-                        tier,
+                        tier: *tier,
+                        why: why.clone(),
                         role: role_name(&f.occ).into(),
                         enclosing: enclosing(file, f.occ.byte),
                         preview: show(&f.occ),
                     });
                 }
-                Err(why) => left.push(LeftAlone {
+                Verdict::Alone(why) => left.push(LeftAlone {
                     path: path.clone(),
                     line: f.occ.line,
                     column: f.occ.column,
-                    why: why.into(),
+                    why: why.clone(),
                     preview: show(&f.occ),
                 }),
             }
@@ -486,9 +445,9 @@ pub fn find_references(
     });
     files.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.path.cmp(&b.path)));
     let count = |t: Tier| refs.iter().filter(|r| r.tier == t).count();
-    let (qualified, same_file, name_only) = (
-        count(Tier::Qualified),
-        count(Tier::SameFile),
+    let (proven, probable, name_only) = (
+        count(Tier::Proven),
+        count(Tier::Probable),
         count(Tier::NameOnly),
     );
     let total = refs.len();
@@ -515,13 +474,14 @@ pub fn find_references(
     }
     let symbol = c.target.as_ref().map(|t| t.symbol());
     Ok(References {
+        backend: BACKEND,
         name: c.name.clone(),
         symbol: symbol.map(|s| format!("{} ({})", s.name_path, s.kind)),
         references: refs,
         total,
         tiers: TierCounts {
-            qualified,
-            same_file,
+            proven,
+            probable,
             name_only,
         },
         files,
@@ -534,11 +494,23 @@ pub fn find_references(
     })
 }
 
+/// The preview of an occurrence's line, the name marked (a name of
+/// `len` bytes).
+pub(crate) fn previewer(file: &ParsedFile, len: usize) -> impl Fn(&Occurrence) -> String + '_ {
+    let body = file.source.body();
+    let offset = file.source.body_offset();
+    let lines = LineStarts::new(body);
+    move |o: &Occurrence| {
+        let (line, at) = lines.line_of(body, o.byte - offset);
+        preview(line, at, at + len, PREVIEW_WIDTH)
+    }
+}
+
 fn role_name(o: &Occurrence) -> &'static str {
     match (&o.role, o.in_import) {
         (Role::Definition(_), _) => "definition",
         (_, true) => "import",
-        (Role::Member(_), _) => "member",
+        (Role::Member(..), _) => "member",
         _ => "reference",
     }
 }

@@ -41,7 +41,7 @@ pub fn remaining_references(
         for f in found {
             let inside =
                 *path == t.display && span.start_byte <= f.occ.byte && f.occ.byte < span.end_byte;
-            if let Ok(tier) = f.verdict
+            if let Some(tier) = f.verdict.tier()
                 && tier != Tier::Definition
                 && !inside
             {
@@ -54,23 +54,44 @@ pub fn remaining_references(
     }
     places.sort();
     let count = |tier: Tier| places.iter().filter(|p| p.0 == tier).count();
-    let files: std::collections::BTreeSet<&str> = places
-        .iter()
-        .map(|p| p.1.rsplit_once(':').map_or(p.1.as_str(), |x| x.0))
-        .collect();
+    let files = |proven: bool| {
+        places
+            .iter()
+            .filter(|p| (p.0 == Tier::Proven) == proven)
+            .map(|p| p.1.rsplit_once(':').map_or(p.1.as_str(), |x| x.0))
+            .collect::<std::collections::BTreeSet<&str>>()
+            .len()
+    };
     let shown: Vec<&str> = places
         .iter()
         .take(REMAINING_SHOWN)
         .map(|p| p.1.as_str())
         .collect();
+    let proven = count(Tier::Proven);
+    let undecided = places.len() - proven;
+    let head = if proven > 0 {
+        format!(
+            "`{}` is still referenced {proven} times in {} files",
+            t.symbol().name_path,
+            files(true)
+        )
+    } else {
+        format!("`{}` may still be referenced", t.symbol().name_path)
+    };
+    let undecided = if undecided > 0 {
+        format!(
+            "{}{undecided} undecided uses in {} files ({} probable, {} name only)",
+            if proven > 0 { ", and " } else { ": " },
+            files(false),
+            count(Tier::Probable),
+            count(Tier::NameOnly)
+        )
+    } else {
+        String::new()
+    };
     Ok(Some(format!(
-        "`{}` is still referenced {} times in {} files ({} qualified, {} same file, {} name only): {}{}{}",
-        t.symbol().name_path,
-        places.len(),
-        files.len(),
-        count(Tier::Qualified),
-        count(Tier::SameFile),
-        count(Tier::NameOnly),
+        "{head}{undecided} ({} backend): {}{}{}",
+        super::BACKEND,
         shown.join(", "),
         if places.len() > REMAINING_SHOWN {
             ", …"

@@ -1,15 +1,20 @@
-//! `rename_symbol`: the definition and its references (the tiers
-//! `find_references` ties to it; name-only matches too when asked) renamed
-//! in every file, each file validated (no new parse problem), all written
-//! as one transaction ([`crate::change::commit_all`]) with one edit id and
-//! one receipt per file.
+//! `rename_symbol`: the definition (with its family) and the references
+//! the syntax backend proves bound to it renamed in every file, each file
+//! validated (no new parse problem), the plan verified (no occurrence of
+//! the old name left where a bound use was), all written as one
+//! transaction ([`crate::change::commit_all`]) with one edit id and one
+//! receipt per file.
 //!
 //! Refused: a target that is not one identifier, a new name that is not an
 //! identifier of the language (the grammar itself decides: the renamed
 //! definition must parse, without new problems, to a definition of that
-//! name), and a new name already defined in the target's scope.
+//! name), a new name already defined in the target's scope, a method of an
+//! external trait (`CONFLICT`), and, unless the caller decides them
+//! ([`Undecided`]), sites the backend cannot decide (`UNCERTAIN`, each
+//! listed with its line and why).
 
-use super::{Collected, RefsRequest, Tier, collect};
+use super::bind::Verdict;
+use super::{BACKEND, Collected, RefsRequest, Tier, collect, previewer};
 use crate::change::{self, Change};
 use crate::disk::{Purpose, Workspace};
 use crate::edit::validate::{self, Splice};
@@ -24,18 +29,34 @@ use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
 
-/// A name-only match a rename left alone.
+/// An undecided site a rename left alone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Skipped {
     pub path: String,
     pub line: usize,
     pub column: usize,
+    /// `probable` or `name_only`.
+    pub tier: Tier,
     pub why: String,
+}
+
+/// What a rename does with the sites the backend cannot decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Undecided {
+    /// Refuse the rename (`UNCERTAIN`), listing them.
+    #[default]
+    Refuse,
+    /// Rename them too (`include_name_only`).
+    Rename,
+    /// Leave them, renaming only what is proven (`leave_uncertain`).
+    Leave,
 }
 
 /// The receipt of `rename_symbol`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RenameReceipt {
+    /// What decided which sites bind: `syntax` (the language's scope rules).
+    pub backend: &'static str,
     pub symbol: String,
     #[serde(skip)]
     pub new_name: String,
@@ -47,8 +68,8 @@ pub struct RenameReceipt {
     pub renamed: usize,
     /// One write receipt per file: occurrences, hashes, validation, diff.
     pub files: Vec<Receipt<Renamed>>,
-    /// Uses of the name left alone (name only, unless include_name_only),
-    /// at most 100 listed.
+    /// Undecided sites left alone (with leave_uncertain), at most 100
+    /// listed.
     pub skipped: Vec<Skipped>,
     pub skipped_count: usize,
     pub warnings: Vec<String>,
@@ -66,7 +87,7 @@ pub fn rename_symbol(
     registry: &Registry,
     req: &RefsRequest,
     new_name: &str,
-    include_name_only: bool,
+    undecided: Undecided,
     dry_run: bool,
     load: &(dyn Fn(&Path) -> Result<Arc<ParsedFile>> + Sync),
 ) -> Result<RenameReceipt> {
@@ -80,8 +101,12 @@ pub fn rename_symbol(
         target,
         files,
         candidates_cut,
+        refusal,
         ..
     } = c;
+    if let Some(e) = refusal {
+        return Err(e);
+    }
     let Some(target) = target else {
         unreachable!("a symbol request has a target")
     };
@@ -128,25 +153,46 @@ pub fn rename_symbol(
         .with_details(json!({"existing": other.name_path, "line": other.start_line})));
     }
 
+    // The sites: renamed (bound), undecided (listed), and the rest.
+    let mut uncertain = Vec::new();
+    for (path, file, found) in &files {
+        let show = previewer(file, name.len());
+        for f in found {
+            if let Verdict::Ref(tier @ (Tier::Probable | Tier::NameOnly), why) = &f.verdict {
+                uncertain.push((
+                    Skipped {
+                        path: path.clone(),
+                        line: f.occ.line,
+                        column: f.occ.column,
+                        tier: *tier,
+                        why: why.clone().unwrap_or_default(),
+                    },
+                    show(&f.occ),
+                ));
+            }
+        }
+    }
+    let renames = |v: &Verdict| match v.tier() {
+        Some(Tier::Definition | Tier::Proven) => true,
+        Some(_) => undecided == Undecided::Rename,
+        None => false,
+    };
+    let mut skipped: Vec<Skipped> = if undecided == Undecided::Leave {
+        uncertain.iter().map(|u| u.0.clone()).collect()
+    } else {
+        Vec::new()
+    };
+
     let mut changes = Vec::new();
-    let mut skipped = Vec::new();
     let mut renamed = 0;
     for (path, file, found) in &files {
         let body = file.source.body();
         let offset = file.source.body_offset();
-        let mut spans = Vec::new();
-        for f in found {
-            match f.verdict {
-                Ok(Tier::NameOnly) if !include_name_only => skipped.push(Skipped {
-                    path: path.clone(),
-                    line: f.occ.line,
-                    column: f.occ.column,
-                    why: "name only: not tied to this definition".into(),
-                }),
-                Ok(_) => spans.push(f.occ.byte - offset),
-                Err(_) => {}
-            }
-        }
+        let spans: Vec<usize> = found
+            .iter()
+            .filter(|f| renames(&f.verdict))
+            .map(|f| f.occ.byte - offset)
+            .collect();
         if spans.is_empty() {
             continue;
         }
@@ -159,6 +205,7 @@ pub fn rename_symbol(
             last = b + name.len();
         }
         new_body.push_str(&body[last..]);
+        verify(path, &name, new_name, &new_body, found, offset, &renames)?;
         let first = spans[0];
         let old_end = spans[spans.len() - 1] + name.len();
         let delta = (new_name.len() as isize - name.len() as isize) * spans.len() as isize;
@@ -196,16 +243,21 @@ pub fn rename_symbol(
             warnings: Vec::new(),
         });
     }
+    // After the name's own checks (a keyword, a collision), which say more.
+    if undecided == Undecided::Refuse && !uncertain.is_empty() {
+        return Err(uncertain_error(&sym.name_path, &uncertain));
+    }
     let skipped_count = skipped.len();
     skipped.truncate(MAX_SKIPPED);
     let t = change::commit_all(ws, changes, "rename_symbol", Some(&sym.name_path), dry_run)?;
     let mut warnings = t.warnings;
     if skipped_count > 0 {
         warnings.push(format!(
-            "{skipped_count} name-only matches left alone; review them (listed in skipped)"
+            "{skipped_count} undecided sites left alone; review them (listed in skipped)"
         ));
     }
     Ok(RenameReceipt {
+        backend: BACKEND,
         symbol: sym.name_path.clone(),
         new_name: new_name.to_string(),
         edit_id: t.edit_id,
@@ -217,11 +269,90 @@ pub fn rename_symbol(
         warnings,
         hint: (skipped_count > 0).then(|| {
             format!(
-                "review the name-only matches; pass {} to rename them too",
+                "review the undecided sites; pass {} instead to rename them too",
                 term(Term::IncludeNameOnly)
             )
         }),
     })
+}
+
+/// Most undecided sites listed in an `UNCERTAIN` error.
+const MAX_UNCERTAIN: usize = 50;
+
+/// The refusal of a rename that would touch or leave sites the backend
+/// cannot decide: each site with its line and why, and the two ways to
+/// decide them.
+fn uncertain_error(symbol: &str, sites: &[(Skipped, String)]) -> Error {
+    let probable = sites.iter().filter(|s| s.0.tier == Tier::Probable).count();
+    let listed: Vec<serde_json::Value> = sites
+        .iter()
+        .take(MAX_UNCERTAIN)
+        .map(|(s, preview)| {
+            json!({"path": s.path, "line": s.line, "column": s.column, "tier": s.tier,
+                   "why": s.why, "preview": preview.trim()})
+        })
+        .collect();
+    Error::new(
+        ErrorCode::Uncertain,
+        format!(
+            "renaming `{symbol}` would touch or leave {} sites the {BACKEND} backend cannot decide ({probable} probable, {} name only)",
+            sites.len(),
+            sites.len() - probable
+        ),
+    )
+    .with_suggestion(format!(
+        "review the sites; pass {} to rename them too, or {} to rename only the proven ones and leave them",
+        term(Term::IncludeNameOnly),
+        term(Term::LeaveUncertain)
+    ))
+    .with_details(json!({"backend": BACKEND, "uncertain": listed, "uncertain_count": sites.len()}))
+}
+
+/// The plan's check before anything is written: every occurrence of the
+/// old name left in a file's new text is one the plan chose to leave (not
+/// the definition, not a use bound to it). A left one that was bound means
+/// the plan and its verdicts disagree: refused.
+fn verify(
+    path: &str,
+    name: &str,
+    new_name: &str,
+    new_body: &str,
+    found: &[super::Found],
+    offset: usize,
+    renames: &dyn Fn(&Verdict) -> bool,
+) -> Result<()> {
+    // Map new offsets back: each renamed site before shifts the text.
+    let delta = new_name.len() as isize - name.len() as isize;
+    let renamed: Vec<usize> = found
+        .iter()
+        .filter(|f| renames(&f.verdict))
+        .map(|f| f.occ.byte - offset)
+        .collect();
+    for b in symbols::occurrences::word_offsets(new_body, name) {
+        let before = renamed
+            .iter()
+            .enumerate()
+            .take_while(|(i, r)| (**r as isize + delta * *i as isize) < b as isize)
+            .count();
+        let old = (b as isize - delta * before as isize) as usize;
+        let left = found.iter().find(|f| f.occ.byte - offset == old);
+        match left {
+            Some(f)
+                if !renames(&f.verdict)
+                    && !matches!(f.verdict.tier(), Some(Tier::Definition | Tier::Proven)) => {}
+            _ => {
+                let (line, _) =
+                    symbols::occurrences::LineStarts::new(new_body).position(new_body, b);
+                return Err(Error::new(
+                    ErrorCode::Uncertain,
+                    format!("the planned rename leaves `{name}` at {path}:{line} where it was bound to the definition"),
+                )
+                .with_suggestion("nothing was written: the plan disagrees with its own verdicts, a bug to report")
+                .with_details(json!({"path": path, "line": line})));
+            }
+        }
+    }
+    Ok(())
 }
 
 impl RenameReceipt {
@@ -229,7 +360,7 @@ impl RenameReceipt {
     pub fn text(&self) -> String {
         use std::fmt::Write;
         let mut out = format!(
-            "{} `{}` -> `{}`: {} occurrences in {} files{}\n",
+            "{} `{}` -> `{}`: {} occurrences in {} files ({} backend){}\n",
             if self.dry_run {
                 "would rename"
             } else {
@@ -239,6 +370,7 @@ impl RenameReceipt {
             self.new_name,
             self.renamed,
             self.files.len(),
+            self.backend,
             match &self.edit_id {
                 Some(id) => format!("; edit {id} (undo_edit reverts every file)"),
                 None => String::new(),
@@ -247,8 +379,12 @@ impl RenameReceipt {
         for s in &self.skipped {
             let _ = writeln!(
                 out,
-                "left alone {}:{}:{}: {}",
-                s.path, s.line, s.column, s.why
+                "left alone {}:{}:{}: {} ({})",
+                s.path,
+                s.line,
+                s.column,
+                s.tier.as_str(),
+                s.why
             );
         }
         for w in &self.warnings {

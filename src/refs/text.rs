@@ -14,13 +14,14 @@ impl References {
             None => format!("name `{}`", self.name),
         };
         let mut out = format!(
-            "{what}: {} references in {} files ({} qualified, {} same file, {} name only; {} files searched)\n",
+            "{what}: {} references in {} files ({} proven, {} probable, {} name only; {} files searched; backend: {})\n",
             self.total,
             self.files.len(),
-            self.tiers.qualified,
-            self.tiers.same_file,
+            self.tiers.proven,
+            self.tiers.probable,
             self.tiers.name_only,
-            self.files_searched
+            self.files_searched,
+            self.backend
         );
         for r in &self.references {
             let inside = r
@@ -28,9 +29,14 @@ impl References {
                 .as_deref()
                 .map(|e| format!(" in {e}"))
                 .unwrap_or_default();
+            let why = r
+                .why
+                .as_deref()
+                .map(|w| format!(" ({w})"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "{}:{}:{}: {} {}{inside}: {}",
+                "{}:{}:{}: {} {}{inside}: {}{why}",
                 r.path,
                 r.line,
                 r.column,

@@ -189,29 +189,35 @@ struct MemberUse<'a> {
     byte: usize,
     name: &'a str,
     receiver: Receiver<'a>,
-    wants: Wants,
+    wants: Access,
 }
 
-/// What a member use can be, from how it is used.
+/// How a member is used, where the language's query tells
+/// (`@reference.member.call` / `.field`): Rust calls methods and reads
+/// fields apart, so `self.len` is never the method `len()`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Wants {
+pub enum Access {
+    /// The query does not say (`x.name` in Python, TypeScript).
     Any,
-    Callable,
-    NotCallable,
+    /// Called: a method, function or constructor.
+    Call,
+    /// Read or written, never called: not a method.
+    Field,
 }
 
-impl Wants {
-    fn accepts(self, kind: &str) -> bool {
+impl Access {
+    /// Can a definition of `kind` be reached this way?
+    pub fn reaches(self, kind: &str) -> bool {
         match self {
-            Wants::Any => true,
-            Wants::Callable => CALLABLE_KINDS.contains(&kind),
-            Wants::NotCallable => !CALLABLE_KINDS.contains(&kind),
+            Access::Any => true,
+            Access::Call => CALLABLE_KINDS.contains(&kind),
+            Access::Field => !CALLABLE_KINDS.contains(&kind),
         }
     }
 }
 
 /// Kinds a call can reach.
-const CALLABLE_KINDS: &[&str] = &["method", "function", "constructor"];
+pub const CALLABLE_KINDS: &[&str] = &["method", "function", "constructor"];
 
 /// The uses of names over a byte range (body offsets).
 struct Uses<'a> {
@@ -306,6 +312,8 @@ fn scan<'a>(
                 RefRole::Receiver
                 | RefRole::SelfReceiver
                 | RefRole::SuperReceiver
+                | RefRole::Base
+                | RefRole::BaseWhole
                 | RefRole::Private => {}
                 _ if !inside(c.node) || defined.binary_search(&c.node.start_byte()).is_ok() => {}
                 _ => {
@@ -354,11 +362,11 @@ fn scan<'a>(
         } else if has(RefRole::Ignore) {
         } else if has(RefRole::Member) || has(RefRole::MemberCall) || has(RefRole::MemberField) {
             let wants = if has(RefRole::MemberCall) {
-                Wants::Callable
+                Access::Call
             } else if has(RefRole::MemberField) {
-                Wants::NotCallable
+                Access::Field
             } else {
-                Wants::Any
+                Access::Any
             };
             let receiver = match n.receiver {
                 Some((_, Receiving::SelfLike)) => Receiver::SelfLike,
@@ -411,7 +419,7 @@ fn members_of(
     index: &Index,
     owners: &[Vec<String>],
     name: &str,
-    wants: Wants,
+    wants: Access,
 ) -> Vec<usize> {
     index
         .named(name)
@@ -419,7 +427,7 @@ fn members_of(
         .copied()
         .filter(|&i| {
             let segs = &file.symbols[i].segments;
-            wants.accepts(&file.symbols[i].kind)
+            wants.reaches(&file.symbols[i].kind)
                 && owners
                     .iter()
                     .any(|o| segs.len() == o.len() + 1 && segs[..o.len()] == o[..])
@@ -435,7 +443,7 @@ fn self_members(
     index: &Index,
     byte: usize,
     name: &str,
-    wants: Wants,
+    wants: Access,
     bases_only: bool,
 ) -> Vec<usize> {
     let Some(method) = index

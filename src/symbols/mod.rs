@@ -6,6 +6,7 @@
 //! `extract` returns and `update` replaces; the range is widened only by the
 //! data in `grammars/<lang>.toml` (wrappers and leading siblings).
 
+pub mod bases;
 mod deps;
 mod namepath;
 pub mod occurrences;

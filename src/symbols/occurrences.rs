@@ -7,6 +7,7 @@
 
 use super::ParsedFile;
 use super::deps::is_path;
+pub use super::deps::{Access, CALLABLE_KINDS};
 use crate::error::Result;
 use crate::lang::query::RefRole;
 use crate::text::matcher::is_whole_word;
@@ -20,8 +21,8 @@ pub enum Role {
     Definition(usize),
     /// A name used on its own (`name`, `name()`, a type, an imported name).
     Reference,
-    /// A name after a receiver (`x.name`, `X::name`).
-    Member(Receiver),
+    /// A name after a receiver (`x.name`, `X::name`), and how it is used.
+    Member(Receiver, Access),
     /// A parameter or local binding of the same spelling (another variable).
     Local,
     /// A plain use that a parameter or local of the same spelling hides.
@@ -64,14 +65,14 @@ pub struct Occurrence {
 impl Role {
     /// A use of the name in code that may refer to some definition of it.
     pub fn is_use(&self) -> bool {
-        matches!(self, Role::Reference | Role::Member(_))
+        matches!(self, Role::Reference | Role::Member(..))
     }
 
     /// Why an occurrence that is not a use is left alone.
     pub fn why_not(&self) -> &'static str {
         match self {
             Role::Definition(_) => "defines another symbol of the same name",
-            Role::Reference | Role::Member(_) => "a use of the name",
+            Role::Reference | Role::Member(..) => "a use of the name",
             Role::Local => "a parameter or local variable of the same name",
             Role::Shadowed => "a use of a local of the same name",
             Role::Ignored => "a keyword argument's name",
@@ -199,7 +200,17 @@ pub fn occurrences(file: &ParsedFile, name: &str) -> Result<Vec<Occurrence>> {
             || has(i, RefRole::MemberCall)
             || has(i, RefRole::MemberField)
         {
-            Role::Member(receivers[i].clone().map_or(Receiver::Other, |r| r.0))
+            let access = if has(i, RefRole::MemberCall) {
+                Access::Call
+            } else if has(i, RefRole::MemberField) {
+                Access::Field
+            } else {
+                Access::Any
+            };
+            Role::Member(
+                receivers[i].clone().map_or(Receiver::Other, |r| r.0),
+                access,
+            )
         } else if has(i, RefRole::Reference) {
             if locals.iter().any(|s| s.start <= b && b < s.end) {
                 Role::Shadowed

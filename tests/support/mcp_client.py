@@ -82,7 +82,9 @@ async def main(binary, root, edit_id):
                 ("find_references", {"path": "src/inventory.py", "symbol": "Warehouse.add"}, None),
                 ("find_references", {"name": "Item", "include": ["*.py"]}, None),
                 ("rename_symbol", {"path": "src/inventory.py", "symbol": "Warehouse.add",
-                                   "new_name": "put"}, None),
+                                   "new_name": "put"}, "UNCERTAIN"),
+                ("rename_symbol", {"path": "src/inventory.py", "symbol": "Warehouse.add",
+                                   "new_name": "put", "leave_uncertain": True}, None),
                 ("rename_symbol", {"path": "src/inventory.py", "symbol": "Warehouse.add",
                                    "new_name": "class"}, "INVALID_ARGUMENT"),
                 ("edit_files", {"files": [{"path": "docs/new.py", "edits": [

@@ -1,0 +1,799 @@
+//! The syntax backend's binding rules: which occurrences of a name bind to
+//! the target definition, by the language's scope rules, which provably do
+//! not, and which it cannot decide.
+//!
+//! - **Definitions.** The target and the definitions of its name in the
+//!   same scope and namespace (`refs.namespaces` in the language's TOML)
+//!   are one binding: overloads, accessors, merged declarations, `cfg`
+//!   alternatives. With them, its *family*: the members of the same name it
+//!   overrides or implements and those that override or implement it, in
+//!   the bases (`@base`, `@base.whole` in `references.scm`) and subtypes
+//!   found among the files that mention the name. A Rust method in `impl
+//!   Trait for T` whose trait is not among them implements an external
+//!   trait: refused. A base that is not found leaves the family undecided.
+//! - **Plain names** resolve lexically: in a file, the innermost visible
+//!   definition of the name wins (another file's own definition is not the
+//!   target); in another file a name is the target when an import naming
+//!   its module binds it. A bare name never reaches a member.
+//! - **Members.** `self.x` / `this.x` in type `C` binds to `C`'s own `x`,
+//!   else to the nearest base that defines one, else (`C` a base of the
+//!   target's type) to the subtypes' `x` when the family's are the only
+//!   ones; a type that defines its own `x` outside the family is decided
+//!   not bound. `T.x` / `T::x` is the member of `T`. A free function is
+//!   never reached through a member access, except as `module.f`; a field
+//!   access never reaches a method nor a call a field (`Access`). Any
+//!   other receiver is of unknown type: undecided.
+//!
+//! Undecided sites are `probable` when every definition of the name found
+//! is in the family, else `name_only`.
+
+use super::{MEMBER_KINDS, Target, Tier, module_of};
+use crate::error::{Error, ErrorCode};
+use crate::symbols::ParsedFile;
+use crate::symbols::bases::{Base, bases};
+use crate::symbols::occurrences::{Access, CALLABLE_KINDS, Occurrence, Receiver, Role};
+use std::cell::OnceCell;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// Kinds whose members are reached through them.
+const HOLDER_KINDS: &[&str] = &[
+    "class",
+    "interface",
+    "trait",
+    "impl",
+    "struct",
+    "enum",
+    "union",
+    "type",
+];
+/// Kinds a `@base.whole` can name (what an `impl Trait for T` implements).
+const WHOLE_KINDS: &[&str] = &["trait", "interface"];
+/// Levels of bases and subtypes walked.
+const MAX_DEPTH: usize = 8;
+
+/// What an occurrence means for the target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// A reference of this tier; for `probable` and `name_only`, why it is
+    /// undecided.
+    Ref(Tier, Option<String>),
+    /// Not a reference to the target, and why.
+    Alone(String),
+}
+
+impl Verdict {
+    pub fn tier(&self) -> Option<Tier> {
+        match self {
+            Verdict::Ref(t, _) => Some(*t),
+            Verdict::Alone(_) => None,
+        }
+    }
+}
+
+/// A symbol that holds members: a class, interface, trait, `impl` block.
+struct Holder {
+    file: usize,
+    sym: usize,
+    /// Name path of the type its members belong to (`P` for `impl Tr for
+    /// P`), and its last segment.
+    owner: Vec<String>,
+    bases: OnceCell<Vec<Base>>,
+}
+
+/// A type: a file and an owner name path.
+type Owner = (usize, Vec<String>);
+
+/// A definition: a file and a symbol index.
+type Def = (usize, usize);
+
+/// The binding rules over the files that mention the name.
+pub(crate) struct Binder<'a> {
+    name: &'a str,
+    files: &'a [(String, Arc<ParsedFile>)],
+    target: Option<&'a Target>,
+    target_file: usize,
+    /// Files whose language can use the target's (`refs.interop`).
+    compatible: Vec<bool>,
+    holders: Vec<Holder>,
+    /// The target, its same-scope twins and its family.
+    family: BTreeSet<Def>,
+    /// Definitions whose place in the family is undecided, and why.
+    undecided_defs: Vec<(Def, String)>,
+    /// Why the target cannot be renamed at all (an external trait's method).
+    pub refusal: Option<Error>,
+    /// Every definition of the name found is in the family.
+    only_family: bool,
+    /// Every definition of the name reachable by a bare name (not a
+    /// member) is in the family.
+    only_family_bare: bool,
+}
+
+impl<'a> Binder<'a> {
+    pub fn new(
+        name: &'a str,
+        files: &'a [(String, Arc<ParsedFile>)],
+        target: Option<&'a Target>,
+    ) -> Binder<'a> {
+        let target_file = target
+            .and_then(|t| files.iter().position(|f| f.0 == t.display))
+            .unwrap_or(0);
+        let compatible: Vec<bool> = files
+            .iter()
+            .map(|(_, f)| target.is_none_or(|t| t.file.language.binds_with(&f.language)))
+            .collect();
+        let mut holders = Vec::new();
+        for (fi, (_, file)) in files.iter().enumerate() {
+            if !compatible[fi] {
+                continue;
+            }
+            let mut first_child: Vec<Option<usize>> = vec![None; file.symbols.len()];
+            for (i, s) in file.symbols.iter().enumerate() {
+                if let Some(p) = s.parent_index
+                    && first_child[p].is_none()
+                {
+                    first_child[p] = Some(i);
+                }
+            }
+            for (i, s) in file.symbols.iter().enumerate() {
+                if !HOLDER_KINDS.contains(&s.kind.as_str()) {
+                    continue;
+                }
+                let owner = match first_child[i] {
+                    Some(c) => {
+                        let segs = file.symbols[c].segments();
+                        segs[..segs.len() - 1].to_vec()
+                    }
+                    None => s.segments().to_vec(),
+                };
+                holders.push(Holder {
+                    file: fi,
+                    sym: i,
+                    owner,
+                    bases: OnceCell::new(),
+                });
+            }
+        }
+        let mut b = Binder {
+            name,
+            files,
+            target,
+            target_file,
+            compatible,
+            holders,
+            family: BTreeSet::new(),
+            undecided_defs: Vec::new(),
+            refusal: None,
+            only_family: false,
+            only_family_bare: false,
+        };
+        if let Some(t) = target {
+            b.family = b.twins((target_file, t.index)).into_iter().collect();
+            b.build_family();
+            let all: Vec<Def> = (0..files.len())
+                .filter(|&fi| b.compatible[fi])
+                .flat_map(|fi| {
+                    files[fi]
+                        .1
+                        .symbols_named(name)
+                        .iter()
+                        .map(move |&s| (fi, s))
+                })
+                .collect();
+            b.only_family = all.iter().all(|d| b.family.contains(d));
+            b.only_family_bare = all.iter().all(|d| {
+                b.family.contains(d)
+                    || MEMBER_KINDS.contains(&b.file(d.0).symbols[d.1].kind.as_str())
+            });
+        }
+        b
+    }
+
+    fn file(&self, fi: usize) -> &ParsedFile {
+        &self.files[fi].1
+    }
+
+    fn target_is_member(&self) -> bool {
+        self.target
+            .is_some_and(|t| MEMBER_KINDS.contains(&t.symbol().kind.as_str()))
+    }
+
+    /// `d` and the definitions of the same name in the same scope and
+    /// namespace: one binding.
+    fn twins(&self, d: Def) -> Vec<Def> {
+        let file = self.file(d.0);
+        let s = &file.symbols[d.1];
+        file.symbols_named(&s.name)
+            .iter()
+            .copied()
+            .filter(|&o| {
+                let other = &file.symbols[o];
+                other.parent_index == s.parent_index
+                    && file.language.same_namespace(&s.kind, &other.kind)
+            })
+            .map(|o| (d.0, o))
+            .collect()
+    }
+
+    fn bases(&self, h: usize) -> &[Base] {
+        let holder = &self.holders[h];
+        holder
+            .bases
+            .get_or_init(|| bases(self.file(holder.file), holder.sym).unwrap_or_default())
+    }
+
+    fn holder_of(&self, d: Def) -> Option<usize> {
+        let p = self.file(d.0).symbols[d.1].parent_index?;
+        self.holders
+            .iter()
+            .position(|h| h.file == d.0 && h.sym == p)
+    }
+
+    /// The name's definitions directly in holder `h`.
+    fn defs_in(&self, h: usize) -> Vec<Def> {
+        let holder = &self.holders[h];
+        let file = self.file(holder.file);
+        file.symbols_named(self.name)
+            .iter()
+            .copied()
+            .filter(|&s| file.symbols[s].parent_index == Some(holder.sym))
+            .map(|s| (holder.file, s))
+            .collect()
+    }
+
+    /// The holders of type `o`.
+    fn holders_of(&self, o: &Owner) -> Vec<usize> {
+        (0..self.holders.len())
+            .filter(|&h| self.holders[h].file == o.0 && self.holders[h].owner == o.1)
+            .collect()
+    }
+
+    fn owner(&self, h: usize) -> Owner {
+        (self.holders[h].file, self.holders[h].owner.clone())
+    }
+
+    /// The one type named by base `b` of holder `x` (the one in `x`'s file
+    /// first; never `x`'s own type; for `@base.whole`, a trait or
+    /// interface).
+    fn resolve_base(&self, b: &Base, x: usize) -> Resolved {
+        let own = self.owner(x);
+        self.resolve_where(&b.name, own.0, |h| {
+            (h.file, &h.owner) != (own.0, &own.1)
+                && (!b.whole
+                    || WHOLE_KINDS.contains(&self.file(h.file).symbols[h.sym].kind.as_str()))
+        })
+    }
+
+    /// The one type named `name` (the one in file `near` first).
+    fn resolve(&self, name: &str, near: usize) -> Resolved {
+        self.resolve_where(name, near, |_| true)
+    }
+
+    fn resolve_where(&self, name: &str, near: usize, keep: impl Fn(&Holder) -> bool) -> Resolved {
+        let mut found: Vec<Owner> = self
+            .holders
+            .iter()
+            .filter(|h| h.owner.last().is_some_and(|l| l == name) && keep(h))
+            .map(|h| (h.file, h.owner.clone()))
+            .collect();
+        found.sort();
+        found.dedup();
+        if let Some(o) = found.iter().find(|o| o.0 == near) {
+            return Resolved::One(o.clone());
+        }
+        match found.len() {
+            0 => Resolved::Unknown,
+            1 => Resolved::One(found.remove(0)),
+            _ => Resolved::Many,
+        }
+    }
+
+    fn is_empty_base(&self, fi: usize, b: &Base) -> bool {
+        self.file(fi)
+            .language
+            .refs_rules()
+            .empty_bases
+            .contains(&b.name)
+    }
+
+    fn display(&self, o: &Owner) -> String {
+        o.1.join(self.file(o.0).language.separator())
+    }
+
+    /// The family: from each definition in it, up through bases to the
+    /// nearest that define the name, and down through subtypes likewise.
+    fn build_family(&mut self) {
+        let Some(t) = self.target else { return };
+        if !MEMBER_KINDS.contains(&t.symbol().kind.as_str()) {
+            return;
+        }
+        let mut queue: Vec<usize> = self
+            .holder_of((self.target_file, t.index))
+            .into_iter()
+            .collect();
+        let mut seen: BTreeSet<usize> = queue.iter().copied().collect();
+        let mut rounds = 0;
+        while let Some(h) = queue.pop() {
+            rounds += 1;
+            if rounds > 10_000 {
+                break;
+            }
+            // Up: bases, through those that do not define the name.
+            let mut up = vec![(h, 0)];
+            while let Some((x, depth)) = up.pop() {
+                if depth > MAX_DEPTH {
+                    continue;
+                }
+                let fi = self.holders[x].file;
+                for b in self.bases(x).to_vec() {
+                    match self.resolve_base(&b, x) {
+                        Resolved::One(o) => {
+                            for y in self.holders_of(&o) {
+                                if !seen.insert(y) {
+                                    continue;
+                                }
+                                if self.join(y) {
+                                    queue.push(y);
+                                } else {
+                                    up.push((y, depth + 1));
+                                }
+                            }
+                        }
+                        Resolved::Unknown
+                            if b.whole
+                                && x == h
+                                && self.defs_in(h).iter().any(|d| self.family.contains(d)) =>
+                        {
+                            let d = self.defs_in(h)[0];
+                            let e = Error::new(
+                                ErrorCode::Conflict,
+                                format!(
+                                    "`{}` implements `{}` of `{}`, which is not among the files of the root that mention it: an external trait's method cannot be renamed",
+                                    self.file(d.0).symbols[d.1].name_path,
+                                    self.name,
+                                    b.name
+                                ),
+                            )
+                            .with_suggestion(
+                                "rename the trait's method where it is defined, or leave this name",
+                            )
+                            .with_details(serde_json::json!({"trait": b.name, "line": b.line}));
+                            self.refusal.get_or_insert(e);
+                        }
+                        _ if b.whole || self.is_empty_base(fi, &b) => {}
+                        r => {
+                            let why = format!(
+                                "`{}` derives from `{}`, {}: `{}` may override its member",
+                                self.display(&self.owner(x)),
+                                b.name,
+                                if r == Resolved::Many {
+                                    "which names several types"
+                                } else {
+                                    "not among the files that mention the name"
+                                },
+                                self.name
+                            );
+                            for d in self.defs_in(h) {
+                                if !self.undecided_defs.iter().any(|u| u.0 == d) {
+                                    self.undecided_defs.push((d, why.clone()));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            // Down: subtypes, through those that do not define the name.
+            let mut down = vec![(h, 0)];
+            while let Some((x, depth)) = down.pop() {
+                if depth > MAX_DEPTH {
+                    continue;
+                }
+                for y in self.subtypes(x) {
+                    if !seen.insert(y) {
+                        continue;
+                    }
+                    if self.join(y) {
+                        queue.push(y);
+                    } else {
+                        down.push((y, depth + 1));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Add holder `y`'s definitions of the name to the family (with their
+    /// twins); false when it has none.
+    fn join(&mut self, y: usize) -> bool {
+        let defs = self.defs_in(y);
+        for d in &defs {
+            for t in self.twins(*d) {
+                self.family.insert(t);
+            }
+        }
+        !defs.is_empty()
+    }
+
+    /// Holders whose bases name holder `x`'s type (and resolve to it).
+    fn subtypes(&self, x: usize) -> Vec<usize> {
+        let o = self.owner(x);
+        let Some(last) = o.1.last() else {
+            return Vec::new();
+        };
+        (0..self.holders.len())
+            .filter(|&y| y != x && self.owner(y) != o)
+            .filter(|&y| {
+                self.bases(y).iter().any(|b| {
+                    &b.name == last
+                        && self.resolve(&b.name, self.holders[y].file) == Resolved::One(o.clone())
+                })
+            })
+            .collect()
+    }
+
+    /// Does the family hold a definition in a holder of `o`?
+    fn family_in(&self, o: &Owner) -> (bool, bool) {
+        let mut fam = false;
+        let mut other = false;
+        for h in self.holders_of(o) {
+            for d in self.defs_in(h) {
+                if self.family.contains(&d) {
+                    fam = true;
+                } else {
+                    other = true;
+                }
+            }
+        }
+        (fam, other)
+    }
+
+    fn undecided(&self, why: String) -> Verdict {
+        let tier = if self.only_family {
+            Tier::Probable
+        } else {
+            Tier::NameOnly
+        };
+        Verdict::Ref(tier, Some(why))
+    }
+
+    /// What occurrence `o` of file `fi` means for the target.
+    pub fn judge(&self, fi: usize, o: &Occurrence) -> Verdict {
+        let Some(t) = self.target else {
+            return match &o.role {
+                Role::Definition(_) => Verdict::Ref(Tier::Definition, None),
+                r if r.is_use() => Verdict::Ref(Tier::NameOnly, None),
+                r => Verdict::Alone(r.why_not().into()),
+            };
+        };
+        if !self.compatible[fi] {
+            return Verdict::Alone(format!(
+                "in a {} file, which cannot use a {} definition",
+                self.file(fi).language.name(),
+                t.file.language.name()
+            ));
+        }
+        let member = self.target_is_member();
+        let kind = t.symbol().kind.as_str();
+        match &o.role {
+            Role::Definition(i) => {
+                if self.family.contains(&(fi, *i)) {
+                    Verdict::Ref(Tier::Definition, None)
+                } else if let Some((_, why)) =
+                    self.undecided_defs.iter().find(|(d, _)| *d == (fi, *i))
+                {
+                    self.undecided(why.clone())
+                } else {
+                    Verdict::Alone(o.role.why_not().into())
+                }
+            }
+            Role::Reference if member => self.bare_member(fi, o),
+            Role::Reference => self.lexical(fi, o),
+            Role::Member(_, access) if !access.reaches(kind) => Verdict::Alone(format!(
+                "a {} access: `{}` is a {kind}",
+                if *access == Access::Call {
+                    "call"
+                } else {
+                    "field"
+                },
+                self.name
+            )),
+            Role::Member(Receiver::SelfLike | Receiver::Super, _) if !member => {
+                Verdict::Alone(format!("a member of `self`: `{}` is a {kind}", self.name))
+            }
+            Role::Member(_, Access::Call | Access::Field) if !member => Verdict::Alone(format!(
+                "a member access: `{}` is a {kind}, and members and {kind}s are apart",
+                self.name
+            )),
+            Role::Member(Receiver::SelfLike, _) => self.through_self(fi, o, false),
+            Role::Member(Receiver::Super, _) => self.through_self(fi, o, true),
+            Role::Member(Receiver::Named(path), _) => self.named(fi, path),
+            Role::Member(Receiver::Other, _) => {
+                self.undecided("a member of an expression of unknown type".into())
+            }
+            Role::Unclassified | Role::Ignored if member => self.undecided(format!(
+                "{} (a key or a field named in a literal may be the member)",
+                o.role.why_not()
+            )),
+            r => Verdict::Alone(r.why_not().into()),
+        }
+    }
+
+    /// A plain name, for a target that is not a member.
+    fn lexical(&self, fi: usize, o: &Occurrence) -> Verdict {
+        let file = self.file(fi);
+        let visible: Vec<usize> = file
+            .symbols_named(self.name)
+            .iter()
+            .copied()
+            .filter(|&s| {
+                let sym = &file.symbols[s];
+                !MEMBER_KINDS.contains(&sym.kind.as_str())
+                    && sym.parent_index.is_none_or(|p| {
+                        let sp = file.symbols[p].full_span();
+                        sp.start_byte <= o.byte && o.byte < sp.end_byte
+                    })
+            })
+            .collect();
+        let depth = visible.iter().map(|&s| file.symbols[s].depth()).max();
+        let innermost: Vec<usize> = visible
+            .iter()
+            .copied()
+            .filter(|&s| Some(file.symbols[s].depth()) == depth)
+            .collect();
+        let ours = innermost
+            .iter()
+            .filter(|&&s| self.family.contains(&(fi, s)))
+            .count();
+        if ours > 0 && ours == innermost.len() {
+            return Verdict::Ref(Tier::Proven, None);
+        }
+        if ours > 0 {
+            return self.undecided(format!("`{}` names several definitions here", self.name));
+        }
+        if let Some(&other) = innermost.first() {
+            return Verdict::Alone(format!(
+                "a use of another `{}` (line {})",
+                self.name, file.symbols[other].name_line
+            ));
+        }
+        if fi == self.target_file {
+            return Verdict::Alone("outside the scope of the definition".into());
+        }
+        let t = self.target.expect("a target");
+        if super::imports_module(file, o, t) {
+            return Verdict::Ref(Tier::Proven, None);
+        }
+        // A glob import of the target's module (`use super::digit::*`,
+        // `from shapes import *`), and no other definition of the name.
+        let module = module_of(&t.display);
+        let body = file.source.body();
+        let glob = file.imports().is_ok_and(|imports| {
+            imports.iter().any(|s| {
+                s.names.is_empty()
+                    && !crate::symbols::occurrences::word_offsets(
+                        &body[s.start_byte..s.end_byte],
+                        module,
+                    )
+                    .is_empty()
+            })
+        });
+        if glob && self.only_family_bare {
+            return Verdict::Ref(Tier::Proven, None);
+        }
+        let imported = file
+            .imports()
+            .is_ok_and(|imports| imports.iter().any(|s| s.names.contains(self.name)));
+        self.undecided(if imported {
+            format!(
+                "imported from a module other than `{}`",
+                module_of(&t.display)
+            )
+        } else {
+            "no definition or import here ties the name to the definition".into()
+        })
+    }
+
+    /// A bare name, for a member target: never the member, but in a class
+    /// body (Python) or for an enum member brought in by a glob import, it
+    /// may be.
+    fn bare_member(&self, fi: usize, o: &Occurrence) -> Verdict {
+        let file = self.file(fi);
+        let in_holder_body = self.holders.iter().any(|h| {
+            h.file == fi && {
+                let sp = file.symbols[h.sym].full_span();
+                sp.start_byte <= o.byte && o.byte < sp.end_byte
+            }
+        }) && !file.symbols.iter().any(|s| {
+            let sp = s.full_span();
+            CALLABLE_KINDS.contains(&s.kind.as_str())
+                && sp.start_byte <= o.byte
+                && o.byte < sp.end_byte
+        });
+        let kind = self.target.map_or("", |t| t.symbol().kind.as_str());
+        if in_holder_body || kind == "enum_member" {
+            return self.undecided("a bare name where a member may be in scope".into());
+        }
+        Verdict::Alone("a bare name: it never reaches a member".into())
+    }
+
+    /// The type whose member holds the occurrence (`self`'s type).
+    fn enclosing_owner(&self, fi: usize, byte: usize) -> Option<Owner> {
+        let file = self.file(fi);
+        let m = file
+            .symbols
+            .iter()
+            .filter(|s| {
+                let sp = s.full_span();
+                MEMBER_KINDS.contains(&s.kind.as_str())
+                    && sp.start_byte <= byte
+                    && byte < sp.end_byte
+            })
+            .min_by_key(|s| s.full_span().end_byte - s.full_span().start_byte)?;
+        let segs = m.segments();
+        Some((fi, segs[..segs.len() - 1].to_vec()))
+    }
+
+    fn through_self(&self, fi: usize, o: &Occurrence, bases_only: bool) -> Verdict {
+        match self.enclosing_owner(fi, o.byte) {
+            Some(c) => self.through_owner(&c, bases_only),
+            None => self.undecided("`self` outside a member".into()),
+        }
+    }
+
+    /// `path.x`: the member of the type `path` names, or of a value of
+    /// unknown type.
+    fn named(&self, fi: usize, path: &str) -> Verdict {
+        let last = path
+            .rsplit(['.', ':'])
+            .find(|s| !s.is_empty())
+            .unwrap_or(path);
+        let t = self.target.expect("a target");
+        if !self.target_is_member() {
+            let parent = t
+                .symbol()
+                .parent_index
+                .map(|p| t.file.symbols[p].name.as_str());
+            if last == module_of(&t.display) || parent == Some(last) {
+                return Verdict::Ref(Tier::Proven, None);
+            }
+            if matches!(self.resolve(last, fi), Resolved::One(_)) {
+                return Verdict::Alone(format!(
+                    "a member of `{last}`: `{}` is a {}",
+                    self.name,
+                    t.symbol().kind
+                ));
+            }
+            return self.undecided(format!("`{path}` may be a module that re-exports it"));
+        }
+        match self.resolve(last, fi) {
+            Resolved::One(c) => self.through_owner(&c, false),
+            Resolved::Many => self.undecided(format!("`{last}` names several types")),
+            Resolved::Unknown => self.undecided(format!("`{path}` is a value of unknown type")),
+        }
+    }
+
+    /// A member of type `c` (its bases only for `super`).
+    fn through_owner(&self, c: &Owner, bases_only: bool) -> Verdict {
+        let (fam, other) = self.family_in(c);
+        if !bases_only {
+            match (fam, other) {
+                (true, false) => return Verdict::Ref(Tier::Proven, None),
+                (true, true) => {
+                    return self.undecided(format!(
+                        "`{}` has two definitions of `{}`",
+                        self.display(c),
+                        self.name
+                    ));
+                }
+                (false, true) => {
+                    return Verdict::Alone(format!(
+                        "a member of `{}`, which defines its own `{}`",
+                        self.display(c),
+                        self.name
+                    ));
+                }
+                (false, false) => {}
+            }
+        }
+        // Up: the nearest base that defines the name.
+        let mut unknown: Option<String> = None;
+        let mut level: Vec<Owner> = vec![c.clone()];
+        let mut seen: BTreeSet<Owner> = level.iter().cloned().collect();
+        for _ in 0..MAX_DEPTH {
+            let mut next = Vec::new();
+            for o in &level {
+                for h in self.holders_of(o) {
+                    for b in self.bases(h) {
+                        match self.resolve_base(b, h) {
+                            Resolved::One(a) => {
+                                if seen.insert(a.clone()) {
+                                    next.push(a);
+                                }
+                            }
+                            _ if self.is_empty_base(o.0, b) => {}
+                            _ => {
+                                unknown.get_or_insert_with(|| b.name.clone());
+                            }
+                        }
+                    }
+                }
+            }
+            for a in &next {
+                match self.family_in(a) {
+                    (true, false) => return Verdict::Ref(Tier::Proven, None),
+                    (false, true) => {
+                        return Verdict::Alone(format!(
+                            "inherits `{}` from `{}`, another definition",
+                            self.name,
+                            self.display(a)
+                        ));
+                    }
+                    (true, true) => {
+                        return self.undecided(format!(
+                            "`{}` has two definitions of `{}`",
+                            self.display(a),
+                            self.name
+                        ));
+                    }
+                    (false, false) => {}
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            level = next;
+        }
+        if let Some(b) = unknown {
+            return self.undecided(format!(
+                "`{}` derives from `{b}`, not among the files that mention `{}`",
+                self.display(c),
+                self.name
+            ));
+        }
+        // Down: `c` is a base of the family's types and declares nothing.
+        let mut below: Vec<usize> = self.holders_of(c);
+        let mut seen_h: BTreeSet<usize> = below.iter().copied().collect();
+        let (mut fam_below, mut other_below) = (false, false);
+        for _ in 0..MAX_DEPTH {
+            let mut next = Vec::new();
+            for &x in &below {
+                for y in self.subtypes(x) {
+                    if seen_h.insert(y) {
+                        for d in self.defs_in(y) {
+                            if self.family.contains(&d) {
+                                fam_below = true;
+                            } else {
+                                other_below = true;
+                            }
+                        }
+                        next.push(y);
+                    }
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            below = next;
+        }
+        match (fam_below, other_below) {
+            (true, false) => Verdict::Ref(Tier::Proven, None),
+            (true, true) => self.undecided(format!(
+                "subtypes of `{}` define `{}` apart",
+                self.display(c),
+                self.name
+            )),
+            _ => self.undecided(format!(
+                "`{}` neither defines nor inherits `{}`",
+                self.display(c),
+                self.name
+            )),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Resolved {
+    One(Owner),
+    Many,
+    Unknown,
+}
