@@ -312,8 +312,19 @@ fn extract_of_a_function_nested_100000_blocks_deep_answers_within_its_deadline()
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let depth = 100_000;
-    let code = format!("function f() {}{}\n", "{".repeat(depth), "}".repeat(depth));
+    let code = format!(
+        "function g() {{}}\nfunction f() {}{}\n",
+        "{".repeat(depth),
+        "}".repeat(depth)
+    );
     std::fs::write(root.join("deepblk.js"), &code).unwrap();
+    // A call to `g` and a local in every block, 100,000 levels down.
+    let code = format!(
+        "function g() {{}}\nfunction f() {}g();{}\n",
+        "{let a = 1;".repeat(depth),
+        "}".repeat(depth)
+    );
+    std::fs::write(root.join("deepcall.js"), &code).unwrap();
     for args in [
         &["extract", "deepblk.js", "f", "--parse-timeout", "2"][..],
         &[
@@ -324,18 +335,29 @@ fn extract_of_a_function_nested_100000_blocks_deep_answers_within_its_deadline()
             "2",
             "--context",
         ],
+        &[
+            "extract",
+            "deepcall.js",
+            "f",
+            "--parse-timeout",
+            "5",
+            "--json",
+        ],
+        &["refs", "--name", "a", "deepcall.js", "--parse-timeout", "5"],
     ] {
-        let ran = answers(root, args, &[0, 1]);
-        // Fast, or TIMEOUT within its budget (and the debug build's slack).
-        assert!(
-            ran.code == Some(0) || ran.stderr.contains("TIMEOUT"),
-            "{args:?}: {}",
-            ran.stderr
-        );
+        let ran = answers(root, args, &[0, 1, 2]);
+        // An answer (refs finds no reference: 1), or TIMEOUT within its
+        // budget (and the debug build's slack), never another error.
+        let timeout = ran.stderr.contains("TIMEOUT") || ran.stdout.contains("TIMEOUT");
+        assert!(ran.code != Some(2) || timeout, "{args:?}: {}", ran.stderr);
         assert!(
             ran.took < Duration::from_secs(15),
             "{args:?} took {:?}",
             ran.took
         );
+        if args.contains(&"--json") && ran.code == Some(0) {
+            // The call at the bottom is found: the query covers every depth.
+            assert!(ran.stdout.contains(r#""name_path":"g""#), "{}", ran.stdout);
+        }
     }
 }
