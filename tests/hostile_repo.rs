@@ -43,6 +43,8 @@ struct Ran {
 
 /// `scalpel ARGS` in `root`, under the data and time limits. Panics when it
 /// is killed by the time limit.
+// The child is reaped by `wait4` (for its rusage), which clippy cannot see.
+#[allow(clippy::zombie_processes)]
 fn run(root: &Path, args: &[&str]) -> Ran {
     let mut child = Command::new("prlimit")
         .arg(DATA_LIMIT)

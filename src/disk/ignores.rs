@@ -25,8 +25,11 @@ use std::sync::{Arc, Mutex, RwLock};
 /// one comes near this).
 pub const MAX_IGNORE_FILE: u64 = 4 << 20;
 
+/// Per-directory ignore file specific to Scalpel.
+pub const SCALPEL_IGNORE: &str = ".scalpelignore";
+
 /// The per-folder ignore files, highest precedence first.
-const NAMES: [&str; 3] = [crate::disk::walk::SCALPEL_IGNORE, ".ignore", ".gitignore"];
+const NAMES: [&str; 3] = [SCALPEL_IGNORE, ".ignore", ".gitignore"];
 
 /// One folder's rules, in precedence order: the three [`NAMES`], then
 /// git's `info/exclude` when the folder holds a repository.
@@ -163,111 +166,6 @@ fn warn_once(file: &Path, e: &std::io::Error) {
             file = %file.display(),
             error = %e,
             "ignore file skipped: Scalpel reads only regular files, not through a symlink"
-        );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::disk::walk::{SCALPEL_IGNORE, walker};
-    use std::path::{Path, PathBuf};
-
-    /// The files the `ignore` crate's own reading of the ignore files
-    /// finds (how Scalpel walked before), from `dir`.
-    fn crate_walk(dir: &Path) -> Vec<PathBuf> {
-        let mut b = ignore::WalkBuilder::new(dir);
-        b.hidden(true)
-            .ignore(true)
-            .git_ignore(true)
-            .git_exclude(true)
-            .git_global(true)
-            .parents(true)
-            .require_git(false)
-            .add_custom_ignore_filename(SCALPEL_IGNORE)
-            .filter_entry(|e| e.file_name() != ".git")
-            .sort_by_file_path(|a, b| a.cmp(b));
-        files(b)
-    }
-
-    fn files(b: ignore::WalkBuilder) -> Vec<PathBuf> {
-        b.build()
-            .flatten()
-            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-            .map(|e| e.into_path())
-            .collect()
-    }
-
-    fn put(root: &Path, files: &[(&str, &str)]) {
-        for (path, text) in files {
-            let p = root.join(path);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        }
-    }
-
-    #[test]
-    fn regular_ignore_files_mean_what_the_walker_made_of_them() {
-        let d = tempfile::tempdir().unwrap();
-        let root = d.path();
-        put(
-            root,
-            &[
-                (".git/info/exclude", "excluded.txt\n"),
-                (".git/HEAD", "ref: refs/heads/main\n"),
-                (".gitignore", "*.log\nbuild/\n!keep.log\nsub/deep/*.tmp\n"),
-                (".ignore", "notes.md\n!b.log\n"),
-                (".scalpelignore", "secret*\n!notes.md\n"),
-                ("a.log", ""),
-                ("b.log", ""),
-                ("keep.log", ""),
-                ("notes.md", ""),
-                ("secret.py", ""),
-                ("excluded.txt", ""),
-                ("main.py", ""),
-                ("build/out.py", ""),
-                (".hidden.py", ""),
-                ("sub/.gitignore", "!a.log\n/local.py\nx/\n"),
-                ("sub/a.log", ""),
-                ("sub/local.py", ""),
-                ("sub/deep/local.py", ""),
-                ("sub/deep/t.tmp", ""),
-                ("sub/x/y.py", ""),
-                ("sub/deep/.ignore", "*.py\n"),
-                ("sub/deep/.gitignore", "!local.py\n"),
-                ("sub/deep/ok.rs", ""),
-                ("other/.scalpelignore", "*.rs\n"),
-                ("other/.gitignore", "!*.rs\n*.py\n"),
-                ("other/a.rs", ""),
-                ("other/b.py", ""),
-                ("other/c.txt", ""),
-                ("other/excluded.txt", ""),
-            ],
-        );
-        for dir in [root.to_path_buf(), root.join("sub"), root.join("sub/deep")] {
-            let ours = files(walker(&dir, false));
-            assert_eq!(ours, crate_walk(&dir), "from {}", dir.display());
-            assert!(!ours.is_empty());
-        }
-    }
-
-    #[test]
-    fn an_ignore_file_that_is_a_symlink_or_no_file_is_skipped() {
-        let d = tempfile::tempdir().unwrap();
-        let root = d.path();
-        put(
-            root,
-            &[("real-ignore", "*.py\n"), ("a.py", ""), ("pkg/b.py", "")],
-        );
-        std::os::unix::fs::symlink(root.join("real-ignore"), root.join(".gitignore")).unwrap();
-        std::fs::create_dir(root.join("pkg/.ignore")).unwrap();
-        let found = files(walker(root, false));
-        assert_eq!(
-            found,
-            [
-                root.join("a.py"),
-                root.join("pkg/b.py"),
-                root.join("real-ignore")
-            ]
         );
     }
 }

@@ -1089,7 +1089,7 @@ fn layer_below<'t>(
     let mut seen = 0usize;
     loop {
         seen += 1;
-        if seen % 4096 == 0 && deadline.is_some_and(Deadline::passed) {
+        if seen.is_multiple_of(4096) && deadline.is_some_and(Deadline::passed) {
             return false;
         }
         let node = cursor.node();
