@@ -192,9 +192,13 @@ fn a_shipped_index_declaring_a_huge_vector_dimension_is_rebuilt() {
     assert!(ran.stdout.contains("app.py"), "{}", ran.stdout);
     // Rebuilt and saved whole again.
     assert_eq!(std::fs::read(store(root)).unwrap(), good);
-    // And the server starts on it (stdin closed: it ends).
+    // And the status reads it.
     std::fs::write(store(root), &crafted).unwrap();
     answers(root, &["index", "--status"], &[0]);
+    // A FIFO in its place is refused, not waited on.
+    std::fs::remove_file(store(root)).unwrap();
+    hostile(&store(root), true);
+    answers(root, &["find", "handle", "request"], &[0]);
 }
 
 #[test]
