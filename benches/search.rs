@@ -5,8 +5,9 @@
 //! out), `crates` (eight crates from the cargo registry) and, for the timing
 //! of a mixed tree, the JavaScript corpus of the tests
 //! (`SCALPEL_BENCH_JS`, default `target/tmp/js-corpus/node_modules/npm`)
-//! next to both. The model is the shared test model (`SCALPEL_TEST_MODEL`,
-//! else `shared/models/minilm-static-256` above the crate).
+//! next to both. The model is the repository's test model
+//! (`fixtures/model`), or the folder `SCALPEL_BENCH_MODEL` names (e.g. the
+//! 256-dimension model the test model was reduced from, for quality runs).
 //!
 //! Prints, per corpus: files, units, cold index (with the model), warm
 //! start with nothing changed, re-index after one file changes, query
@@ -29,7 +30,7 @@ mod search_support;
 use scalpel::engine::Engine;
 use scalpel::index::live::load_model;
 use scalpel::index::{Fusion, LiveIndex, SearchRequest};
-use search_support::{copy_tree, stdlib, test_model};
+use search_support::{bench_model, copy_tree, stdlib};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -91,7 +92,7 @@ fn rss_mb() -> f64 {
 /// The child process of [`warm_in_child`]: open the index of `root` with
 /// the model, refresh (nothing changed), print the time and memory.
 fn warm_child(root: &Path) {
-    let model = load_model(Some(&test_model())).unwrap();
+    let model = load_model(Some(&bench_model())).unwrap();
     let before = rss_mb();
     let t = Instant::now();
     let ix = LiveIndex::open(root, Engine::default(), model);
@@ -190,7 +191,7 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     let cases = eval_set();
-    let model = load_model(Some(&test_model())).unwrap();
+    let model = load_model(Some(&bench_model())).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let stdlib_root = tmp.path().join("stdlib");
     copy_tree(&stdlib(), &stdlib_root);

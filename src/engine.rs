@@ -7,11 +7,13 @@ use crate::change::Change;
 use crate::disk::{self, Purpose, Workspace, WriteMeta};
 use crate::edit::{self, Operation};
 use crate::error::{Error, ErrorCode, Result};
+use crate::hint::{Term, term, term_with};
 use crate::lang::{Language, Registry};
 use crate::receipt::SymbolChange;
 use crate::source::SourceText;
 use crate::symbols::{self, Dependencies, ParseErrorLoc, ParsedFile, Symbol};
 use serde::Serialize;
+use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -61,6 +63,9 @@ pub struct FileSymbols {
     /// What was left out (folder files, capped symbols) and how to see it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// Pass as `cursor` for the next page of a cut outline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 /// One file of a folder's outline.
@@ -180,6 +185,7 @@ pub fn folder_outline(
         truncated: false,
         omitted_symbols: 0,
         hint: (!notes.is_empty()).then(|| notes.join("; ")),
+        next_cursor: None,
     })
 }
 
@@ -200,23 +206,62 @@ pub fn outline_line_bytes(s: &Symbol) -> usize {
     s.depth().min(8) * 2 + s.address().len() + s.kind.len() + s.signature.len() + 24
 }
 
+/// How much of an outline one answer shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// An agent's: about 2,000 tokens by default, [`MAX_OUTLINE_BYTES`]
+    /// with an explicit `max`, and a `next_cursor` for the rest.
+    Agent,
+    /// Machine output (the CLI's `--json`): every symbol, or `max` of them.
+    Complete,
+}
+
+/// A page of an outline: where it starts and how much it holds.
+#[derive(Debug, Clone, Copy)]
+pub struct Page<'a> {
+    pub max: Option<usize>,
+    /// `next_cursor` of the previous page: `N@hash`, the symbols before it
+    /// and the file it was given for.
+    pub cursor: Option<&'a str>,
+    pub budget: Budget,
+}
+
 /// Cut an outline, in document order, to a budget: by default at most
 /// [`DEFAULT_MAX_SYMBOLS`] symbols and [`DEFAULT_OUTLINE_BYTES`] of text
 /// (about 2,000 tokens); with an explicit `max`, at most `max` symbols and
 /// [`MAX_OUTLINE_BYTES`]. A cut outline says in `hint` how many were left
 /// out, from which line, and how to get them.
-pub fn cap_symbols(mut outline: FileSymbols, max: Option<usize>) -> FileSymbols {
-    let budget = if max.is_some() {
-        MAX_OUTLINE_BYTES
-    } else {
-        DEFAULT_OUTLINE_BYTES
+pub fn cap_symbols(outline: FileSymbols, max: Option<usize>) -> FileSymbols {
+    let page = Page {
+        max,
+        cursor: None,
+        budget: Budget::Agent,
     };
-    let max = max.unwrap_or(DEFAULT_MAX_SYMBOLS);
+    page_symbols(outline, &page).expect("a page without a cursor is always valid")
+}
+
+/// The page of `outline` that `page` asks for (see [`cap_symbols`]). A cut
+/// page carries `next_cursor`, which reaches the next page of the same
+/// outline (same filters), so every symbol of any file can be listed; a
+/// cursor given for another version of the file is refused.
+pub fn page_symbols(mut outline: FileSymbols, page: &Page) -> Result<FileSymbols> {
+    let skip = match page.cursor {
+        None => 0,
+        Some(c) => parse_cursor(c, &outline.file_hash)?.min(outline.symbols.len()),
+    };
+    let total = outline.symbols.len();
+    outline.symbols.drain(..skip);
+    let (budget, max) = match (page.budget, page.max) {
+        (Budget::Complete, max) => (usize::MAX, max.unwrap_or(usize::MAX)),
+        (Budget::Agent, Some(max)) => (MAX_OUTLINE_BYTES, max),
+        (Budget::Agent, None) => (DEFAULT_OUTLINE_BYTES, DEFAULT_MAX_SYMBOLS),
+    };
     let mut bytes = 0usize;
     let mut keep = 0usize;
     for s in &outline.symbols {
         let line = outline_line_bytes(s);
-        if keep == max || bytes + line > budget {
+        // At least one symbol a page, so following the cursor ends.
+        if keep == max || (keep > 0 && bytes + line > budget) {
             break;
         }
         bytes += line;
@@ -225,16 +270,59 @@ pub fn cap_symbols(mut outline: FileSymbols, max: Option<usize>) -> FileSymbols 
     let omitted = outline.symbols.len() - keep;
     if omitted > 0 {
         let from = outline.symbols[keep].start_line;
-        let total = outline.symbols.len();
+        let next = format!("{}@{}", skip + keep, cursor_hash(&outline.file_hash));
         outline.symbols.truncate(keep);
         outline.symbols.shrink_to_fit();
         outline.truncated = true;
         outline.omitted_symbols = omitted;
+        let shown = match skip {
+            0 => format!("showing {keep} of {total} symbols"),
+            _ => format!("showing symbols {}-{} of {total}", skip + 1, skip + keep),
+        };
+        let narrow = match page.budget {
+            Budget::Agent => format!(
+                ", list one class's members with {}, or narrow with {} or {}",
+                term(Term::Symbol),
+                term_with(Term::Depth, 1),
+                term(Term::Kind)
+            ),
+            Budget::Complete => String::new(),
+        };
         outline.hint = Some(format!(
-            "showing {keep} of {total} symbols; {omitted} more left out, from line {from}. List one class's members with ⟦symbol⟧, narrow with ⟦depth=1⟧ or ⟦kind⟧, or raise ⟦max_symbols⟧"
+            "{shown}; {omitted} more, from line {from}: pass {} for the next page{narrow}",
+            term_with(Term::Cursor, &next)
         ));
+        outline.next_cursor = Some(next);
     }
-    outline
+    Ok(outline)
+}
+
+/// The part of a file's hash a cursor carries.
+fn cursor_hash(file_hash: &str) -> &str {
+    &file_hash[..file_hash.len().min(8)]
+}
+
+/// The symbols a cursor skips; refused when it is malformed or was given
+/// for another version of the file.
+fn parse_cursor(cursor: &str, file_hash: &str) -> Result<usize> {
+    let bad = |why: &str| {
+        Error::invalid_argument(format!("cursor `{cursor}` {why}"))
+            .with_suggestion(format!(
+                "list the file again without {}, then follow its next_cursor",
+                term(Term::Cursor)
+            ))
+            .with_details(json!({"cursor": cursor, "file_hash": file_hash}))
+    };
+    let (n, hash) = cursor
+        .split_once('@')
+        .ok_or_else(|| bad("is not a cursor this tool gave"))?;
+    let n = n
+        .parse::<usize>()
+        .map_err(|_| bad("is not a cursor this tool gave"))?;
+    if hash != cursor_hash(file_hash) {
+        return Err(bad("was given for another version of the file"));
+    }
+    Ok(n)
 }
 
 /// One symbol's code (`extract_code`, `scalpel extract --json`).
@@ -430,6 +518,7 @@ pub fn file_symbols(file: &ParsedFile, display: &str, include_trivia: bool) -> F
         truncated: false,
         omitted_symbols: 0,
         hint: None,
+        next_cursor: None,
     }
 }
 

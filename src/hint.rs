@@ -87,6 +87,7 @@ terms! {
     MaxFileSize = "max_file_size",
     ParseTimeout = "parse_timeout",
     MaxSymbols = "max_symbols",
+    Cursor = "cursor",
     Symbol = "symbol",
     MaxTokens = "max_tokens",
 }

@@ -81,12 +81,12 @@ fn a_million_short_lines_give_a_capped_outline_with_a_hint() {
     let from = kept + 1;
     assert!(
         hint.contains(&format!(
-            "showing {kept} of 200000 symbols; {} more left out, from line {from}",
+            "showing {kept} of 200000 symbols; {} more, from line {from}: pass ⟦cursor={kept}@",
             200_000 - kept
         )),
         "{hint}"
     );
-    for how in ["⟦symbol⟧", "⟦max_symbols⟧", "⟦depth=1⟧", "⟦kind⟧"] {
+    for how in ["⟦symbol⟧", "⟦cursor=", "⟦depth=1⟧", "⟦kind⟧"] {
         assert!(hint.contains(how), "{hint} names {how}");
     }
     let json = serde_json::to_string(&capped).unwrap();
@@ -212,8 +212,8 @@ fn cli_caps_the_outline_and_times_out_with_its_own_words() {
         out.stdout.len()
     );
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("more left out, from line"), "{err}");
-    assert!(err.contains("--max-symbols") && !err.contains('⟦'), "{err}");
+    assert!(err.contains("more, from line"), "{err}");
+    assert!(err.contains("--cursor ") && !err.contains('⟦'), "{err}");
 
     let js = dir.path().join("array.js");
     std::fs::write(&js, one_line_array(200_000)).unwrap();
@@ -263,12 +263,12 @@ async fn list_symbols_over_mcp_is_capped_and_times_out() {
     assert_eq!(v["omitted_symbols"], 200_000 - kept);
     assert!(
         text.contains(&format!(
-            "(truncated: showing {kept} of 200000 symbols; {} more left out",
+            "(truncated: showing {kept} of 200000 symbols; {} more, from line",
             200_000 - kept
         )),
         "{text}"
     );
-    for how in ["`symbol`", "`max_symbols`", "`\"depth\": 1`", "`kind`"] {
+    for how in ["`symbol`", "`\"cursor\": \"", "`\"depth\": 1`", "`kind`"] {
         assert!(text.contains(how) && !text.contains('⟦'), "{how}: {text}");
     }
     assert!(!v["hint"].as_str().unwrap().contains('⟦'));
@@ -331,4 +331,108 @@ fn a_cancelled_request_stops_its_parse() {
     let small = dir.path().join("small.py");
     std::fs::write(&small, "def f():\n    return 1\n").unwrap();
     assert_eq!(whole_outline(&small).symbols.len(), 1);
+}
+
+/// Every symbol of a large file is reachable: over MCP by following
+/// `next_cursor` (each page within the agent budget), with the CLI by
+/// pasting the `--cursor` its hint prints, and `--json` is complete at
+/// once. On a generated file of 4,500 symbols and on zod's `types.ts`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_symbol_is_reachable_by_following_the_cursor() {
+    let dir = tempfile::tempdir().unwrap();
+    let big: String = (0..1_500)
+        .map(|i| format!("class C{i}:\n    def get(self):\n        return {i}\n\n    def put(self, v):\n        self.v = v\n\n\n"))
+        .collect();
+    std::fs::write(dir.path().join("big.py"), big).unwrap();
+    std::fs::copy(
+        provision::ts_corpus().join("node_modules/zod/src/v3/types.ts"),
+        dir.path().join("types.ts"),
+    )
+    .unwrap();
+    let client = serve(dir.path(), patient()).await;
+    for file in ["big.py", "types.ts"] {
+        let all: Vec<String> = whole_outline(&dir.path().join(file))
+            .symbols
+            .iter()
+            .map(|s| s.address().to_string())
+            .collect();
+        assert!(all.len() > 600, "{file}: {} symbols", all.len());
+
+        // MCP: page after page, each within the default budget.
+        let (mut seen, mut cursor, mut pages) = (Vec::new(), None::<String>, 0);
+        loop {
+            let mut args = json!({"path": file});
+            if let Some(c) = &cursor {
+                args["cursor"] = json!(c);
+            }
+            let v = ok(&call(&client, "list_symbols", args).await);
+            let page = v["symbols"].as_array().unwrap();
+            let bytes: usize = page
+                .iter()
+                .map(|s| serde_json::to_string(s).unwrap().len())
+                .sum();
+            assert!(
+                bytes < 4 * DEFAULT_OUTLINE_BYTES,
+                "{file}: a page of {bytes} bytes"
+            );
+            seen.extend(page.iter().map(|s| {
+                s["address"]
+                    .as_str()
+                    .or(s["name_path"].as_str())
+                    .unwrap()
+                    .to_string()
+            }));
+            pages += 1;
+            match v["next_cursor"].as_str() {
+                Some(c) => cursor = Some(c.to_string()),
+                None => break,
+            }
+        }
+        assert!(pages > 1, "{file}: one page");
+        assert_eq!(seen, all, "{file}: every symbol once, in order");
+
+        // The CLI: the hint's `--cursor X`, pasted, until there is no hint.
+        let path = dir.path().join(file);
+        let (mut lines, mut args) = (0usize, Vec::<String>::new());
+        loop {
+            let out = scalpel()
+                .args(["--parse-timeout", "3600", "symbols"])
+                .arg(&path)
+                .args(&args)
+                .assert()
+                .success();
+            let out = out.get_output();
+            lines += String::from_utf8_lossy(&out.stdout).lines().count();
+            let err = String::from_utf8_lossy(&out.stderr);
+            let Some(at) = err.find("--cursor ") else {
+                break;
+            };
+            let c: String = err[at + 9..]
+                .chars()
+                .take_while(|c| !c.is_whitespace() && *c != '`')
+                .collect();
+            args = vec!["--cursor".into(), c];
+        }
+        assert!(
+            lines >= all.len(),
+            "{file}: {lines} lines for {} symbols",
+            all.len()
+        );
+
+        // `--json` is complete without asking.
+        let out = scalpel()
+            .args(["--parse-timeout", "3600", "symbols", "--json"])
+            .arg(&path)
+            .assert()
+            .success();
+        let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        assert_eq!(v["symbols"].as_array().unwrap().len(), all.len(), "{file}");
+        assert!(v.get("next_cursor").is_none(), "{file}");
+    }
+    // A cursor for another version of the file is refused, not misread.
+    let stale = json!({"path": "big.py", "cursor": "10@00000000"});
+    assert_eq!(
+        code(&call(&client, "list_symbols", stale).await),
+        "INVALID_ARGUMENT"
+    );
 }

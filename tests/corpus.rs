@@ -303,3 +303,21 @@ fn javascript_of_npm() {
     );
     assert!(count > 5_000);
 }
+
+/// A prerequisite of the tests that is missing fails the test that needs
+/// it with a message naming it and the package that brings it (README, "Try
+/// it"): here with a `PATH` that holds nothing.
+#[test]
+fn a_missing_prerequisite_is_named() {
+    let empty = tempfile::tempdir().unwrap();
+    for (program, package) in [("npm", "apt-get install npm"), ("python3", "python3-venv")] {
+        let e = provision::run(
+            Command::new(program)
+                .arg("--version")
+                .env("PATH", empty.path()),
+        )
+        .unwrap_err();
+        assert!(e.contains(package), "{program}: {e}");
+        assert!(e.contains("README"), "{program}: {e}");
+    }
+}

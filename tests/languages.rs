@@ -119,8 +119,9 @@ fn bad_toml_and_unknown_grammar_are_errors() {
     assert!(e.suggestion.contains("python"), "{}", e.suggestion);
 }
 
-/// A node kind the grammar does not have (a typo) fails the load, naming the
-/// key and the kind, instead of making a rule silently never apply.
+/// A node kind or field the grammar does not have (a typo) fails the load,
+/// naming the key and the kind, instead of making a rule silently never
+/// apply.
 #[test]
 fn unknown_node_kinds_in_toml_are_errors() {
     let base = "name = \"x\"\ngrammar = \"python\"\nseparator = \".\"\n";
@@ -138,6 +139,7 @@ fn unknown_node_kinds_in_toml_are_errors() {
             "[offside]\nblock_opener = \":\"\nbrackets = []\natomic = [\"strin\"]\n",
             "strin",
         ),
+        ("[symbols]\nbody_fields = [\"bdy\"]\n", "bdy"),
     ] {
         let e = Registry::from_files(vec![("grammars/x.toml".into(), format!("{base}{extra}"))])
             .unwrap_err();

@@ -1,16 +1,21 @@
 //! The module layering holds (ARCHITECTURE.md, "Layers").
 //!
-//! Reads `src/` as text and checks two rules:
+//! Reads `src/` with `syn` (so comments, doc comments and strings never
+//! count, and a `use` after a module's doc comment is seen like any other)
+//! and checks two rules:
 //! - a top-level module imports only modules in a lower layer of
-//!   [`LAYERS`] (`crate::x` paths, test modules included: a test that
-//!   reaches up is a layering break too);
+//!   [`LAYERS`] (`use` trees, `crate::`/`super::` paths in code and in macro
+//!   arguments, test modules included: a test that reaches up is a layering
+//!   break too);
 //! - no two files import each other.
 //!
 //! Both are checked on what the source says, so the test fails the moment an
-//! import goes the wrong way, before any behaviour changes.
+//! import goes the wrong way, before any behaviour changes; each rule is also
+//! run on a planted crate, to show it can fail.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use syn::visit::Visit;
 
 /// Top-level modules, lowest first. A module may import only the modules
 /// before it. `main` and `lib` are the crate roots and may import anything.
@@ -49,10 +54,10 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module path of a source file: `src/disk/journal.rs` → `disk::journal`,
-/// `src/disk/mod.rs` → `disk`, `src/lib.rs` → ``.
-fn module_of(file: &Path) -> Vec<String> {
-    let rel = file.strip_prefix(src_dir()).unwrap().with_extension("");
+/// The module path of a source file: `disk/journal.rs` → `disk::journal`,
+/// `disk/mod.rs` → `disk`, `lib.rs` → ``.
+fn module_of(rel: &Path) -> Vec<String> {
+    let rel = rel.with_extension("");
     let mut parts: Vec<String> = rel
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -66,165 +71,223 @@ fn module_of(file: &Path) -> Vec<String> {
     parts
 }
 
-/// Every `crate::a::b::c` path in `text`, as its segments. Comments are
-/// skipped so that doc links do not count as imports.
-fn crate_paths(text: &str) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let code = line.trim_start();
-        if code.starts_with("//") {
-            continue;
-        }
-        let code = code.split("//").next().unwrap_or("");
-        let mut rest = code;
-        while let Some(at) = rest.find("crate::") {
-            let before = rest[..at].chars().last();
-            rest = &rest[at + "crate::".len()..];
-            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
-                continue; // `$crate::` or `somecrate::`
-            }
-            let path: String = rest
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
-                .collect();
-            let segs: Vec<String> = path
-                .split("::")
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-                .collect();
-            if !segs.is_empty() {
-                out.push(segs);
-            }
-        }
-    }
-    out
+/// One source file: its module path and its text.
+struct Source {
+    module: Vec<String>,
+    text: String,
 }
 
-/// `use` lines of a file, braces expanded one level: `use crate::disk::{a,
-/// b::C}` gives `disk::a` and `disk::b::C`. Also `super::x`.
-fn imported_paths(file: &Path, text: &str) -> Vec<Vec<String>> {
-    let module = module_of(file);
-    let is_mod_rs = file.file_name().is_some_and(|n| n == "mod.rs");
-    let mut out = crate_paths(text);
-    let joined = text.replace('\n', " ");
-    for stmt in joined.split(';') {
-        let stmt = stmt.trim();
-        let Some(body) = stmt
-            .strip_prefix("use ")
-            .or_else(|| stmt.strip_prefix("pub use "))
-            .or_else(|| stmt.strip_prefix("pub(crate) use "))
-        else {
-            continue;
-        };
-        let (base, items): (&str, Vec<&str>) = match body.find('{') {
-            Some(open) => {
-                let inner = body[open + 1..].trim_end_matches('}');
-                (&body[..open], inner.split(',').map(str::trim).collect())
+/// Every path a file names that may point into the crate, as written (first
+/// segment `crate`, `super`, `self` or a plain name), with whether it is
+/// re-exported (`pub use`). Found in `use` trees, in paths of code and
+/// types, and in macro arguments (`crate::a::b` token sequences).
+#[derive(Default)]
+struct Paths {
+    found: Vec<(Vec<String>, bool)>,
+    in_pub_use: bool,
+}
+
+impl Paths {
+    fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.use_tree(prefix, &p.tree);
+                prefix.pop();
             }
-            None => (body, vec![""]),
-        };
-        let base = base.trim().trim_end_matches("::");
-        let mut segs: Vec<String> = if let Some(rest) = base.strip_prefix("crate::") {
-            rest.split("::").map(str::to_string).collect()
-        } else if base == "crate" {
-            Vec::new()
-        } else if let Some(rest) = base.strip_prefix("super") {
-            // `super` of `disk/journal.rs` is `disk`; of `disk/mod.rs` it is the crate.
-            let mut parent = module.clone();
-            let ups = if is_mod_rs { 1 } else { 0 };
-            for _ in 0..=ups {
-                parent.pop();
+            syn::UseTree::Name(n) => {
+                let mut path = prefix.clone();
+                if n.ident != "self" {
+                    path.push(n.ident.to_string());
+                }
+                self.found.push((path, self.in_pub_use));
             }
-            parent.extend(
-                rest.trim_start_matches("::")
-                    .split("::")
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_string),
-            );
-            parent
-        } else {
-            continue;
-        };
-        if base.starts_with("crate") && items == [""] {
-            continue; // already counted by crate_paths
-        }
-        for item in items {
-            let mut p = segs.clone();
-            p.extend(
-                item.split("::")
-                    .map(|s| s.split(" as ").next().unwrap_or("").trim())
-                    .filter(|s| !s.is_empty() && *s != "self" && *s != "*")
-                    .map(str::to_string),
-            );
-            if !p.is_empty() {
-                out.push(p);
+            syn::UseTree::Rename(r) => {
+                let mut path = prefix.clone();
+                path.push(r.ident.to_string());
+                self.found.push((path, false));
+            }
+            syn::UseTree::Glob(_) => self.found.push((prefix.clone(), false)),
+            syn::UseTree::Group(g) => {
+                for t in &g.items {
+                    self.use_tree(prefix, t);
+                }
             }
         }
-        segs.clear();
     }
-    out
+
+    /// `crate :: a :: b` (or `super ::`) inside a macro's tokens.
+    fn tokens(&mut self, tokens: proc_macro2::TokenStream) {
+        let flat: Vec<proc_macro2::TokenTree> = tokens.into_iter().collect();
+        let mut i = 0;
+        while i < flat.len() {
+            match &flat[i] {
+                proc_macro2::TokenTree::Group(g) => self.tokens(g.stream()),
+                proc_macro2::TokenTree::Ident(id) if id == "crate" || id == "super" => {
+                    let mut path = vec![id.to_string()];
+                    let mut j = i + 1;
+                    while let (
+                        Some(proc_macro2::TokenTree::Punct(a)),
+                        Some(proc_macro2::TokenTree::Punct(b)),
+                        Some(proc_macro2::TokenTree::Ident(next)),
+                    ) = (flat.get(j), flat.get(j + 1), flat.get(j + 2))
+                    {
+                        if a.as_char() != ':' || b.as_char() != ':' {
+                            break;
+                        }
+                        path.push(next.to_string());
+                        j += 3;
+                    }
+                    if path.len() > 1 {
+                        self.found.push((path, false));
+                    }
+                    i = j;
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Paths {
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        self.in_pub_use = matches!(u.vis, syn::Visibility::Public(_));
+        self.use_tree(&mut Vec::new(), &u.tree);
+        self.in_pub_use = false;
+    }
+
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+        if segs.len() > 1 && (segs[0] == "crate" || segs[0] == "super") {
+            self.found.push((segs, false));
+        }
+        syn::visit::visit_path(self, p);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        self.tokens(m.tokens.clone());
+        syn::visit::visit_macro(self, m);
+    }
 }
 
 struct Crate {
-    /// Module path → file.
+    /// Module path → file (relative to `src/`).
     files: BTreeMap<Vec<String>, PathBuf>,
-    /// `mod.rs` re-exports: (module, name) → the child module that defines it.
+    /// Per module, the absolute crate paths it names.
+    imports: BTreeMap<Vec<String>, Vec<Vec<String>>>,
+    /// Re-exports: (module, name) → the module that defines it.
     reexports: BTreeMap<(Vec<String>, String), Vec<String>>,
 }
 
 impl Crate {
+    /// The crate in `src/`.
     fn load() -> Crate {
         let mut paths = Vec::new();
         rust_files(&src_dir(), &mut paths);
-        let mut files = BTreeMap::new();
-        let mut reexports = BTreeMap::new();
-        for f in &paths {
-            let module = module_of(f);
-            let text = std::fs::read_to_string(f).unwrap();
-            for stmt in text.replace('\n', " ").split(';') {
-                let stmt = stmt.trim();
-                let Some(body) = stmt.strip_prefix("pub use ") else {
+        let files = paths
+            .iter()
+            .map(|f| {
+                let rel = f.strip_prefix(src_dir()).unwrap();
+                (rel.to_path_buf(), std::fs::read_to_string(f).unwrap())
+            })
+            .collect();
+        Crate::from_files(files)
+    }
+
+    /// A crate of `(path under src/, text)` pairs.
+    fn from_files(sources: Vec<(PathBuf, String)>) -> Crate {
+        let sources: Vec<(PathBuf, Source)> = sources
+            .into_iter()
+            .map(|(rel, text)| {
+                let module = module_of(&rel);
+                (rel, Source { module, text })
+            })
+            .collect();
+        let files: BTreeMap<Vec<String>, PathBuf> = sources
+            .iter()
+            .map(|(rel, s)| (s.module.clone(), rel.clone()))
+            .collect();
+        let mut krate = Crate {
+            files,
+            imports: BTreeMap::new(),
+            reexports: BTreeMap::new(),
+        };
+        for (rel, src) in &sources {
+            let ast = syn::parse_file(&src.text)
+                .unwrap_or_else(|e| panic!("src/{} does not parse: {e}", rel.display()));
+            let mut found = Paths::default();
+            found.visit_file(&ast);
+            let mut absolute = Vec::new();
+            for (path, public) in found.found {
+                let Some(abs) = krate.absolute(src, &path) else {
                     continue;
                 };
-                let Some(open) = body.find("::{") else {
-                    if let Some((child, name)) = body.rsplit_once("::")
-                        && !child.contains("::")
-                    {
-                        let mut m = module.clone();
-                        m.push(child.to_string());
-                        reexports.insert((module.clone(), name.trim().to_string()), m);
-                    }
-                    continue;
-                };
-                let child = &body[..open];
-                if child.contains("::") || child.starts_with("crate") {
-                    continue;
+                if public
+                    && let Some(name) = abs.last()
+                    && let Some(defining) = krate.module_prefix(&abs[..abs.len() - 1])
+                    && defining != src.module
+                {
+                    krate
+                        .reexports
+                        .insert((src.module.clone(), name.clone()), defining);
                 }
-                for name in body[open + 3..].trim_end_matches('}').split(',') {
-                    let name = name.trim();
-                    if !name.is_empty() {
-                        let mut m = module.clone();
-                        m.push(child.to_string());
-                        reexports.insert((module.clone(), name.to_string()), m);
-                    }
-                }
+                absolute.push(abs);
             }
-            files.insert(module, f.clone());
+            krate.imports.insert(src.module.clone(), absolute);
         }
-        Crate { files, reexports }
+        krate
+    }
+
+    /// `path` as written in `src`, from the crate root; `None` for another
+    /// crate's path.
+    fn absolute(&self, src: &Source, path: &[String]) -> Option<Vec<String>> {
+        let first = path.first()?;
+        let mut base = match first.as_str() {
+            "crate" => Vec::new(),
+            "self" => src.module.clone(),
+            // `super` of `disk/journal.rs` and of `disk/mod.rs` alike: one
+            // step up the module path (`disk`, the crate).
+            "super" => {
+                let mut m = src.module.clone();
+                m.pop();
+                m
+            }
+            // `use journal::X` inside `disk/mod.rs`: a child module.
+            name => {
+                let mut child = src.module.clone();
+                child.push(name.to_string());
+                if !self.files.contains_key(&child) {
+                    return None;
+                }
+                let mut out = child;
+                out.extend(path[1..].iter().cloned());
+                return Some(out);
+            }
+        };
+        let mut rest = &path[1..];
+        while rest.first().is_some_and(|s| s == "super") {
+            base.pop();
+            rest = &rest[1..];
+        }
+        base.extend(rest.iter().cloned());
+        Some(base)
+    }
+
+    /// The longest prefix of `path` that is a module of the crate.
+    fn module_prefix(&self, path: &[String]) -> Option<Vec<String>> {
+        (0..=path.len())
+            .rev()
+            .map(|n| &path[..n])
+            .find(|p| self.files.contains_key(*p))
+            .map(<[String]>::to_vec)
     }
 
     /// The file a path points into: its longest prefix that is a module,
-    /// followed through a parent's re-export.
+    /// followed through that module's re-export of the next name.
     fn target(&self, path: &[String]) -> Option<Vec<String>> {
-        let mut best = None;
-        for n in (1..=path.len()).rev() {
-            if self.files.contains_key(&path[..n]) {
-                best = Some(path[..n].to_vec());
-                break;
-            }
-        }
-        let module = best?;
+        let module = self.module_prefix(path)?;
         if let Some(next) = path.get(module.len())
             && let Some(child) = self.reexports.get(&(module.clone(), next.clone()))
         {
@@ -232,67 +295,80 @@ impl Crate {
         }
         Some(module)
     }
+
+    /// Imports that go up the layers, as text lines.
+    fn upward_imports(&self) -> Vec<String> {
+        let rank = |m: &str| LAYERS.iter().position(|l| *l == m);
+        let mut breaks = BTreeSet::new();
+        for (module, paths) in &self.imports {
+            let Some(top) = module.first() else { continue };
+            if top == "main" {
+                continue;
+            }
+            let Some(own) = rank(top) else {
+                panic!("module `{top}` is not in LAYERS: place it in tests/layers.rs");
+            };
+            for path in paths {
+                let Some(other) = path.first() else { continue };
+                if other == top {
+                    continue;
+                }
+                if let Some(theirs) = rank(other)
+                    && theirs > own
+                {
+                    breaks.insert(format!(
+                        "src/{} imports crate::{} (layer {theirs} > {own})",
+                        self.files[module].display(),
+                        path.join("::")
+                    ));
+                }
+            }
+        }
+        breaks.into_iter().collect()
+    }
+
+    /// Pairs of files that import each other, as text lines.
+    fn cycles(&self) -> Vec<String> {
+        let mut edges: BTreeSet<(Vec<String>, Vec<String>)> = BTreeSet::new();
+        for (module, paths) in &self.imports {
+            for path in paths {
+                if let Some(to) = self.target(path)
+                    && &to != module
+                    && !to.is_empty()
+                {
+                    edges.insert((module.clone(), to));
+                }
+            }
+        }
+        edges
+            .iter()
+            .filter(|(a, b)| a < b && edges.contains(&(b.clone(), a.clone())))
+            // A parent module declares its children; that is not an import.
+            .filter(|(a, b)| !(b.starts_with(a) || a.starts_with(b)))
+            .map(|(a, b)| format!("{} <-> {}", a.join("::"), b.join("::")))
+            .collect()
+    }
+
+    /// Every import of `module`, joined, for the tests below.
+    fn imports_of(&self, module: &str) -> Vec<String> {
+        let key: Vec<String> = module.split("::").map(str::to_string).collect();
+        self.imports[&key].iter().map(|p| p.join("::")).collect()
+    }
 }
 
 #[test]
 fn modules_import_only_lower_layers() {
-    let krate = Crate::load();
-    let rank = |m: &str| LAYERS.iter().position(|l| *l == m);
-    let mut breaks = BTreeSet::new();
-    for (module, file) in &krate.files {
-        let Some(top) = module.first() else { continue };
-        if top == "main" {
-            continue;
-        }
-        let Some(own) = rank(top) else {
-            panic!("module `{top}` is not in LAYERS: place it in tests/layers.rs");
-        };
-        let text = std::fs::read_to_string(file).unwrap();
-        for path in crate_paths(&text) {
-            let other = &path[0];
-            if other == top {
-                continue;
-            }
-            if let Some(theirs) = rank(other)
-                && theirs > own
-            {
-                breaks.insert(format!(
-                    "{} imports crate::{} (layer {theirs} > {own})",
-                    file.strip_prefix(src_dir()).unwrap().display(),
-                    path.join("::")
-                ));
-            }
-        }
-    }
+    let breaks = Crate::load().upward_imports();
     assert!(
         breaks.is_empty(),
         "imports that go up the layers:\n{}",
-        breaks.into_iter().collect::<Vec<_>>().join("\n")
+        breaks.join("\n")
     );
 }
 
 #[test]
 fn no_two_files_import_each_other() {
-    let krate = Crate::load();
-    let mut edges: BTreeSet<(Vec<String>, Vec<String>)> = BTreeSet::new();
-    for (module, file) in &krate.files {
-        let text = std::fs::read_to_string(file).unwrap();
-        for path in imported_paths(file, &text) {
-            if let Some(to) = krate.target(&path)
-                && &to != module
-                && !to.is_empty()
-            {
-                edges.insert((module.clone(), to));
-            }
-        }
-    }
-    let cycles: Vec<String> = edges
-        .iter()
-        .filter(|(a, b)| a < b && edges.contains(&(b.clone(), a.clone())))
-        // A parent module declares its children; that is not an import.
-        .filter(|(a, b)| !(b.starts_with(a) || a.starts_with(b)))
-        .map(|(a, b)| format!("{} <-> {}", a.join("::"), b.join("::")))
-        .collect();
+    let cycles = Crate::load().cycles();
     assert!(
         cycles.is_empty(),
         "files that import each other:\n{}",
@@ -300,17 +376,87 @@ fn no_two_files_import_each_other() {
     );
 }
 
+/// A small planted crate: `disk/journal.rs` whose first `use` follows the
+/// module's doc comment, a re-export, a test module reaching up, a path in
+/// a macro, and a comment and a string that name modules without importing
+/// them.
+fn planted(extra: &[(&str, &str)]) -> Crate {
+    let mut files = vec![
+        ("lib.rs", "pub mod disk;\npub mod text;\npub mod cli;\n"),
+        (
+            "disk/mod.rs",
+            "//! The door.\npub mod journal;\npub mod workspace;\npub use workspace::{Purpose, Workspace};\n",
+        ),
+        (
+            "disk/journal.rs",
+            "//! The journal.\n//! More doc.\nuse super::workspace::Workspace;\nuse crate::text::{self, lines::strip as s};\n// crate::cli::x in a comment\nfn f() { let _ = \"crate::cli::y\"; crate::text::lines::strip(); tracing::warn!(\"{}\", crate::text::preview::p()); }\n#[cfg(test)]\nmod tests { use crate::disk::Purpose; }\n",
+        ),
+        (
+            "disk/workspace.rs",
+            "pub struct Workspace;\npub enum Purpose { Read }\n",
+        ),
+        ("text/mod.rs", "pub mod lines;\npub mod preview;\n"),
+        ("text/lines.rs", "pub fn strip() {}\n"),
+        ("text/preview.rs", "pub fn p() {}\n"),
+        ("cli/mod.rs", "use crate::disk::Workspace;\n"),
+    ];
+    files.extend_from_slice(extra);
+    Crate::from_files(
+        files
+            .into_iter()
+            .map(|(p, t)| (PathBuf::from(p), t.to_string()))
+            .collect(),
+    )
+}
+
 #[test]
-fn the_checker_sees_imports() {
-    // The parser this test rests on finds the forms the crate uses.
-    let text = "use crate::disk::{self, Purpose, read::Window};\nuse super::journal::Retention;\nfn f() { crate::text::lines::strip(); } // crate::cli::x\n";
-    let paths = imported_paths(&src_dir().join("disk/workspace.rs"), text);
-    let has = |p: &str| paths.iter().any(|x| x.join("::") == p);
-    assert!(has("disk::Purpose"), "{paths:?}");
-    assert!(has("disk::read::Window"), "{paths:?}");
-    assert!(has("disk::journal::Retention"), "{paths:?}");
-    assert!(has("text::lines::strip"), "{paths:?}");
-    assert!(!paths.iter().any(|x| x[0] == "cli"), "{paths:?}");
+fn the_checker_sees_every_import() {
+    let krate = planted(&[]);
+    let seen = krate.imports_of("disk::journal");
+    for want in [
+        "disk::workspace::Workspace",
+        "text",
+        "text::lines::strip",
+        "text::preview::p",
+        "disk::Purpose",
+    ] {
+        assert!(seen.iter().any(|p| p == want), "{want} not in {seen:?}");
+    }
+    assert!(!seen.iter().any(|p| p.starts_with("cli")), "{seen:?}");
+    // `disk::Purpose` is `disk/workspace.rs`, through the re-export.
+    assert_eq!(
+        krate.target(&["disk".into(), "Purpose".into()]),
+        Some(vec!["disk".to_string(), "workspace".to_string()])
+    );
+    assert!(
+        krate.upward_imports().is_empty(),
+        "{:?}",
+        krate.upward_imports()
+    );
+    assert!(krate.cycles().is_empty(), "{:?}", krate.cycles());
+}
+
+#[test]
+fn the_checker_fails_on_a_planted_upward_import_and_cycle() {
+    // `text` (layer below `disk`) reaching up, in the first `use` after a
+    // doc comment: the form the line-based reader of the past missed.
+    let up = planted(&[(
+        "text/lines.rs",
+        "//! Lines.\nuse crate::disk::journal;\npub fn strip() {}\n",
+    )]);
+    let breaks = up.upward_imports();
+    assert!(
+        breaks
+            .iter()
+            .any(|b| b.starts_with("src/text/lines.rs imports crate::disk::journal")),
+        "{breaks:?}"
+    );
+    // Two files of one module importing each other through `super`.
+    let cycle = planted(&[(
+        "disk/workspace.rs",
+        "//! Workspace.\nuse super::journal;\npub struct Workspace;\npub enum Purpose { Read }\n",
+    )]);
+    assert_eq!(cycle.cycles(), ["disk::journal <-> disk::workspace"]);
 }
 
 /// Calls that write to the disk. Outside `src/disk/` none may appear in

@@ -1,6 +1,7 @@
 //! `search_codebase` and `scalpel find` end to end: real files on disk (the
-//! machine's Python standard library, the repository's fixtures), the real
-//! shared static model, a real MCP client, the real binary.
+//! machine's Python standard library, the repository's fixtures), the
+//! repository's own small static model (`fixtures/model`), a real MCP
+//! client, the real binary.
 
 mod mcp_support;
 mod search_support;
@@ -38,6 +39,7 @@ async fn server(root: &Path, model: Option<PathBuf>) -> Client {
         index: IndexOptions {
             model: Some(model.unwrap_or_else(|| PathBuf::from("off"))),
             at_start: false,
+            no_watch: false,
         },
         ..ServerOptions::default()
     };
@@ -206,6 +208,7 @@ async fn a_search_during_the_first_indexing_reports_its_progress() {
         index: IndexOptions {
             model: Some(PathBuf::from("off")),
             at_start: false,
+            no_watch: false,
         },
         ..ServerOptions::default()
     };
@@ -531,9 +534,11 @@ async fn cli_find_works_while_a_server_runs_on_the_same_root() {
 }
 
 #[test]
-fn the_shared_model_loads_and_embeds_meaningfully() {
+fn the_test_model_loads_and_embeds_meaningfully() {
     let m = Model::load(&test_model()).unwrap();
-    assert_eq!(m.dim(), 256);
+    let config: Value =
+        serde_json::from_slice(&std::fs::read(test_model().join("config.json")).unwrap()).unwrap();
+    assert_eq!(m.dim() as u64, config["hidden_dim"].as_u64().unwrap());
     let v = m.embed("follow http redirects");
     let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     assert!((norm - 1.0).abs() < 1e-3, "{norm}");
@@ -654,7 +659,7 @@ fn own_wordpiece_matches_tokenizers_on_real_units() {
     let m = Model::load(&test_model()).unwrap();
     assert!(
         m.has_fast_tokenizer(),
-        "the shared model's tokenizer is a BERT WordPiece"
+        "the test model's tokenizer is a BERT WordPiece"
     );
     let engine = Engine::default();
     let lib = stdlib();

@@ -377,6 +377,45 @@ fn rust_impl_blocks_and_trait_methods() {
     );
 }
 
+/// A name path given exactly as listed, generic arguments included,
+/// resolves to that symbol even when dropping the arguments matches
+/// another; every unique name path of the file resolves to its symbol.
+#[test]
+fn an_exact_name_path_wins_over_the_generic_stripped_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("buf.rs");
+    std::fs::write(
+        &f,
+        "pub struct VecWithInitialized<V>(V);\n\
+         impl VecWithInitialized<Vec<u8>> {\n    pub fn bytes(&self) -> usize { 1 }\n}\n\
+         impl<V> VecWithInitialized<V> {\n    pub fn new(v: V) -> Self { Self(v) }\n}\n",
+    )
+    .unwrap();
+    let symbols = Engine::default()
+        .list_symbols(&f, "buf.rs", true, None)
+        .unwrap()
+        .symbols;
+    let first =
+        scalpel::symbols::resolve(&symbols, "impl VecWithInitialized<Vec<u8>>", None).unwrap();
+    assert_eq!(first.start_line, 2);
+    let second = scalpel::symbols::resolve(&symbols, "impl VecWithInitialized<V>", None).unwrap();
+    assert_eq!(second.start_line, 5);
+    // Without its arguments the name matches both: ambiguous, never a guess.
+    let e = scalpel::symbols::resolve(&symbols, "impl VecWithInitialized", None).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Ambiguous);
+    for s in &symbols {
+        if symbols
+            .iter()
+            .filter(|o| o.name_path == s.name_path)
+            .count()
+            == 1
+        {
+            let got = scalpel::symbols::resolve(&symbols, &s.name_path, None).unwrap();
+            assert_eq!(got.start_byte, s.start_byte, "{}", s.name_path);
+        }
+    }
+}
+
 /// A bare name that matches one top-level definition and only nested
 /// symbols of other kinds means the top-level one; two of the same kind stay
 /// ambiguous, with the top-level `/X` listed first.

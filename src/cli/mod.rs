@@ -65,6 +65,11 @@ impl RootArg {
             Some(r) => Workspace::new(r)?,
             None => Workspace::new(default_root(near)?)?,
         };
+        // Opening the root rolled back an interrupted transaction or
+        // refused a record that is not this machine's: said once, here.
+        for note in ws.notes() {
+            eprintln!("warning: {note}");
+        }
         Ok(ws.with_max_file_size(engine.max_file_size))
     }
 
@@ -181,10 +186,15 @@ enum Command {
         /// Only this symbol (a name path, e.g. a class) and its members.
         #[arg(long, value_name = "NAME")]
         symbol: Option<String>,
-        /// Show at most this many symbols per file (default 1000; the
-        /// outline is also capped at about 48 KB of text).
+        /// Show at most this many symbols per file. Text output is cut to
+        /// about 2,000 tokens by default (1000 symbols; 48 KB with this
+        /// flag) and says how to get the next page; `--json` lists every
+        /// symbol unless this flag limits it.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         max_symbols: Option<u64>,
+        /// The next page of a cut outline (the `next_cursor` it printed).
+        #[arg(long, value_name = "CURSOR")]
+        cursor: Option<String>,
         /// Only symbols nested at most this deep (1 = top level).
         #[arg(long, value_name = "N")]
         depth: Option<usize>,
@@ -223,6 +233,11 @@ enum Command {
         log_level: String,
         #[command(flatten)]
         model: find::ModelArg,
+        /// Do not watch the root for changes: the search index still learns
+        /// of the server's own writes at once; other programs' changes are
+        /// seen at the next start.
+        #[arg(long)]
+        no_watch: bool,
     },
     /// Parse a file and report errors; `--dump-tree` prints the syntax tree.
     Parse(ParseArgs),
@@ -472,6 +487,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             language,
             symbol,
             max_symbols,
+            cursor,
             depth,
             kind,
             root,
@@ -485,6 +501,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                 language: language.as_deref(),
                 symbol: symbol.as_deref(),
                 max_symbols: max_symbols.map(|n| n as usize),
+                cursor: cursor.as_deref(),
                 depth,
                 kind: kind.as_deref(),
             },
@@ -498,11 +515,13 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             root,
             log_level,
             model,
+            no_watch,
         } => {
             let mut options = crate::mcp::ServerOptions::from_env(root, engine);
             options.index = crate::mcp::IndexOptions {
                 model: model.model,
                 at_start: true,
+                no_watch,
             };
             crate::mcp::serve_stdio(options, &log_level)?;
             Ok(0)
@@ -776,6 +795,8 @@ struct SymbolsOptions<'a> {
     /// Only this symbol and its members, in each file that has it.
     symbol: Option<&'a str>,
     max_symbols: Option<usize>,
+    /// A page after the first (one named file's outline).
+    cursor: Option<&'a str>,
     depth: Option<usize>,
     kind: Option<&'a str>,
 }
@@ -793,9 +814,15 @@ fn symbols_cmd(
         language,
         symbol,
         max_symbols,
+        cursor,
         depth,
         kind,
     } = opts;
+    // Machine output is complete: no agent budget, `--max-symbols` limits.
+    let budget = match json {
+        true => crate::engine::Budget::Complete,
+        false => crate::engine::Budget::Agent,
+    };
     // Named files must be supported; files found by walking a directory are
     // taken only when a grammar claims them.
     // Each named path is resolved once, in the sandbox every command uses;
@@ -832,7 +859,14 @@ fn symbols_cmd(
                             .list_symbols(real, &display(f), trivia, language)
                             .and_then(|o| crate::engine::select_symbols(o, depth, kind)),
                     };
-                    listed.map(|o| crate::engine::cap_symbols(o, max_symbols))
+                    listed.and_then(|o| {
+                        let page = crate::engine::Page {
+                            max: max_symbols,
+                            cursor: cursor.filter(|_| *named),
+                            budget,
+                        };
+                        crate::engine::page_symbols(o, &page)
+                    })
                 });
                 (f.clone(), *named, r)
             })

@@ -66,6 +66,7 @@ pub fn cli_words(term: Term, value: Option<&str>) -> String {
         Term::MaxFileSize => flag("--max-file-size"),
         Term::ParseTimeout => flag("--parse-timeout"),
         Term::MaxSymbols => flag("--max-symbols"),
+        Term::Cursor => flag("--cursor"),
         Term::Symbol => flag("--symbol"),
         Term::MaxTokens => flag("--max-tokens"),
     }

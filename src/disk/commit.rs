@@ -6,7 +6,9 @@
 //!    and the write is refused (`STALE_FILE`) when it is no longer what the
 //!    caller read or what `expected_hash` names — no lost updates;
 //! 2. the old bytes are backed up and the edit journaled, so it can be undone;
-//! 3. the file is replaced atomically ([`crate::disk::write`]).
+//! 3. the file is replaced atomically ([`crate::disk::write`]), after one
+//!    more look right before the rename: a write by another program since
+//!    step 1 (an editor, a formatter) is `STALE_FILE`, not overwritten.
 //!
 //! Any failure leaves the original intact (a failure after the rename is
 //! rolled back) and says which step failed. `dry_run` runs the checks and
@@ -18,7 +20,8 @@ use crate::disk::journal::{JournalEntry, now_rfc3339};
 use crate::disk::recover::open_journal;
 use crate::disk::workspace::{ResolvedPath, Workspace};
 use crate::disk::write::{
-    FaultPlan, FileAttrs, WriteStep, atomic_remove, atomic_write, parent_dir, step_error,
+    FaultPlan, FileAttrs, WriteStep, atomic_remove, atomic_write, parent_dir, replace_checked,
+    step_error,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::source::{SourceText, hash_bytes};
@@ -185,6 +188,11 @@ pub(crate) fn apply(
 ) -> Result<Applied> {
     let path = target.path.as_path();
     let faults = ws.faults();
+    // The file's lock before the journal's: a caller may hold it already.
+    let held = match change.dry_run {
+        true => None,
+        false => Some(ws.hold(&[path])?),
+    };
     let journal = if change.dry_run {
         None
     } else {
@@ -202,7 +210,8 @@ pub(crate) fn apply(
         before: Current::default(),
         changed,
         diff: Diff::default(),
-        warnings: Vec::new(),
+        // What recovery found when the journal was opened, said once.
+        warnings: journal.as_ref().map_or(Vec::new(), |j| j.notes().to_vec()),
     };
     if !changed {
         applied.before = cur;
@@ -284,7 +293,9 @@ pub(crate) fn apply(
         }
     };
     let result = match change.new {
-        Some(bytes) => atomic_write(path, bytes, &attrs, faults),
+        // Another program's write since `read_current` (while the backup
+        // and journal were flushed) is `STALE_FILE` here, not lost.
+        Some(bytes) => replace_checked(path, bytes, &attrs, faults, cur.expect()).map(|_| ()),
         None => atomic_remove(path, faults),
     };
     if let Err(mut err) = result {
@@ -340,6 +351,11 @@ pub(crate) fn apply(
         tracing::warn!(error = %e, "journal pruning failed");
     }
     tracing::debug!(edit_id = %edit_id, path = %target.display, "committed");
+    // The journal's lock is not needed to tell the index.
+    drop(journal);
+    if let Some(h) = &held {
+        h.written();
+    }
     applied.edit_id = Some(edit_id);
     applied.before = cur;
     Ok(applied)

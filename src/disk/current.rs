@@ -5,7 +5,7 @@
 
 use crate::disk::door;
 use crate::disk::workspace::{Purpose, ResolvedPath, Workspace};
-use crate::disk::write::{FaultPlan, FileAttrs, WriteStep, parent_dir, step_error};
+use crate::disk::write::{Expect, FaultPlan, FileAttrs, Stamp, WriteStep, parent_dir, step_error};
 use crate::error::{Error, ErrorCode, Result};
 use crate::source::hash_bytes;
 use rustix::fs::{Mode, OFlags};
@@ -26,6 +26,22 @@ pub(crate) struct Current {
     pub hash: Option<String>,
     pub attrs: FileAttrs,
     pub nlink: u64,
+    /// Identity, size and times when read (`fstat` before the read).
+    pub stamp: Stamp,
+}
+
+impl Current {
+    /// What the file must still be right before it is replaced: this, or
+    /// absent (see [`crate::disk::write::replace_checked`]).
+    pub(crate) fn expect(&self) -> Expect<'_> {
+        match &self.hash {
+            Some(hash) if self.exists => Expect::Same {
+                stamp: self.stamp,
+                hash,
+            },
+            _ => Expect::Absent,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -101,6 +117,7 @@ pub(crate) fn read_current(
         bytes,
         attrs: FileAttrs::of(&meta),
         nlink,
+        stamp: Stamp::of(&meta),
     })
 }
 

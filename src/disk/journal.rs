@@ -13,10 +13,13 @@
 //!
 //! Edit ids look like `e20261122-153012-0001`: the UTC second of the edit
 //! and a counter within that second. They sort in time order as plain
-//! strings, and are unique because they are allocated under the lock, never
-//! go backwards (a clock set back reuses the last second and counts on), and
-//! a backup is created with `O_EXCL`: an id whose backup name is taken (a
-//! journal damaged or truncated since) is skipped for the next one.
+//! strings, and are unique because they are allocated under the lock from
+//! the clock (after the journal's newest id of the current second; ids
+//! from the future, of a journal from elsewhere or a clock set back, are
+//! ignored, so a shipped journal cannot choose them), and a backup is
+//! created with `O_EXCL`: an id whose backup name is taken (a journal
+//! damaged or truncated since, a clock set back) is skipped for the next
+//! one.
 //!
 //! The journal is data, never a path. It may come from anywhere (a
 //! repository can ship a `.scalpel/`), so:
@@ -126,7 +129,7 @@ fn is_zero(n: &u32) -> bool {
 
 /// Why `entry` must not be acted on, if so. The journal is untrusted data:
 /// only what Scalpel itself writes passes.
-fn check_entry(entry: &JournalEntry) -> std::result::Result<(), String> {
+pub(crate) fn check_entry(entry: &JournalEntry) -> std::result::Result<(), String> {
     if !valid_edit_id(&entry.edit_id) {
         return Err("its edit_id is not a generated id".into());
     }
@@ -275,11 +278,43 @@ pub(crate) fn read_backup(root: &Path, entry: &JournalEntry) -> Result<Vec<u8>> 
     let root_fd = open_root(root)?;
     let dir = open_dir_at(&root_fd, SCALPEL_DIR, &dir_path)?.ok_or_else(gone)?;
     let backups = open_dir_at(&dir, BACKUP_DIR, &backups_path)?.ok_or_else(gone)?;
-    let mut f =
-        open_file_at(&backups, &backups_path, &entry.edit_id, OFlags::RDONLY)?.ok_or_else(gone)?;
-    let mut bytes = Vec::new();
-    f.read_to_end(&mut bytes)
-        .map_err(|e| Error::io("read_backup", &backups_path.join(&entry.edit_id), &e))?;
+    read_backup_in(&backups, &backups_path, entry, u64::MAX)
+}
+
+/// Read the backup of `entry` from the `backups/` handle `backups`: only a
+/// generated id, opened beneath the handle without following any symlink,
+/// a regular file of ours with one link, at most `max` bytes (`TOO_LARGE`
+/// above).
+fn read_backup_in(
+    backups: &OwnedFd,
+    backups_path: &Path,
+    entry: &JournalEntry,
+    max: u64,
+) -> Result<Vec<u8>> {
+    if !valid_edit_id(&entry.edit_id) {
+        return Err(missing_backup(entry, "its edit id is not a generated id"));
+    }
+    let path = backups_path.join(&entry.edit_id);
+    let gone = || missing_backup(entry, "its backup was pruned or deleted");
+    let f =
+        open_file_at(backups, backups_path, &entry.edit_id, OFlags::RDONLY)?.ok_or_else(gone)?;
+    let fail = |e: io::Error| Error::io("read_backup", &path, &e);
+    let len = f.metadata().map_err(fail)?.len();
+    if len > max {
+        return Err(Error::new(
+            ErrorCode::TooLarge,
+            format!("the backup of {} is {len} bytes, over {max}", entry.edit_id),
+        )
+        .with_suggestion("restore the file from version control")
+        .with_details(serde_json::json!({"edit_id": entry.edit_id, "size": len, "limit": max})));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    f.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(fail)?;
+    if bytes.len() as u64 > max {
+        return Err(missing_backup(entry, "its backup grew while being read"));
+    }
     Ok(bytes)
 }
 
@@ -327,6 +362,8 @@ pub(crate) struct Journal {
     dir: OwnedFd,
     backups: OwnedFd,
     faults: FaultPlan,
+    /// What recovery found and did when this journal was opened.
+    notes: Vec<String>,
     _lock: File,
 }
 
@@ -399,9 +436,20 @@ impl Journal {
             dir,
             backups,
             faults,
+            notes: Vec::new(),
             _lock: lock,
         };
         Ok(journal)
+    }
+
+    /// What recovery found and did when this journal was opened (for the
+    /// write's warnings).
+    pub(crate) fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    pub(crate) fn set_notes(&mut self, notes: Vec<String>) {
+        self.notes = notes;
     }
 
     fn journal_path(&self) -> PathBuf {
@@ -417,7 +465,12 @@ impl Journal {
         read_journal(&self.dir, &self.path)
     }
 
-    /// A fresh edit id, later than every id in `entries`.
+    /// A fresh edit id from the clock: later than every id in `entries`
+    /// of this second or before. Ids from the future (a journal from
+    /// another machine or a clock set back since) are ignored: following
+    /// them would let a shipped journal choose every later id (and, with
+    /// their backup names taken, block every write). A taken backup name
+    /// still moves the id on ([`Journal::write_backup`]).
     pub(crate) fn next_id(&self, entries: &[JournalEntry]) -> String {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -426,9 +479,10 @@ impl Journal {
         let last = entries
             .iter()
             .filter_map(|e| parse_edit_id(&e.edit_id))
+            .filter(|&(s, _)| s <= now)
             .max();
         let id = match last {
-            Some((s, c)) if s >= now => {
+            Some((s, c)) if s == now => {
                 let (s, c) = successor(s, c);
                 format_edit_id(s, c)
             }
@@ -437,9 +491,15 @@ impl Journal {
         if valid_edit_id(&id) {
             id
         } else {
-            // Only an entry dated at the end of year 9999 gets here.
+            // Only a clock at the end of year 9999 gets here.
             format_edit_id(now, 1)
         }
+    }
+
+    /// Read the backup of `entry` (at most `max` bytes) through this
+    /// journal's `backups/` handle.
+    pub(crate) fn read_backup(&self, entry: &JournalEntry, max: u64) -> Result<Vec<u8>> {
+        read_backup_in(&self.backups, &self.path.join(BACKUP_DIR), entry, max)
     }
 
     /// Save `bytes` as the backup of an edit whose id is `id` or, when that
@@ -507,6 +567,9 @@ impl Journal {
                 format!("{MAX_ID_TRIES} backup names in a row are taken"),
             ),
             true,
+        )
+        .with_suggestion(
+            "the backups folder holds files no edit of this machine made (a `.scalpel/` copied or cloned from elsewhere?): move `.scalpel/` away (it holds the undo history), then retry",
         ))
     }
 
@@ -666,16 +729,41 @@ impl Journal {
         Ok(drop)
     }
 
-    /// The pending transaction record, if any (`None` also when unreadable
-    /// as a regular file of ours).
-    pub(crate) fn read_record(&self) -> Result<Option<Vec<u8>>> {
-        let Some(mut f) = open_file_at(&self.dir, &self.path, TXN_FILE, OFlags::RDONLY)? else {
+    /// The pending transaction record, if any: at most `max` bytes of a
+    /// regular file of ours with one link (anything else is an error
+    /// saying why it is not used).
+    pub(crate) fn read_record(&self, max: u64) -> Result<Option<Vec<u8>>> {
+        let path = self.path.join(TXN_FILE);
+        let Some(f) = open_file_at(&self.dir, &self.path, TXN_FILE, OFlags::RDONLY)? else {
             return Ok(None);
         };
         let mut bytes = Vec::new();
-        f.read_to_end(&mut bytes)
-            .map_err(|e| Error::io("read_transaction", &self.path.join(TXN_FILE), &e))?;
+        f.take(max.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::io("read_transaction", &path, &e))?;
+        if bytes.len() as u64 > max {
+            return Err(refused(&path, format!("is over {max} bytes")));
+        }
         Ok(Some(bytes))
+    }
+
+    /// Move the transaction record aside, unused: it becomes
+    /// `transaction.json.rejected-<time>`. Returns the new name.
+    pub(crate) fn reject_record(&self) -> io::Result<String> {
+        let stamp: String = now_rfc3339()
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect();
+        let mut aside = format!("{TXN_FILE}.rejected-{stamp}");
+        for n in 1.. {
+            match rustix::fs::statat(&self.dir, aside.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
+                Err(Errno::NOENT) => break,
+                _ => aside = format!("{TXN_FILE}.rejected-{stamp}-{n}"),
+            }
+        }
+        rustix::fs::renameat(&self.dir, TXN_FILE, &self.dir, aside.as_str())?;
+        rustix::fs::fsync(&self.dir)?;
+        Ok(aside)
     }
 
     /// Write the pending transaction record (before any file is replaced).
@@ -817,7 +905,7 @@ fn create_dir_at(parent: &OwnedFd, name: &str, path: &Path) -> Result<OwnedFd> {
 /// file must be a regular file with one link, owned by the current user.
 fn open_file_at(dir: &OwnedFd, dir_path: &Path, name: &str, flags: OFlags) -> Result<Option<File>> {
     let path = dir_path.join(name);
-    let fd = match rustix::fs::openat(
+    let fd = match open_beneath(
         dir,
         name,
         flags | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
@@ -830,6 +918,42 @@ fn open_file_at(dir: &OwnedFd, dir_path: &Path, name: &str, flags: OFlags) -> Re
     };
     check_own_file(&fd, &path)?;
     Ok(Some(File::from(fd)))
+}
+
+/// `openat` of `name` strictly beneath `dir`: `openat2` with
+/// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` where the kernel has it; else (and
+/// always) a name with a `/` or that is `..` is refused (`ENOENT`), so even a
+/// name that escaped validation cannot walk out of the folder.
+fn open_beneath(
+    dir: &OwnedFd,
+    name: &str,
+    flags: OFlags,
+    mode: Mode,
+) -> rustix::io::Result<OwnedFd> {
+    if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+        return Err(Errno::NOENT);
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::ResolveFlags;
+        let resolve =
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        // openat2 refuses a mode without O_CREAT.
+        let mode2 = if flags.contains(OFlags::CREATE) {
+            mode
+        } else {
+            Mode::empty()
+        };
+        for _ in 0..8 {
+            match rustix::fs::openat2(dir, name, flags, mode2, resolve) {
+                Err(Errno::AGAIN) => continue,
+                // Kernels before 5.6 (or a seccomp filter) lack openat2.
+                Err(Errno::NOSYS | Errno::PERM) => break,
+                other => return other,
+            }
+        }
+    }
+    rustix::fs::openat(dir, name, flags, mode)
 }
 
 /// Refuse an opened store file that could lead outside `.scalpel/`: not a
@@ -1141,13 +1265,16 @@ mod tests {
     }
 
     #[test]
-    fn ids_are_monotonic_under_a_backwards_clock() {
+    fn ids_come_from_the_clock_and_advance_within_a_second() {
         let d = tempfile::tempdir().unwrap();
         let ws = Workspace::new(d.path()).unwrap();
         let j = Journal::lock(&ws).unwrap();
+        // An id from the future (another machine's journal, a clock set
+        // back) does not choose the next one.
         let future = format_edit_id(4_102_444_800, 9999);
         let next = j.next_id(&[entry(&future)]);
-        assert_eq!(next, format_edit_id(4_102_444_801, 1));
+        assert!(next < future, "{next}");
+        assert!(next.ends_with("-0001"), "{next}");
         let a = j.next_id(&[]);
         let b = j.next_id(&[entry(&a)]);
         assert!(b > a, "{a} {b}");

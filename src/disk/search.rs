@@ -548,9 +548,15 @@ fn boost_definitions(
         .map(|(i, _)| i)
         .take(DEFINITION_CANDIDATES)
         .collect();
+    // The request's cancellation reaches rayon's workers (the parses'
+    // deadlines check it); a cancelled item just defines nothing.
+    let cancel = crate::symbols::Cancel::current();
     let found: Vec<(usize, Vec<String>)> = picked
         .par_iter()
-        .map(|&i| (i, defined_here(&files[i], defs, case_sensitive)))
+        .map(|&i| {
+            let defines = cancel.run(|| defined_here(&files[i], defs, case_sensitive));
+            (i, defines.unwrap_or_default())
+        })
         .collect();
     for (i, defines) in found {
         if defines.is_empty() {

@@ -27,7 +27,7 @@ use crate::disk::journal::{
 };
 use crate::disk::recover::{Record, open_journal};
 use crate::disk::workspace::{Purpose, ResolvedPath, Workspace};
-use crate::disk::write::{FaultPlan, atomic_write};
+use crate::disk::write::{Expect, FaultPlan, replace_checked};
 use crate::error::{Error, ErrorCode, Result};
 use crate::source::hash_bytes;
 use serde::Serialize;
@@ -69,6 +69,14 @@ pub fn commit_files(
     dry_run: bool,
 ) -> Result<TxnOutcome> {
     let faults = ws.faults();
+    // Every file's lock, in one order, before the journal's.
+    let held = match dry_run {
+        true => None,
+        false => {
+            let paths: Vec<&Path> = changes.iter().map(|c| c.target.path.as_path()).collect();
+            Some(ws.hold(&paths)?)
+        }
+    };
     let journal = if dry_run {
         None
     } else {
@@ -116,7 +124,8 @@ pub fn commit_files(
         edit_id: None,
         files: receipts,
         dry_run,
-        warnings: Vec::new(),
+        // What recovery found when the journal was opened, said once.
+        warnings: journal.as_ref().map_or(Vec::new(), |j| j.notes().to_vec()),
     };
     let Some(journal) = journal else {
         return Ok(outcome);
@@ -183,39 +192,42 @@ pub fn commit_files(
         undo_backups(&entries);
         return Err(e);
     }
+    let mut placed = Vec::with_capacity(todo.len());
     for (n, &i) in todo.iter().enumerate() {
-        if let Err(mut err) = atomic_write(
+        // Each file must still be what the check above read: another
+        // program's write since is `STALE_FILE` and the set is put back.
+        match replace_checked(
             &targets[i].path,
             &changes[i].new,
             &currents[i].attrs,
             faults,
+            currents[i].expect(),
         ) {
-            // Put back what was replaced (this one too, if its rename
-            // happened), then forget the transaction.
-            let mut notes = Vec::new();
-            for &j in &todo[..=n] {
-                if let Err(e) = atomic_write(
-                    &targets[j].path,
-                    &currents[j].bytes,
-                    &currents[j].attrs,
-                    &FaultPlan::none(),
-                ) {
-                    notes.push(format!("{}: {}", targets[j].display, e.message));
+            Ok(stamp) => placed.push(stamp),
+            Err(mut err) => {
+                // Put back what was replaced (this one too, if its rename
+                // happened: only a failed folder flush says so), then
+                // forget the transaction.
+                let replaced = if err.details["original_intact"] == false {
+                    n + 1
+                } else {
+                    n
+                };
+                let notes = put_back(&todo[..replaced], &targets, changes, &currents, &placed);
+                if notes.is_empty() {
+                    let _ = journal.drop_txn(&txn);
+                    let _ = journal.remove_record();
+                    undo_backups(&entries);
                 }
-            }
-            if notes.is_empty() {
-                let _ = journal.drop_txn(&txn);
-                let _ = journal.remove_record();
-                undo_backups(&entries);
-            }
-            if let serde_json::Value::Object(map) = &mut err.details {
-                map.insert("original_intact".into(), notes.is_empty().into());
-                map.insert("transaction".into(), txn.clone().into());
-                if !notes.is_empty() {
-                    map.insert("rollback_errors".into(), notes.into());
+                if let serde_json::Value::Object(map) = &mut err.details {
+                    map.insert("original_intact".into(), notes.is_empty().into());
+                    map.insert("transaction".into(), txn.clone().into());
+                    if !notes.is_empty() {
+                        map.insert("rollback_errors".into(), notes.into());
+                    }
                 }
+                return Err(err);
             }
-            return Err(err);
         }
     }
     journal
@@ -228,7 +240,47 @@ pub fn commit_files(
         outcome.files[i].edit_id = Some(e.edit_id.clone());
     }
     outcome.edit_id = Some(txn);
+    // The journal's lock is not needed to tell the index.
+    drop(journal);
+    if let Some(h) = &held {
+        h.written();
+    }
     Ok(outcome)
+}
+
+/// Put back the old content of the files `done` (indices into the other
+/// slices) of a failed transaction; `placed` holds the stamps of the files
+/// this transaction put in place, so a file another program wrote since
+/// keeps that write (and is reported). Returns one note per failure.
+fn put_back(
+    done: &[usize],
+    targets: &[ResolvedPath],
+    changes: &[FileChange],
+    currents: &[Current],
+    placed: &[crate::disk::write::Stamp],
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (k, &j) in done.iter().enumerate() {
+        let new_hash = hash_bytes(&changes[j].new);
+        let expect = match placed.get(k) {
+            Some(stamp) => Expect::Same {
+                stamp: *stamp,
+                hash: &new_hash,
+            },
+            // Its rename happened but its folder flush failed: no stamp.
+            None => Expect::Any,
+        };
+        if let Err(e) = replace_checked(
+            &targets[j].path,
+            &currents[j].bytes,
+            &currents[j].attrs,
+            &FaultPlan::none(),
+            expect,
+        ) {
+            notes.push(format!("{}: {}", targets[j].display, e.message));
+        }
+    }
+    notes
 }
 
 /// Undo every file of transaction `txn` (the entries in `entries` carrying

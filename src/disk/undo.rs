@@ -25,8 +25,9 @@
 
 use crate::disk::commit::{Change, apply};
 use crate::disk::current::Current;
-use crate::disk::journal::{JournalEntry, load, read_backup};
-use crate::disk::workspace::{Purpose, Workspace};
+use crate::disk::journal::{JOURNAL_FILE, JournalEntry, load, read_backup};
+use crate::disk::tracked::tracked_by_git;
+use crate::disk::workspace::{Purpose, SCALPEL_DIR, Workspace};
 use crate::error::{Error, ErrorCode, Result};
 use crate::source::hash_bytes;
 use serde::Serialize;
@@ -79,6 +80,7 @@ pub fn undo(
 ) -> Result<UndoOutcome> {
     let target = ws.resolve(path, Purpose::Create)?;
     let entries = load(ws.root())?.entries();
+    refuse_tracked_journal(ws, &entries)?;
     let undone = undone_by(&entries);
     let on_file: Vec<&JournalEntry> = entries
         .iter()
@@ -280,6 +282,24 @@ pub fn undo(
         warnings: applied.warnings,
         files: Vec::new(),
     })
+}
+
+/// A journal git tracks came with the repository, not from edits on this
+/// machine: its backups are not restored into the tree (`IO`, nothing
+/// written). Asked only when there is something to undo.
+fn refuse_tracked_journal(ws: &Workspace, entries: &[JournalEntry]) -> Result<()> {
+    let rel = format!("{SCALPEL_DIR}/{JOURNAL_FILE}");
+    if entries.is_empty() || !tracked_by_git(ws.root(), &rel) {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::Io,
+        format!("{rel} is tracked by git: it came with the repository, so Scalpel does not undo from it"),
+    )
+    .with_suggestion(format!(
+        "remove it from the repository (git rm -r --cached {SCALPEL_DIR}) and move {SCALPEL_DIR}/ away; edits made here after that can be undone"
+    ))
+    .with_details(json!({"path": rel, "tracked": true})))
 }
 
 /// Journal entries, newest first, for one file (`path`) or the whole root,

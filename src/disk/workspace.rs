@@ -75,6 +75,21 @@ pub struct Workspace {
     max_file_size: u64,
     retention: Retention,
     faults: FaultPlan,
+    /// Told every file a write replaced (the search index of a server).
+    on_written: Option<OnWritten>,
+    /// What opening the root found and did that the user should hear of
+    /// (a transaction rolled back, a record not acted on).
+    notes: Vec<String>,
+}
+
+/// [`crate::disk::locks::WrittenHook`], shown by name only.
+#[derive(Clone)]
+struct OnWritten(crate::disk::locks::WrittenHook);
+
+impl std::fmt::Debug for OnWritten {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnWritten")
+    }
 }
 
 impl Workspace {
@@ -100,8 +115,22 @@ impl Workspace {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             retention: Retention::default(),
             faults: FaultPlan::none(),
+            on_written: None,
+            notes: Vec::new(),
         };
         Ok(ws)
+    }
+
+    /// What opening the root found and did, once: a transaction rolled
+    /// back, a transaction record not acted on and why. The CLI prints these
+    /// as warnings; they are also logged.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    pub(super) fn with_notes(mut self, notes: Vec<String>) -> Self {
+        self.notes = notes;
+        self
     }
 
     /// Files larger than this are not read back for comparison (default
@@ -121,6 +150,20 @@ impl Workspace {
     pub fn with_faults(mut self, faults: FaultPlan) -> Self {
         self.faults = faults;
         self
+    }
+
+    /// Tell `hook` the paths of every file a write or transaction of this
+    /// workspace replaced, before its receipt is built.
+    pub fn with_written_hook(mut self, hook: crate::disk::locks::WrittenHook) -> Self {
+        self.on_written = Some(OnWritten(hook));
+        self
+    }
+
+    /// Take the write locks of `paths` (canonical paths inside the root) for
+    /// this thread; the holder tells this workspace's hook what it wrote
+    /// (see [`crate::disk::locks`]).
+    pub fn hold(&self, paths: &[&Path]) -> Result<crate::disk::locks::Held> {
+        crate::disk::locks::hold(paths, self.on_written.as_ref().map(|h| h.0.clone()))
     }
 
     pub fn root(&self) -> &Path {

@@ -11,12 +11,13 @@
 //! leaves the original untouched and no temp file behind.
 
 use crate::disk::door;
-use crate::error::{Error, Result};
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use crate::error::{Error, ErrorCode, Result};
+use crate::source::hash_bytes;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags};
 use serde::Serialize;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -185,6 +186,109 @@ impl FileAttrs {
     }
 }
 
+/// Who a file is and when it last changed, as `fstat` says: enough to see
+/// that another program wrote it (or replaced it) since it was read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    pub(crate) fn of(meta: &std::fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        Stamp {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
+/// Files up to this size are hashed again right before the rename, on top
+/// of the [`Stamp`] comparison: a write that lands within the file
+/// system's timestamp granularity and keeps the size is still seen.
+const REHASH_MAX: u64 = 4 * 1024 * 1024;
+
+/// What the target must still be right before the rename: the file the
+/// stale check read (its stamp and hash), or no file at all.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Expect<'a> {
+    /// No check (a rollback putting back what Scalpel itself replaced when
+    /// no stamp of it is known, Scalpel's own data files).
+    Any,
+    /// The file did not exist: another program must not have created it.
+    Absent,
+    /// The file as read: same identity, size, times and content.
+    Same { stamp: Stamp, hash: &'a str },
+}
+
+/// `STALE_FILE`: the target changed between the stale check and the rename
+/// (another program wrote it while the backup, journal and new content were
+/// being flushed). Nothing was replaced.
+fn changed_meanwhile(path: &Path, how: &str) -> Error {
+    Error::new(
+        ErrorCode::StaleFile,
+        format!(
+            "{} was changed by another program while Scalpel was writing it ({how}); nothing was written",
+            path.display()
+        ),
+    )
+    .with_suggestion("re-read the file (⟦read_file⟧) and retry the edit on its new content")
+    .with_details(serde_json::json!({
+        "path": path.display().to_string(),
+        "step": WriteStep::Rename.as_str(),
+        "original_intact": true,
+        "changed_during_write": how,
+    }))
+}
+
+/// Whether `name` in `dir` is still what `expect` says, right before the
+/// rename; `Err` (`STALE_FILE`) when it is not.
+fn check_unchanged(dir: &OwnedFd, name: &OsStr, expect: Expect<'_>, path: &Path) -> Result<()> {
+    let (stamp, hash) = match expect {
+        Expect::Any => return Ok(()),
+        Expect::Absent => {
+            return match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+                Err(rustix::io::Errno::NOENT) => Ok(()),
+                _ => Err(changed_meanwhile(path, "it was created")),
+            };
+        }
+        Expect::Same { stamp, hash } => (stamp, hash),
+    };
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let mut f = match rustix::fs::openat(dir, name, flags, Mode::empty()) {
+        Ok(fd) => File::from(fd),
+        Err(rustix::io::Errno::NOENT) => return Err(changed_meanwhile(path, "it was deleted")),
+        Err(e) => return Err(step_error(WriteStep::Rename, path, &e.into(), true)),
+    };
+    let meta = f
+        .metadata()
+        .map_err(|e| step_error(WriteStep::Rename, path, &e, true))?;
+    let now = Stamp::of(&meta);
+    if now.dev != stamp.dev || now.ino != stamp.ino {
+        return Err(changed_meanwhile(path, "it was replaced"));
+    }
+    if now != stamp {
+        return Err(changed_meanwhile(path, "its size or times changed"));
+    }
+    if now.size <= REHASH_MAX {
+        let mut bytes = Vec::with_capacity(now.size as usize);
+        Read::take(&mut f, REHASH_MAX + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| step_error(WriteStep::Rename, path, &e, true))?;
+        if hash_bytes(&bytes) != hash {
+            return Err(changed_meanwhile(path, "its content changed"));
+        }
+    }
+    Ok(())
+}
+
 /// An `IO` error for `step`, tagged with whether the original is intact.
 pub(crate) fn step_error(step: WriteStep, path: &Path, err: &io::Error, intact: bool) -> Error {
     let mut e = Error::io(step.as_str(), path, err);
@@ -256,11 +360,31 @@ impl<'a> TempFile<'a> {
         Err(last.unwrap_or(rustix::io::Errno::EXIST).into())
     }
 
-    /// Rename over `target` in the same folder handle.
-    fn place(mut self, target: &OsStr) -> io::Result<()> {
-        rustix::fs::renameat(self.dir, &self.name, self.dir, target)?;
+    /// Rename over `target` in the same folder handle (`no_replace`: only
+    /// when `target` does not exist, where the file system can say so
+    /// atomically). Returns the placed file's stamp.
+    fn place(mut self, target: &OsStr, no_replace: bool) -> io::Result<Stamp> {
+        let renamed = if no_replace {
+            match rustix::fs::renameat_with(
+                self.dir,
+                &self.name,
+                self.dir,
+                target,
+                RenameFlags::NOREPLACE,
+            ) {
+                // File systems without RENAME_NOREPLACE: the check before
+                // the rename stands alone.
+                Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {
+                    rustix::fs::renameat(self.dir, &self.name, self.dir, target)
+                }
+                other => other,
+            }
+        } else {
+            rustix::fs::renameat(self.dir, &self.name, self.dir, target)
+        };
+        renamed?;
         self.placed = true;
-        Ok(())
+        Ok(Stamp::of(&self.file.metadata()?))
     }
 }
 
@@ -288,6 +412,22 @@ pub(crate) fn atomic_write(
     attrs: &FileAttrs,
     faults: &FaultPlan,
 ) -> Result<()> {
+    replace_checked(path, bytes, attrs, faults, Expect::Any).map(|_| ())
+}
+
+/// [`atomic_write`] that, after every flush and right before the rename,
+/// checks that the target is still what `expect` says (see
+/// [`check_unchanged`]): a write by another program since the stale check
+/// is `STALE_FILE` and nothing is replaced. What remains is a write landing
+/// between that last check and the rename (microseconds). Returns the stamp
+/// of the file put in place.
+pub(crate) fn replace_checked(
+    path: &Path,
+    bytes: &[u8],
+    attrs: &FileAttrs,
+    faults: &FaultPlan,
+    expect: Expect<'_>,
+) -> Result<Stamp> {
     let dir = parent_dir(path);
     let (dir_fd, name) =
         open_parent(path).map_err(|e| step_error(WriteStep::CreateTemp, &dir, &e, true))?;
@@ -360,16 +500,20 @@ pub(crate) fn atomic_write(
         .map_err(|e| step_error(WriteStep::Fsync, path, &e, true))?;
 
     // On failure `tmp` is dropped, which removes the temp file.
-    faults
+    check_unchanged(&dir_fd, &name, expect, path)?;
+    let placed = faults
         .check(WriteStep::Rename)
-        .and_then(|()| tmp.place(&name))
-        .map_err(|e| step_error(WriteStep::Rename, path, &e, true))?;
+        .and_then(|()| tmp.place(&name, matches!(expect, Expect::Absent)))
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::AlreadyExists => changed_meanwhile(path, "it was created"),
+            _ => step_error(WriteStep::Rename, path, &e, true),
+        })?;
 
     faults
         .check(WriteStep::DirFsync)
         .and_then(|()| Ok(rustix::fs::fsync(&dir_fd)?))
         .map_err(|e| step_error(WriteStep::DirFsync, &dir, &e, false))?;
-    Ok(())
+    Ok(placed)
 }
 
 /// Give the temp file the extended attributes of the file it replaces

@@ -28,19 +28,7 @@ const FIRST_WAIT: Duration = Duration::from_millis(1500);
 /// How often a waiting search reports the indexing's progress.
 const REPORT_EVERY: Duration = Duration::from_millis(100);
 
-/// How a started index follows changes to its files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Watch {
-    /// Not at all (until the next refresh).
-    Off,
-    /// A file watcher (`notify`), falling back to periodic rescans when
-    /// the OS has no watches left.
-    Notify,
-    /// As if the OS had no watches left (inotify's ENOSPC): rescans every
-    /// given interval. For tests of the fallback, which cannot exhaust the
-    /// machine's watches.
-    OutOfWatches(Duration),
-}
+pub use super::watch::Watch;
 
 /// The state of an index, for `scalpel index --status` and answers.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -478,7 +466,10 @@ impl LiveIndex {
             .spawn(move || {
                 let Some(ix) = me.upgrade() else { return };
                 if watch != Watch::Off {
-                    let w = super::watch::start(Arc::downgrade(&ix), watch);
+                    let w = super::watch::start(
+                        Arc::downgrade(&ix) as std::sync::Weak<dyn super::watch::Watched>,
+                        watch,
+                    );
                     *lock(&ix.watching) = Some(w);
                 }
                 if let Err(e) = ix.refresh() {
@@ -764,5 +755,26 @@ pub fn load_model(explicit: Option<&Path>) -> Result<std::result::Result<Arc<Mod
         None => Ok(Err(
             "no embedding model found: results are ranked by keywords and structure only".into(),
         )),
+    }
+}
+
+impl super::watch::Watched for LiveIndex {
+    fn root(&self) -> &Path {
+        LiveIndex::root(self)
+    }
+    fn note_once(&self, note: String) {
+        LiveIndex::note_once(self, note)
+    }
+    fn wait_idle(&self, limit: Duration) {
+        LiveIndex::wait_idle(self, limit)
+    }
+    fn update_known(&self, paths: &[PathBuf]) -> bool {
+        LiveIndex::update_known(self, paths)
+    }
+    fn refresh(&self) -> Result<()> {
+        LiveIndex::refresh(self)
+    }
+    fn save_if_dirty(&self) {
+        LiveIndex::save_if_dirty(self)
     }
 }

@@ -82,16 +82,6 @@ pub fn locate(explicit: Option<&Path>) -> Result<Option<PathBuf>> {
     }
 }
 
-/// The model folder `rel` in the nearest of `start` and its ancestors
-/// that has one (`model.safetensors` inside): how the tests and benches find
-/// the shared test model next to a checkout.
-pub fn find_upward(start: &Path, rel: &str) -> Option<PathBuf> {
-    start
-        .ancestors()
-        .map(|a| a.join(rel))
-        .find(|p| p.join("model.safetensors").is_file())
-}
-
 /// The HuggingFace hub cache folder.
 pub fn hf_cache() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("HF_HUB_CACHE") {

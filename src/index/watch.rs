@@ -1,6 +1,6 @@
 //! Watching a root for changes (`notify`): events are debounced (collected
 //! until [`QUIET`] passes without one, at most [`MAX_WAIT`]) and handed to
-//! [`LiveIndex::update_paths`]. When the OS runs out of watches (inotify's
+//! the index (`LiveIndex::update_paths`). When the OS runs out of watches (inotify's
 //! ENOSPC), the index falls back to a rescan every [`RESCAN`] and says so
 //! once.
 //!
@@ -8,9 +8,9 @@
 //! rescans) and says so exactly once (`tests/search_index.rs`,
 //! `out_of_watches_falls_back_to_rescans_and_says_so_once`). The thread holds only a weak reference: it ends with the index.
 
-use super::{LiveIndex, Watch};
+use crate::error::Result;
 use notify::{RecursiveMode, Watcher};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Weak;
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
@@ -22,6 +22,35 @@ const RESCAN: Duration = Duration::from_secs(5);
 const MIN_RESCAN_GAP: Duration = Duration::from_millis(250);
 /// How often a pending save is written.
 const SAVE_EVERY: Duration = Duration::from_secs(2);
+
+/// How a started index follows changes to its files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Watch {
+    /// Not at all (until the next refresh).
+    Off,
+    /// A file watcher (`notify`), falling back to periodic rescans when
+    /// the OS has no watches left.
+    Notify,
+    /// As if the OS had no watches left (inotify's ENOSPC): rescans every
+    /// given interval. For tests of the fallback, which cannot exhaust the
+    /// machine's watches.
+    OutOfWatches(Duration),
+}
+
+/// What the watcher drives: the live index (`live.rs` implements it), so
+/// that this module does not import the index it serves.
+pub trait Watched: Send + Sync {
+    fn root(&self) -> &Path;
+    /// Say `note` once in the index's answers.
+    fn note_once(&self, note: String);
+    /// Wait for the indexing under way to end, at most `limit`.
+    fn wait_idle(&self, limit: Duration);
+    /// Re-read `paths`; whether a walk is due (a new file or folder).
+    fn update_known(&self, paths: &[PathBuf]) -> bool;
+    /// Walk the root for files added or removed.
+    fn refresh(&self) -> Result<()>;
+    fn save_if_dirty(&self);
+}
 
 /// Keeps the OS watcher alive.
 pub struct Watching {
@@ -38,7 +67,7 @@ fn out_of_watches(e: &notify::Error) -> bool {
 
 /// Watch the index's root; updates go to `index` while it lives.
 /// [`Watch::OutOfWatches`] acts as if the OS had refused the watch.
-pub fn start(index: Weak<LiveIndex>, how: Watch) -> Watching {
+pub fn start(index: Weak<dyn Watched>, how: Watch) -> Watching {
     let Some(ix) = index.upgrade() else {
         return Watching { _watcher: None };
     };
@@ -84,7 +113,7 @@ fn fallback_note(e: &notify::Error, every: Duration) -> String {
 }
 
 fn run(
-    index: Weak<LiveIndex>,
+    index: Weak<dyn Watched>,
     rx: std::sync::mpsc::Receiver<notify::Result<notify::Event>>,
     mut polling: bool,
     rescan: Duration,

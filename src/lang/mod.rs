@@ -383,15 +383,23 @@ fn check_node_kinds(
     let bad = |(key, kind): (&str, &String), is_named: bool| {
         (grammar.id_for_node_kind(kind, is_named) == 0).then(|| format!("{key}: `{kind}`"))
     };
+    // Field names too: a misspelt body field would make every signature
+    // and docstring rule silently never apply.
+    let fields = rules
+        .body_fields
+        .iter()
+        .filter(|f| grammar.field_id_for_name(f.as_str()).is_none())
+        .map(|f| format!("symbols.body_fields: `{f}`"));
     let unknown: Vec<String> = named
         .filter_map(|k| bad(k, true))
         .chain(anonymous.filter_map(|k| bad(k, false)))
+        .chain(fields)
         .collect();
     if unknown.is_empty() {
         return Ok(());
     }
     Err(Error::invalid_argument(format!(
-        "{path}: node kind(s) not in the `{}` grammar: {}",
+        "{path}: node kind(s) or field(s) not in the `{}` grammar: {}",
         config.grammar,
         unknown.join(", ")
     ))

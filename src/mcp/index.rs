@@ -47,7 +47,7 @@ impl Indexes {
             return Ok(ix.clone());
         }
         let ix = LiveIndex::open(root, engine.clone(), self.model());
-        ix.start(true);
+        ix.start(!self.options.no_watch);
         map.insert(root.to_path_buf(), ix.clone());
         Ok(ix)
     }
@@ -63,7 +63,7 @@ impl Indexes {
 
     /// A file Scalpel just wrote: the index of its root (if open) re-reads
     /// it now.
-    pub(super) fn touched(&self, root: &Path, path: &Path) {
+    pub(super) fn touched(&self, root: &Path, paths: &[PathBuf]) {
         let ix = self
             .by_root
             .lock()
@@ -71,7 +71,7 @@ impl Indexes {
             .get(root)
             .cloned();
         if let Some(ix) = ix {
-            ix.update_paths(&[path.to_path_buf()]);
+            ix.update_paths(paths);
         }
     }
 }

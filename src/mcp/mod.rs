@@ -4,7 +4,9 @@
 //!
 //! - [`ScalpelServer::read`] / [`ScalpelServer::write`]: resolve the
 //!   workspace (root), run the library call on the blocking pool with panics
-//!   caught, and for writes hold the file's lock ([`locks::PathLocks`]);
+//!   caught, and for single-file writes hold the file's lock for planning
+//!   and writing ([`crate::disk::locks`]; a transaction's writer takes every
+//!   file's lock itself, and every writer tells the search index);
 //! - the parse cache ([`crate::engine::ParseCache`]) shared by all calls;
 //! - the root: `--root`, else the client's roots, else the working directory
 //!   ([`root::Roots`]);
@@ -18,7 +20,6 @@
 
 mod framing;
 mod index;
-mod locks;
 mod render;
 pub mod reply;
 mod root;
@@ -85,6 +86,10 @@ pub struct ServerOptions {
 pub struct IndexOptions {
     pub model: Option<PathBuf>,
     pub at_start: bool,
+    /// Do not watch the root: the index hears of the server's own writes
+    /// (through the workspace's write hook) only; other programs' changes
+    /// are seen at the next start.
+    pub no_watch: bool,
 }
 
 impl ServerOptions {
@@ -106,9 +111,8 @@ struct Shared {
     engine: Engine,
     cache: ParseCache,
     roots: root::Roots,
-    locks: locks::PathLocks,
     fault_panic_tool: Option<String>,
-    indexes: index::Indexes,
+    indexes: Arc<index::Indexes>,
 }
 
 /// What a tool's library call gets: the engine, the parse cache and the
@@ -186,10 +190,8 @@ impl ScalpelServer {
     /// A server; fails only when `options.root` is not a usable directory.
     pub fn new(options: ServerOptions) -> Result<ScalpelServer> {
         let max = options.engine.max_file_size;
-        let fixed = match &options.root {
-            Some(dir) => Some(Workspace::new(dir)?.with_max_file_size(max)),
-            None => None,
-        };
+        let indexes = Arc::new(index::Indexes::new(options.index));
+        let roots = root::Roots::new(options.root.as_deref(), max, indexes.clone())?;
         let cache = match options.cache_limits {
             Some((entries, bytes)) => ParseCache::new(entries, bytes),
             None => ParseCache::default(),
@@ -206,10 +208,9 @@ impl ScalpelServer {
             shared: Arc::new(Shared {
                 engine: options.engine,
                 cache,
-                roots: root::Roots::new(fixed, max),
-                locks: locks::PathLocks::default(),
+                roots,
                 fault_panic_tool: options.fault_panic_tool,
-                indexes: index::Indexes::new(options.index),
+                indexes,
             }),
             router: Arc::new(router),
         })
@@ -261,9 +262,11 @@ impl ScalpelServer {
         .await
     }
 
-    /// Run a writing tool's library call `f` on the blocking pool, holding
-    /// the lock of the file `path` resolves to (for `purpose`), so writes to
-    /// one file never overlap.
+    /// Run a single-file writing tool's library call `f` on the blocking
+    /// pool, holding the lock of the file `path` resolves to (for `purpose`)
+    /// while it plans and writes, so that calls writing one file run one
+    /// after the other and each sees the previous one's result. The writer
+    /// (`disk`) tells the search index what it wrote.
     pub async fn write<T, F>(
         &self,
         tool: &'static str,
@@ -276,28 +279,28 @@ impl ScalpelServer {
         T: Send + 'static,
         F: FnOnce(&Env, ResolvedPath) -> Result<T> + Send + 'static,
     {
-        let env = self.env(ctx).await?;
-        let target = {
-            let env = env.clone();
-            reply::blocking(tool, move || env.resolve(&path, purpose)).await?
-        };
-        let _guard = self.shared.locks.lock(&target.path).await;
-        let fault = self.injected_fault(tool);
-        let cancel = Cancel::watch(ctx);
-        let flag = cancel.flag();
-        reply::blocking(tool, move || {
-            if fault {
-                panic!("injected fault ({FAULT_PANIC_TOOL_ENV})");
-            }
-            let written = target.path.clone();
-            let out = crate::symbols::with_cancel(flag, || f(&env, target));
-            if out.is_ok() {
-                // Scalpel's own writes reach the search index at once.
-                env.shared.indexes.touched(env.ws.root(), &written);
-            }
-            out
+        self.read(tool, ctx, move |env| {
+            let target = env.resolve(&path, purpose)?;
+            let _held = env.ws.hold(&[target.path.as_path()])?;
+            f(env, target)
         })
         .await
+    }
+
+    /// Run a tool that writes a set of files as one transaction (known only
+    /// once it is planned): its writer takes every file's lock, in one
+    /// order, and tells the search index of each file.
+    pub async fn write_set<T, F>(
+        &self,
+        tool: &'static str,
+        ctx: &RequestContext<RoleServer>,
+        f: F,
+    ) -> Result<T, ToolError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Env) -> Result<T> + Send + 'static,
+    {
+        self.read(tool, ctx, f).await
     }
 }
 

@@ -9,10 +9,11 @@
 //! are used here until the protocol offers a replacement.
 #![allow(deprecated)]
 
+use super::index::Indexes;
 use crate::disk::Workspace;
 use crate::error::{Error, Result};
 use rmcp::{Peer, RoleServer};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -24,6 +25,8 @@ const ROOTS_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Roots {
     fixed: Option<Arc<Workspace>>,
     max_file_size: u64,
+    /// Told of every file a workspace's writes replaced.
+    indexes: Arc<Indexes>,
     /// Bumped by `roots/list_changed`; a cached workspace from an older
     /// generation is looked up again.
     generation: AtomicU64,
@@ -31,14 +34,20 @@ pub struct Roots {
 }
 
 impl Roots {
-    /// `fixed`: the `--root` workspace, if any.
-    pub fn new(fixed: Option<Workspace>, max_file_size: u64) -> Roots {
-        Roots {
-            fixed: fixed.map(Arc::new),
+    /// `fixed`: the `--root` directory, if any; fails when it is not a
+    /// usable directory.
+    pub fn new(fixed: Option<&Path>, max_file_size: u64, indexes: Arc<Indexes>) -> Result<Roots> {
+        let mut roots = Roots {
+            fixed: None,
             max_file_size,
+            indexes,
             generation: AtomicU64::new(0),
             current: Mutex::new(None),
+        };
+        if let Some(dir) = fixed {
+            roots.fixed = Some(roots.open(dir.to_path_buf())?);
         }
+        Ok(roots)
     }
 
     /// The client's roots changed: look them up again on the next call.
@@ -73,10 +82,14 @@ impl Roots {
         Ok(ws)
     }
 
+    /// The workspace of `dir`, whose writes reach the search index of its
+    /// root before their receipts go out.
     fn open(&self, dir: PathBuf) -> Result<Arc<Workspace>> {
-        Ok(Arc::new(
-            Workspace::new(dir)?.with_max_file_size(self.max_file_size),
-        ))
+        let ws = Workspace::new(dir)?.with_max_file_size(self.max_file_size);
+        let (root, indexes) = (ws.root().to_path_buf(), self.indexes.clone());
+        Ok(Arc::new(ws.with_written_hook(Arc::new(move |paths| {
+            indexes.touched(&root, paths)
+        }))))
     }
 
     /// The first usable `file://` root of a client that declared the roots

@@ -8,7 +8,9 @@
 //! with a doc comment on every field (they become the input schema's
 //! descriptions), a `Render` impl for its result type (`render.rs`), and one
 //! `#[tool]` method below. Readers get `read_only_hint = true`; writers use
-//! `self.write(...)`, which serializes calls per file, and state only the
+//! `self.write(...)` (one file: serializes calls per file) or
+//! `self.write_set(...)` (a transaction: its writer locks every file), and
+//! state only the
 //! hints that differ from MCP's defaults (a tool that is not read-only is
 //! destructive and not idempotent unless it says otherwise): every hint
 //! costs tokens in every session.
@@ -76,6 +78,9 @@ pub struct ListSymbolsParams {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_symbols: Option<usize>,
+    /// A cut outline's next_cursor: its next page.
+    #[serde(default)]
+    pub cursor: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -276,6 +281,12 @@ impl ScalpelServer {
         self.read("list_symbols", &ctx, move |env| {
             let file = env.resolve(&p.path, Purpose::Read)?;
             if file.path.is_dir() {
+                if p.cursor.is_some() {
+                    return Err(crate::Error::invalid_argument(
+                        "a cursor pages one file's outline, not a folder's",
+                    )
+                    .with_suggestion("pass the file's path with the cursor"));
+                }
                 let req = crate::engine::FolderRequest {
                     include_trivia: p.include_trivia,
                     symbol: p.symbol.as_deref(),
@@ -296,7 +307,14 @@ impl ScalpelServer {
                 p.depth,
                 p.kind.as_deref(),
             )
-            .map(|o| crate::engine::cap_symbols(o, p.max_symbols))
+            .and_then(|o| {
+                let page = crate::engine::Page {
+                    max: p.max_symbols,
+                    cursor: p.cursor.as_deref(),
+                    budget: crate::engine::Budget::Agent,
+                };
+                crate::engine::page_symbols(o, &page)
+            })
         })
         .await
         .map(Json)
@@ -604,29 +622,23 @@ impl ScalpelServer {
         Parameters(p): Parameters<RenameSymbolParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<RenameReceipt>, ToolError> {
-        self.write(
-            "rename_symbol",
-            &ctx,
-            p.path.clone(),
-            Purpose::Read,
-            move |env, _| {
-                let req = RefsRequest {
-                    path: Some(p.path),
-                    symbol: Some(p.symbol),
-                    ..RefsRequest::default()
-                };
-                let load = |path: &Path| env.parse_path(path);
-                crate::refs::rename::rename_symbol(
-                    env.ws(),
-                    &env.engine().registry,
-                    &req,
-                    &p.new_name,
-                    p.include_name_only,
-                    p.dry_run,
-                    &load,
-                )
-            },
-        )
+        self.write_set("rename_symbol", &ctx, move |env| {
+            let req = RefsRequest {
+                path: Some(p.path),
+                symbol: Some(p.symbol),
+                ..RefsRequest::default()
+            };
+            let load = |path: &Path| env.parse_path(path);
+            crate::refs::rename::rename_symbol(
+                env.ws(),
+                &env.engine().registry,
+                &req,
+                &p.new_name,
+                p.include_name_only,
+                p.dry_run,
+                &load,
+            )
+        })
         .await
         .map(Json)
     }
@@ -640,8 +652,7 @@ impl ScalpelServer {
         Parameters(p): Parameters<EditFilesParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<EditFilesReceipt>, ToolError> {
-        let first = p.files.first().map(|f| f.path.clone()).unwrap_or_default();
-        self.write("edit_files", &ctx, first, Purpose::Read, move |env, _| {
+        self.write_set("edit_files", &ctx, move |env| {
             textops::edit_files(env.ws(), env.engine(), &p)
         })
         .await
@@ -657,15 +668,10 @@ impl ScalpelServer {
         Parameters(p): Parameters<UndoEditParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<Json<UndoOutcome>, ToolError> {
-        self.write(
-            "undo_edit",
-            &ctx,
-            p.path,
-            Purpose::Create,
-            move |env, target| {
-                crate::disk::undo(env.ws(), &target.path, p.edit_id.as_deref(), p.force)
-            },
-        )
+        // An edit may be one of a transaction: its writer locks every file.
+        self.write_set("undo_edit", &ctx, move |env| {
+            crate::disk::undo(env.ws(), Path::new(&p.path), p.edit_id.as_deref(), p.force)
+        })
         .await
         .map(Json)
     }

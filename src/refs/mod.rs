@@ -272,10 +272,11 @@ pub(crate) fn collect(
     paths.sort();
     let candidates_cut = found.files_matched.saturating_sub(paths.len());
     let mut errors = found.errors;
+    let cancel = crate::symbols::Cancel::current();
     let parsed: Vec<(String, Result<Option<Scanned>>)> = paths
         .into_par_iter()
         .map(|p| {
-            let r = (|| {
+            let r = cancel.run(|| {
                 let resolved = ws.resolve(Path::new(&p), Purpose::Read)?;
                 if registry.detect(&resolved.path, None).is_none() {
                     return Ok(None);
@@ -286,10 +287,16 @@ pub(crate) fn collect(
                 };
                 let occ = occurrences(&file, &name)?;
                 Ok(Some((file, occ)))
-            })();
-            (p, r)
+            });
+            (
+                p,
+                r.unwrap_or_else(|| Err(cancel.error("finding references"))),
+            )
         })
         .collect();
+    if cancel.is_set() {
+        return Err(cancel.error("finding references"));
+    }
     let mut files = Vec::new();
     for (p, r) in parsed {
         match r {

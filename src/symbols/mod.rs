@@ -310,6 +310,48 @@ fn cancelled() -> bool {
     })
 }
 
+/// The cancellation of the request this thread works for, as a value to
+/// carry into other threads: rayon's workers do not share the calling
+/// thread's flag, so a parallel loop takes [`Cancel::current`] before it
+/// starts and runs each item under [`Cancel::run`].
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Option<Arc<AtomicBool>>);
+
+impl Cancel {
+    /// This thread's cancellation (none outside [`with_cancel`]).
+    pub fn current() -> Cancel {
+        Cancel(CANCEL.with(|c| c.borrow().clone()))
+    }
+
+    /// Whether the request was cancelled.
+    pub fn is_set(&self) -> bool {
+        self.0.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+
+    /// The error of a request cancelled during `what` (`TIMEOUT`, as a
+    /// cancelled parse is).
+    pub fn error(&self, what: &str) -> Error {
+        Error::new(
+            ErrorCode::Timeout,
+            format!("{what} was cancelled by the client"),
+        )
+        .with_suggestion("nothing was changed; send the request again if it is still needed")
+        .with_details(serde_json::json!({"stage": what, "cancelled": true}))
+    }
+
+    /// Run `f` on this thread under this cancellation; `None` without
+    /// running it when the request is already cancelled.
+    pub fn run<R>(&self, f: impl FnOnce() -> R) -> Option<R> {
+        if self.is_set() {
+            return None;
+        }
+        Some(match &self.0 {
+            Some(flag) => with_cancel(flag.clone(), f),
+            None => f(),
+        })
+    }
+}
+
 impl Deadline {
     fn passed(&self) -> bool {
         Instant::now() >= self.at || cancelled()

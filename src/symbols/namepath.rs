@@ -100,6 +100,24 @@ fn bad_path(input: &str, why: &str) -> Error {
 /// drop generic arguments from each segment. Symbol names go through the same
 /// function, so a symbol's segments always match the query that names it.
 pub(crate) fn split_path(path: &str) -> Vec<String> {
+    split_raw(path).iter().map(|s| strip_generics(s)).collect()
+}
+
+/// A name path's segments as written, generic arguments kept, joined with
+/// one separator: how an exact name path is told from the generic-stripped
+/// match (`impl Wrapper<Vec<u8>>` from `impl Wrapper<V>`).
+fn exact_key(path: &str) -> String {
+    let path = path.trim();
+    let path = path.strip_prefix('/').unwrap_or(path);
+    split_raw(path)
+        .iter()
+        .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\u{1}")
+}
+
+/// [`split_path`] without dropping generic arguments.
+fn split_raw(path: &str) -> Vec<String> {
     let mut segments = Vec::new();
     let mut current = String::new();
     let mut depth = 0usize;
@@ -145,7 +163,7 @@ pub(crate) fn split_path(path: &str) -> Vec<String> {
         }
     }
     segments.push(current);
-    segments.iter().map(|s| strip_generics(s)).collect()
+    segments
 }
 
 /// `Point<T>` → `Point` (agents often paste types with their parameters).
@@ -225,6 +243,16 @@ pub fn resolve<'a>(symbols: &'a [Symbol], query: &str, kind: Option<&str>) -> Re
     }
     if matched.len() == 1 {
         return Ok(matched[0]);
+    }
+    // A query with generic arguments that is one symbol's name path exactly
+    // as listed: that symbol, whatever else matches once the arguments are
+    // dropped (`impl Wrapper<Vec<u8>>` beside `impl<V> Wrapper<V>`).
+    if q.index.is_none() && query.contains('<') {
+        let key = exact_key(query);
+        let mut exact = matched.iter().filter(|s| exact_key(&s.name_path) == key);
+        if let (Some(one), None) = (exact.next(), exact.next()) {
+            return Ok(one);
+        }
     }
     if let Some(top) = obvious(&q, &matched) {
         return Ok(top);

@@ -119,13 +119,15 @@ pub struct TextEdit {
     // The replacement text. Written with the file's line ending.
     pub new_text: String,
     /// Context that picks one of several matches.
-    #[schemars(description = "Picks one match: text within 50 lines before/after, or line_range.")]
+    #[schemars(description = "Picks a match: text 50 lines before/after or line_range.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anchor: Option<Anchor>,
     /// Fallback when there is no exact match: "exact" (default),
-    /// "whitespace", or "levenshtein".
+    /// "whitespace" (every run of whitespace forgiven: indentation, trailing
+    /// spaces, spacing inside lines; line breaks still count), or
+    /// "levenshtein".
     #[schemars(
-        description = "Fallback: ignore whitespace, or levenshtein within max_distance (default len/10)."
+        description = "Fallback: whitespace (any spacing) or levenshtein within max_distance (default len/10)."
     )]
     #[serde(default)]
     pub fuzzy: FuzzyMode,
@@ -135,7 +137,7 @@ pub struct TextEdit {
     pub max_distance: Option<usize>,
     /// Replace exactly this many occurrences (a deliberate replace-all);
     /// fails if the file has a different number.
-    #[schemars(description = "Replace exactly N occurrences.")]
+    #[schemars(description = "Replace exactly N matches.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_matches: Option<usize>,
     // Match only where `old_text` is not part of a longer word: neither

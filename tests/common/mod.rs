@@ -8,12 +8,16 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
-/// Every fixture file, in path order.
+/// Every fixture file, in path order: the files of `fixtures/<language>/`
+/// for each language of the registry (`fixtures/model` is the test
+/// embedding model, not code).
 pub fn fixture_files() -> Vec<PathBuf> {
+    let registry = scalpel::lang::Registry::builtin();
     let mut v: Vec<PathBuf> = std::fs::read_dir(fixtures())
         .unwrap()
         .flatten()
         .filter(|d| d.path().is_dir())
+        .filter(|d| registry.by_name(&d.file_name().to_string_lossy()).is_some())
         .flat_map(|d| {
             std::fs::read_dir(d.path())
                 .unwrap()

@@ -57,17 +57,29 @@ pub fn provisioned(
     dir
 }
 
-/// Run `cmd`; its output becomes the error when it fails.
-fn run(cmd: &mut Command) -> Result<(), String> {
+/// What a prerequisite of the tests is, for the message when it is missing.
+fn prerequisite(program: &str) -> &'static str {
+    match program {
+        "python3" => "python3 with its venv module (Debian: apt-get install python3 python3-venv)",
+        "npm" => "npm (Debian: apt-get install npm)",
+        _ => "the packages it installs",
+    }
+}
+
+/// Run `cmd`; its output becomes the error when it fails, naming the
+/// prerequisite (see README, "Try it") when the program is missing.
+pub fn run(cmd: &mut Command) -> Result<(), String> {
     let shown = format!("{cmd:?}");
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run {shown}: {e} (is it installed and on PATH?)"))?;
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let needs = prerequisite(&program);
+    let out = cmd.output().map_err(|e| {
+        format!("cannot run {shown}: {e}. The tests need {needs} on PATH (see the README)")
+    })?;
     if out.status.success() {
         return Ok(());
     }
     Err(format!(
-        "{shown} failed ({}):\n{}\n{}",
+        "{shown} failed ({}); the tests need {needs}, with network access to PyPI and the npm registry the first time:\n{}\n{}",
         out.status,
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)

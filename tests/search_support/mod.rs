@@ -1,22 +1,23 @@
-//! What the search tests and the search bench share: the shared test
-//! model, the machine's Python standard library, copying a corpus.
+//! What the search tests and the search bench share: the test model, the
+//! machine's Python standard library, copying a corpus.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
-/// The shared test model: `SCALPEL_TEST_MODEL`, else
-/// `shared/models/minilm-static-256` in a folder above the crate (the
-/// checkout sits next to `shared/`, in a work tree or a fresh clone).
+/// The repository's own small test model (`fixtures/model`, derived from a
+/// pinned PyPI package by `fixtures/model/derive.py`): the tests need nothing
+/// outside the checkout. A bench may name another model folder in
+/// `SCALPEL_BENCH_MODEL` (a quality run with a larger model); the tests
+/// never read it.
 pub fn test_model() -> PathBuf {
-    std::env::var_os("SCALPEL_TEST_MODEL")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/model")
+}
+
+/// The model of a bench: `SCALPEL_BENCH_MODEL`, else [`test_model`].
+pub fn bench_model() -> PathBuf {
+    std::env::var_os("SCALPEL_BENCH_MODEL")
         .map(PathBuf::from)
-        .or_else(|| {
-            scalpel::index::model::find_upward(
-                Path::new(env!("CARGO_MANIFEST_DIR")),
-                "shared/models/minilm-static-256",
-            )
-        })
-        .expect("the shared test model (shared/models/minilm-static-256 above the crate, or SCALPEL_TEST_MODEL)")
+        .unwrap_or_else(test_model)
 }
 
 /// The machine's Python standard library.

@@ -232,6 +232,32 @@ fn whitespace_fuzzy_reindents_new_text() {
 }
 
 #[test]
+fn whitespace_fuzzy_forgives_spacing_inside_lines() {
+    let text = "def f(a, b):\n    total  = compute(a,b)\n    return total\n";
+    let old = "    total = compute(a, b)\n";
+    let new = "    total = compute(a, b) + 1\n";
+    assert_eq!(
+        err(text, TextEdit::new(old, new)).code(),
+        ErrorCode::NoMatch
+    );
+    let (out, plan) = apply(text, &[fuzzy(old, new, FuzzyMode::Whitespace)]).unwrap();
+    assert_eq!(
+        out,
+        "def f(a, b):\n    total = compute(a, b) + 1\n    return total\n"
+    );
+    assert_eq!(plan.edits[0].mode, MatchMode::Whitespace);
+    // Whitespace between two words is not forgiven away: `return total`
+    // is not `returntotal`.
+    let e = err(
+        text,
+        fuzzy("    returntotal\n", "    return 0\n", FuzzyMode::Whitespace),
+    );
+    assert_eq!(e.code(), ErrorCode::NoMatch);
+    assert_eq!(squeeze(" f( a ,b )  "), "f(a,b)");
+    assert_eq!(squeeze("return   x"), "return x");
+}
+
+#[test]
 fn whitespace_fuzzy_dedents_and_ignores_trailing_space() {
     let text = "fn f() {\n  a();   \n  b();\n}\n";
     let old = "        a();\n        b();";

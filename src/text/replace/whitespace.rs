@@ -50,21 +50,49 @@ pub(super) fn line_cand(
     }
 }
 
-/// Windows of whole lines equal to `old` line by line after trimming.
+/// A line with every run of whitespace forgiven: runs between two word
+/// characters become one space (`return x` stays apart from `returnx`),
+/// runs next to anything else go (`f(a,b)` is `f( a, b )`), and the ends
+/// are trimmed.
+pub(super) fn squeeze(line: &str) -> String {
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut out = String::with_capacity(line.len());
+    let mut gap = false;
+    for c in line.chars() {
+        if c.is_whitespace() {
+            gap = true;
+            continue;
+        }
+        if gap && out.chars().next_back().is_some_and(word) && word(c) {
+            out.push(' ');
+        }
+        gap = false;
+        out.push(c);
+    }
+    out
+}
+
+/// Windows of whole lines equal to `old` line by line once every run of
+/// whitespace is forgiven ([`squeeze`]): indentation, trailing spaces and
+/// the spacing inside lines.
 pub(super) fn whitespace_candidates(view: &View, old: &str, new: &str) -> Vec<Cand> {
     let (old_lines, ends_nl) = split_lines(old);
     if old_lines.iter().all(|l| l.trim().is_empty()) {
         return Vec::new();
     }
-    let trimmed: Vec<&str> = old_lines.iter().map(|l| l.trim()).collect();
-    let k = trimmed.len();
+    let squeezed: Vec<String> = old_lines.iter().map(|l| squeeze(l)).collect();
+    let k = squeezed.len();
     let n = view.line_count();
     let mut out = Vec::new();
     if k > n {
         return out;
     }
     for first in 1..=(n + 1 - k) {
-        if (0..k).all(|i| view.line(first + i).trim() == trimmed[i]) {
+        // Cheap first: the trimmed lines, as most near misses are indentation.
+        if (0..k).all(|i| {
+            let line = view.line(first + i);
+            line.trim() == old_lines[i].trim() || squeeze(line) == squeezed[i]
+        }) {
             out.push(line_cand(view, &old_lines, first, ends_nl, new, 0));
         }
     }
