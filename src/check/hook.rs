@@ -84,7 +84,8 @@ fn sh_quote(s: &str) -> String {
 }
 
 fn is_ours(path: &Path) -> bool {
-    std::fs::read(path)
+    // Our hook is a few lines; a larger file (or not a file) is someone else's.
+    crate::disk::read::read_capped(path, 64 << 10, crate::disk::read::Links::Follow)
         .map(|b| {
             String::from_utf8_lossy(&b)
                 .lines()

@@ -419,10 +419,12 @@ fn read_body(engine: &Engine, item: &Item) -> Result<Option<Vec<u8>>> {
         return Err(missing_blob(&item.display));
     };
     let meta = std::fs::metadata(path).map_err(|e| Error::io("read", path, &e))?;
-    if meta.len() > engine.max_file_size {
+    if meta.is_file() && meta.len() > engine.max_file_size {
         return Ok(None);
     }
-    std::fs::read(path)
+    // A regular file only (a device reads forever, a FIFO blocks), read up
+    // to the limit whatever it does meanwhile.
+    crate::disk::read::read_capped(path, engine.max_file_size, crate::disk::read::Links::Follow)
         .map(Some)
         .map_err(|e| Error::io("read", path, &e))
 }

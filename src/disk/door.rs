@@ -94,9 +94,12 @@ fn open_by_components(path: &Path, flags: OFlags, mode: Mode) -> io::Result<Owne
     Ok(rustix::fs::openat(&cur, *last, flags, mode)?)
 }
 
-/// Open a file for reading.
+/// Open a file for reading. Without blocking: a FIFO put where a file is
+/// expected (a shipped `.scalpel/index/index.bin`) opens at once, and the
+/// caller's regular-file check refuses it; on a regular file the flag
+/// changes nothing.
 pub fn open_file(path: &Path) -> io::Result<File> {
-    open(path, OFlags::RDONLY, Mode::empty()).map(File::from)
+    open(path, OFlags::RDONLY | OFlags::NONBLOCK, Mode::empty()).map(File::from)
 }
 
 /// Open a folder (as a handle for `openat`, `renameat`, `fsync`).

@@ -8,6 +8,7 @@
 pub mod commit;
 pub mod current;
 pub mod door;
+pub mod ignores;
 pub mod install;
 pub mod journal;
 pub mod locks;

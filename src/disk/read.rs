@@ -52,6 +52,58 @@ pub fn read_bytes(path: &Path, max_size: u64) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Whether [`read_capped`] follows a symlink at the end of the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Links {
+    /// Follow it (a model folder in the HuggingFace cache is symlinks into
+    /// its blobs by design).
+    Follow,
+    /// Refuse it (`ELOOP`): files found in a tree that is not trusted.
+    Refuse,
+}
+
+/// The bytes of a file Scalpel reads for itself, not a source: an ignore
+/// file, git's `HEAD`, `commondir` or `.git` file, a model's files. Refused
+/// (an error, nothing read) unless it is a regular file (a device, a FIFO
+/// or a folder is looked at, never opened: no `/dev/zero` read forever, no
+/// FIFO waited on) of at most `cap` bytes; a symlink at the end of `path`
+/// is followed or refused as `links` says. What is read is bounded by
+/// `cap` whatever the file does meanwhile.
+pub fn read_capped(path: &Path, cap: u64, links: Links) -> std::io::Result<Vec<u8>> {
+    use rustix::fs::{Mode, OFlags};
+    use std::io::{Error, ErrorKind};
+    let not_regular = || Error::new(ErrorKind::InvalidInput, "not a regular file");
+    let seen = match links {
+        Links::Follow => std::fs::metadata(path)?,
+        Links::Refuse => std::fs::symlink_metadata(path)?,
+    };
+    if seen.file_type().is_symlink() {
+        return Err(rustix::io::Errno::LOOP.into());
+    }
+    if !seen.is_file() {
+        return Err(not_regular());
+    }
+    let mut flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    if links == Links::Refuse {
+        flags |= OFlags::NOFOLLOW;
+    }
+    let file = std::fs::File::from(rustix::fs::open(path, flags, Mode::empty())?);
+    let meta = file.metadata()?;
+    let over = || Error::new(ErrorKind::InvalidData, format!("larger than {cap} bytes"));
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    if meta.len() > cap {
+        return Err(over());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(over());
+    }
+    Ok(bytes)
+}
+
 fn too_large(path: &Path, size: u64, max: u64) -> Error {
     Error::new(
         ErrorCode::TooLarge,

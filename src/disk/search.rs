@@ -577,7 +577,9 @@ fn boost_definitions(
 
 /// The candidate words of `s` that name a definition in its file.
 fn defined_here(s: &Scored, defs: &DefinitionsFn, case_sensitive: bool) -> Vec<String> {
-    let text = match crate::disk::door::read(&s.abs) {
+    // Read again, bounded like the candidates (a file swapped for a huge
+    // one since it was searched is not read whole).
+    let text = match crate::disk::read_bytes(&s.abs, DEFINITION_MAX_FILE_SIZE) {
         Ok(b) => String::from_utf8(b)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         Err(_) => return Vec::new(),
@@ -811,28 +813,15 @@ pub(crate) fn walk_builder(
     hidden: bool,
     exclude: Option<Globs>,
 ) -> WalkBuilder {
-    let mut b = WalkBuilder::new(dir);
-    b.hidden(!hidden)
-        .ignore(true)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(true)
-        .parents(true)
-        .require_git(false)
-        .follow_links(false)
-        .add_custom_ignore_filename(SCALPEL_IGNORE);
     let root = root.to_path_buf();
-    b.filter_entry(move |e| {
-        let skipped = e.depth() > 0
-            && e.file_type().is_some_and(|t| t.is_dir())
+    crate::disk::walk::walker_with(dir, hidden, move |e| {
+        let skipped = e.file_type().is_some_and(|t| t.is_dir())
             && (ALWAYS_SKIPPED_DIRS.iter().any(|s| e.file_name() == *s) || is_git_dir(e.path()));
-        let excluded = e.depth() > 0
-            && exclude
-                .as_ref()
-                .is_some_and(|x| x.is_match(&root, e.path()));
+        let excluded = exclude
+            .as_ref()
+            .is_some_and(|x| x.is_match(&root, e.path()));
         !skipped && !excluded
-    });
-    b
+    })
 }
 
 /// Path relative to `root`, with `/` separators ("." for the root itself).

@@ -54,11 +54,20 @@ impl IndexFile {
         file.metadata().ok()?.is_file().then_some(IndexFile(file))
     }
 
-    /// The whole file.
-    pub fn read_all(&self) -> Option<Vec<u8>> {
+    /// The file's length, asked of the open handle.
+    pub fn size(&self) -> Option<u64> {
+        Some(self.0.metadata().ok()?.len())
+    }
+
+    /// The first `len` bytes of the file (its length, checked by the
+    /// caller against what it should hold): `None` when the memory cannot
+    /// be had or the file is shorter now. Nothing past `len` is read.
+    pub fn read_len(&self, len: u64) -> Option<Vec<u8>> {
+        let len = usize::try_from(len).ok()?;
         let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut &self.0, &mut bytes).ok()?;
-        Some(bytes)
+        bytes.try_reserve_exact(len).ok()?;
+        bytes.resize(len, 0);
+        self.read_at(0, &mut bytes).then_some(bytes)
     }
 
     /// Fill `buf` from offset `at`: `false` when the file is shorter or
@@ -66,6 +75,27 @@ impl IndexFile {
     pub fn read_at(&self, at: u64, buf: &mut [u8]) -> bool {
         std::os::unix::fs::FileExt::read_exact_at(&self.0, buf, at).is_ok()
     }
+}
+
+/// How many of `paths` (relative to `root`, each counted once) are regular
+/// files, and their bytes in all: what a saved index really indexes,
+/// whatever it says. A final symlink is not followed (the walker does not
+/// index one).
+pub fn indexed_bytes<'a>(root: &Path, paths: impl Iterator<Item = &'a str>) -> (u64, u64) {
+    let mut seen = std::collections::HashSet::new();
+    let (mut files, mut bytes) = (0u64, 0u64);
+    for p in paths {
+        if !seen.insert(p) {
+            continue;
+        }
+        if let Ok(m) = std::fs::symlink_metadata(root.join(p))
+            && m.is_file()
+        {
+            files += 1;
+            bytes = bytes.saturating_add(m.len());
+        }
+    }
+    (files, bytes)
 }
 
 /// Delete `ROOT/.scalpel/index/<name>` (a missing file is fine).

@@ -8,7 +8,7 @@
 //! Agents hallucinate paths and repositories contain symlinks; this module is
 //! what keeps an edit from landing somewhere the user did not mean.
 
-use crate::disk::read::DEFAULT_MAX_FILE_SIZE;
+use crate::disk::read::{DEFAULT_MAX_FILE_SIZE, Links};
 use crate::disk::write::FaultPlan;
 use crate::error::{Error, ErrorCode, Result};
 use serde_json::json;
@@ -484,37 +484,62 @@ fn ignored(given: &str, display: &str, folder: &str) -> Error {
     .with_details(json!({"path": given, "resolved": display, "folder": folder}))
 }
 
+/// The most bytes read of git's small files (`commondir`, a `.git` file):
+/// git itself refuses a `.git` file over `4 * PATH_MAX`.
+const MAX_GIT_FILE: u64 = 16 << 10;
+
+/// The text of one of git's small files in the tree (`commondir`, a `.git`
+/// file): not through a symlink, a regular file, at most [`MAX_GIT_FILE`]
+/// bytes; else none.
+fn git_file(path: &Path) -> Option<String> {
+    let bytes = crate::disk::read::read_capped(path, MAX_GIT_FILE, Links::Refuse).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The folder a git directory's `commondir` file names (a linked
+/// worktree's git dir), or the git directory itself.
+fn common_dir(gitdir: &Path) -> PathBuf {
+    match git_file(&gitdir.join("commondir")) {
+        Some(text) => gitdir.join(text.lines().next().unwrap_or("").trim_end_matches('\r')),
+        None => gitdir.to_path_buf(),
+    }
+}
+
 /// Whether `dir` is a git directory, by the test git itself applies
 /// (`is_git_directory` in git's setup.c): a `HEAD` file, and `objects/` and
 /// `refs/` folders in it or in the folder its `commondir` file names (a
-/// linked worktree's git dir).
+/// linked worktree's git dir). Nothing is read but a bounded `commondir`.
 pub(crate) fn is_git_dir(dir: &Path) -> bool {
     if !dir.join("HEAD").is_file() {
         return false;
     }
-    let common = match std::fs::read_to_string(dir.join("commondir")) {
-        Ok(text) => dir.join(text.trim_end_matches(['\n', '\r'])),
-        Err(_) => dir.to_path_buf(),
-    };
+    let common = common_dir(dir);
     common.join("objects").is_dir() && common.join("refs").is_dir()
 }
 
-/// The canonical folder a `.git` file in `dir` names (`gitdir: PATH`,
-/// relative to `dir` or absolute), when `dir/.git` is such a file.
-fn gitdir_of(dir: &Path) -> Option<PathBuf> {
-    use std::io::Read;
-    let dotgit = dir.join(".git");
-    if !std::fs::symlink_metadata(&dotgit).ok()?.is_file() {
-        return None;
-    }
-    let mut head = String::new();
-    std::fs::File::open(&dotgit)
-        .ok()?
-        .take(4096)
-        .read_to_string(&mut head)
-        .ok()?;
+/// The folder a `.git` file in `dir` names (`gitdir: PATH`, relative to
+/// `dir` or absolute), not made canonical, when `dir/.git` is such a file.
+fn gitdir_line(dir: &Path) -> Option<PathBuf> {
+    let head = git_file(&dir.join(".git"))?;
     let target = head.lines().next()?.strip_prefix("gitdir:")?.trim();
-    std::fs::canonicalize(dir.join(target)).ok()
+    Some(dir.join(target))
+}
+
+/// The canonical folder a `.git` file in `dir` names, when `dir/.git` is
+/// such a file.
+fn gitdir_of(dir: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(gitdir_line(dir)?).ok()
+}
+
+/// The common git directory of a repository whose work tree is `dir`
+/// (where its `info/exclude` lives): `dir/.git` when it is a folder, the
+/// common dir of the git dir a `.git` file names; none without `.git`.
+pub(crate) fn git_common_dir(dir: &Path) -> Option<PathBuf> {
+    let dotgit = dir.join(".git");
+    if std::fs::symlink_metadata(&dotgit).ok()?.is_dir() {
+        return Some(dotgit);
+    }
+    Some(common_dir(&gitdir_line(dir)?))
 }
 
 /// `base` joined with `path`, with `.` and `..` folded without looking at

@@ -72,17 +72,32 @@ impl Writer {
 pub(super) struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// A read went past the end (rather than finding a bad value): with
+    /// a prefix of the file, more bytes may make it whole.
+    short: bool,
 }
 
 impl<'a> Reader<'a> {
     pub fn new(bytes: &'a [u8]) -> Reader<'a> {
-        Reader { bytes, pos: 0 }
+        Reader {
+            bytes,
+            pos: 0,
+            short: false,
+        }
     }
     pub fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let end = self.pos.checked_add(n)?;
-        let s = self.bytes.get(self.pos..end)?;
-        self.pos = end;
-        Some(s)
+        let end = self.pos.checked_add(n);
+        let s = end.and_then(|end| self.bytes.get(self.pos..end));
+        match (s, end) {
+            (Some(s), Some(end)) => {
+                self.pos = end;
+                Some(s)
+            }
+            _ => {
+                self.short = true;
+                None
+            }
+        }
     }
     fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
         self.take(N)?.try_into().ok()
@@ -114,7 +129,11 @@ impl<'a> Reader<'a> {
     /// corrupt length).
     pub fn count(&mut self, min_size: usize) -> Option<usize> {
         let n = self.u32()? as usize;
-        (n.checked_mul(min_size.max(1))? <= self.left()).then_some(n)
+        let fits = n
+            .checked_mul(min_size.max(1))
+            .is_some_and(|need| need <= self.left());
+        self.short |= !fits;
+        fits.then_some(n)
     }
     pub fn left(&self) -> usize {
         self.bytes.len() - self.pos
@@ -135,6 +154,8 @@ fn safe_path(p: &str) -> bool {
 
 /// Offset of the checksum in the file.
 pub const SUM_AT: u64 = (MAGIC.len() + 4) as u64;
+/// Offset of what the checksum covers (the two lengths and both sections).
+const BODY_AT: usize = SUM_AT as usize + 32;
 /// Offset of the first section (after the header and the two lengths).
 const HEAD_AT: usize = MAGIC.len() + 4 + 32 + 4 + 8;
 
@@ -347,20 +368,85 @@ pub(super) fn saved(index: &mut Index, saved: &Encoded, found: [u8; 32], read: R
     index.vectors.saved(store, &saved.remap);
 }
 
-/// The index saved in `bytes`, or `None` when they are not a whole,
-/// consistent index of this format. `model`: the id of the loaded model.
-pub(super) fn decode(bytes: &[u8], model: Option<&str>) -> Option<Decoded> {
+/// The most dimensions a saved vector may have (models have hundreds).
+pub const MAX_DIM: usize = 8192;
+/// The fixed header: magic, format version, checksum, the number of units
+/// and the length of the first section.
+pub const HEADER: usize = HEAD_AT;
+/// A store up to this size is read without looking at what it indexes.
+pub const FREE_SIZE: u64 = 64 << 20;
+/// The most bytes of a store's file table read to bound a larger store.
+pub const MAX_FILE_TABLE: usize = 64 << 20;
+/// Above [`FREE_SIZE`], how many store bytes each indexed file may take
+/// (its path, metadata, a unit's row, vector and postings) besides
+/// [`PER_SOURCE_BYTE`] for each of its bytes. A real store takes well
+/// under a byte per source byte (units are cut from the source; the
+/// per-file part covers one-line files with long paths).
+pub const PER_FILE: u64 = 8 << 10;
+pub const PER_SOURCE_BYTE: u64 = 16;
+
+/// What the fixed header of a store declares, checked against the store's
+/// length `len` before anything else is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Header {
+    pub units: usize,
+    pub head_len: usize,
+}
+
+/// The header at the start of `bytes` (at least [`HEADER`] of them) of a
+/// store of `len` bytes: `None` for another magic or version, or sizes the
+/// file cannot hold (every unit takes at least its fixed bytes in the first
+/// section and its field lengths in the second).
+pub(super) fn header(bytes: &[u8], len: u64) -> Option<Header> {
     let mut r = Reader::new(bytes);
     if r.take(MAGIC.len())? != MAGIC || r.u32()? != FORMAT {
         return None;
     }
-    let sum = r.take(32)?;
-    let body = r.take(r.left())?;
-    let mut b = Reader::new(body);
-    let n_units = b.count(UNIT_MIN + 2 * bm25::FIELDS)?;
-    let head_len = usize::try_from(b.u64()?).ok()?;
-    let head = b.take(head_len)?;
-    let keywords = b.take(b.left())?;
+    r.take(32)?;
+    let units = r.u32()? as usize;
+    let head_len = usize::try_from(r.u64()?).ok()?;
+    let left = usize::try_from(len.checked_sub(HEAD_AT as u64)?).ok()?;
+    let least = units.checked_mul(UNIT_MIN + 2 * bm25::FIELDS)?;
+    (head_len <= left && least <= left).then_some(Header { units, head_len })
+}
+
+/// What a prefix of a store's first section says about the files it
+/// indexes: their paths and sizes, or that more bytes are needed, or that
+/// the table is bad.
+pub(super) enum SavedFiles<'a> {
+    Files(Vec<(&'a str, u64)>),
+    Short,
+    Bad,
+}
+
+/// The file table from `prefix`, the first bytes of a store's first
+/// section (after [`HEADER`]).
+pub(super) fn saved_files(prefix: &[u8]) -> SavedFiles<'_> {
+    let mut r = Reader::new(prefix);
+    match r.str().and_then(|_| file_table(&mut r)) {
+        Some(files) => SavedFiles::Files(files.into_iter().map(|(p, m, _)| (p, m.size)).collect()),
+        None if r.short => SavedFiles::Short,
+        None => SavedFiles::Bad,
+    }
+}
+
+/// The most bytes a store indexing `files` existing files of `bytes` bytes
+/// in all may take before it is rebuilt rather than read.
+pub fn size_bound(files: u64, bytes: u64) -> u64 {
+    FREE_SIZE
+        .saturating_add(files.saturating_mul(PER_FILE))
+        .saturating_add(bytes.saturating_mul(PER_SOURCE_BYTE))
+}
+
+/// The index saved in `bytes`, or `None` when they are not a whole,
+/// consistent index of this format. `model`: the id of the loaded model.
+pub(super) fn decode(bytes: &[u8], model: Option<&str>) -> Option<Decoded> {
+    let h = header(bytes, bytes.len() as u64)?;
+    let sum = &bytes[SUM_AT as usize..BODY_AT];
+    let body = &bytes[BODY_AT..];
+    let head = &bytes[HEAD_AT..HEAD_AT + h.head_len];
+    let keywords = &bytes[HEAD_AT + h.head_len..];
+    let n_units = h.units;
     // The checksum, the units and the keyword index on their own threads.
     let (ok, head, bm25) = std::thread::scope(|scope| {
         let sum_ok = scope.spawn(|| blake3::hash(body).as_bytes() == sum);
@@ -396,17 +482,13 @@ fn names<'a>(r: &mut Reader<'a>) -> Option<Vec<&'a str>> {
     (0..n).map(|_| r.str()).collect()
 }
 
-/// The files, units and vectors of a saved index (without its keyword
-/// index); `n_units` as declared up front. Decoded straight into the flat
-/// arrays of the table and the vectors (their sign bits only: the records
-/// stay in the store). Also: where the vector records start in `bytes`.
-fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Index, bool, usize)> {
-    let mut r = Reader::new(bytes);
-    let saved_model = r.str()?;
-    let vectors_match = model.is_some_and(|m| m == saved_model);
-    let n_files = r.count(8)?;
-    let mut files: Vec<(&str, FileMeta, usize)> = Vec::with_capacity(n_files);
-    let mut declared = 0usize;
+/// The files of a saved index: path, metadata and number of units each.
+fn file_table<'a>(r: &mut Reader<'a>) -> Option<Vec<(&'a str, FileMeta, usize)>> {
+    // Each file takes at least its path and hash lengths, size, time and
+    // unit count.
+    let n_files = r.count(4 + 4 + 8 + 16 + 4)?;
+    let mut files = Vec::new();
+    files.try_reserve_exact(n_files).ok()?;
     for _ in 0..n_files {
         let path = r.str()?;
         if !safe_path(path) {
@@ -416,9 +498,24 @@ fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Ind
         let size = r.u64()?;
         let mtime = u128::from_le_bytes(r.take(16)?.try_into().ok()?);
         let n = r.u32()? as usize;
-        declared = declared.checked_add(n)?;
         files.push((path, FileMeta { hash, size, mtime }, n));
     }
+    Some(files)
+}
+
+/// The files, units and vectors of a saved index (without its keyword
+/// index); `n_units` as declared up front. Decoded straight into the flat
+/// arrays of the table and the vectors (their sign bits only: the records
+/// stay in the store). Also: where the vector records start in `bytes`.
+fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Index, bool, usize)> {
+    let mut r = Reader::new(bytes);
+    let saved_model = r.str()?;
+    let vectors_match = model.is_some_and(|m| m == saved_model);
+    let files = file_table(&mut r)?;
+    let n_files = files.len();
+    let declared = files
+        .iter()
+        .try_fold(0usize, |sum, (_, _, n)| sum.checked_add(*n))?;
     let kinds = names(&mut r)?;
     let languages = names(&mut r)?;
     if r.count(UNIT_MIN)? != n_units || n_units != declared {
@@ -433,7 +530,7 @@ fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Ind
     let room = n_units + n_units / 8 + 64;
     index
         .table
-        .reserve(room, n_files + n_files / 8 + 8, text + text / 8);
+        .reserve(room, n_files + n_files / 8 + 8, text + text / 8)?;
     for (path, meta, n) in files {
         if index.table.file(path).is_some() {
             return None;
@@ -476,11 +573,13 @@ fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Ind
     }
     let dim = r.u32()? as usize;
     let vectors_at = r.pos();
-    index.vectors.prepare(dim, room);
+    // Checked before anything is sized by it: every unit has a record of
+    // `4 + dim` bytes, and no model has more than `MAX_DIM` dimensions.
+    if dim > MAX_DIM || (dim > 0 && n_units.checked_mul(dim + 4)? > r.left()) {
+        return None;
+    }
+    index.vectors.prepare(dim, room)?;
     if dim > 0 {
-        if n_units.checked_mul(dim.checked_add(4)?)? > r.left() {
-            return None;
-        }
         for n in 0..n_units {
             let scale = r.f32()?;
             let q = r.take(dim)?;
@@ -688,6 +787,36 @@ mod tests {
     }
 
     #[test]
+    fn the_header_is_checked_against_the_files_length_first() {
+        let bytes = encode(&sample(), None);
+        let len = bytes.len() as u64;
+        let h = header(&bytes, len).expect("a saved store's header fits");
+        assert_eq!(h.units, 3);
+        assert!(header(&bytes[..HEADER - 1], len).is_none(), "short");
+        assert!(header(&bytes, HEADER as u64 - 1).is_none(), "shorter file");
+        let mut b = bytes.clone();
+        b[..8].copy_from_slice(b"SCLPIDY\n");
+        assert!(header(&b, len).is_none(), "magic");
+        // More units than the file can hold, a first section longer than it.
+        let mut b = bytes.clone();
+        b[44..48].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(header(&b, len).is_none() && decode(&b, None).is_none());
+        let mut b = bytes.clone();
+        b[48..56].copy_from_slice(&(len - HEADER as u64 + 1).to_le_bytes());
+        assert!(header(&b, len).is_none() && decode(&b, None).is_none());
+        // The file table can be read from a prefix of the first section.
+        let first = &bytes[HEADER..];
+        assert!(matches!(saved_files(&first[..20]), SavedFiles::Short));
+        let SavedFiles::Files(files) = saved_files(first) else {
+            panic!("the file table of a saved store");
+        };
+        assert_eq!(files, [("a/x.py", 10), ("b.py", 11)]);
+        let mut b = first.to_vec();
+        b[12..18].copy_from_slice(b"../x.p");
+        assert!(matches!(saved_files(&b), SavedFiles::Bad));
+    }
+
+    #[test]
     fn truncated_corrupt_foreign_or_unsafe_stores_are_refused() {
         let bytes = encode(&sample(), None);
         for cut in [0, 5, 12, 44, bytes.len() / 2, bytes.len() - 1] {
@@ -757,6 +886,15 @@ mod tests {
             decode(&swapped("zeta", "aaaa"), None).is_none(),
             "out of order"
         );
+        // A vector dimension past any model's (checked before the vectors'
+        // room is sized by it: 0xffffffff once asked for 35 GB and aborted).
+        for dim in [u32::MAX, MAX_DIM as u32 + 1, 1 << 20] {
+            let mut tail = Writer::default();
+            tail.buf.extend_from_slice(&[0u8; 20]); // kinds, languages, units, text
+            tail.u32(dim);
+            let store = sealed_store(&empty_body(&tail.buf, &no_terms.buf));
+            assert!(decode(&store, None).is_none(), "dim {dim}");
+        }
         // A count that cannot fit in what is left is refused before any
         // allocation (no huge `Vec` from a corrupt length).
         let mut huge = Writer::default();

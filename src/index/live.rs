@@ -118,12 +118,15 @@ impl LiveIndex {
     }
 
     /// Read the saved index; one that cannot be trusted (another format,
-    /// truncated, corrupt) is left for the refresh to rebuild.
+    /// truncated, corrupt, larger than what it indexes can explain) is
+    /// left for the refresh to rebuild. Its header is checked before the
+    /// rest is read, and a large store's file table before the whole file.
     fn load(&self) {
         let Some(file) = disk::store::IndexFile::open(&self.root, format::FILE) else {
             return;
         };
-        let Some(bytes) = file.read_all() else {
+        let Some(bytes) = self.read_store(&file) else {
+            tracing::warn!("ignoring an unreadable saved index: it is rebuilt");
             return;
         };
         let model_id = self.model.as_ref().map(|m| m.id.as_str());
@@ -143,6 +146,54 @@ impl LiveIndex {
         let files = index.file_count();
         *self.write_state() = index;
         lock(&self.progress).total = files;
+    }
+
+    /// The bytes of the store `file`, when its header is of this format
+    /// and its sizes fit its length, and, for a store over
+    /// [`format::FREE_SIZE`], its length is within
+    /// [`format::size_bound`] of the files it names that exist.
+    fn read_store(&self, file: &disk::store::IndexFile) -> Option<Vec<u8>> {
+        let len = file.size()?;
+        let mut head = [0u8; format::HEADER];
+        if !file.read_at(0, &mut head) {
+            return None;
+        }
+        let header = format::header(&head, len)?;
+        if len > format::FREE_SIZE {
+            // The file table opens the first section: read a growing
+            // prefix of it until it is whole.
+            let mut want = header.head_len.min(64 << 10);
+            let (files, bytes) = loop {
+                let mut prefix = vec![0u8; want];
+                if !file.read_at(format::HEADER as u64, &mut prefix) {
+                    return None;
+                }
+                match format::saved_files(&prefix) {
+                    format::SavedFiles::Files(files) => {
+                        break disk::store::indexed_bytes(
+                            &self.root,
+                            files.iter().map(|(p, _)| *p),
+                        );
+                    }
+                    format::SavedFiles::Short
+                        if want < header.head_len.min(format::MAX_FILE_TABLE) =>
+                    {
+                        want = (want * 4).min(header.head_len).min(format::MAX_FILE_TABLE);
+                    }
+                    _ => return None,
+                }
+            };
+            let bound = format::size_bound(files, bytes);
+            if len > bound {
+                tracing::warn!(
+                    size = len,
+                    bound,
+                    "the saved index is larger than the {files} files it indexes explain"
+                );
+                return None;
+            }
+        }
+        file.read_len(len)
     }
 
     fn write_state(&self) -> std::sync::RwLockWriteGuard<'_, Index> {

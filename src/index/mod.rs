@@ -39,6 +39,20 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::Arc;
 
+/// Whether `bytes` are a whole, consistent saved index of this format:
+/// what a load accepts (`tests/store_fuzz.rs` drives the decoder through
+/// it with random and damaged stores).
+pub fn store_is_whole(bytes: &[u8]) -> bool {
+    format::decode(bytes, None).is_some()
+}
+
+/// Whether the fixed header `head` of a store of `len` bytes is of this
+/// format and declares sizes such a file can hold: what a load checks
+/// before it reads the rest.
+pub fn store_header_fits(head: &[u8], len: u64) -> bool {
+    format::header(head, len).is_some()
+}
+
 /// Files larger than this are not indexed (generated data, bundles).
 pub const MAX_INDEXED_FILE: u64 = 2 * 1024 * 1024;
 /// A file whose longest line is longer than this is minified or generated:

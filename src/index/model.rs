@@ -9,6 +9,7 @@
 //! structure only (and says so).
 
 use super::wordpiece::WordPiece;
+use crate::disk::read::{Links, read_capped};
 use crate::error::{Error, ErrorCode, Result};
 use safetensors::{Dtype, SafeTensors};
 use std::path::{Path, PathBuf};
@@ -117,14 +118,26 @@ fn hf_cached(repo: &str) -> Option<PathBuf> {
     dirs.pop()
 }
 
+/// The largest model weights read (static models take tens of MB).
+const MAX_WEIGHTS: u64 = 2 << 30;
+/// The largest `tokenizer.json` read.
+const MAX_TOKENIZER: u64 = 64 << 20;
+/// The largest `config.json` read.
+const MAX_CONFIG: u64 = 1 << 20;
+
 impl Model {
     /// Load the model in `dir`.
     pub fn load(dir: &Path) -> Result<Model> {
-        let weights = std::fs::read(dir.join("model.safetensors"))
-            .map_err(|e| model_error(dir, format!("model.safetensors: {e}")))?;
-        let tokenizer = tokenizers::Tokenizer::from_file(dir.join("tokenizer.json"))
+        // Each file: a regular file (a symlink is followed: the HuggingFace
+        // cache links its snapshots to blobs), read up to its cap.
+        let read = |name: &str, cap: u64| {
+            read_capped(&dir.join(name), cap, Links::Follow)
+                .map_err(|e| model_error(dir, format!("{name}: {e}")))
+        };
+        let weights = read("model.safetensors", MAX_WEIGHTS)?;
+        let tokenizer = tokenizers::Tokenizer::from_bytes(read("tokenizer.json", MAX_TOKENIZER)?)
             .map_err(|e| model_error(dir, format!("tokenizer.json: {e}")))?;
-        let config: serde_json::Value = std::fs::read(dir.join("config.json"))
+        let config: serde_json::Value = read("config.json", MAX_CONFIG)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();

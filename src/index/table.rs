@@ -226,12 +226,13 @@ fn flags_of(bits: u8) -> Flags {
 }
 
 impl Table {
-    /// Room for `units` more units and `files` more files.
-    pub fn reserve(&mut self, units: usize, files: usize, text: usize) {
-        self.rows.reserve_exact(units);
-        self.files.reserve_exact(files);
-        self.by_path.reserve(files);
-        self.text.reserve_exact(text);
+    /// Room for `units` more units and `files` more files (`None` when
+    /// the memory cannot be had: sizes come from a store on disk).
+    pub fn reserve(&mut self, units: usize, files: usize, text: usize) -> Option<()> {
+        self.rows.try_reserve_exact(units).ok()?;
+        self.files.try_reserve_exact(files).ok()?;
+        self.by_path.try_reserve(files).ok()?;
+        self.text.try_reserve_exact(text).ok()
     }
 
     /// Add a file (its path must not be in the table): its id.

@@ -192,14 +192,18 @@ impl Vectors {
         }
     }
 
-    /// Room for `units` units in all, of `dim` dimensions (0: none).
-    pub fn prepare(&mut self, dim: usize, units: usize) {
+    /// Room for `units` units in all, of `dim` dimensions (0: none);
+    /// `None` when the memory cannot be had (sizes come from a store on
+    /// disk, checked against its length first).
+    pub fn prepare(&mut self, dim: usize, units: usize) -> Option<()> {
         if self.dim == 0 && dim > 0 {
             self.set_dim(dim);
         }
         let more = units.saturating_sub(self.place.len());
-        self.place.reserve_exact(more);
-        self.signs.reserve_exact(more * self.words);
+        self.place.try_reserve_exact(more).ok()?;
+        self.signs
+            .try_reserve_exact(more.checked_mul(self.words)?)
+            .ok()
     }
 
     /// The store the units pushed by [`Vectors::push_saved`] are read from.

@@ -172,6 +172,9 @@ pub struct ParsedFile {
     imports: std::sync::OnceLock<Vec<ImportStmt>>,
     /// Symbol indices by name, computed on first use (dependencies).
     by_name: std::sync::OnceLock<HashMap<String, Vec<usize>>>,
+    /// The budget the parse had: each later query over the tree
+    /// (dependencies, imports, occurrences) gets as much, from its start.
+    walk_limit: Duration,
 }
 
 impl std::fmt::Debug for ParsedFile {
@@ -185,6 +188,15 @@ impl std::fmt::Debug for ParsedFile {
 }
 
 impl ParsedFile {
+    /// The deadline of a query over this file's tree starting now (a
+    /// cached file's later queries each get the budget its parse had).
+    pub(crate) fn walk_deadline(&self) -> Deadline {
+        Deadline {
+            at: Instant::now() + self.walk_limit,
+            limit: self.walk_limit,
+        }
+    }
+
     /// Every import statement of the file (the imports query runs once per
     /// parsed file, however many symbols are extracted from it).
     pub fn imports(&self) -> Result<&[ImportStmt]> {
@@ -700,6 +712,7 @@ pub fn outline_within(
         parse_errors,
         imports: std::sync::OnceLock::new(),
         by_name: std::sync::OnceLock::new(),
+        walk_limit: deadline.limit,
     })
 }
 
@@ -1025,28 +1038,7 @@ pub fn for_each_tag<'t>(
     mut f: impl FnMut(TagMatch<'t>),
 ) -> Result<bool> {
     let query = lang.tags_query()?;
-    let mut cursor = QueryCursor::new();
-    if let Some(range) = range {
-        cursor.set_byte_range(range);
-    }
-    let passed = || deadline.is_some_and(Deadline::passed);
-    let stopped = std::cell::Cell::new(false);
-    let mut progress = |_: &tree_sitter::QueryCursorState| {
-        if passed() {
-            stopped.set(true);
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
-    let options = tree_sitter::QueryCursorOptions::new().progress_callback(&mut progress);
-    let mut matches =
-        cursor.matches_with_options(&query.query, tree.root_node(), body.as_bytes(), options);
-    while let Some(m) = matches.next() {
-        if passed() {
-            stopped.set(true);
-            break;
-        }
+    let finished = for_each_match(&query.query, tree.root_node(), body, range, deadline, |m| {
         let mut tag = TagMatch {
             definition: None,
             scope: None,
@@ -1064,9 +1056,105 @@ pub fn for_each_tag<'t>(
             }
         }
         f(tag);
+    });
+    Ok(finished)
+}
+
+/// How many levels below where it starts one run of a query explores.
+/// tree-sitter keeps a match's start depth in 16 bits: more than 65,535
+/// levels below its start, the cursor no longer drops the states it is done
+/// with, and every node costs as much as the depth (a function of 100,000
+/// nested blocks: 46 s for its dependencies). So [`for_each_match`] runs a
+/// query in layers of this depth.
+const QUERY_LAYER: u32 = 1 << 15;
+
+/// Run `query` over `start` (and, with `range`, only where it overlaps it),
+/// handing every match to `f`, until `deadline` passes: `false` when it
+/// stopped early. The query runs in layers ([`QUERY_LAYER`]): matches may
+/// start in the top `QUERY_LAYER` levels of a run (a match started there
+/// follows its pattern as deep as it goes), and the nodes just below start
+/// the next run. Together they give the same matches as one run, in time
+/// linear in the tree, at any depth; their order is document order within
+/// a run, not across runs.
+pub(crate) fn for_each_match<'t>(
+    query: &tree_sitter::Query,
+    start: Node<'t>,
+    body: &str,
+    range: Option<std::ops::Range<usize>>,
+    deadline: Option<&Deadline>,
+    mut f: impl FnMut(&tree_sitter::QueryMatch<'_, 't>),
+) -> bool {
+    let passed = || deadline.is_some_and(Deadline::passed);
+    let stopped = std::cell::Cell::new(false);
+    let mut runs = vec![start];
+    while let Some(top) = runs.pop() {
+        let mut cursor = QueryCursor::new();
+        cursor.set_max_start_depth(Some(QUERY_LAYER));
+        if let Some(r) = &range {
+            cursor.set_byte_range(r.clone());
+        }
+        let mut progress = |_: &tree_sitter::QueryCursorState| {
+            if passed() {
+                stopped.set(true);
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let options = tree_sitter::QueryCursorOptions::new().progress_callback(&mut progress);
+        let mut matches = cursor.matches_with_options(query, top, body.as_bytes(), options);
+        while let Some(m) = matches.next() {
+            if passed() {
+                stopped.set(true);
+                break;
+            }
+            f(m);
+        }
+        drop(matches);
+        if stopped.get() || !layer_below(top, range.as_ref(), deadline, &mut runs) {
+            return false;
+        }
     }
-    drop(matches);
-    Ok(!stopped.get())
+    true
+}
+
+/// Push the nodes [`QUERY_LAYER`] levels below `top` that overlap `range`
+/// (where the next run of a query starts); `false` when `deadline` passed.
+fn layer_below<'t>(
+    top: Node<'t>,
+    range: Option<&std::ops::Range<usize>>,
+    deadline: Option<&Deadline>,
+    out: &mut Vec<Node<'t>>,
+) -> bool {
+    let overlaps = |n: Node| range.is_none_or(|r| n.start_byte() < r.end && n.end_byte() > r.start);
+    let mut cursor = top.walk();
+    let mut depth = 0u32;
+    let mut seen = 0usize;
+    loop {
+        seen += 1;
+        if seen.is_multiple_of(4096) && deadline.is_some_and(Deadline::passed) {
+            return false;
+        }
+        let node = cursor.node();
+        let inside = overlaps(node);
+        if depth == QUERY_LAYER && inside {
+            out.push(node);
+        }
+        if depth < QUERY_LAYER && inside && cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if depth == 0 {
+                return true;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            cursor.goto_parent();
+            depth -= 1;
+        }
+    }
 }
 
 /// Definitions whose definition node starts inside `range` (body offsets),

@@ -6,13 +6,13 @@
 //! what each occurrence means for their target.
 
 use super::ParsedFile;
-use super::deps::is_path;
 pub use super::deps::{Access, CALLABLE_KINDS};
+use super::deps::{innermost_scopes, is_path};
+use super::for_each_match;
 use crate::error::Result;
 use crate::lang::query::RefRole;
 use crate::text::matcher::is_whole_word;
 use std::ops::Range;
-use tree_sitter::{QueryCursor, StreamingIterator};
 
 /// What an occurrence of the name is, syntactically.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,69 +112,74 @@ pub fn occurrences(file: &ParsedFile, name: &str) -> Result<Vec<Occurrence>> {
     let mut scopes: Vec<Range<usize>> = Vec::new();
     let at = |b: usize| offsets.binary_search(&b).ok();
     if let Some(q) = file.language.references_query()? {
-        let mut cursor = QueryCursor::new();
-        cursor.set_byte_range(span.clone());
         let root = file.tree.root_node();
-        let mut it = cursor.matches(&q.query, root, body.as_bytes());
-        while let Some(m) = it.next() {
-            let receiver = m
-                .captures()
-                .iter()
-                .filter_map(|c| {
-                    let text = &body[c.node.start_byte()..c.node.end_byte()];
-                    match q.roles[c.index as usize] {
-                        RefRole::SelfReceiver => Some((Receiver::SelfLike, 2)),
-                        RefRole::SuperReceiver => Some((Receiver::Super, 1)),
-                        RefRole::Receiver if is_path(text) => {
-                            Some((Receiver::Named(text.to_string()), 0))
+        let deadline = file.walk_deadline();
+        let finished = for_each_match(
+            &q.query,
+            root,
+            body,
+            Some(span.clone()),
+            Some(&deadline),
+            |m| {
+                let receiver = m
+                    .captures()
+                    .iter()
+                    .filter_map(|c| {
+                        let text = &body[c.node.start_byte()..c.node.end_byte()];
+                        match q.roles[c.index as usize] {
+                            RefRole::SelfReceiver => Some((Receiver::SelfLike, 2)),
+                            RefRole::SuperReceiver => Some((Receiver::Super, 1)),
+                            RefRole::Receiver if is_path(text) => {
+                                Some((Receiver::Named(text.to_string()), 0))
+                            }
+                            RefRole::Receiver => Some((Receiver::Other, 0)),
+                            _ => None,
                         }
-                        RefRole::Receiver => Some((Receiver::Other, 0)),
-                        _ => None,
+                    })
+                    .max_by_key(|r| r.1);
+                for c in m.captures() {
+                    let role = q.roles[c.index as usize];
+                    if role == RefRole::LocalScope {
+                        scopes.push(c.node.start_byte()..c.node.end_byte());
+                        continue;
                     }
-                })
-                .max_by_key(|r| r.1);
-            for c in m.captures() {
-                let role = q.roles[c.index as usize];
-                if role == RefRole::LocalScope {
-                    scopes.push(c.node.start_byte()..c.node.end_byte());
-                    continue;
+                    if c.node.end_byte() - c.node.start_byte() != name.len() {
+                        continue;
+                    }
+                    let Some(i) = at(c.node.start_byte()) else {
+                        continue;
+                    };
+                    roles[i] |= bit(role);
+                    if matches!(
+                        role,
+                        RefRole::Member | RefRole::MemberCall | RefRole::MemberField
+                    ) && receiver.as_ref().map(|r| r.1) > receivers[i].as_ref().map(|r| r.1)
+                    {
+                        receivers[i] = receiver.clone();
+                    }
+                    if matches!(
+                        role,
+                        RefRole::Member | RefRole::MemberCall | RefRole::MemberField
+                    ) && receivers[i].is_none()
+                    {
+                        receivers[i] = Some(receiver.clone().unwrap_or((Receiver::Other, 0)));
+                    }
                 }
-                if c.node.end_byte() - c.node.start_byte() != name.len() {
-                    continue;
-                }
-                let Some(i) = at(c.node.start_byte()) else {
-                    continue;
-                };
-                roles[i] |= bit(role);
-                if matches!(
-                    role,
-                    RefRole::Member | RefRole::MemberCall | RefRole::MemberField
-                ) && receiver.as_ref().map(|r| r.1) > receivers[i].as_ref().map(|r| r.1)
-                {
-                    receivers[i] = receiver.clone();
-                }
-                if matches!(
-                    role,
-                    RefRole::Member | RefRole::MemberCall | RefRole::MemberField
-                ) && receivers[i].is_none()
-                {
-                    receivers[i] = Some(receiver.clone().unwrap_or((Receiver::Other, 0)));
-                }
-            }
+            },
+        );
+        if !finished {
+            return Err(deadline.error(&file.language, body.len(), "finding the occurrences"));
         }
     }
     let has = |i: usize, r: RefRole| roles[i] & bit(r) != 0;
-    let innermost = |b: usize| {
-        scopes
-            .iter()
-            .filter(|s| s.start <= b && b + name.len() <= s.end)
-            .min_by_key(|s| s.end - s.start)
-            .cloned()
-    };
+    // The innermost scope around each occurrence.
+    let spans: Vec<Range<usize>> = offsets.iter().map(|&b| b..b + name.len()).collect();
+    let around = innermost_scopes(scopes, &spans);
+    let innermost = |i: usize| around[i].clone();
     // Local bindings of the name and the scope each is visible in.
     let locals: Vec<Range<usize>> = (0..offsets.len())
         .filter(|&i| has(i, RefRole::LocalDefinition))
-        .filter_map(|i| innermost(offsets[i]))
+        .filter_map(innermost)
         .collect();
     let definitions: Vec<(usize, usize)> = file
         .symbols_named(name)
@@ -189,7 +194,7 @@ pub fn occurrences(file: &ParsedFile, name: &str) -> Result<Vec<Occurrence>> {
             Role::Definition(s)
         } else if has(i, RefRole::LocalDefinition) {
             // A binding outside every scope (module level) rebinds the name.
-            if innermost(b).is_some() {
+            if innermost(i).is_some() {
                 Role::Local
             } else {
                 Role::Reference

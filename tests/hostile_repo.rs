@@ -1,0 +1,369 @@
+//! A hostile repository cannot abort Scalpel, exhaust its memory or block
+//! it (issue 28 items 2, 4 and 6): a shipped `.scalpel/index/index.bin`
+//! with sizes it cannot hold, ignore files and git's files that are
+//! symlinks to `/dev/zero` or FIFOs, a function nested 100,000 blocks deep.
+//! Every command runs as a child under a data limit (`prlimit --data`) and
+//! a time limit, so a regression fails the test instead of the machine.
+//!
+//! `SCALPEL_TEST_BIN` runs the tests against another binary (how they were
+//! seen to fail on the code before the fix).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The data segment a command may use: a fence for the machine, far above
+/// what these small roots need. (A bounded read refused by it fails
+/// quietly, so the peak below is what the tests assert.)
+const DATA_LIMIT: &str = "--data=2147483648";
+/// The most memory (peak resident set) a command may take on these small
+/// roots; the bugs took 35 GB, or a gigabyte per file read.
+const MAX_RSS: u64 = 256 << 20;
+/// No command here takes more than a few seconds, even in a loaded debug
+/// build; the bugs took minutes or forever.
+const TIME_LIMIT: Duration = Duration::from_secs(60);
+
+fn bin() -> PathBuf {
+    std::env::var_os("SCALPEL_TEST_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| assert_cmd::cargo::cargo_bin("scalpel"))
+}
+
+/// How one command ended.
+struct Ran {
+    /// The exit code; `None` when a signal ended it (an abort).
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    took: Duration,
+    /// Its peak resident set (`wait4`'s `ru_maxrss`).
+    peak: u64,
+}
+
+/// `scalpel ARGS` in `root`, under the data and time limits. Panics when it
+/// is killed by the time limit.
+// The child is reaped by `wait4` (for its rusage), which clippy cannot see.
+#[allow(clippy::zombie_processes)]
+fn run(root: &Path, args: &[&str]) -> Ran {
+    let mut child = Command::new("prlimit")
+        .arg(DATA_LIMIT)
+        .arg("--")
+        .arg(bin())
+        .args(args)
+        .current_dir(root)
+        .env("SCALPEL_MODEL", "off")
+        .env_remove("HF_HOME")
+        .env_remove("HF_HUB_CACHE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("prlimit runs");
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = Vec::new();
+            let _ = r.read_to_end(&mut s);
+            String::from_utf8_lossy(&s).into_owned()
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let pid = child.id() as libc::pid_t;
+    let started = Instant::now();
+    let mut status = 0;
+    // SAFETY: a zeroed `rusage` is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: `pid` is our child (prlimit execs scalpel in place), not
+        // waited for by anyone else; the pointers are to live locals.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        assert!(r >= 0, "wait4: {}", std::io::Error::last_os_error());
+        if r == pid {
+            break;
+        }
+        if started.elapsed() > TIME_LIMIT {
+            let _ = child.kill();
+            // SAFETY: as above.
+            unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+            panic!(
+                "`scalpel {}` still ran after {TIME_LIMIT:?}: {}",
+                args.join(" "),
+                stderr.join().unwrap()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Ran {
+        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+        took: started.elapsed(),
+        peak: usage.ru_maxrss as u64 * 1024,
+    }
+}
+
+/// `run`, which must end by itself with one of `codes` (0: success, 1: the
+/// operation failed, 2: usage or I/O), never by a signal (an abort), within
+/// [`MAX_RSS`].
+fn answers(root: &Path, args: &[&str], codes: &[i32]) -> Ran {
+    let ran = run(root, args);
+    let what = format!("`scalpel {}`", args.join(" "));
+    assert!(
+        ran.code.is_some_and(|c| codes.contains(&c)),
+        "{what} ended with {:?}: {}",
+        ran.code,
+        ran.stderr
+    );
+    assert!(
+        ran.peak < MAX_RSS,
+        "{what} took {} MB at its peak",
+        ran.peak >> 20
+    );
+    ran
+}
+
+/// A fresh `git init` folder with one Python file.
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let ok = Command::new("git")
+        .args(["init", "-q", "."])
+        .current_dir(dir.path())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    std::fs::write(
+        dir.path().join("app.py"),
+        "def handle_request(x):\n    return x + 1\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// [`repo`] with a folder `pkg` holding `util.py`.
+fn repo_with_pkg() -> tempfile::TempDir {
+    let dir = repo();
+    std::fs::create_dir(dir.path().join("pkg")).unwrap();
+    std::fs::write(
+        dir.path().join("pkg/util.py"),
+        "def handle_request():\n    pass\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// Where the store is.
+fn store(root: &Path) -> PathBuf {
+    root.join(".scalpel/index/index.bin")
+}
+
+/// The store's layout that the tests below rely on: magic, version,
+/// checksum of everything after it, unit count, first section's length.
+const HEAD_AT: usize = 8 + 4 + 32 + 4 + 8;
+
+/// `bytes` with the checksum of the store recomputed (a crafted store
+/// passes it).
+fn sealed(mut bytes: Vec<u8>) -> Vec<u8> {
+    let sum = blake3::hash(&bytes[44..]);
+    bytes[12..44].copy_from_slice(sum.as_bytes());
+    bytes
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+#[test]
+fn a_shipped_index_declaring_a_huge_vector_dimension_is_rebuilt() {
+    let dir = repo();
+    let root = dir.path();
+    answers(root, &["index"], &[0]);
+    let good = std::fs::read(store(root)).unwrap();
+    // Without a model the first section ends with the vector dimension, 0.
+    let head_len = u64_at(&good, 48) as usize;
+    let dim_at = HEAD_AT + head_len - 4;
+    assert_eq!(good[dim_at..dim_at + 4], [0; 4], "the layout changed");
+    let mut crafted = good.clone();
+    crafted[dim_at..dim_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let crafted = sealed(crafted);
+    std::fs::write(store(root), &crafted).unwrap();
+    let ran = answers(root, &["find", "handle", "request"], &[0]);
+    assert!(ran.stdout.contains("app.py"), "{}", ran.stdout);
+    // Rebuilt and saved whole again.
+    assert_eq!(std::fs::read(store(root)).unwrap(), good);
+    // And the status reads it.
+    std::fs::write(store(root), &crafted).unwrap();
+    answers(root, &["index", "--status"], &[0]);
+    // A FIFO in its place is refused, not waited on.
+    std::fs::remove_file(store(root)).unwrap();
+    hostile(&store(root), true);
+    answers(root, &["find", "handle", "request"], &[0]);
+}
+
+#[test]
+fn a_gigabyte_store_is_not_read_when_its_header_or_its_files_refuse_it() {
+    let dir = repo();
+    let root = dir.path();
+    answers(root, &["index"], &[0]);
+    let good = std::fs::read(store(root)).unwrap();
+    // A sparse gigabyte of zeros: not even the magic.
+    let f = std::fs::File::create(store(root)).unwrap();
+    f.set_len(1 << 30).unwrap();
+    drop(f);
+    let ran = answers(root, &["find", "handle", "request"], &[0]);
+    assert!(ran.took < Duration::from_secs(20), "{:?}", ran.took);
+    // The good store's header and file table, then a gigabyte: a store far
+    // larger than the one file it names can explain.
+    let mut big = good.clone();
+    let head_len = (1u64 << 30) - HEAD_AT as u64 - 4;
+    big[48..56].copy_from_slice(&head_len.to_le_bytes());
+    std::fs::write(store(root), &big).unwrap();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(store(root))
+        .unwrap();
+    f.set_len(1 << 30).unwrap();
+    drop(f);
+    answers(root, &["find", "handle", "request"], &[0]);
+    assert_eq!(std::fs::read(store(root)).unwrap(), good, "rebuilt");
+}
+
+/// Make `path` a symlink to `/dev/zero`, or a FIFO when `fifo`.
+fn hostile(path: &Path, fifo: bool) {
+    if fifo {
+        let ok = Command::new("mkfifo").arg(path).status().unwrap().success();
+        assert!(ok);
+    } else {
+        std::os::unix::fs::symlink("/dev/zero", path).unwrap();
+    }
+}
+
+/// Every command that walks the root.
+const WALKING: [&[&str]; 7] = [
+    &["search", "handle_request"],
+    &["find", "handle", "request"],
+    &["symbols", "."],
+    &["refs", "--name", "handle_request", "."],
+    &["tree"],
+    &["check", "."],
+    &["index"],
+];
+
+#[test]
+fn ignore_files_that_are_symlinks_or_fifos_are_skipped_not_read() {
+    for name in [".gitignore", ".ignore", ".scalpelignore"] {
+        for fifo in [false, true] {
+            let dir = repo_with_pkg();
+            let root = dir.path();
+            hostile(&root.join("pkg").join(name), fifo);
+            hostile(&root.join(name), fifo);
+            for args in WALKING {
+                let ran = answers(root, args, &[0, 1]);
+                if args[0] != "check" && args[0] != "index" {
+                    // The folder is walked as if it had no ignore file.
+                    assert!(
+                        ran.stdout.contains("util.py"),
+                        "{name} {args:?}: {}",
+                        ran.stdout
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_regular_ignore_file_still_ignores() {
+    let dir = repo_with_pkg();
+    let root = dir.path();
+    std::fs::write(root.join("pkg/gen.py"), "def handle_request():\n    pass\n").unwrap();
+    std::fs::write(root.join("pkg/.gitignore"), "gen.py\n").unwrap();
+    let text = answers(root, &["search", "handle_request"], &[0]).stdout;
+    assert!(
+        text.contains("util.py") && !text.contains("gen.py"),
+        "{text}"
+    );
+}
+
+#[test]
+fn git_files_that_are_symlinks_to_dev_zero_are_not_read() {
+    let dir = repo();
+    let root = dir.path();
+    // A git directory under another name, its `commondir` /dev/zero; and a
+    // folder whose `.git` file is /dev/zero, then a FIFO.
+    let store = root.join("gitstore");
+    std::fs::create_dir_all(store.join("objects")).unwrap();
+    std::fs::create_dir_all(store.join("refs")).unwrap();
+    std::fs::write(store.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    hostile(&store.join("commondir"), false);
+    for (sub, fifo) in [("sub", false), ("sub2", true)] {
+        std::fs::create_dir(root.join(sub)).unwrap();
+        std::fs::write(
+            root.join(sub).join("m.py"),
+            "def handle_request():\n    pass\n",
+        )
+        .unwrap();
+        hostile(&root.join(sub).join(".git"), fifo);
+    }
+    for args in WALKING {
+        answers(root, args, &[0, 1]);
+    }
+    answers(root, &["symbols", "gitstore/HEAD"], &[0, 1, 2]);
+    answers(root, &["write", "gitstore/new.py"], &[0, 1, 2]);
+}
+
+#[test]
+fn extract_of_a_function_nested_100000_blocks_deep_answers_within_its_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let depth = 100_000;
+    let code = format!(
+        "function g() {{}}\nfunction f() {}{}\n",
+        "{".repeat(depth),
+        "}".repeat(depth)
+    );
+    std::fs::write(root.join("deepblk.js"), &code).unwrap();
+    // A call to `g` and a local in every block, 100,000 levels down.
+    let code = format!(
+        "function g() {{}}\nfunction f() {}g();{}\n",
+        "{let a = 1;".repeat(depth),
+        "}".repeat(depth)
+    );
+    std::fs::write(root.join("deepcall.js"), &code).unwrap();
+    for args in [
+        &["extract", "deepblk.js", "f", "--parse-timeout", "2"][..],
+        &[
+            "extract",
+            "deepblk.js",
+            "f",
+            "--parse-timeout",
+            "2",
+            "--context",
+        ],
+        &[
+            "extract",
+            "deepcall.js",
+            "f",
+            "--parse-timeout",
+            "5",
+            "--json",
+        ],
+        &["refs", "--name", "a", "deepcall.js", "--parse-timeout", "5"],
+    ] {
+        let ran = answers(root, args, &[0, 1, 2]);
+        // An answer (refs finds no reference: 1), or TIMEOUT within its
+        // budget (and the debug build's slack), never another error.
+        let timeout = ran.stderr.contains("TIMEOUT") || ran.stdout.contains("TIMEOUT");
+        assert!(ran.code != Some(2) || timeout, "{args:?}: {}", ran.stderr);
+        assert!(
+            ran.took < Duration::from_secs(15),
+            "{args:?} took {:?}",
+            ran.took
+        );
+        if args.contains(&"--json") && ran.code == Some(0) {
+            // The call at the bottom is found: the query covers every depth.
+            assert!(ran.stdout.contains(r#""name_path":"g""#), "{}", ran.stdout);
+        }
+    }
+}
