@@ -19,7 +19,7 @@
 //! seals itself when the overlay or the tombstones grow past a share of the
 //! whole; the live index seals after every refresh.
 
-use super::format::{Reader, Writer};
+use super::codec::{Reader, Writer};
 use super::tokens;
 use std::collections::HashMap;
 

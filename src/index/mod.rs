@@ -12,6 +12,7 @@
 
 pub mod answer;
 pub mod bm25;
+mod codec;
 mod format;
 pub mod live;
 pub mod model;
