@@ -183,7 +183,8 @@ enum Command {
         /// Force a language instead of detecting it (see `scalpel languages`).
         #[arg(long, value_name = "LANG")]
         language: Option<String>,
-        /// Only this symbol (a name path, e.g. a class) and its members.
+        /// Only this symbol (a name path, e.g. a class) and its members, with a
+        /// type's impl blocks in the file.
         #[arg(long, value_name = "NAME")]
         symbol: Option<String>,
         /// Show at most this many symbols per file. Text output is cut to

@@ -65,9 +65,11 @@ pub struct ListSymbolsParams {
     /// Only this kind (function, class, method...).
     #[serde(default)]
     pub kind: Option<String>,
-    /// Only this symbol (name path) and its members; `depth` then counts
-    /// levels below it.
-    #[schemars(description = "Only this symbol and its members.")]
+    /// Only this symbol (name path) and its members, with a type's impl
+    /// blocks in the file; `depth` then counts levels below it.
+    #[schemars(
+        description = "Only this symbol and its members (a type: with its impls in the file)."
+    )]
     #[serde(default)]
     pub symbol: Option<String>,
     /// Most files of a folder (default 50).
