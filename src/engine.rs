@@ -166,13 +166,17 @@ pub fn folder_outline(
     let mut notes = Vec::new();
     if left_out > 0 {
         notes.push(format!(
-            "{left_out} more file(s) not outlined; pass a narrower {} or raise {}",
+            "{} more not outlined; pass a narrower {} or raise {}",
+            crate::text::count(left_out, "file"),
             crate::hint::term(crate::hint::Term::Path),
             crate::hint::term(crate::hint::Term::MaxFiles)
         ));
     }
     if unreadable > 0 {
-        notes.push(format!("{unreadable} file(s) could not be read or parsed"));
+        notes.push(format!(
+            "{} could not be read or parsed",
+            crate::text::count(unreadable, "file")
+        ));
     }
     Ok(FileSymbols {
         path: dir.display.clone(),

@@ -263,7 +263,7 @@ pub struct SearchCodebaseParams {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_results: Option<usize>,
-    /// Answer budget (default 2000).
+    /// Answer budget (default 1000: each hit's matched lines; more buys snippets).
     #[serde(default)]
     #[schemars(range(min = 200))]
     pub max_tokens: Option<usize>,
@@ -411,8 +411,10 @@ impl ScalpelServer {
                     if let Some(token) = &token {
                         let (peer, token) = (peer.clone(), token.clone());
                         runtime.spawn(async move {
-                            let note = ProgressNotificationParam::new(token, n as f64)
-                                .with_message(format!("{n} files searched"));
+                            let note =
+                                ProgressNotificationParam::new(token, n as f64).with_message(
+                                    format!("{} searched", crate::text::count(n, "file")),
+                                );
                             let _ = peer.notify_progress(note).await;
                         });
                     }
@@ -555,8 +557,10 @@ impl ScalpelServer {
             req.max_results = p.max_results.unwrap_or(DEFAULT_MAX_RESULTS).max(1);
             let mut report = |done: usize, total: usize| {
                 if let Some(token) = &token {
-                    let mut note = ProgressNotificationParam::new(token.clone(), done as f64)
-                        .with_message(format!("indexing: {done} of {total} files"));
+                    let mut note =
+                        ProgressNotificationParam::new(token.clone(), done as f64).with_message(
+                            format!("indexing: {done} of {}", crate::text::count(total, "file")),
+                        );
                     note.total = Some(total as f64);
                     // In order, before the answer.
                     let _ = runtime.block_on(peer.notify_progress(note));
