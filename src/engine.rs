@@ -166,13 +166,17 @@ pub fn folder_outline(
     let mut notes = Vec::new();
     if left_out > 0 {
         notes.push(format!(
-            "{left_out} more file(s) not outlined; pass a narrower {} or raise {}",
+            "{} more not outlined; pass a narrower {} or raise {}",
+            crate::text::count(left_out, "file"),
             crate::hint::term(crate::hint::Term::Path),
             crate::hint::term(crate::hint::Term::MaxFiles)
         ));
     }
     if unreadable > 0 {
-        notes.push(format!("{unreadable} file(s) could not be read or parsed"));
+        notes.push(format!(
+            "{} could not be read or parsed",
+            crate::text::count(unreadable, "file")
+        ));
     }
     Ok(FileSymbols {
         path: dir.display.clone(),
@@ -555,7 +559,9 @@ fn check_depth(depth: Option<usize>) -> Result<()> {
 }
 
 /// The outline of `file`, narrowed: with `symbol` (a name path) only that
-/// symbol and the symbols nested in it, `depth` then counting levels below
+/// symbol (or the declarations merged under its name) and the symbols nested
+/// in it, then each block of the file that extends it (a Rust `impl`) with
+/// its members, `depth` then counting levels below
 /// it (1: its direct members); without it `depth` counts from the top level
 /// (see [`select_symbols`]). `kind` applies to what is left.
 pub fn outline(
@@ -571,13 +577,27 @@ pub fn outline(
         return select_symbols(outline, depth, kind);
     };
     check_depth(depth)?;
-    let found = symbols::resolve(&file.symbols, name, None).map_err(|e| e.with_path(display))?;
+    let found =
+        symbols::resolve_declarations(&file.symbols, name).map_err(|e| e.with_path(display))?;
+    // Its declarations, then the blocks that extend it elsewhere in the file
+    // (a Rust `impl T` / `impl X for T`, known from the tags query's scope).
+    let inside_found = |s: &Symbol| found.iter().any(|f| f.contains(s));
+    let heads: Vec<&Symbol> = file
+        .symbols
+        .iter()
+        .filter(|s| {
+            found.iter().any(|f| std::ptr::eq(*f, *s))
+                || (found.iter().any(|f| s.extends(f)) && !inside_found(s))
+        })
+        .collect();
     let keep: Vec<bool> = file
         .symbols
         .iter()
         .map(|s| {
-            std::ptr::eq(s, found)
-                || (found.contains(s) && depth.is_none_or(|d| s.depth() - found.depth() <= d))
+            heads.iter().any(|h| {
+                std::ptr::eq(*h, s)
+                    || (h.contains(s) && depth.is_none_or(|d| s.depth() - h.depth() <= d))
+            })
         })
         .collect();
     let mut keep = keep.into_iter();

@@ -47,7 +47,7 @@ pub trait Planned {
     /// `{verb} {what}`: e.g. `applied replace to method A.f in m.py, now
     /// lines 3-5`. `verb` is [`Verb`] in this operation's words.
     fn headline(&self, path: &str, verb: Verb) -> String;
-    /// Facts to append to the headline (`kept 1 line of leading trivia: …`).
+    /// Facts to append to the headline (`kept its leading trivia: …`).
     fn extra(&self) -> Option<String> {
         None
     }
@@ -175,17 +175,30 @@ pub struct SymbolChange {
     /// Name path of the symbol the operation was applied to.
     pub symbol: String,
     pub kind: String,
-    /// Lines of the new code in the new file (for delete: where it was).
+    /// Lines of the new code in the new file (for delete: the line where
+    /// the code before and after it now meets, both fields).
     pub start_line: usize,
     pub end_line: usize,
-    /// Leading trivia of the old symbol that the replacement kept, one entry
-    /// per line (decorators, attributes, doc comments the new code did not
-    /// bring).
+    /// Leading trivia of the old symbol that the replacement kept (the new
+    /// code brought none), one entry per item: `the 41-line doc comment` for
+    /// a run of comments, an attribute or decorator by its first line.
     pub kept_trivia: Vec<String>,
 }
 
 impl Planned for SymbolChange {
     fn headline(&self, path: &str, verb: Verb) -> String {
+        // A deleted symbol has no lines: say it is gone and where the code
+        // around it now meets.
+        if self.operation == Operation::Delete && verb != Verb::Unchanged {
+            let (did, meet) = match verb {
+                Verb::DryRun => ("dry run, nothing written: would delete", "would meet"),
+                _ => ("deleted", "now meet"),
+            };
+            return format!(
+                "{did} {} {} from {path}: the symbol is removed, its neighbours {meet} at line {}",
+                self.kind, self.symbol, self.start_line
+            );
+        }
         format!(
             "{} {} to {} {} in {path}, now lines {}-{}",
             match verb {
@@ -201,16 +214,14 @@ impl Planned for SymbolChange {
         )
     }
 
-    /// `kept 1 line of leading trivia: @property`, when the replacement kept
-    /// any.
+    /// `kept its leading trivia: the 41-line doc comment, #[derive(Debug)]
+    /// and #[must_use]`, when the replacement kept any.
     fn extra(&self) -> Option<String> {
-        let n = self.kept_trivia.len();
-        (n > 0).then(|| {
-            format!(
-                "kept {n} line{} of leading trivia: {}",
-                if n == 1 { "" } else { "s" },
-                self.kept_trivia.join(", ")
-            )
+        let (last, rest) = self.kept_trivia.split_last()?;
+        Some(if rest.is_empty() {
+            format!("kept its leading trivia: {last}")
+        } else {
+            format!("kept its leading trivia: {} and {last}", rest.join(", "))
         })
     }
 }
@@ -431,7 +442,24 @@ mod tests {
                     vec![],
                 )
                 .summary(),
-                "applied replace to method R.f in m.py, now lines 3-5; hash old -> new; edit e1 (⟦undo_edit⟧ reverts it); validation ok; kept 1 line of leading trivia: @property",
+                "applied replace to method R.f in m.py, now lines 3-5; hash old -> new; edit e1 (⟦undo_edit⟧ reverts it); validation ok; kept its leading trivia: @property",
+            ),
+            (
+                Receipt::new(
+                    outcome(Some("old"), true, false),
+                    SymbolChange {
+                        operation: Operation::Delete,
+                        symbol: "R.f".into(),
+                        kind: "method".into(),
+                        start_line: 87,
+                        end_line: 87,
+                        kept_trivia: vec![],
+                    },
+                    ok(),
+                    vec![],
+                )
+                .summary(),
+                "deleted method R.f from m.py: the symbol is removed, its neighbours now meet at line 87; hash old -> new; edit e1 (⟦undo_edit⟧ reverts it); validation ok",
             ),
             (
                 Receipt::new(

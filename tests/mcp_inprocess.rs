@@ -268,7 +268,7 @@ async fn list_symbols_outline_and_filters() {
     assert_eq!(one["files"].as_array().unwrap().len(), 1);
     let hint = one["hint"].as_str().unwrap();
     assert!(
-        hint.contains("more file(s)") && hint.contains("`max_files`"),
+        hint.contains("more not outlined") && hint.contains("`max_files`"),
         "{hint}"
     );
     let members = ok(&scoped(json!({"path": ".", "symbol": "Warehouse"})).await);

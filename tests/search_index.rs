@@ -991,3 +991,35 @@ fn a_store_changed_under_a_running_index_falls_back_then_recovers() {
     assert_eq!(again.status().files_read, 0);
     assert_eq!(results(&answers(&again)), results(&exact));
 }
+
+/// The default answer costs about 120 tokens a hit (o200k_base, the text a
+/// model reads): a hit's summary, location and the lines that matched; a
+/// larger `max_tokens` brings longer snippets.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_default_answer_of_five_hits_stays_within_600_tokens() {
+    let repo = http_checkout();
+    let client = server(repo.path(), Some(test_model())).await;
+    let query = json!({"query": "where are HTTP redirects followed", "max_results": 5});
+    let mut answer = ok(&call(&client, "search_codebase", query.clone()).await);
+    if answer["complete"] != true {
+        answer = search(&client, query.clone()).await;
+    }
+    assert_eq!(answer["results"].as_array().unwrap().len(), 5, "{answer}");
+    let bpe = tiktoken_rs::o200k_base().unwrap();
+    let lean = text(&call(&client, "search_codebase", query).await);
+    let lean_tokens = bpe.encode_with_special_tokens(&lean).len();
+    let rich = text(
+        &call(
+            &client,
+            "search_codebase",
+            json!({"query": "where are HTTP redirects followed", "max_results": 5, "max_tokens": 4000}),
+        )
+        .await,
+    );
+    let rich_tokens = bpe.encode_with_special_tokens(&rich).len();
+    eprintln!("5 hits: {lean_tokens} tokens by default, {rich_tokens} with max_tokens 4000");
+    assert!(lean_tokens <= 600, "{lean_tokens} tokens:\n{lean}");
+    // At most two thirds of the answer with snippets.
+    assert!(lean_tokens * 3 <= rich_tokens * 2, "{lean}\n{rich}");
+    client.cancel().await.unwrap();
+}

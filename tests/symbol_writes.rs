@@ -998,3 +998,59 @@ fn a_signature_continued_inside_its_bracket_keeps_its_layout() {
         }
     }
 }
+
+/// A replacement that keeps a long doc comment and attributes says so in
+/// one phrase, not one entry per line.
+#[test]
+fn kept_trivia_is_summarized_in_one_phrase() {
+    use scalpel::receipt::Describe;
+    let mut src = String::new();
+    for i in 0..41 {
+        src.push_str(&format!("/// Line {i} of a long explanation.\n"));
+    }
+    src.push_str("#[derive(Debug)]\n#[must_use]\npub struct Config {\n    pub a: u32,\n}\n");
+    let ws = Ws::new(&[("c.rs", src.as_bytes())]);
+    let r = ws
+        .update(
+            "c.rs",
+            "Config",
+            Operation::Replace,
+            Some("pub struct Config {\n    pub a: u64,\n}\n"),
+        )
+        .unwrap();
+    assert_eq!(
+        r.planned.kept_trivia,
+        ["the 41-line doc comment", "#[derive(Debug)]", "#[must_use]"]
+    );
+    assert!(
+        r.summary().ends_with(
+            "kept its leading trivia: the 41-line doc comment, #[derive(Debug)] and #[must_use]"
+        ),
+        "{}",
+        r.summary()
+    );
+}
+
+/// A delete's receipt says the symbol is gone and where its neighbours now
+/// meet, not the lines of a symbol that no longer exists.
+#[test]
+fn a_delete_receipt_says_the_symbol_is_removed() {
+    use scalpel::receipt::Describe;
+    let ws = Ws::new(&[(
+        "d.py",
+        b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n",
+    )]);
+    let r = ws.update("d.py", "b", Operation::Delete, None).unwrap();
+    let summary = r.summary();
+    assert!(
+        summary.starts_with(
+            "deleted function b from d.py: the symbol is removed, its neighbours now meet at line 5"
+        ),
+        "{summary}"
+    );
+    assert!(!summary.contains("now lines"), "{summary}");
+    assert_eq!(
+        String::from_utf8(ws.read("d.py")).unwrap(),
+        "def a():\n    return 1\n\n\ndef c():\n    return 3\n"
+    );
+}

@@ -530,3 +530,63 @@ fn dependencies_match_the_labelled_table() {
     assert!(precision >= 0.95, "precision {precision:.3}: {wrong:#?}");
     assert!(recall >= 0.9, "recall {recall:.3}: {wrong:#?}");
 }
+
+/// An outline narrowed to a type lists the blocks that extend it in the
+/// same file (`impl T`, `impl X for T`, generic ones too), each block's line
+/// then its members; a block for another type (`impl From<Value> for
+/// String`, a nested `Value`) is not listed.
+#[test]
+fn a_types_outline_lists_its_impl_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("value.rs");
+    std::fs::write(
+        &f,
+        "pub enum Value {\n    Null,\n    Int(i64),\n}\n\n\
+         impl Value {\n    pub fn is_null(&self) -> bool { matches!(self, Value::Null) }\n}\n\n\
+         impl fmt::Display for Value {\n    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { Ok(()) }\n}\n\n\
+         impl From<Value> for String {\n    fn from(v: Value) -> String { String::new() }\n}\n\n\
+         pub struct Wrapper<T>(T);\n\n\
+         impl<T> Wrapper<T> {\n    pub fn get(&self) -> &T { &self.0 }\n}\n\n\
+         impl<T: Clone> Clone for Wrapper<T> {\n    fn clone(&self) -> Self { Wrapper(self.0.clone()) }\n}\n\n\
+         impl Copy for Value {}\n\n\
+         mod inner {\n    pub struct Value;\n    impl Value {\n        pub fn inner(&self) {}\n    }\n}\n",
+    )
+    .unwrap();
+    let engine = Engine::default();
+    let value = engine
+        .list_symbol_members(&f, "value.rs", true, None, "Value")
+        .unwrap();
+    insta::assert_snapshot!("outline_of_a_type_with_impls", compact(&value));
+    let wrapper = engine
+        .list_symbol_members(&f, "value.rs", true, None, "Wrapper")
+        .unwrap();
+    insta::assert_snapshot!("outline_of_a_generic_type_with_impls", compact(&wrapper));
+    // The nested type has its own block and no other.
+    let inner = engine
+        .list_symbol_members(&f, "value.rs", true, None, "inner::Value")
+        .unwrap();
+    let names: Vec<&str> = inner.symbols.iter().map(|s| s.address()).collect();
+    assert_eq!(
+        names,
+        ["inner::Value", "inner::impl Value", "inner::Value::inner"]
+    );
+}
+
+/// TypeScript merges an interface with a namespace (or class) of the same
+/// name: the outline of that name lists every declaration and its members.
+#[test]
+fn a_merged_declarations_outline_lists_each_declaration() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("point.ts");
+    std::fs::write(
+        &f,
+        "export interface Point {\n  x: number;\n  y: number;\n}\n\n\
+         export namespace Point {\n  export function origin(): Point {\n    return { x: 0, y: 0 };\n  }\n}\n\n\
+         export function distance(a: Point, b: Point): number {\n  return Math.hypot(a.x - b.x, a.y - b.y);\n}\n",
+    )
+    .unwrap();
+    let point = Engine::default()
+        .list_symbol_members(&f, "point.ts", true, None, "Point")
+        .unwrap();
+    insta::assert_snapshot!("outline_of_merged_declarations", compact(&point));
+}

@@ -4,6 +4,7 @@
 //! report as one JSON document.
 
 use super::CheckReport;
+use crate::text::count as plural;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -81,14 +82,6 @@ fn summary(r: &CheckReport) -> String {
         }
     }
     s
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
 }
 
 /// The report as one JSON document.

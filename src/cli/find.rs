@@ -154,10 +154,10 @@ pub(super) fn run(cmd: FindCommand, engine: &Engine, out: &mut Out) -> Result<u8
             } else {
                 let _ = a.status;
                 out.line(&format!(
-                    "{}: {} files, {} units, {} search{}; saved in {}",
+                    "{}: {}, {}, {} search{}; saved in {}",
                     status.root,
-                    status.indexed_files,
-                    status.units,
+                    crate::text::count(status.indexed_files, "file"),
+                    crate::text::count(status.units, "unit"),
                     status.mode,
                     status
                         .model

@@ -15,6 +15,7 @@ use crate::edit::Operation;
 use crate::engine::{Engine, ExtractRequest, FileSymbols, UpdateRequest};
 use crate::error::{Error, Result};
 use crate::lang::{LANG_DIR_ENV, Registry};
+use crate::text::count as plural;
 use clap::{Args, Parser, Subcommand};
 use output::Out;
 use rayon::prelude::*;
@@ -183,7 +184,8 @@ enum Command {
         /// Force a language instead of detecting it (see `scalpel languages`).
         #[arg(long, value_name = "LANG")]
         language: Option<String>,
-        /// Only this symbol (a name path, e.g. a class) and its members.
+        /// Only this symbol (a name path, e.g. a class) and its members, with a
+        /// type's impl blocks in the file.
         #[arg(long, value_name = "NAME")]
         symbol: Option<String>,
         /// Show at most this many symbols per file. Text output is cut to
@@ -754,16 +756,6 @@ fn check_cmd(a: CheckArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         check::render_human(&report)
     });
     Ok(if report.ok { 0 } else { 1 })
-}
-
-/// `1 symbol`, `2 symbols`, `0 matches`.
-fn plural(n: usize, noun: &str) -> String {
-    let ending = match (n, noun.ends_with("ch") || noun.ends_with('s')) {
-        (1, _) => "",
-        (_, true) => "es",
-        (_, false) => "s",
-    };
-    format!("{n} {noun}{ending}")
 }
 
 /// Say what a command waits for when stdin is a terminal, so it does not

@@ -175,10 +175,13 @@ fn edit_files_cmd(a: EditFilesArgs, engine: &Engine, out: &mut Out) -> Result<u8
         }
         let changed = r.files.iter().filter(|f| f.changed).count();
         out.line(&match &r.edit_id {
-            Some(id) => format!("edited {changed} of {} files; edit {id}", r.files.len()),
+            Some(id) => format!(
+                "edited {changed} of {}; edit {id}",
+                crate::text::count(r.files.len(), "file")
+            ),
             None => format!(
-                "would edit {changed} of {} files; nothing written",
-                r.files.len()
+                "would edit {changed} of {}; nothing written",
+                crate::text::count(r.files.len(), "file")
             ),
         });
         for w in r.files.iter().flat_map(|f| &f.warnings).chain(&r.warnings) {

@@ -102,24 +102,69 @@ pub fn replace_start(src: &SourceText, target: &Symbol, overwrite: Overwrite) ->
 }
 
 /// The leading trivia of `target` that a replacement starting at `start`
-/// keeps: one entry per line, shortened.
-pub fn kept_trivia(src: &SourceText, target: &Symbol, start: usize) -> Vec<String> {
+/// keeps, one entry per item: a run of comments (the tree's extras) as `the
+/// 41-line doc comment`, anything else (an attribute, a decorator) by its
+/// first line, shortened. Read from the tree, so no language is named.
+pub fn kept_trivia(file: &ParsedFile, target: &Symbol, start: usize) -> Vec<String> {
     let full = target.full_span().start_byte;
     if start <= full {
         return Vec::new();
     }
-    src.text[full..start]
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            let mut shown: String = l.chars().take(40).collect();
-            if shown.len() < l.len() {
-                shown.push('…');
+    let offset = file.source.body_offset();
+    let (from, to) = (full.saturating_sub(offset), start.saturating_sub(offset));
+    // The outermost nodes lying wholly in the trivia, in document order.
+    let mut items: Vec<tree_sitter::Node> = Vec::new();
+    let mut cursor = file.tree.root_node().walk();
+    let mut stack = vec![file.tree.root_node()];
+    while let Some(node) = stack.pop() {
+        let children: Vec<_> = node.children(&mut cursor).collect();
+        for child in children.into_iter().rev() {
+            if child.end_byte() <= from || child.start_byte() >= to {
+                continue;
             }
-            shown
-        })
-        .collect()
+            if from <= child.start_byte() && child.end_byte() <= to {
+                items.push(child);
+            } else {
+                stack.push(child);
+            }
+        }
+    }
+    items.sort_by_key(|n| n.start_byte());
+    let body = file.source.body();
+    let mut kept: Vec<String> = Vec::new();
+    let mut comment_rows: Option<(usize, usize)> = None;
+    let close = |rows: &mut Option<(usize, usize)>, kept: &mut Vec<String>| {
+        if let Some((first, last)) = rows.take() {
+            kept.push(format!("the {}-line doc comment", last - first + 1));
+        }
+    };
+    for item in items {
+        let (first, end) = (item.start_position(), item.end_position());
+        let first = first.row;
+        // A node that ends with its newline ends on the line before.
+        let last = if end.column == 0 && end.row > first {
+            end.row - 1
+        } else {
+            end.row
+        };
+        if item.is_extra() {
+            comment_rows = Some(comment_rows.map_or((first, last), |(f, _)| (f, last)));
+            continue;
+        }
+        close(&mut comment_rows, &mut kept);
+        let line = body[item.start_byte()..item.end_byte()]
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim();
+        let mut shown: String = line.chars().take(40).collect();
+        if shown.len() < line.len() {
+            shown.push('…');
+        }
+        kept.push(shown);
+    }
+    close(&mut comment_rows, &mut kept);
+    kept
 }
 
 /// Plan `op` on `target` of `file`. `code` is required except for delete.
@@ -805,7 +850,7 @@ fn prepare_uncounted(
         };
         if overwrite == Overwrite::All {
             let bare = replace_start(&file.source, target, Overwrite::BareDefinition);
-            let replaced = kept_trivia(&file.source, target, bare);
+            let replaced = kept_trivia(file, target, bare);
             if !replaced.is_empty() {
                 warnings.push(format!(
                     "the new code brings its own leading trivia, so it replaced the old: {}",
@@ -815,11 +860,7 @@ fn prepare_uncounted(
             defined = Some(brought);
         } else {
             checked = choose(file, plan(file, target, op, code, overwrite, style)?, style)?;
-            kept = kept_trivia(
-                &file.source,
-                target,
-                replace_start(&file.source, target, overwrite),
-            );
+            kept = kept_trivia(file, target, replace_start(&file.source, target, overwrite));
         }
     }
     let defined = match defined {

@@ -7,8 +7,14 @@ use super::units::{self, first_sentence};
 use super::{UnitRef, tokens};
 use serde::Serialize;
 
-/// Default token budget of an answer (`max_tokens`).
-pub const DEFAULT_MAX_TOKENS: usize = 2000;
+/// Default token budget of an answer (`max_tokens`). Within it a hit shows
+/// only the lines that matched ([`matched_lines`]); a larger budget brings
+/// snippets ([`snippet`]).
+pub const DEFAULT_MAX_TOKENS: usize = 1000;
+/// Lines that matched, shown per hit within the default budget.
+pub const MATCHED_LINES: usize = 2;
+/// Characters of one matched line at most.
+const MATCHED_CHARS: usize = 100;
 /// Default number of hits (`max_results`).
 pub const DEFAULT_MAX_RESULTS: usize = 8;
 /// Lines of a snippet at most.
@@ -107,14 +113,53 @@ pub fn summary(u: &UnitRef, sd: &Summary) -> String {
     s
 }
 
-fn cut_line(line: &str) -> String {
+fn cut_line(line: &str, chars: usize) -> String {
     let line = line.trim_end();
-    if line.chars().count() <= LINE_CHARS {
+    if line.chars().count() <= chars {
         return line.to_string();
     }
-    let mut s: String = line.chars().take(LINE_CHARS).collect();
+    let mut s: String = line.chars().take(chars).collect();
     s.push('…');
     s
+}
+
+/// How many of `query_tokens` a line holds.
+fn token_hits(line: &str, query_tokens: &[String]) -> usize {
+    let mut n = 0;
+    tokens::for_each_token(line, |t| {
+        if query_tokens.iter().any(|q| q == t) {
+            n += 1;
+        }
+    });
+    n
+}
+
+/// The lean snippet of the default answer: at most `max_lines` lines of a
+/// unit's `body` that hold a query word (the most words first, shown in
+/// their order, trimmed; `⋮` between lines apart), none when no line does:
+/// the summary already gives the signature and the location.
+pub fn matched_lines(body: &str, query_tokens: &[String], max_lines: usize) -> String {
+    let lines: Vec<&str> = body.lines().collect();
+    let mut best: Vec<(usize, usize)> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (token_hits(l, query_tokens), i))
+        .filter(|(n, _)| *n > 0)
+        .collect();
+    best.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut picked: Vec<usize> = best.into_iter().take(max_lines).map(|(_, i)| i).collect();
+    picked.sort_unstable();
+    let mut out = String::new();
+    let mut prev: Option<usize> = None;
+    for i in picked {
+        if prev.is_some_and(|p| i > p + 1) {
+            out.push_str("⋮\n");
+        }
+        out.push_str(&cut_line(lines[i].trim_start(), MATCHED_CHARS));
+        out.push('\n');
+        prev = Some(i);
+    }
+    out
 }
 
 /// A unit's body read back from its file's `text`: the lines of `ranges`
@@ -137,15 +182,7 @@ pub fn snippet(body: &str, query_tokens: &[String], max_lines: usize) -> String 
     if lines.is_empty() || max_lines == 0 {
         return String::new();
     }
-    let hits = |l: &str| {
-        let mut n = 0;
-        tokens::for_each_token(l, |t| {
-            if query_tokens.iter().any(|q| q == t) {
-                n += 1;
-            }
-        });
-        n
-    };
+    let hits = |l: &str| token_hits(l, query_tokens);
     let head = max_lines.min(lines.len());
     let best = lines
         .iter()
@@ -172,7 +209,7 @@ pub fn snippet(body: &str, query_tokens: &[String], max_lines: usize) -> String 
         if prev.is_some_and(|p| i > p + 1) {
             out.push_str("⋮\n");
         }
-        out.push_str(&cut_line(lines[i]));
+        out.push_str(&cut_line(lines[i], LINE_CHARS));
         out.push('\n');
         prev = Some(i);
     }

@@ -628,11 +628,16 @@ impl LiveIndex {
                 answer::SNIPPET_LINES / 2
             };
             let snippet = match texts.get(&self.root, u.path, index.meta(u.path)) {
-                Some(text) => answer::snippet(
-                    &answer::body_of(text, &index.body_lines(id)),
-                    &q_tokens,
-                    lines,
-                ),
+                Some(text) => {
+                    let body = answer::body_of(text, &index.body_lines(id));
+                    // Within the default budget, the lines that matched;
+                    // a larger one buys snippets.
+                    if max_tokens <= answer::DEFAULT_MAX_TOKENS {
+                        answer::matched_lines(&body, &q_tokens, answer::MATCHED_LINES)
+                    } else {
+                        answer::snippet(&body, &q_tokens, lines)
+                    }
+                }
                 None => String::new(),
             };
             let mut hit = Hit {
@@ -680,8 +685,9 @@ impl LiveIndex {
         }
         if !status.complete {
             notes.push(format!(
-                "the index is still being built: {} of {} files indexed, so results may miss the rest",
-                status.indexed_files, status.total_files
+                "the index is still being built: {} of {} indexed, so results may miss the rest",
+                status.indexed_files,
+                crate::text::count(status.total_files, "file")
             ));
         }
         let mut hints: Vec<String> = results

@@ -9,6 +9,7 @@ use crate::disk::search::SearchResult;
 use crate::disk::tree::TreeListing;
 use crate::engine::{Extraction, FileSymbols};
 use crate::receipt::{Describe, Planned, Receipt};
+use crate::text::count;
 use crate::textops::{FileWindow, Fragment};
 use std::fmt::Write;
 
@@ -35,19 +36,19 @@ impl Render for FileSymbols {
     fn render(&self) -> String {
         if self.language.is_empty() {
             // A folder: each file's outline under its path.
-            let mut out = format!("{}/ ({} files)\n", self.path, self.files.len());
+            let mut out = format!("{}/ ({})\n", self.path, count(self.files.len(), "file"));
             for f in &self.files {
                 let errors = if f.parse_errors > 0 {
-                    format!(", {} parse errors", f.parse_errors)
+                    format!(", {}", count(f.parse_errors, "parse error"))
                 } else {
                     String::new()
                 };
                 let _ = writeln!(
                     out,
-                    "{} ({}, {} symbols{errors})",
+                    "{} ({}, {}{errors})",
                     f.path,
                     f.language,
-                    f.symbols.len()
+                    count(f.symbols.len(), "symbol")
                 );
                 symbol_lines(&mut out, &f.symbols, 2);
             }
@@ -57,14 +58,14 @@ impl Render for FileSymbols {
             return out;
         }
         let mut out = format!(
-            "{} ({}, {} symbols, hash {}",
+            "{} ({}, {}, hash {}",
             self.path,
             self.language,
-            self.symbols.len(),
+            count(self.symbols.len(), "symbol"),
             self.file_hash
         );
         if self.parse_errors > 0 {
-            let _ = write!(out, ", {} parse errors", self.parse_errors);
+            let _ = write!(out, ", {}", count(self.parse_errors, "parse error"));
             if let Some(first) = self.parse_error_locations.first() {
                 let _ = write!(out, ", first at line {}", first.line);
             }
@@ -172,11 +173,11 @@ impl Render for FileWindow {
 impl Render for Fragment {
     fn render(&self) -> String {
         let mut out = format!(
-            "{}: {} regions, {} of {} lines (hash {})\n",
+            "{}: {}, {} of {} (hash {})\n",
             self.path,
-            self.regions.len(),
+            count(self.regions.len(), "region"),
             self.lines_returned,
-            self.total_lines,
+            count(self.total_lines, "line"),
             self.file_hash
         );
         for r in &self.regions {
@@ -211,8 +212,10 @@ impl Render for Fragment {
 impl Render for SearchResult {
     fn render(&self) -> String {
         let mut out = format!(
-            "{} matches in {} files ({} searched)\n",
-            self.total_matches, self.files_matched, self.files_searched
+            "{} in {} ({} searched)\n",
+            count(self.total_matches, "match"),
+            count(self.files_matched, "file"),
+            self.files_searched
         );
         for f in &self.files {
             let defines = if f.defines.is_empty() {
@@ -220,7 +223,12 @@ impl Render for SearchResult {
             } else {
                 format!(", defines {}", f.defines.join(", "))
             };
-            let _ = writeln!(out, "{} ({} matches{defines})", f.path, f.match_count);
+            let _ = writeln!(
+                out,
+                "{} ({}{defines})",
+                f.path,
+                count(f.match_count, "match")
+            );
             for m in &f.matches {
                 // Context lines grep-style: `N-` before and after, `N:col:`
                 // for the match.
@@ -246,7 +254,11 @@ impl Render for SearchResult {
             let _ = writeln!(out, "truncated: {h}");
         }
         if self.error_count > 0 {
-            let _ = writeln!(out, "{} files could not be searched", self.error_count);
+            let _ = writeln!(
+                out,
+                "{} could not be searched",
+                count(self.error_count, "file")
+            );
         }
         out
     }
@@ -288,17 +300,17 @@ impl Render for crate::textops::EditFilesReceipt {
     fn render(&self) -> String {
         let mut out = match &self.edit_id {
             Some(id) => format!(
-                "edited {} files as edit {id} (undo_edit with it restores every file)\n",
-                self.files.len()
+                "edited {} as edit {id} (undo_edit with it restores every file)\n",
+                count(self.files.len(), "file")
             ),
             None => format!(
-                "{} {} files; nothing written\n",
+                "{} {}; nothing written\n",
                 if self.dry_run {
                     "would edit"
                 } else {
                     "checked"
                 },
-                self.files.len()
+                count(self.files.len(), "file")
             ),
         };
         for w in &self.warnings {
@@ -314,16 +326,17 @@ impl Render for crate::textops::EditFilesReceipt {
 impl Render for crate::index::SearchAnswer {
     fn render(&self) -> String {
         let mut out = format!(
-            "{} results for {:?} ({}{})\n",
-            self.results.len(),
+            "{} for {:?} ({}{})\n",
+            count(self.results.len(), "result"),
             self.query,
             self.mode,
             if self.complete {
                 String::new()
             } else {
                 format!(
-                    ", {} of {} files indexed",
-                    self.indexed_files, self.total_files
+                    ", {} of {} indexed",
+                    self.indexed_files,
+                    count(self.total_files, "file")
                 )
             }
         );
@@ -348,5 +361,34 @@ impl Render for crate::index::SearchAnswer {
             let _ = writeln!(out, "hint: {h}");
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One of a thing is said in the singular: `1 match in 1 file`.
+    #[test]
+    fn counts_of_one_are_singular() {
+        let result = SearchResult {
+            files: Vec::new(),
+            total_matches: 1,
+            files_matched: 1,
+            files_searched: 3,
+            truncated: false,
+            cancelled: false,
+            hint: None,
+            binary_files_skipped: 0,
+            definitions_checked: 0,
+            errors: Vec::new(),
+            error_count: 1,
+        };
+        let text = result.render();
+        assert!(
+            text.starts_with("1 match in 1 file (3 searched)\n"),
+            "{text}"
+        );
+        assert!(text.contains("1 file could not be searched"), "{text}");
     }
 }

@@ -65,9 +65,11 @@ pub struct ListSymbolsParams {
     /// Only this kind (function, class, method...).
     #[serde(default)]
     pub kind: Option<String>,
-    /// Only this symbol (name path) and its members; `depth` then counts
-    /// levels below it.
-    #[schemars(description = "Only this symbol and its members.")]
+    /// Only this symbol (name path) and its members, with a type's impl
+    /// blocks in the file; `depth` then counts levels below it.
+    #[schemars(
+        description = "Only this symbol and its members (a type: with its impls in the file)."
+    )]
     #[serde(default)]
     pub symbol: Option<String>,
     /// Most files of a folder (default 50).
@@ -264,7 +266,7 @@ pub struct SearchCodebaseParams {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_results: Option<usize>,
-    /// Answer budget (default 2000).
+    /// Answer budget (default 1000: each hit's matched lines; more buys snippets).
     #[serde(default)]
     #[schemars(range(min = 200))]
     pub max_tokens: Option<usize>,
@@ -412,8 +414,10 @@ impl ScalpelServer {
                     if let Some(token) = &token {
                         let (peer, token) = (peer.clone(), token.clone());
                         runtime.spawn(async move {
-                            let note = ProgressNotificationParam::new(token, n as f64)
-                                .with_message(format!("{n} files searched"));
+                            let note =
+                                ProgressNotificationParam::new(token, n as f64).with_message(
+                                    format!("{} searched", crate::text::count(n, "file")),
+                                );
                             let _ = peer.notify_progress(note).await;
                         });
                     }
@@ -556,8 +560,10 @@ impl ScalpelServer {
             req.max_results = p.max_results.unwrap_or(DEFAULT_MAX_RESULTS).max(1);
             let mut report = |done: usize, total: usize| {
                 if let Some(token) = &token {
-                    let mut note = ProgressNotificationParam::new(token.clone(), done as f64)
-                        .with_message(format!("indexing: {done} of {total} files"));
+                    let mut note =
+                        ProgressNotificationParam::new(token.clone(), done as f64).with_message(
+                            format!("indexing: {done} of {}", crate::text::count(total, "file")),
+                        );
                     note.total = Some(total as f64);
                     // In order, before the answer.
                     let _ = runtime.block_on(peer.notify_progress(note));

@@ -13,7 +13,7 @@ pub mod occurrences;
 pub mod offside;
 
 pub use deps::{Dependencies, DependencySymbol, ImportRef, ImportStmt, dependencies};
-pub use namepath::{NamePathQuery, resolve};
+pub use namepath::{NamePathQuery, resolve, resolve_declarations};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::lang::Language;
@@ -83,6 +83,12 @@ pub struct Symbol {
     #[serde(skip)]
     #[schemars(skip)]
     pub(crate) phrase: bool,
+    /// For a definition that is also a scope (a Rust `impl`): the name path
+    /// its members hang from (`Point` for `impl<T> Display for Point<T>`),
+    /// so an outline of the type can list the block.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) scope_of: Option<Vec<String>>,
     #[serde(skip)]
     #[schemars(skip)]
     pub(crate) full: Span,
@@ -140,6 +146,12 @@ impl Symbol {
     /// A copy presenting the full range (`trivia = true`) or the bare node.
     pub fn presented(&self, trivia: bool) -> Symbol {
         self.with_span(if trivia { self.full } else { self.bare })
+    }
+
+    /// Whether this symbol is a block whose members belong to `owner` (a
+    /// Rust `impl T` or `impl X for T` when `owner` is `T`).
+    pub(crate) fn extends(&self, owner: &Symbol) -> bool {
+        self.scope_of.as_deref() == Some(owner.segments.as_slice())
     }
 
     pub(crate) fn contains(&self, other: &Symbol) -> bool {
@@ -655,14 +667,13 @@ pub fn outline_within(
                 let index = symbols.len();
                 let signature = signature(lang, raw.node, body);
                 // The children of an `impl` hang from its scope's name.
-                let (child_segments, child_path, scope_signature) =
-                    match scopes_of_definitions.get(&raw.node.id()) {
-                        Some(scope) => {
-                            let (segs, path) = child_of(parent, &scope.label);
-                            (segs, path, Some(signature.clone()))
-                        }
-                        None => (segments.clone(), path.clone(), None),
-                    };
+                let scope = scopes_of_definitions.get(&raw.node.id());
+                let (child_segments, child_path) = match scope {
+                    Some(scope) => child_of(parent, &scope.label),
+                    None => (segments.clone(), path.clone()),
+                };
+                let scope_signature = scope.map(|_| signature.clone());
+                let scope_of = scope.map(|_| child_segments.clone());
                 symbols.push(Symbol {
                     name,
                     name_path: path,
@@ -679,6 +690,7 @@ pub fn outline_within(
                     segments,
                     alias,
                     phrase: raw.phrase,
+                    scope_of,
                     full: span_of(full.0, full.1, offset),
                     bare: span_of(raw.node, raw.node, offset),
                     name_byte: raw.name.start_byte() + offset,

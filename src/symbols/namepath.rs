@@ -286,6 +286,28 @@ pub fn resolve<'a>(symbols: &'a [Symbol], query: &str, kind: Option<&str>) -> Re
     })))
 }
 
+/// The declarations an outline of `query` starts from: the one symbol it
+/// resolves to or, when it matches several declarations of one name path at
+/// one level (a TypeScript interface and the namespace or class of the same
+/// name, which the language merges; two `impl Point` blocks), all of them in
+/// document order. Anything else ambiguous stays `AMBIGUOUS`.
+pub fn resolve_declarations<'a>(symbols: &'a [Symbol], query: &str) -> Result<Vec<&'a Symbol>> {
+    let ambiguous = match resolve(symbols, query, None) {
+        Ok(one) => return Ok(vec![one]),
+        Err(e) if e.code() == ErrorCode::Ambiguous => e,
+        Err(e) => return Err(e),
+    };
+    let q = NamePathQuery::parse(query)?;
+    let matched: Vec<&Symbol> = symbols.iter().filter(|s| q.matches(s)).collect();
+    let first = matched.first().copied();
+    let merged = first.is_some_and(|f| {
+        matched
+            .iter()
+            .all(|s| s.segments == f.segments && s.parent_index == f.parent_index)
+    });
+    if merged { Ok(matched) } else { Err(ambiguous) }
+}
+
 fn is_top_level(s: &Symbol) -> bool {
     s.parent_index.is_none() && s.parent.is_none()
 }

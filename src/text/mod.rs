@@ -24,6 +24,18 @@ pub mod preview;
 pub mod replace;
 pub mod window;
 
+/// `1 file`, `2 files`, `1 match`, `0 matches`: a count and its noun, in
+/// the singular for one (every count a rendering prints goes through here).
+pub fn count(n: usize, noun: &str) -> String {
+    let ending = match (n, noun.ends_with("ch") || noun.ends_with('s')) {
+        (1, _) => "",
+        (_, true) => "es",
+        (_, false) => "s",
+    };
+    format!("{n} {noun}{ending}")
+}
+
+
 pub use intervals::{
     BudgetOutcome, DroppedRegion, LineRange, LineRequest, RangeCheck, RangeNote, Region,
     apply_budget, keyword_lines, merge, validate_ranges,
@@ -35,3 +47,15 @@ pub use replace::{
     Anchor, EditMatch, EditPlan, FuzzyMode, MatchMode, PlannedEdit, Replacement, TextEdit,
     plan_edits,
 };
+
+#[cfg(test)]
+mod count_tests {
+    #[test]
+    fn counts_say_one_in_the_singular() {
+        assert_eq!(super::count(1, "file"), "1 file");
+        assert_eq!(super::count(2, "file"), "2 files");
+        assert_eq!(super::count(1, "match"), "1 match");
+        assert_eq!(super::count(0, "match"), "0 matches");
+        assert_eq!(super::count(3, "parse error"), "3 parse errors");
+    }
+}
