@@ -46,6 +46,16 @@ struct Ran {
 // The child is reaped by `wait4` (for its rusage), which clippy cannot see.
 #[allow(clippy::zombie_processes)]
 fn run(root: &Path, args: &[&str]) -> Ran {
+    run_with(root, args, None)
+}
+
+/// [`run`] with `stdin` read from a file (the server's requests).
+#[allow(clippy::zombie_processes)]
+fn run_with(root: &Path, args: &[&str], stdin: Option<&Path>) -> Ran {
+    let input = match stdin {
+        Some(f) => Stdio::from(std::fs::File::open(f).unwrap()),
+        None => Stdio::null(),
+    };
     let mut child = Command::new("prlimit")
         .arg(DATA_LIMIT)
         .arg("--")
@@ -55,7 +65,7 @@ fn run(root: &Path, args: &[&str]) -> Ran {
         .env("SCALPEL_MODEL", "off")
         .env_remove("HF_HOME")
         .env_remove("HF_HUB_CACHE")
-        .stdin(Stdio::null())
+        .stdin(input)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -107,7 +117,12 @@ fn run(root: &Path, args: &[&str]) -> Ran {
 /// operation failed, 2: usage or I/O), never by a signal (an abort), within
 /// [`MAX_RSS`].
 fn answers(root: &Path, args: &[&str], codes: &[i32]) -> Ran {
-    let ran = run(root, args);
+    answers_with(root, args, codes, None)
+}
+
+/// [`answers`] with `stdin` read from a file.
+fn answers_with(root: &Path, args: &[&str], codes: &[i32], stdin: Option<&Path>) -> Ran {
+    let ran = run_with(root, args, stdin);
     let what = format!("`scalpel {}`", args.join(" "));
     assert!(
         ran.code.is_some_and(|c| codes.contains(&c)),
@@ -366,4 +381,205 @@ fn extract_of_a_function_nested_100000_blocks_deep_answers_within_its_deadline()
             assert!(ran.stdout.contains(r#""name_path":"g""#), "{}", ran.stdout);
         }
     }
+}
+
+/// Every regular file under `dir` but `.scalpel/` and `.git/`, with its
+/// bytes: what no read-only command may change.
+fn tree_bytes(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let (p, t) = (e.path(), e.file_type().unwrap());
+            let name = e.file_name();
+            if t.is_dir() && name != ".scalpel" && name != ".git" {
+                todo.push(p);
+            } else if t.is_file() {
+                out.insert(p.clone(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// The hostile clone: one repository carrying every hazard at once (a
+/// shipped `.scalpel/` with a transaction record that points out of
+/// `backups/`, a journal dated in the future with garbage lines, a
+/// symlinked backup and an index declaring a huge vector dimension; ignore
+/// files and git's `commondir` that are symlinks to `/dev/zero` or FIFOs;
+/// a function nested 100,000 blocks deep). Every CLI command and the server
+/// run in it: each answers by itself within its time limit and under
+/// [`MAX_RSS`] of memory; a read-only command changes no file of the tree;
+/// nothing outside the root is read into it or written; and a write still
+/// works, once, with the shipped record set aside.
+#[test]
+fn a_hostile_clone_cannot_leak_abort_exhaust_or_block_any_command() {
+    let outer = tempfile::tempdir().unwrap();
+    let secret = outer.path().join("secret.txt");
+    std::fs::write(&secret, "OUTSIDE SECRET\n").unwrap();
+    let root = outer.path().join("clone");
+    std::fs::create_dir(&root).unwrap();
+    let git = |args: &[&str]| {
+        assert!(
+            Command::new("git")
+                .args(args)
+                .current_dir(&root)
+                .status()
+                .unwrap()
+                .success()
+        )
+    };
+    git(&["init", "-q", "."]);
+    std::fs::write(
+        root.join("app.py"),
+        "def handle_request(x):\n    return x + 1\n",
+    )
+    .unwrap();
+    std::fs::create_dir(root.join("pkg")).unwrap();
+    std::fs::write(
+        root.join("pkg/util.py"),
+        "def handle_request():\n    pass\n",
+    )
+    .unwrap();
+    let depth = 100_000;
+    std::fs::write(
+        root.join("deep.js"),
+        format!(
+            "function g() {{}}\nfunction f() {}g();{}\n",
+            "{let a = 1;".repeat(depth),
+            "}".repeat(depth)
+        ),
+    )
+    .unwrap();
+    // A good store first, then crafted: the vector dimension at u32::MAX.
+    answers(&root, &["index"], &[0]);
+    let good = std::fs::read(store(&root)).unwrap();
+    let dim_at = HEAD_AT + u64_at(&good, 48) as usize - 4;
+    let mut crafted = good.clone();
+    crafted[dim_at..dim_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    std::fs::write(store(&root), sealed(crafted)).unwrap();
+    // The record that once copied the secret into app.py, a journal from
+    // the future with garbage, a backup that is a symlink to the secret.
+    let scalpel = root.join(".scalpel");
+    std::fs::create_dir_all(scalpel.join("backups")).unwrap();
+    let victim_hash = scalpel::source::hash_bytes(&std::fs::read(root.join("app.py")).unwrap());
+    std::fs::write(
+        scalpel.join("transaction.json"),
+        format!(
+            r#"{{"txn":"e20250101-000000-0001","entries":[{{"edit_id":"../../../secret.txt","time":"t","path":"app.py","operation":"x","before_hash":"0","after_hash":"{victim_hash}","backup":"b","txn":"e20250101-000000-0001"}},{{"edit_id":"e20250101-000000-0002","time":"t","path":"../../etc/passwd","operation":"x","before_hash":"0","after_hash":"0","backup":"backups/e20250101-000000-0002","txn":"e20250101-000000-0001"}}]}}"#
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        scalpel.join("journal.jsonl"),
+        format!(
+            "{{\"edit_id\":\"e29991231-235959-0001\",\"time\":\"t\",\"path\":\"app.py\",\"operation\":\"x\",\"before_hash\":\"{victim_hash}\",\"after_hash\":\"{victim_hash}\",\"backup\":\"backups/e29991231-235959-0001\"}}\nnot json at all\n"
+        ),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&secret, scalpel.join("backups/e29991231-235959-0001")).unwrap();
+    // Ignore files and git's files that never end.
+    hostile(&root.join("pkg/.gitignore"), false);
+    hostile(&root.join(".ignore"), true);
+    hostile(&root.join(".scalpelignore"), false);
+    let gitstore = root.join("gitstore");
+    std::fs::create_dir_all(gitstore.join("objects")).unwrap();
+    std::fs::create_dir_all(gitstore.join("refs")).unwrap();
+    std::fs::write(gitstore.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    hostile(&gitstore.join("commondir"), false);
+
+    let before = tree_bytes(&root);
+    let read_only: &[&[&str]] = &[
+        &["symbols", "."],
+        &["symbols", "app.py"],
+        &["extract", "app.py", "handle_request", "--context"],
+        &["extract", "deep.js", "f", "--parse-timeout", "2"],
+        &[
+            "extract",
+            "deep.js",
+            "f",
+            "--context",
+            "--parse-timeout",
+            "2",
+        ],
+        &["parse", "deep.js"],
+        &["read", "app.py"],
+        &["search", "handle_request"],
+        &["find", "handle", "request"],
+        &["history"],
+        &["history", "app.py"],
+        &["refs", "app.py", "handle_request"],
+        &["refs", "--name", "handle_request", "."],
+        &["rename", "app.py", "handle_request", "serve_request"],
+        &["tree"],
+        &["check", "."],
+        &["index", "--status"],
+        &["languages"],
+    ];
+    for args in read_only {
+        let ran = answers(&root, args, &[0, 1, 2]);
+        assert!(
+            !ran.stdout.contains("OUTSIDE SECRET") && !ran.stderr.contains("OUTSIDE SECRET"),
+            "`scalpel {}` showed the secret",
+            args.join(" ")
+        );
+        assert_eq!(
+            tree_bytes(&root),
+            before,
+            "`scalpel {}` changed the tree",
+            args.join(" ")
+        );
+    }
+    // The server: initialize, a few calls, then end of input.
+    let requests = outer.path().join("requests.jsonl");
+    std::fs::write(
+        &requests,
+        [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_symbols","arguments":{"path":"app.py"}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_codebase","arguments":{"query":"handle request"}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"app.py"}}}"#,
+        ]
+        .join("\n")
+            + "\n",
+    )
+    .unwrap();
+    let root_arg = root.to_string_lossy().into_owned();
+    let ran = answers_with(
+        &root,
+        &["serve", "--root", &root_arg],
+        &[0],
+        Some(&requests),
+    );
+    assert!(
+        ran.stdout.contains(r#""id":1"#),
+        "initialize unanswered: {}",
+        ran.stdout
+    );
+    assert!(!ran.stdout.contains("OUTSIDE SECRET"), "{}", ran.stdout);
+    assert_eq!(
+        tree_bytes(&root),
+        before,
+        "`scalpel serve` changed the tree"
+    );
+    // A write still works, and writes only what it was asked.
+    answers(
+        &root,
+        &["edit", "app.py", "--old", "x + 1", "--new", "x + 2"],
+        &[0],
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("app.py")).unwrap(),
+        "def handle_request(x):\n    return x + 2\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&secret).unwrap(),
+        "OUTSIDE SECRET\n"
+    );
+    assert_eq!(
+        std::fs::read_dir(outer.path()).unwrap().count(),
+        3,
+        "nothing new beside the clone"
+    );
 }

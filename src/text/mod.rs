@@ -35,7 +35,6 @@ pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{ending}")
 }
 
-
 pub use intervals::{
     BudgetOutcome, DroppedRegion, LineRange, LineRequest, RangeCheck, RangeNote, Region,
     apply_budget, keyword_lines, merge, validate_ranges,
