@@ -41,15 +41,10 @@ struct Ran {
     peak: u64,
 }
 
-/// `scalpel ARGS` in `root`, under the data and time limits. Panics when it
-/// is killed by the time limit.
+/// `scalpel ARGS` in `root`, under the data and time limits, its input
+/// read from `stdin` (the server's requests) or none. Panics when it is
+/// killed by the time limit.
 // The child is reaped by `wait4` (for its rusage), which clippy cannot see.
-#[allow(clippy::zombie_processes)]
-fn run(root: &Path, args: &[&str]) -> Ran {
-    run_with(root, args, None)
-}
-
-/// [`run`] with `stdin` read from a file (the server's requests).
 #[allow(clippy::zombie_processes)]
 fn run_with(root: &Path, args: &[&str], stdin: Option<&Path>) -> Ran {
     let input = match stdin {
