@@ -578,3 +578,51 @@ fn a_hostile_clone_cannot_leak_abort_exhaust_or_block_any_command() {
         "nothing new beside the clone"
     );
 }
+
+/// A saved index that git tracks came with the repository: `find` neither
+/// reads it (its units would be the shipper's) nor replaces it (a tracked
+/// file would change), says so with the way out, and still answers from
+/// the files. Once git no longer tracks it, Scalpel saves its own again.
+#[test]
+fn an_index_git_tracks_is_neither_read_nor_replaced() {
+    let dir = repo();
+    let root = dir.path();
+    answers(root, &["index"], &[0]);
+    // The shipper's store describes another tree: a file that is not here.
+    std::fs::write(root.join("ghost.py"), "def phantom_helper():\n    pass\n").unwrap();
+    answers(root, &["index"], &[0]);
+    std::fs::remove_file(root.join("ghost.py")).unwrap();
+    let shipped = std::fs::read(store(root)).unwrap();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["add", "-f", ".scalpel/index/index.bin"]);
+    let ran = answers(root, &["find", "phantom", "helper", "--json"], &[0, 1]);
+    assert!(
+        !ran.stdout.contains("ghost.py"),
+        "read the shipped store: {}",
+        ran.stdout
+    );
+    let all = format!("{}{}", ran.stdout, ran.stderr);
+    assert!(
+        all.contains("tracked by git") && all.contains("git rm --cached"),
+        "{all}"
+    );
+    let ran = answers(root, &["find", "handle", "request"], &[0]);
+    assert!(ran.stdout.contains("app.py"), "{}", ran.stdout);
+    assert_eq!(
+        std::fs::read(store(root)).unwrap(),
+        shipped,
+        "a tracked store was replaced"
+    );
+    // Untracked again: Scalpel's own store is saved.
+    git(&["rm", "-q", "--cached", ".scalpel/index/index.bin"]);
+    answers(root, &["find", "handle", "request"], &[0]);
+    assert_ne!(std::fs::read(store(root)).unwrap(), shipped);
+}

@@ -41,6 +41,27 @@ pub fn save_index_file(root: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     )
 }
 
+/// Why the saved `ROOT/.scalpel/index/<name>` is not Scalpel's to act on:
+/// git tracks it (it came with the repository: Scalpel never adds it, its
+/// folder ignores itself) or another user owns it. Such a file is neither
+/// read nor replaced; `None` when it is absent or this machine's own.
+pub fn not_ours(root: &Path, name: &str) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let path = index_dir(root).join(name);
+    let meta = door::open_file(&path).ok()?.metadata().ok()?;
+    let rel = format!("{}/index/{name}", super::SCALPEL_DIR);
+    if meta.uid() != rustix::process::geteuid().as_raw() {
+        return Some(format!(
+            "{rel} belongs to another user: the search index is kept in memory and not saved; remove the file to let Scalpel save it"
+        ));
+    }
+    super::tracked::tracked_by_git(root, &rel).then(|| {
+        format!(
+            "{rel} is tracked by git (it came with the repository): it is neither read nor replaced, the search index is kept in memory; `git rm --cached {rel}` lets Scalpel save it"
+        )
+    })
+}
+
 /// An open handle on `ROOT/.scalpel/index/<name>` (opened through the
 /// door): the search index reads its vectors from it at query time. A file
 /// replaced by a save (rename) stays readable through the old handle; one

@@ -73,6 +73,9 @@ pub struct LiveIndex {
     notes: Mutex<Vec<String>>,
     dirty: AtomicBool,
     watching: Mutex<Option<super::watch::Watching>>,
+    /// Why the saved store is not this machine's to read or replace (git
+    /// tracks it, another user owns it): the index then lives in memory.
+    not_ours: Option<String>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -104,8 +107,15 @@ impl LiveIndex {
             notes: Mutex::new(Vec::new()),
             dirty: AtomicBool::new(false),
             watching: Mutex::new(None),
+            not_ours: disk::store::not_ours(root, format::FILE),
         };
-        live.load();
+        match live.not_ours.clone() {
+            Some(why) => {
+                tracing::warn!("{why}");
+                live.note_once(why);
+            }
+            None => live.load(),
+        }
         Arc::new(live)
     }
 
@@ -204,9 +214,13 @@ impl LiveIndex {
         self.state.read().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Write the index to `ROOT/.scalpel/index/`.
+    /// Write the index to `ROOT/.scalpel/index/` (not when the saved file
+    /// there is not Scalpel's: the index then lives in memory).
     pub fn save(&self) -> Result<()> {
         self.dirty.store(false, Ordering::SeqCst);
+        if self.not_ours.is_some() {
+            return Ok(());
+        }
         let mut saved = format::encode_full(
             &self.read_state(),
             self.model.as_ref().map(|m| m.id.as_str()),
@@ -242,7 +256,9 @@ impl LiveIndex {
     /// Forget everything (saved too) and index again.
     pub fn rebuild(&self) -> Result<()> {
         *self.write_state() = Index::default();
-        disk::store::remove_index_file(&self.root, format::FILE)?;
+        if self.not_ours.is_none() {
+            disk::store::remove_index_file(&self.root, format::FILE)?;
+        }
         self.refresh()
     }
 
