@@ -749,7 +749,7 @@ fn a_delete_warning_counts_only_this_definitions_uses() {
     .unwrap()
     .unwrap();
     assert!(
-        w.starts_with("`count` is still referenced 2 times in 1 files"),
+        w.starts_with("`count` is still referenced 2 times in 1 file"),
         "{w}"
     );
     assert!(!w.contains("text.rs") && !w.contains("undecided"), "{w}");

@@ -390,8 +390,8 @@ pub fn search_files_with(
     let cancelled = control.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
     let hint = match (more_files, some_cut) {
         _ if cancelled => Some(format!(
-            "cancelled after {} files: results are partial",
-            searched.load(Ordering::Relaxed)
+            "cancelled after {}: results are partial",
+            crate::text::count(searched.load(Ordering::Relaxed), "file")
         )),
         (false, false) => None,
         (true, _) => Some(format!(

@@ -71,9 +71,10 @@ pub fn remaining_references(
     let undecided = places.len() - proven;
     let head = if proven > 0 {
         format!(
-            "`{}` is still referenced {proven} times in {} files",
+            "`{}` is still referenced {} in {}",
             t.symbol().name_path,
-            files(true)
+            crate::text::count(proven, "time"),
+            crate::text::count(files(true), "file")
         )
     } else {
         format!("`{}` may still be referenced", t.symbol().name_path)

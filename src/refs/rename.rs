@@ -360,7 +360,7 @@ impl RenameReceipt {
     pub fn text(&self) -> String {
         use std::fmt::Write;
         let mut out = format!(
-            "{} `{}` -> `{}`: {} occurrences in {} files ({} backend){}\n",
+            "{} `{}` -> `{}`: {} in {} ({} backend){}\n",
             if self.dry_run {
                 "would rename"
             } else {
@@ -368,8 +368,8 @@ impl RenameReceipt {
             },
             self.symbol,
             self.new_name,
-            self.renamed,
-            self.files.len(),
+            crate::text::count(self.renamed, "occurrence"),
+            crate::text::count(self.files.len(), "file"),
             self.backend,
             match &self.edit_id {
                 Some(id) => format!("; edit {id} (undo_edit reverts every file)"),

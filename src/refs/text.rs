@@ -14,13 +14,13 @@ impl References {
             None => format!("name `{}`", self.name),
         };
         let mut out = format!(
-            "{what}: {} references in {} files ({} proven, {} probable, {} name only; {} files searched; backend: {})\n",
-            self.total,
-            self.files.len(),
+            "{what}: {} in {} ({} proven, {} probable, {} name only; {} searched; backend: {})\n",
+            crate::text::count(self.total, "reference"),
+            crate::text::count(self.files.len(), "file"),
             self.tiers.proven,
             self.tiers.probable,
             self.tiers.name_only,
-            self.files_searched,
+            crate::text::count(self.files_searched, "file"),
             self.backend
         );
         for r in &self.references {
