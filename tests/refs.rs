@@ -833,3 +833,99 @@ fn a_field_through_literals_and_a_function_through_a_glob() {
         user.replace("indent()", "pad()")
     );
 }
+
+/// Renames judged by the language's own checker, on a fixed sample: every
+/// function and method of the `strsim` crate (the version this build
+/// compiles), each renamed with the CLI (`rename --apply`) in a copy of the
+/// crate, then `cargo check` of the library and its unit tests. A rename
+/// that reports success and leaves code the compiler rejects fails the
+/// test; a refused one must leave the files untouched. (The whole corpora:
+/// `benches/rename_judged.py`, BENCHMARKS "Session 11".)
+#[test]
+fn renames_that_succeed_are_accepted_by_cargo_check() {
+    let src = strsim_source();
+    let dir = tempfile::tempdir().unwrap();
+    let krate = dir.path().join("strsim");
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    let crate_dir = src.parent().unwrap().parent().unwrap();
+    for f in ["Cargo.toml", "README.md"] {
+        std::fs::copy(crate_dir.join(f), krate.join(f)).unwrap();
+    }
+    let lib = krate.join("src/lib.rs");
+    std::fs::copy(&src, &lib).unwrap();
+    let original = std::fs::read(&lib).unwrap();
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("strsim-judged");
+    let check = || {
+        Command::new(env!("CARGO"))
+            .args(["check", "--offline", "--quiet", "--lib", "--tests"])
+            .current_dir(&krate)
+            .env("CARGO_TARGET_DIR", &target)
+            .output()
+            .unwrap()
+    };
+    let base = check();
+    assert!(
+        base.status.success(),
+        "the untouched crate checks: {}",
+        String::from_utf8_lossy(&base.stderr)
+    );
+    let bin = assert_cmd::cargo::cargo_bin("scalpel");
+    let out = Command::new(&bin)
+        .args(["symbols", "--json"])
+        .arg(&lib)
+        .output()
+        .unwrap();
+    let outline: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let targets: Vec<(String, String)> = outline["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "function" || s["kind"] == "method")
+        .map(|s| {
+            let addr = s["address"].as_str().or(s["name_path"].as_str()).unwrap();
+            (addr.to_string(), s["name"].as_str().unwrap().to_string())
+        })
+        .collect();
+    assert!(
+        targets.len() >= 20,
+        "{} functions and methods",
+        targets.len()
+    );
+    let (mut applied, mut refused, mut wrong) = (0, 0, Vec::new());
+    for (addr, name) in &targets {
+        let ran = Command::new(&bin)
+            .args(["rename", "--apply", "--root"])
+            .arg(&krate)
+            .arg(&lib)
+            .args([addr.as_str(), &format!("{name}_judged")])
+            .output()
+            .unwrap();
+        if !ran.status.success() {
+            refused += 1;
+            assert_eq!(
+                std::fs::read(&lib).unwrap(),
+                original,
+                "refused {addr} but wrote"
+            );
+            continue;
+        }
+        applied += 1;
+        let judged = check();
+        if !judged.status.success() {
+            let err = String::from_utf8_lossy(&judged.stderr);
+            let first = err.lines().find(|l| l.starts_with("error")).unwrap_or("");
+            wrong.push(format!("{addr}: {first}"));
+        }
+        std::fs::write(&lib, &original).unwrap();
+    }
+    eprintln!(
+        "strsim: {} functions and methods, {applied} renamed and judged, {refused} refused",
+        targets.len()
+    );
+    assert!(
+        wrong.is_empty(),
+        "renames reported done that cargo check rejects:\n{}",
+        wrong.join("\n")
+    );
+    assert!(applied > 0, "every rename was refused");
+}
