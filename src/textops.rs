@@ -513,14 +513,22 @@ pub fn edit_files(
                     .with_details(serde_json::json!({"path": target.display})),
             );
         }
-        changes.push(plan_file(
+        // Several files: the message names the one that failed.
+        let planned = plan_file(
             engine,
             &target,
             None,
             &f.edits,
             f.expected_hash.as_deref(),
             params.allow_syntax_errors,
-        )?);
+        )
+        .map_err(|mut e| {
+            if !e.message.contains(&target.display) {
+                e.message = format!("{}: {}", target.display, e.message);
+            }
+            e.or_path(&target.display)
+        })?;
+        changes.push(planned);
     }
     change::commit_all(ws, changes, "edit_files", None, params.dry_run)
 }

@@ -1520,8 +1520,13 @@ async fn edit_files_is_one_transaction() {
             {"path": "src/geometry.rs", "edits": [{"old_text": second_old, "new_text": "pub fn new(x: f64, y: f64) -> Self {"}]},
         ]})
     };
-    let (code, e) = err(&call(&client, "edit_files", files("no such text")).await);
+    let (code, e) = err(&call(&client, "edit_files", files("    no such text")).await);
     assert_eq!(code, "NO_MATCH", "{e}");
+    // The message names the file that failed, and quotes the old text as
+    // it was sent, indentation kept.
+    let message = e["message"].as_str().unwrap();
+    assert!(message.starts_with("src/geometry.rs: "), "{message}");
+    assert!(message.contains(r#""    no such text""#), "{message}");
     assert_eq!(std::fs::read(repo.file("src/inventory.py")).unwrap(), inv);
     let v = ok(&call(
         &client,

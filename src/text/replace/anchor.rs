@@ -187,11 +187,13 @@ pub(super) fn describe_anchor(a: &NormAnchor) -> String {
 
 /// A short quoted rendering of a text for messages.
 pub(super) fn short(s: &str) -> String {
+    // The first line with text, its indentation kept: a near miss is often
+    // a difference of leading whitespace, which the quote must show.
     let first = s
         .lines()
         .find(|l| !l.trim().is_empty())
         .unwrap_or("")
-        .trim();
+        .trim_end();
     let mut out: String = first.chars().take(40).collect();
     if out.len() < first.len() || s.trim().lines().count() > 1 {
         out.push('…');
