@@ -91,11 +91,36 @@ pub(super) fn diagnose(
         closest = Some((first, 0.0));
     }
 
-    // 5. The closest text by similarity.
+    // 5. The closest text by similarity: inside a line for a one-line old
+    // text (a typo in a fragment of a long line), else by whole lines.
+    let mut inside = None;
     if closest.is_none() {
-        closest = closest_window(view, &old_lines);
+        inside = (k == 1)
+            .then(|| closest_inside_line(view, old_lines[0]))
+            .flatten();
+        closest = match inside {
+            Some(ref c) => Some((c.line, c.similarity)),
+            None => closest_window(view, &old_lines),
+        };
     }
     let mut details = json!({"old_text_lines": k});
+    if let Some(c) = &inside {
+        details["closest_in_line"] = json!({
+            "line": c.line,
+            "column": c.column,
+            "text": c.text,
+            "similarity": round2(c.similarity),
+        });
+        if reasons.is_empty() {
+            reasons.push(Reason {
+                code: "content_differs",
+                suggestion: format!(
+                    "line {} has {:?} at column {} (similarity {:.2}): pass that as ⟦old_text⟧ if it is the place, or use ⟦fuzzy=levenshtein⟧ if the difference is a typo",
+                    c.line, c.text, c.column, c.similarity
+                ),
+            });
+        }
+    }
     if let Some((first, _)) = closest {
         let last = (first + k - 1).min(view.line_count());
         let cand_text: String = (first..=last)
@@ -271,6 +296,64 @@ pub(super) fn closest_window(view: &View, old_lines: &[&str]) -> Option<(usize, 
         .map(|first| (first, similarity(&target, &window_text(view, first, k))))
         .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
         .filter(|&(_, s)| s > 0.3)
+}
+
+/// The text inside one line most like `old` (one line, shorter than the
+/// line): the same number of characters at every position of the lines
+/// that hold most of `old`'s characters, by normalised Levenshtein.
+pub(super) struct InLine {
+    pub line: usize,
+    /// 1-based, in characters.
+    pub column: usize,
+    pub text: String,
+    pub similarity: f64,
+}
+
+/// Lines looked at character by character, chosen by a character count.
+const INSIDE_LINES: usize = 24;
+/// Longest old text compared character by character.
+const INSIDE_MAX_CHARS: usize = 200;
+
+pub(super) fn closest_inside_line(view: &View, old: &str) -> Option<InLine> {
+    let old = old.trim();
+    let m = old.chars().count();
+    if !(4..=INSIDE_MAX_CHARS).contains(&m) {
+        return None;
+    }
+    let want = histogram(old);
+    // The lines longer than `old` holding most of its characters.
+    let mut lines: Vec<(u32, usize)> = (1..=view.line_count())
+        .filter_map(|l| {
+            let text = view.line(l);
+            (text.chars().count() > m + 1).then(|| {
+                let have = histogram(text);
+                let common: u32 = want.iter().zip(&have).map(|(a, b)| *a.min(b)).sum();
+                (common, l)
+            })
+        })
+        .filter(|(common, _)| *common as usize * 10 >= m * 7)
+        .collect();
+    lines.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    lines.truncate(INSIDE_LINES);
+    let mut best: Option<InLine> = None;
+    for (_, l) in lines {
+        let chars: Vec<char> = view.line(l).chars().collect();
+        for start in 0..=chars.len() - m {
+            let text: String = chars[start..start + m].iter().collect();
+            let s = strsim::normalized_levenshtein(old, &text);
+            if best.as_ref().is_none_or(|b| s > b.similarity) {
+                best = Some(InLine {
+                    line: l,
+                    column: start + 1,
+                    text,
+                    similarity: s,
+                });
+            }
+        }
+    }
+    // Worth offering only when it is close (one or two characters in a
+    // short fragment) and inside the line is where it is.
+    best.filter(|b| b.similarity >= 0.75)
 }
 
 /// Similarity in 0..1: normalised Levenshtein for texts of reasonable size,

@@ -258,6 +258,29 @@ fn whitespace_fuzzy_forgives_spacing_inside_lines() {
 }
 
 #[test]
+fn a_typo_inside_a_long_line_is_found_at_character_level() {
+    let long = format!(
+        "    result = compute_totals(orders, include_tax=True, currency=\"EUR\", rounding=2)  # {}\n",
+        "x".repeat(80)
+    );
+    let text = format!("def f(orders):\n    total = 0\n{long}    return result\n");
+    // One character off inside the long line.
+    let e = err(
+        &text,
+        TextEdit::new("include_tax=Ture", "include_tax=False"),
+    );
+    assert_eq!(e.code(), ErrorCode::NoMatch);
+    assert_eq!(e.details["closest_in_line"]["line"], 3, "{}", e.details);
+    assert_eq!(e.details["closest_in_line"]["text"], "include_tax=True");
+    assert_eq!(e.details["closest"]["start_line"], 3);
+    assert!(
+        e.suggestion.contains("\"include_tax=True\""),
+        "{}",
+        e.suggestion
+    );
+}
+
+#[test]
 fn whitespace_fuzzy_dedents_and_ignores_trailing_space() {
     let text = "fn f() {\n  a();   \n  b();\n}\n";
     let old = "        a();\n        b();";
