@@ -1292,6 +1292,33 @@ async fn tools_list_snapshot_and_token_budget() {
     for (tool, n) in &per_tool {
         assert!(*n <= TOOL_BUDGET, "{tool} costs {n} tokens");
     }
+    // The README's figure is this one: within 2 % and the same tool count.
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let said = readme
+        .split("tools/list costs about ")
+        .nth(1)
+        .expect("the README says what tools/list costs");
+    let words: Vec<&str> = said.split(' ').collect();
+    let tokens: usize = words[0].replace(',', "").parse().unwrap();
+    let tools: usize = words[4].parse().unwrap();
+    assert_eq!(
+        (words[1], words[2], words[3], words[5]),
+        ("tokens", "for", "the", "tools")
+    );
+    assert_eq!(
+        tools,
+        per_tool.len(),
+        "README: tools/list has {} tools",
+        per_tool.len()
+    );
+    assert!(
+        tokens.abs_diff(total) * 50 <= total,
+        "README says tools/list costs about {tokens} tokens; it costs {total}: update it"
+    );
 }
 
 /// Invariant: only `src/mcp/` knows rmcp and JSON-RPC.
