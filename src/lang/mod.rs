@@ -231,12 +231,41 @@ pub struct LeadingRule {
     pub text: Option<String>,
 }
 
+/// A regex of a language's TOML: its syntax checked when the language
+/// loads (`regex_syntax`, no compiling), compiled when first used, so that
+/// starting Scalpel compiles none (the start of `scalpel serve` spent three
+/// quarters of its time compiling regexes no request had asked for yet).
+struct LazyRegex {
+    pattern: String,
+    compiled: OnceLock<regex::Regex>,
+}
+
+impl LazyRegex {
+    /// `pattern`, checked; the error says what is wrong with it.
+    fn new(pattern: &str) -> std::result::Result<LazyRegex, String> {
+        regex_syntax::Parser::new()
+            .parse(pattern)
+            .map_err(|e| e.to_string())?;
+        Ok(LazyRegex {
+            pattern: pattern.to_string(),
+            compiled: OnceLock::new(),
+        })
+    }
+
+    fn get(&self) -> &regex::Regex {
+        self.compiled.get_or_init(|| {
+            regex::Regex::new(&self.pattern)
+                .expect("its syntax was checked when the language loaded")
+        })
+    }
+}
+
 /// A loaded language: its configuration, grammar and (lazily) its queries.
 pub struct Language {
     pub config: LanguageConfig,
     grammar: tree_sitter::Language,
-    leading: Vec<(String, Option<regex::Regex>)>,
-    recover: Vec<(regex::Regex, u8)>,
+    leading: Vec<(String, Option<LazyRegex>)>,
+    recover: Vec<(LazyRegex, u8)>,
     sources: BTreeMap<String, (String, String)>,
     tags: OnceLock<Result<Arc<TagsQuery>>>,
     imports: OnceLock<Result<Option<Arc<ImportsQuery>>>>,
@@ -273,6 +302,7 @@ impl Language {
     pub fn recovered_text(&self, text: &str) -> Option<String> {
         let mut bytes: Option<Vec<u8>> = None;
         for (re, read_as) in &self.recover {
+            let re = re.get();
             let mut pos = 0;
             while let Some(caps) = re.captures_at(text, pos) {
                 let Some(at) = caps.name("at") else { break };
@@ -327,7 +357,7 @@ impl Language {
     pub fn is_leading(&self, kind: &str, text: &str) -> bool {
         self.leading
             .iter()
-            .any(|(k, re)| k == kind && re.as_ref().is_none_or(|re| re.is_match(text)))
+            .any(|(k, re)| k == kind && re.as_ref().is_none_or(|re| re.get().is_match(text)))
     }
 
     /// Names of the query files this language has (`tags`, `imports`, ...).
@@ -538,7 +568,7 @@ impl Registry {
             let mut leading = Vec::new();
             for rule in &config.symbols.leading {
                 let re = match &rule.text {
-                    Some(t) => Some(regex::Regex::new(t).map_err(|e| {
+                    Some(t) => Some(LazyRegex::new(t).map_err(|e| {
                         Error::invalid_argument(format!("{path}: bad regex in leading rule: {e}"))
                             .with_suggestion(
                                 "fix the `text` regex of that `[[symbols.leading]]` rule",
@@ -554,8 +584,8 @@ impl Registry {
                     Error::invalid_argument(format!("{path}: bad recover rule: {why}"))
                         .with_suggestion("`pattern` is a regex with a group `(?P<at>...)`; `read_as` one ASCII character")
                 };
-                let re = regex::Regex::new(&rule.pattern).map_err(|e| bad(e.to_string()))?;
-                if !re.capture_names().any(|n| n == Some("at")) {
+                let re = LazyRegex::new(&rule.pattern).map_err(bad)?;
+                if !rule.pattern.contains("(?P<at>") && !rule.pattern.contains("(?<at>") {
                     return Err(bad(format!("`{}` has no group `at`", rule.pattern)));
                 }
                 let &[read_as] = rule.read_as.as_bytes() else {
@@ -592,7 +622,7 @@ impl Registry {
                 if !t.contains("{name}") {
                     return Err(bad("it has no `{name}`".to_string()));
                 }
-                regex::Regex::new(&t.replace("{name}", "x")).map_err(|e| bad(e.to_string()))?;
+                LazyRegex::new(&t.replace("{name}", "x")).map_err(bad)?;
             }
             let mut sources = BTreeMap::new();
             for (stem, (qpath, _)) in queries.get(&config.name).into_iter().flatten() {
