@@ -119,6 +119,36 @@ fn bad_toml_and_unknown_grammar_are_errors() {
     assert!(e.suggestion.contains("python"), "{}", e.suggestion);
 }
 
+/// A language's regexes are checked when it loads (though compiled only
+/// when first used): a bad one fails the load, naming the rule.
+#[test]
+fn bad_regexes_in_toml_are_errors_at_load() {
+    let base = "name = \"x\"\ngrammar = \"python\"\nseparator = \".\"\n";
+    for (extra, says) in [
+        (
+            "[[symbols.leading]]\nkind = \"comment\"\ntext = \"(unclosed\"\n",
+            "bad regex in leading rule",
+        ),
+        (
+            "[[recover]]\npattern = \"(?P<at>[\"\nread_as = \"x\"\n",
+            "bad recover rule",
+        ),
+        (
+            "[[recover]]\npattern = \"abc\"\nread_as = \"x\"\n",
+            "no group `at`",
+        ),
+        (
+            "[search]\ndefinition_lines = [\"def ({name}\"]\n",
+            "bad search.definition_lines",
+        ),
+    ] {
+        let e = Registry::from_files(vec![("grammars/x.toml".into(), format!("{base}{extra}"))])
+            .unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidArgument, "{extra}");
+        assert!(e.message.contains(says), "{extra}: {}", e.message);
+    }
+}
+
 /// A node kind or field the grammar does not have (a typo) fails the load,
 /// naming the key and the kind, instead of making a rule silently never
 /// apply.
