@@ -203,10 +203,7 @@ impl ParsedFile {
     /// The deadline of a query over this file's tree starting now (a
     /// cached file's later queries each get the budget its parse had).
     pub(crate) fn walk_deadline(&self) -> Deadline {
-        Deadline {
-            at: Instant::now() + self.walk_limit,
-            limit: self.walk_limit,
-        }
+        Deadline::after(self.walk_limit)
     }
 
     /// Every import statement of the file (the imports query runs once per
@@ -279,19 +276,37 @@ impl ParseBudget {
 
     /// When a parse of `len` bytes starting now must end.
     pub fn deadline(&self, len: usize) -> Deadline {
-        let limit = self.for_len(len);
-        Deadline {
-            at: Instant::now() + limit,
-            limit,
-        }
+        Deadline::after(self.for_len(len))
     }
 }
 
-/// The moment a parse must stop, and the budget it came from (for the error).
+/// When a parse or a query must stop, and the budget it came from (for the
+/// error). The budget is **CPU time of the thread** that runs the work, so a
+/// loaded machine (other processes on the cores) does not turn a valid file
+/// into `TIMEOUT`; a thread's CPU time never runs ahead of the wall clock,
+/// so it is asked for only once the budget has passed on the wall clock,
+/// and [`WALL_FACTOR`] times the budget on the wall clock ends the work in
+/// any case (a thread that does not get the CPU at all).
 #[derive(Debug, Clone, Copy)]
 pub struct Deadline {
-    at: Instant,
+    started: Instant,
+    /// The thread's CPU time when the work started (none where the clock is
+    /// not available: then the wall clock alone counts).
+    cpu_started: Option<Duration>,
     limit: Duration,
+}
+
+/// How many budgets of wall-clock time a piece of work may take at most,
+/// however little CPU it got.
+pub const WALL_FACTOR: u32 = 4;
+
+/// The CPU time this thread has used.
+fn thread_cpu() -> Option<Duration> {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Some(Duration::new(
+        u64::try_from(t.tv_sec).ok()?,
+        u32::try_from(t.tv_nsec).ok()?,
+    ))
 }
 
 thread_local! {
@@ -366,8 +381,29 @@ impl Cancel {
 }
 
 impl Deadline {
+    /// A budget of `limit` for work that starts now on this thread.
+    pub fn after(limit: Duration) -> Deadline {
+        Deadline {
+            started: Instant::now(),
+            cpu_started: thread_cpu(),
+            limit,
+        }
+    }
+
     fn passed(&self) -> bool {
-        Instant::now() >= self.at || cancelled()
+        if cancelled() {
+            return true;
+        }
+        let wall = self.started.elapsed();
+        if wall < self.limit {
+            return false;
+        }
+        match (self.cpu_started, thread_cpu()) {
+            (Some(from), Some(now)) if wall < self.limit * WALL_FACTOR => {
+                now.saturating_sub(from) >= self.limit
+            }
+            _ => true,
+        }
     }
 
     fn error(&self, lang: &Language, len: usize, stage: &str) -> Error {
@@ -390,7 +426,7 @@ impl Deadline {
         Error::new(
             ErrorCode::Timeout,
             format!(
-                "{} of this {} file took longer than its budget of {:.1} s",
+                "{} of this {} file took longer than its budget of {:.1} s of CPU time",
                 stage,
                 lang.name(),
                 self.limit.as_secs_f64()
@@ -1450,5 +1486,29 @@ pub fn dump_tree(tree: &Tree, body: &str, max_text: usize) -> String {
             }
             depth -= 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod deadline_tests {
+    use super::*;
+
+    /// Time spent without the CPU (a loaded machine: here, asleep) does not
+    /// use the budget; CPU time does; and the wall clock ends the work at
+    /// [`WALL_FACTOR`] budgets whatever the CPU did.
+    #[test]
+    fn a_deadline_counts_the_threads_cpu_time() {
+        let d = Deadline::after(Duration::from_millis(100));
+        std::thread::sleep(Duration::from_millis(250));
+        assert!(!d.passed(), "waiting for the CPU used the budget");
+        let spin = Instant::now();
+        let mut n = 0u64;
+        while !d.passed() {
+            n = std::hint::black_box(n.wrapping_add(1));
+            assert!(spin.elapsed() < Duration::from_secs(10));
+        }
+        let d = Deadline::after(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(20 * u64::from(WALL_FACTOR) + 20));
+        assert!(d.passed(), "the wall clock ends it in any case");
     }
 }
