@@ -183,7 +183,10 @@ impl Env {
 #[derive(Clone)]
 pub struct ScalpelServer {
     shared: Arc<Shared>,
-    router: Arc<ToolRouter<ScalpelServer>>,
+    /// Built at the first request that needs it (tools/list, a call):
+    /// building every tool's schemas was half of what starting the server
+    /// cost before `initialize` could be answered.
+    router: Arc<std::sync::OnceLock<ToolRouter<ScalpelServer>>>,
 }
 
 impl ScalpelServer {
@@ -196,14 +199,6 @@ impl ScalpelServer {
             Some((entries, bytes)) => ParseCache::new(entries, bytes),
             None => ParseCache::default(),
         };
-        let mut router = Self::tool_router();
-        for route in router.map.values_mut() {
-            let attr = &mut route.attr;
-            attr.input_schema = Arc::new(schema::tidy(&attr.input_schema, schema::Side::Input));
-            if let Some(out) = &attr.output_schema {
-                attr.output_schema = Some(Arc::new(schema::tidy(out, schema::Side::Output)));
-            }
-        }
         Ok(ScalpelServer {
             shared: Arc::new(Shared {
                 engine: options.engine,
@@ -212,13 +207,28 @@ impl ScalpelServer {
                 fault_panic_tool: options.fault_panic_tool,
                 indexes,
             }),
-            router: Arc::new(router),
+            router: Arc::new(std::sync::OnceLock::new()),
+        })
+    }
+
+    /// The tools with their schemas tidied, built once.
+    fn router(&self) -> &ToolRouter<ScalpelServer> {
+        self.router.get_or_init(|| {
+            let mut router = Self::tool_router();
+            for route in router.map.values_mut() {
+                let attr = &mut route.attr;
+                attr.input_schema = Arc::new(schema::tidy(&attr.input_schema, schema::Side::Input));
+                if let Some(out) = &attr.output_schema {
+                    attr.output_schema = Some(Arc::new(schema::tidy(out, schema::Side::Output)));
+                }
+            }
+            router
         })
     }
 
     /// Every tool, sorted by name, as tools/list shows them.
     pub fn tools(&self) -> Vec<Tool> {
-        self.router.list_all()
+        self.router().list_all()
     }
 
     /// Parse cache counters.
@@ -378,7 +388,7 @@ impl ServerHandler for ScalpelServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.router.get(name).cloned()
+        self.router().get(name).cloned()
     }
 
     async fn call_tool(
@@ -390,7 +400,7 @@ impl ServerHandler for ScalpelServer {
         tracing::debug!(tool = %name, "call");
         let started = std::time::Instant::now();
         let ctx = ToolCallContext::new(self, request, context);
-        let resp = self.router.call(ctx).await?;
+        let resp = self.router().call(ctx).await?;
         let resp = structured_argument_error(resp, &name);
         if let CallToolResponse::Complete(r) = &resp {
             tracing::info!(
