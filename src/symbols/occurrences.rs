@@ -177,14 +177,19 @@ pub fn occurrences(file: &ParsedFile, name: &str) -> Result<Vec<Occurrence>> {
     let around = innermost_scopes(scopes, &spans);
     let innermost = |i: usize| around[i].clone();
     // Local bindings of the name and the scope each is visible in.
-    let locals: Vec<Range<usize>> = (0..offsets.len())
-        .filter(|&i| has(i, RefRole::LocalDefinition))
-        .filter_map(innermost)
-        .collect();
     let definitions: Vec<(usize, usize)> = file
         .symbols_named(name)
         .iter()
         .map(|&s| (file.symbols[s].name_byte - offset, s))
+        .collect();
+    // A local binding that is also a symbol of the outline (a function
+    // declared with `const f = () => ...` inside another function) is a
+    // definition: its uses are references to that symbol, decided by the
+    // symbols' scopes, not hidden as uses of some other local.
+    let locals: Vec<Range<usize>> = (0..offsets.len())
+        .filter(|&i| has(i, RefRole::LocalDefinition))
+        .filter(|&i| !definitions.iter().any(|d| d.0 == offsets[i]))
+        .filter_map(innermost)
         .collect();
     let imports = file.imports()?;
     let lines = LineStarts::new(body);
