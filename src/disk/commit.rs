@@ -353,7 +353,7 @@ pub(crate) fn apply(
     tracing::debug!(edit_id = %edit_id, path = %target.display, "committed");
     // The journal's lock is not needed to tell the index.
     drop(journal);
-    if let Some(h) = &held {
+    if let Some(h) = held {
         h.written();
     }
     applied.edit_id = Some(edit_id);

@@ -51,31 +51,35 @@ pub struct Held {
 }
 
 impl Held {
-    /// The files were written: tell the workspace's hook (the search index).
-    pub fn written(&self) {
-        if let Some(hook) = &self.hook {
-            hook(&self.paths);
+    /// The files were written: release their locks, then tell the
+    /// workspace's hook (the search index re-reads them), so that other
+    /// writes of these files do not wait for the index.
+    pub fn written(mut self) {
+        let (paths, hook) = (std::mem::take(&mut self.paths), self.hook.take());
+        release(&paths);
+        if let Some(hook) = hook {
+            hook(&paths);
         }
     }
+}
 
-    /// The files this holds, in lock order.
-    pub fn paths(&self) -> &[PathBuf] {
-        &self.paths
+/// Drop one hold of each of `paths`.
+fn release(paths: &[PathBuf]) {
+    let mut held = TABLE.held.lock().unwrap_or_else(PoisonError::into_inner);
+    for p in paths {
+        if let Some((_, n)) = held.get_mut(p) {
+            *n -= 1;
+            if *n == 0 {
+                held.remove(p);
+            }
+        }
     }
+    TABLE.released.notify_all();
 }
 
 impl Drop for Held {
     fn drop(&mut self) {
-        let mut held = TABLE.held.lock().unwrap_or_else(PoisonError::into_inner);
-        for p in &self.paths {
-            if let Some((_, n)) = held.get_mut(p) {
-                *n -= 1;
-                if *n == 0 {
-                    held.remove(p);
-                }
-            }
-        }
-        TABLE.released.notify_all();
+        release(&self.paths);
     }
 }
 

@@ -242,7 +242,7 @@ pub fn commit_files(
     outcome.edit_id = Some(txn);
     // The journal's lock is not needed to tell the index.
     drop(journal);
-    if let Some(h) = &held {
+    if let Some(h) = held {
         h.written();
     }
     Ok(outcome)
