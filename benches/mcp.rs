@@ -12,7 +12,7 @@
 //!   sources copied into a temp tree), median of 5;
 //! - peak RSS of the server (VmHWM from /proc) after those calls.
 
-use scalpel::engine::{Engine, ParseCache};
+use scalpel::ops::engine::{Engine, ParseCache};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -200,7 +200,7 @@ fn main() {
     }
     hit.sort();
     let file = engine.load_cached(&cache, &path, None).unwrap();
-    let req = scalpel::engine::ExtractRequest {
+    let req = scalpel::ops::engine::ExtractRequest {
         symbol: "Service20.method_3".into(),
         include_trivia: true,
         ..Default::default()
@@ -208,7 +208,7 @@ fn main() {
     let mut extract = Vec::new();
     for _ in 0..200 {
         let t = Instant::now();
-        scalpel::engine::extract_from(&file, "module.py", &req).unwrap();
+        scalpel::ops::engine::extract_from(&file, "module.py", &req).unwrap();
         extract.push(t.elapsed());
     }
     extract.sort();

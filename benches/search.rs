@@ -27,9 +27,9 @@
 #[path = "../tests/search_support/mod.rs"]
 mod search_support;
 
-use scalpel::engine::Engine;
 use scalpel::index::live::load_model;
 use scalpel::index::{Fusion, LiveIndex, SearchRequest};
+use scalpel::ops::engine::Engine;
 use search_support::{bench_model, copy_tree, stdlib};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

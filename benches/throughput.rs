@@ -3,7 +3,7 @@
 //! Corpora: the Python standard library, crate sources under
 //! ~/.cargo/registry/src, and npm's JavaScript (whichever are present).
 
-use scalpel::engine::Engine;
+use scalpel::ops::engine::Engine;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

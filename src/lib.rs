@@ -2,22 +2,19 @@
 //!
 //! See ARCHITECTURE.md for the bird's-eye view and the code map.
 
-pub mod change;
 pub mod check;
 pub mod cli;
 pub mod disk;
 pub mod edit;
-pub mod engine;
 pub mod error;
 pub mod hint;
 pub mod index;
 pub mod lang;
 pub mod mcp;
-pub mod receipt;
+pub mod ops;
 pub mod refs;
 pub mod source;
 pub mod symbols;
 pub mod text;
-pub mod textops;
 
 pub use error::{Error, ErrorCode, Result};

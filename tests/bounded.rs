@@ -10,11 +10,11 @@ mod provision;
 use assert_cmd::Command;
 use mcp_support::*;
 use scalpel::disk::Workspace;
-use scalpel::engine::{
+use scalpel::mcp::ServerOptions;
+use scalpel::ops::engine::{
     DEFAULT_MAX_SYMBOLS, DEFAULT_OUTLINE_BYTES, Engine, MAX_OUTLINE_BYTES, UpdateRequest,
     cap_symbols, outline_line_bytes,
 };
-use scalpel::mcp::ServerOptions;
 use scalpel::symbols::ParseBudget;
 use serde_json::json;
 use std::path::Path;
@@ -39,7 +39,7 @@ fn one_line_functions(n: usize) -> String {
 }
 
 /// The whole outline of `f` with the default engine.
-fn whole_outline(f: &Path) -> scalpel::engine::FileSymbols {
+fn whole_outline(f: &Path) -> scalpel::ops::engine::FileSymbols {
     patient().list_symbols(f, "f", true, None).unwrap()
 }
 

@@ -7,7 +7,7 @@
 
 mod provision;
 
-use scalpel::engine::Engine;
+use scalpel::ops::engine::Engine;
 use scalpel::symbols::{self, ParsedFile};
 use std::collections::HashSet;
 use std::io::Write;

@@ -190,7 +190,7 @@ fn override_directory_replaces_a_query() {
     )
     .unwrap();
     let reg = Registry::with_override(Some(dir.path())).unwrap();
-    let engine = scalpel::engine::Engine {
+    let engine = scalpel::ops::engine::Engine {
         registry: reg,
         ..Default::default()
     };

@@ -28,11 +28,8 @@ const LAYERS: &[&str] = &[
     "symbols", // parsing, outlines, name paths: pure
     "edit",    // planning and validating symbol edits: pure
     "disk",    // the door to the disk: the only writer
-    "receipt", // what a write did, and its one rendering
-    "change",  // a planned change, written once: the one write path
-    "refs",    // references and renames across files
-    "engine",  // symbol operations over a workspace
-    "textops", // text operations over a workspace
+    "refs",    // references across files: the binding rules
+    "ops",     // operations on a Session: planners, the one write path, receipts
     "index",   // the search index
     "check",   // the pre-commit check
     "mcp",     // the MCP adapter
@@ -524,10 +521,13 @@ fn only_disk_writes() {
 /// two committing functions. Undo lives inside `disk`.
 #[test]
 fn every_change_is_committed_by_change() {
-    let found = calls_outside(&["disk", "change.rs"], &["commit_write(", "commit_files("]);
+    let found = calls_outside(
+        &["disk", "ops/change.rs"],
+        &["commit_write(", "commit_files("],
+    );
     assert!(
         found.is_empty(),
-        "commits outside src/change.rs (build a change::Change and commit it):\n{}",
+        "commits outside src/ops/change.rs (build an ops::change::Change and commit it):\n{}",
         found.join("\n")
     );
 }

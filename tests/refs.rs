@@ -7,8 +7,8 @@
 //! small hand-labelled project.
 
 use scalpel::disk::Workspace;
-use scalpel::engine::Engine;
-use scalpel::refs::rename::{Undecided, rename_symbol};
+use scalpel::ops::engine::Engine;
+use scalpel::ops::rename::{Undecided, rename_symbol};
 use scalpel::refs::{References, RefsRequest, Tier, find_references};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

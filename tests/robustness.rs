@@ -5,8 +5,8 @@
 mod common;
 
 use proptest::prelude::*;
-use scalpel::engine::{ExtractRequest, extract_from};
 use scalpel::lang::Registry;
+use scalpel::ops::engine::{ExtractRequest, extract_from};
 use scalpel::symbols;
 use std::path::Path;
 use std::sync::Arc;

@@ -184,7 +184,7 @@ async fn a_directory_swap_never_moves_reads_or_writes_outside_the_root() {
     let (_server, client) = start_with(
         scalpel::mcp::ServerOptions {
             root: Some(race.root.clone()),
-            engine: scalpel::engine::Engine::default(),
+            engine: scalpel::ops::engine::Engine::default(),
             cache_limits: None,
             fault_panic_tool: None,
             index: Default::default(),

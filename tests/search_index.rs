@@ -8,9 +8,9 @@ mod search_support;
 
 use assert_cmd::Command;
 use mcp_support::{Client, TestClient, call, ok, text};
-use scalpel::engine::Engine;
 use scalpel::index::{LiveIndex, Model, SearchRequest, Watch, model};
 use scalpel::mcp::{IndexOptions, ServerOptions};
+use scalpel::ops::engine::Engine;
 use search_support::{copy_tree, stdlib, test_model};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -589,7 +589,7 @@ fn model_download_fails_clearly_without_a_network() {
 
 #[test]
 fn units_cover_definitions_module_code_windows_and_long_units() {
-    use scalpel::engine::Engine;
+    use scalpel::ops::engine::Engine;
     let engine = Engine::default();
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let geometry = fixtures.join("rust/geometry.rs");

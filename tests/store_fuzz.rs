@@ -13,8 +13,8 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
-use scalpel::engine::Engine;
 use scalpel::index::{LiveIndex, store_header_fits, store_is_whole};
+use scalpel::ops::engine::Engine;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};

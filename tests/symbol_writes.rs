@@ -10,8 +10,8 @@ use common::{fixture_files, fixtures};
 use proptest::prelude::*;
 use scalpel::disk::{FaultPlan, Workspace, WriteStep};
 use scalpel::edit::{self, Operation};
-use scalpel::engine::{Engine, ExtractRequest, UpdateReceipt, UpdateRequest};
 use scalpel::lang::Registry;
+use scalpel::ops::engine::{Engine, ExtractRequest, UpdateReceipt, UpdateRequest};
 use scalpel::symbols;
 use scalpel::{ErrorCode, Result};
 use std::os::unix::fs::PermissionsExt;
@@ -1003,7 +1003,7 @@ fn a_signature_continued_inside_its_bracket_keeps_its_layout() {
 /// one phrase, not one entry per line.
 #[test]
 fn kept_trivia_is_summarized_in_one_phrase() {
-    use scalpel::receipt::Describe;
+    use scalpel::ops::receipt::Describe;
     let mut src = String::new();
     for i in 0..41 {
         src.push_str(&format!("/// Line {i} of a long explanation.\n"));
@@ -1035,7 +1035,7 @@ fn kept_trivia_is_summarized_in_one_phrase() {
 /// meet, not the lines of a symbol that no longer exists.
 #[test]
 fn a_delete_receipt_says_the_symbol_is_removed() {
-    use scalpel::receipt::Describe;
+    use scalpel::ops::receipt::Describe;
     let ws = Ws::new(&[(
         "d.py",
         b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n",

@@ -5,7 +5,7 @@ mod common;
 
 use common::{compact, fixture_files, fixtures};
 use scalpel::ErrorCode;
-use scalpel::engine::{Engine, ExtractRequest};
+use scalpel::ops::engine::{Engine, ExtractRequest};
 
 fn rel(p: &std::path::Path) -> String {
     p.strip_prefix(env!("CARGO_MANIFEST_DIR"))
@@ -304,7 +304,7 @@ fn dependencies_and_context() {
     );
 }
 
-fn extract_in(path: &str, sym: &str) -> scalpel::Result<scalpel::engine::Extraction> {
+fn extract_in(path: &str, sym: &str) -> scalpel::Result<scalpel::ops::engine::Extraction> {
     Engine::default().extract(
         &fixtures().join(path),
         path,

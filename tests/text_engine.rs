@@ -9,10 +9,10 @@ use scalpel::ErrorCode;
 use scalpel::disk::search::SearchParams;
 use scalpel::disk::tree::TreeParams;
 use scalpel::disk::{Workspace, undo};
-use scalpel::engine::Engine;
+use scalpel::ops::engine::Engine;
+use scalpel::ops::textops::{self, EditParams, FragmentParams, WriteParams};
 use scalpel::text::window::WindowRequest;
 use scalpel::text::{Anchor, LineRange, MatchMode, TextEdit};
-use scalpel::textops::{self, EditParams, FragmentParams, WriteParams};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -171,7 +171,7 @@ fn read_fragment_keywords_symbols_and_budget() {
             ..FragmentParams::default()
         })
         .unwrap();
-    let spans = |f: &scalpel::textops::Fragment| -> Vec<(usize, usize)> {
+    let spans = |f: &scalpel::ops::textops::Fragment| -> Vec<(usize, usize)> {
         f.regions
             .iter()
             .map(|g| (g.start_line, g.end_line))

@@ -32,8 +32,8 @@ pub use diagnose::{Diagnostic, DiagnosticKind};
 pub use render::{render_human, render_json};
 
 use crate::disk::{self};
-use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
+use crate::ops::engine::Engine;
 use crate::source::SourceText;
 use git::{CatFile, Repo};
 use rayon::prelude::*;

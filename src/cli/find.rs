@@ -7,10 +7,10 @@
 use super::output::Out;
 use super::words::cli_text;
 use super::{RootArg, to_json};
-use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
 use crate::index::answer::{DEFAULT_MAX_RESULTS, DEFAULT_MAX_TOKENS};
 use crate::index::{LiveIndex, SearchAnswer, SearchRequest, live, model};
+use crate::ops::engine::Engine;
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 

@@ -12,9 +12,9 @@ pub mod words;
 use crate::check;
 use crate::disk::{Purpose, Workspace};
 use crate::edit::Operation;
-use crate::engine::{Engine, ExtractRequest, FileSymbols, UpdateRequest};
 use crate::error::{Error, Result};
 use crate::lang::{LANG_DIR_ENV, Registry};
+use crate::ops::engine::{Engine, ExtractRequest, FileSymbols, UpdateRequest};
 use crate::text::count as plural;
 use clap::{Args, Parser, Subcommand};
 use output::Out;
@@ -812,8 +812,8 @@ fn symbols_cmd(
     } = opts;
     // Machine output is complete: no agent budget, `--max-symbols` limits.
     let budget = match json {
-        true => crate::engine::Budget::Complete,
-        false => crate::engine::Budget::Agent,
+        true => crate::ops::engine::Budget::Complete,
+        false => crate::ops::engine::Budget::Agent,
     };
     // Named files must be supported; files found by walking a directory are
     // taken only when a grammar claims them.
@@ -849,15 +849,15 @@ fn symbols_cmd(
                         }
                         None => engine
                             .list_symbols(real, &display(f), trivia, language)
-                            .and_then(|o| crate::engine::select_symbols(o, depth, kind)),
+                            .and_then(|o| crate::ops::engine::select_symbols(o, depth, kind)),
                     };
                     listed.and_then(|o| {
-                        let page = crate::engine::Page {
+                        let page = crate::ops::engine::Page {
                             max: max_symbols,
                             cursor: cursor.filter(|_| *named),
                             budget,
                         };
-                        crate::engine::page_symbols(o, &page)
+                        crate::ops::engine::page_symbols(o, &page)
                     })
                 });
                 (f.clone(), *named, r)

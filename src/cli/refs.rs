@@ -6,10 +6,10 @@ use super::text::absolute;
 use super::to_json;
 use super::words::cli_text;
 use super::{RootArg, WriteOpts};
-use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::ops::engine::Engine;
+use crate::ops::textops::{self, EditFilesParams, FileEdits};
 use crate::refs::{self, References, RefsRequest};
-use crate::textops::{self, EditFilesParams, FileEdits};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -105,17 +105,17 @@ fn rename_cmd(a: RenameArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         exclude: a.exclude,
         ..RefsRequest::default()
     };
-    let mut r = refs::rename::rename_symbol(
+    let mut r = crate::ops::rename::rename_symbol(
         &ws,
         &engine.registry,
         &req,
         &a.new_name,
         if a.include_name_only {
-            refs::rename::Undecided::Rename
+            crate::ops::rename::Undecided::Rename
         } else if a.leave_uncertain {
-            refs::rename::Undecided::Leave
+            crate::ops::rename::Undecided::Leave
         } else {
-            refs::rename::Undecided::Refuse
+            crate::ops::rename::Undecided::Refuse
         },
         !a.apply,
         &|p| engine.load(p, None).map(std::sync::Arc::new),

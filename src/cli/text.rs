@@ -1,5 +1,5 @@
 //! The text commands (`search`, `read`, `edit`, `write`, `tree`): thin
-//! adapters over [`crate::textops`]. `--json` prints the payload the MCP
+//! adapters over [`crate::ops::textops`]. `--json` prints the payload the MCP
 //! tool returns; human output is compact and grep-like.
 //!
 //! Paths on the command line are relative to the current directory, as for
@@ -16,12 +16,12 @@ use crate::disk::search::SearchParams;
 use crate::disk::search::SearchResult;
 use crate::disk::tree::TreeListing;
 use crate::disk::tree::TreeParams;
-use crate::engine::Engine;
 use crate::error::{Error, ErrorCode, Result};
-use crate::receipt::{Describe, Planned, Receipt};
+use crate::ops::engine::Engine;
+use crate::ops::receipt::{Describe, Planned, Receipt};
+use crate::ops::textops::{self, EditParams, FileWindow, Fragment, FragmentParams, WriteParams};
 use crate::text::window::WindowRequest;
 use crate::text::{Anchor, FuzzyMode, LineRange, TextEdit, lines::strip_eol};
-use crate::textops::{self, EditParams, FileWindow, Fragment, FragmentParams, WriteParams};
 use clap::{Args, Subcommand};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -494,7 +494,7 @@ fn edit_cmd(a: EditArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
 
 /// A write's receipt: the diff, then the summary (like `git`); its notes
 /// (new parse errors, warnings) on stderr. The words are the receipt's own
-/// ([`crate::receipt`]), in the CLI's vocabulary.
+/// ([`crate::ops::receipt`]), in the CLI's vocabulary.
 pub(super) fn print_receipt<P: Planned>(r: &Receipt<P>, out: &mut Out) {
     print_described(r, out);
 }

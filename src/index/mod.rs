@@ -33,7 +33,7 @@ pub use table::UnitRef;
 pub use units::Unit;
 
 use crate::disk::{self};
-use crate::engine::Engine;
+use crate::ops::engine::Engine;
 use crate::source::SourceText;
 use model::Quantized;
 use serde::{Deserialize, Serialize};

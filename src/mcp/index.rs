@@ -3,9 +3,9 @@
 //! background and watched. The model is loaded once for all roots.
 
 use super::IndexOptions;
-use crate::engine::Engine;
 use crate::error::Result;
 use crate::index::{LiveIndex, Model, live};
+use crate::ops::engine::Engine;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};

@@ -7,7 +7,8 @@
 //!   caught, and for single-file writes hold the file's lock for planning
 //!   and writing ([`crate::disk::locks`]; a transaction's writer takes every
 //!   file's lock itself, and every writer tells the search index);
-//! - the parse cache ([`crate::engine::ParseCache`]) shared by all calls;
+//! - the [`Session`] each call runs on: its root's workspace, the
+//!   configuration and parse cache shared by all calls, its cancellation;
 //! - the root: `--root`, else the client's roots, else the working directory
 //!   ([`root::Roots`]);
 //! - the `ServerHandler`: server info and instructions, tools/list with
@@ -30,10 +31,10 @@ pub use framing::line_limit;
 pub use reply::{Json, Render, ToolError};
 pub use tools::{ExtractCodeParams, ListSymbolsParams, SearchCodebaseParams, UndoEditParams};
 
-use crate::disk::{Purpose, ResolvedPath, Workspace};
-use crate::engine::{Engine, ParseCache};
+use crate::disk::{Purpose, ResolvedPath};
 use crate::error::{Error, Result};
-use crate::symbols::ParsedFile;
+use crate::ops::engine::{Engine, ParseCache};
+use crate::ops::{Session, session};
 use rmcp::handler::server::tool::{ToolCallContext, ToolRouter};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
@@ -108,74 +109,35 @@ impl ServerOptions {
 }
 
 struct Shared {
-    engine: Engine,
-    cache: ParseCache,
+    /// The configuration and parse cache every session shares.
+    ops: Arc<session::Shared>,
     roots: root::Roots,
     fault_panic_tool: Option<String>,
     indexes: Arc<index::Indexes>,
 }
 
-/// What a tool's library call gets: the engine, the parse cache and the
-/// workspace of this call.
+/// What a tool's library call gets: the [`Session`] of this call (its
+/// workspace, the shared configuration and parse cache, its cancellation)
+/// and the search index of its root.
 #[derive(Clone)]
 pub struct Env {
-    shared: Arc<Shared>,
-    ws: Arc<Workspace>,
+    session: Session,
+    indexes: Arc<index::Indexes>,
+}
+
+impl std::ops::Deref for Env {
+    type Target = Session;
+
+    fn deref(&self) -> &Session {
+        &self.session
+    }
 }
 
 impl Env {
-    pub fn ws(&self) -> &Workspace {
-        &self.ws
-    }
-
-    pub fn engine(&self) -> &Engine {
-        &self.shared.engine
-    }
-
-    /// `path` through the root sandbox.
-    pub fn resolve(&self, path: &str, purpose: Purpose) -> Result<ResolvedPath> {
-        self.ws.resolve(Path::new(path), purpose)
-    }
-
-    /// The parsed file, from the cache when its bytes did not change.
-    pub fn parse(&self, file: &ResolvedPath) -> Result<Arc<ParsedFile>> {
-        self.parse_path(&file.path)
-    }
-
-    /// [`Env::parse`] of a real path the library found itself (a folder's
-    /// files, a reference's candidates), already inside the root.
-    pub fn parse_path(&self, path: &Path) -> Result<Arc<ParsedFile>> {
-        self.shared
-            .engine
-            .load_cached(&self.shared.cache, path, None)
-    }
-
-    /// Keep the parse of a file just written (from the incremental reparse).
-    pub fn remember(&self, file: &ResolvedPath, parsed: ParsedFile) {
-        self.shared.cache.remember(&file.path, Arc::new(parsed));
-    }
-
-    /// Keep the file a write just produced, from its validation's reparse.
-    /// Best effort: the write succeeded, so a failure to keep its parse must
-    /// not turn the receipt into an error.
-    pub fn keep(&self, file: &ResolvedPath, reparsed: Option<crate::engine::Reparsed>) {
-        match reparsed.map(|new| new.outline()) {
-            Some(Ok(parsed)) => self.remember(file, parsed),
-            Some(Err(e)) => tracing::warn!(error = %e, "not caching the edited file"),
-            None => {}
-        }
-    }
-
     /// The search index of this call's root (started on first use).
     pub fn index(&self) -> Result<Arc<crate::index::LiveIndex>> {
-        self.shared.indexes.get(&self.shared.engine, self.ws.root())
-    }
-
-    /// Resolve `path` for reading and parse it.
-    pub fn read_parsed(&self, path: &str) -> Result<(ResolvedPath, Arc<ParsedFile>)> {
-        let file = self.resolve(path, Purpose::Read)?;
-        let parsed = self.parse(&file)?;
-        Ok((file, parsed))
+        self.indexes
+            .get(self.session.engine(), self.session.ws().root())
     }
 }
 
@@ -201,8 +163,7 @@ impl ScalpelServer {
         };
         Ok(ScalpelServer {
             shared: Arc::new(Shared {
-                engine: options.engine,
-                cache,
+                ops: session::Shared::new(options.engine, cache),
                 roots,
                 fault_panic_tool: options.fault_panic_tool,
                 indexes,
@@ -232,15 +193,15 @@ impl ScalpelServer {
     }
 
     /// Parse cache counters.
-    pub fn cache_stats(&self) -> crate::engine::CacheStats {
-        self.shared.cache.stats()
+    pub fn cache_stats(&self) -> crate::ops::engine::CacheStats {
+        self.shared.ops.cache.stats()
     }
 
     async fn env(&self, ctx: &RequestContext<RoleServer>) -> Result<Env, ToolError> {
         let ws = self.shared.roots.workspace(&ctx.peer).await?;
         Ok(Env {
-            shared: self.shared.clone(),
-            ws,
+            session: Session::new(ws, self.shared.ops.clone()),
+            indexes: self.shared.indexes.clone(),
         })
     }
 
@@ -259,15 +220,15 @@ impl ScalpelServer {
         T: Send + 'static,
         F: FnOnce(&Env) -> Result<T> + Send + 'static,
     {
-        let env = self.env(ctx).await?;
-        let fault = self.injected_fault(tool);
         let cancel = Cancel::watch(ctx);
-        let flag = cancel.flag();
+        let mut env = self.env(ctx).await?;
+        env.session = env.session.with_cancel(cancel.flag());
+        let fault = self.injected_fault(tool);
         reply::blocking(tool, move || {
             if fault {
                 panic!("injected fault ({FAULT_PANIC_TOOL_ENV})");
             }
-            crate::symbols::with_cancel(flag, || f(&env))
+            env.session.run(|_| f(&env))
         })
         .await
     }
@@ -291,7 +252,7 @@ impl ScalpelServer {
     {
         self.read(tool, ctx, move |env| {
             let target = env.resolve(&path, purpose)?;
-            let _held = env.ws.hold(&[target.path.as_path()])?;
+            let _held = env.hold(&[target.path.as_path()])?;
             f(env, target)
         })
         .await
@@ -421,7 +382,7 @@ impl ServerHandler for ScalpelServer {
                 // the async runtime.
                 let shared = self.shared.clone();
                 tokio::task::spawn_blocking(move || {
-                    shared.indexes.at_start(&shared.engine, ws.root())
+                    shared.indexes.at_start(&shared.ops.engine, ws.root())
                 });
             }
             Err(e) => tracing::warn!(error = %e, "no usable root yet"),

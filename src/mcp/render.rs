@@ -7,10 +7,10 @@ use super::reply::Render;
 use crate::disk::UndoOutcome;
 use crate::disk::search::SearchResult;
 use crate::disk::tree::TreeListing;
-use crate::engine::{Extraction, FileSymbols};
-use crate::receipt::{Describe, Planned, Receipt};
+use crate::ops::engine::{Extraction, FileSymbols};
+use crate::ops::receipt::{Describe, Planned, Receipt};
+use crate::ops::textops::{FileWindow, Fragment};
 use crate::text::count;
-use crate::textops::{FileWindow, Fragment};
 use std::fmt::Write;
 
 /// One line per symbol: address, kind, lines, signature; nested ones
@@ -290,13 +290,13 @@ impl Render for crate::refs::References {
     }
 }
 
-impl Render for crate::refs::rename::RenameReceipt {
+impl Render for crate::ops::rename::RenameReceipt {
     fn render(&self) -> String {
         self.text()
     }
 }
 
-impl Render for crate::textops::EditFilesReceipt {
+impl Render for crate::ops::textops::EditFilesReceipt {
     fn render(&self) -> String {
         let mut out = match &self.edit_id {
             Some(id) => format!(

@@ -21,18 +21,18 @@ use crate::disk::search::{SearchControl, SearchParams, SearchResult};
 use crate::disk::tree::{TreeListing, TreeParams};
 use crate::disk::{Purpose, UndoOutcome};
 use crate::edit::Operation;
-use crate::engine::{
-    ExtractRequest, Extraction, FileSymbols, UpdateReceipt, UpdateRequest, extract_from,
-};
 use crate::index::answer::{DEFAULT_MAX_RESULTS, DEFAULT_MAX_TOKENS};
 use crate::index::{SearchAnswer, SearchRequest};
-use crate::refs::rename::{RenameReceipt, Undecided};
-use crate::refs::{References, RefsRequest};
-use crate::text::window::WindowRequest;
-use crate::textops::{
+use crate::ops::engine::{
+    ExtractRequest, Extraction, FileSymbols, UpdateReceipt, UpdateRequest, extract_from,
+};
+use crate::ops::rename::{RenameReceipt, Undecided};
+use crate::ops::textops::{
     self, EditFilesParams, EditFilesReceipt, EditParams, EditReceipt, FileWindow, Fragment,
     FragmentParams, WriteParams, WriteReceipt,
 };
+use crate::refs::{References, RefsRequest};
+use crate::text::window::WindowRequest;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::ProgressNotificationParam;
 use rmcp::service::RequestContext;
@@ -292,19 +292,23 @@ impl ScalpelServer {
                     )
                     .with_suggestion("pass the file's path with the cursor"));
                 }
-                let req = crate::engine::FolderRequest {
+                let req = crate::ops::engine::FolderRequest {
                     include_trivia: p.include_trivia,
                     symbol: p.symbol.as_deref(),
                     depth: p.depth,
                     kind: p.kind.as_deref(),
                     max_files: p.max_files,
                 };
-                return crate::engine::folder_outline(env.engine(), env.ws(), &file, &req, |f| {
-                    env.parse_path(f)
-                });
+                return crate::ops::engine::folder_outline(
+                    env.engine(),
+                    env.ws(),
+                    &file,
+                    &req,
+                    |f| env.parse_path(f),
+                );
             }
             let parsed = env.parse(&file)?;
-            crate::engine::outline(
+            crate::ops::engine::outline(
                 &parsed,
                 &file.display,
                 p.include_trivia,
@@ -313,12 +317,12 @@ impl ScalpelServer {
                 p.kind.as_deref(),
             )
             .and_then(|o| {
-                let page = crate::engine::Page {
+                let page = crate::ops::engine::Page {
                     max: p.max_symbols,
                     cursor: p.cursor.as_deref(),
-                    budget: crate::engine::Budget::Agent,
+                    budget: crate::ops::engine::Budget::Agent,
                 };
-                crate::engine::page_symbols(o, &page)
+                crate::ops::engine::page_symbols(o, &page)
             })
         })
         .await
@@ -638,7 +642,7 @@ impl ScalpelServer {
                 ..RefsRequest::default()
             };
             let load = |path: &Path| env.parse_path(path);
-            crate::refs::rename::rename_symbol(
+            crate::ops::rename::rename_symbol(
                 env.ws(),
                 &env.engine().registry,
                 &req,

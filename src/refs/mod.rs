@@ -16,9 +16,8 @@
 //! Bounded: the candidate files and the listed references are capped, with
 //! per-file counts of everything found and a hint when cut.
 
-mod bind;
+pub(crate) mod bind;
 mod remaining;
-pub mod rename;
 mod text;
 
 pub use remaining::remaining_references;

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use scalpel::engine::FileSymbols;
+use scalpel::ops::engine::FileSymbols;
 use std::path::{Path, PathBuf};
 
 pub fn fixtures() -> PathBuf {

@@ -21,7 +21,7 @@ use crate::disk::{self, FileChange, ResolvedPath, Workspace, WriteMeta, WriteOut
 use crate::edit::Validation;
 use crate::error::Result;
 use crate::lang::Language;
-use crate::receipt::{Planned, Receipt};
+use crate::ops::receipt::{Planned, Receipt};
 use crate::source::SourceText;
 use crate::symbols::{self, ParsedFile};
 use schemars::JsonSchema;

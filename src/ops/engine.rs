@@ -3,42 +3,20 @@
 //! MCP server are thin adapters over these functions, so both give the same
 //! answers and the same errors.
 
-use crate::change::Change;
 use crate::disk::{self, Purpose, Workspace, WriteMeta};
 use crate::edit::{self, Operation};
 use crate::error::{Error, ErrorCode, Result};
 use crate::hint::{Term, term, term_with};
-use crate::lang::{Language, Registry};
-use crate::receipt::SymbolChange;
-use crate::source::SourceText;
+use crate::ops::change::Change;
+use crate::ops::receipt::SymbolChange;
 use crate::symbols::{self, Dependencies, ParseErrorLoc, ParsedFile, Symbol};
 use serde::Serialize;
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
 
-mod cache;
-pub use cache::{CacheStats, ParseCache};
-
-/// Shared configuration: the language registry and input limits.
-#[derive(Debug, Clone)]
-pub struct Engine {
-    pub registry: Arc<Registry>,
-    pub max_file_size: u64,
-    /// How long parsing a file (and listing its symbols) may take before it
-    /// is answered with `TIMEOUT`.
-    pub parse_budget: symbols::ParseBudget,
-}
-
-impl Default for Engine {
-    fn default() -> Self {
-        Engine {
-            registry: Registry::builtin(),
-            max_file_size: disk::DEFAULT_MAX_FILE_SIZE,
-            parse_budget: symbols::ParseBudget::default(),
-        }
-    }
-}
+pub use super::cache::{CacheStats, ParseCache};
+pub use super::config::Engine;
 
 /// The outline of one file (`list_symbols`, `scalpel symbols --json`).
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -404,65 +382,6 @@ pub fn token_estimate(text: &str) -> usize {
 }
 
 impl Engine {
-    /// The language for `path`: forced by name, else by file name, else by
-    /// the `#!` line of `source`.
-    pub fn language_for(
-        &self,
-        path: &Path,
-        source: Option<&SourceText>,
-        forced: Option<&str>,
-    ) -> Result<Arc<Language>> {
-        if let Some(name) = forced {
-            return self.registry.by_name(name).cloned().ok_or_else(|| {
-                let names: Vec<&str> = self.registry.languages().iter().map(|l| l.name()).collect();
-                Error::invalid_argument(format!("unknown language `{name}`"))
-                    .with_suggestion(format!("use one of: {}", names.join(", ")))
-                    .with_details(serde_json::json!({"language": name, "supported": names}))
-            });
-        }
-        let first_line = source.and_then(|s| s.body().lines().next());
-        self.registry
-            .detect(path, first_line)
-            .cloned()
-            .ok_or_else(|| self.registry.unsupported(path))
-    }
-
-    /// Read, decode, detect and parse `path`.
-    pub fn load(&self, path: &Path, forced: Option<&str>) -> Result<ParsedFile> {
-        self.load_with(path, forced, || disk::read_source(path, self.max_file_size))
-    }
-
-    /// Detect and parse `path`, whose decoded content `read` supplies (read
-    /// from disk by [`Engine::load`], from bytes already in memory by
-    /// [`ParseCache`]).
-    fn load_with(
-        &self,
-        path: &Path,
-        forced: Option<&str>,
-        read: impl FnOnce() -> Result<SourceText>,
-    ) -> Result<ParsedFile> {
-        // Decide by name first so that a `.png` is "unsupported", not "binary".
-        let by_name = match forced {
-            Some(_) => Some(self.language_for(path, None, forced)?),
-            None => self.registry.detect(path, None).cloned(),
-        };
-        let source = match read() {
-            Ok(s) => s,
-            Err(e)
-                if by_name.is_none()
-                    && matches!(e.code(), ErrorCode::BinaryFile | ErrorCode::Encoding) =>
-            {
-                return Err(self.registry.unsupported(path));
-            }
-            Err(e) => return Err(e),
-        };
-        let lang = match by_name {
-            Some(l) => l,
-            None => self.language_for(path, Some(&source), None)?,
-        };
-        symbols::parse_within(&lang, Arc::new(source), self.parse_budget)
-    }
-
     /// Outline of `path`, shown as `display`.
     pub fn list_symbols(
         &self,
@@ -661,8 +580,8 @@ pub struct UpdateRequest {
     pub language: Option<String>,
 }
 
-pub use crate::change::Reparsed;
-pub use crate::receipt::UpdateReceipt;
+pub use crate::ops::change::Reparsed;
+pub use crate::ops::receipt::UpdateReceipt;
 
 impl Engine {
     /// Replace, insert next to, or delete a symbol, validated and written

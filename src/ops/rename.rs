@@ -2,7 +2,7 @@
 //! the syntax backend proves bound to it renamed in every file, each file
 //! validated (no new parse problem), the plan verified (no occurrence of
 //! the old name left where a bound use was), all written as one
-//! transaction ([`crate::change::commit_all`]) with one edit id and one
+//! transaction ([`crate::ops::change::commit_all`]) with one edit id and one
 //! receipt per file.
 //!
 //! Refused: a target that is not one identifier, a new name that is not an
@@ -13,15 +13,15 @@
 //! ([`Undecided`]), sites the backend cannot decide (`UNCERTAIN`, each
 //! listed with its line and why).
 
-use super::bind::Verdict;
-use super::{BACKEND, Collected, RefsRequest, Tier, collect, previewer};
-use crate::change::{self, Change};
 use crate::disk::{Purpose, Workspace};
 use crate::edit::validate::{self, Splice};
 use crate::error::{Error, ErrorCode, Result};
 use crate::hint::{Term, term};
 use crate::lang::Registry;
-use crate::receipt::{Receipt, Renamed};
+use crate::ops::change::{self, Change};
+use crate::ops::receipt::{Receipt, Renamed};
+use crate::refs::bind::Verdict;
+use crate::refs::{BACKEND, Collected, RefsRequest, Tier, collect, previewer};
 use crate::symbols::{self, ParsedFile};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -317,7 +317,7 @@ fn verify(
     name: &str,
     new_name: &str,
     new_body: &str,
-    found: &[super::Found],
+    found: &[crate::refs::Found],
     offset: usize,
     renames: &dyn Fn(&Verdict) -> bool,
 ) -> Result<()> {

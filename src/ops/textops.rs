@@ -10,16 +10,16 @@
 //! sandboxed before a byte is read, and every result names its file relative
 //! to the root.
 
-use crate::change::{self, Change, Committed, Reparsed};
 use crate::disk::search::{
     DefinitionsFn, SearchControl, SearchParams, SearchResult, search_files_with,
 };
 use crate::disk::tree::{TreeListing, TreeParams, list_directory};
 use crate::disk::{self, Purpose, ResolvedPath, Workspace, WriteMeta};
 use crate::edit::validate::{self, Splice, Validation};
-use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::lang::Language;
+use crate::ops::change::{self, Change, Committed, Reparsed};
+use crate::ops::engine::Engine;
 use crate::source::SourceText;
 use crate::symbols::{self, ParsedFile};
 use crate::text::window::{Window, WindowRequest, read_window};
@@ -335,8 +335,8 @@ pub struct EditParams {
     pub allow_syntax_errors: bool,
 }
 
-pub use crate::receipt::{EditReceipt, EditSummary, WriteReceipt};
-use crate::receipt::{TextEdits, WholeFile};
+pub use crate::ops::receipt::{EditReceipt, EditSummary, WriteReceipt};
+use crate::ops::receipt::{TextEdits, WholeFile};
 
 /// Apply a batch of text edits to an existing file: match every edit against
 /// the current text (`text::plan_edits`: exact, anchors, fuzzy, conflicts),
