@@ -30,6 +30,11 @@ pub struct SyntaxProblem {
     pub snippet: String,
 }
 
+/// The seal on a [`Validation`]: private, so nothing outside this module
+/// can make one.
+#[derive(Debug, Clone, Copy)]
+struct Judged;
+
 /// The outcome of validating an edit, part of every write receipt.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Validation {
@@ -38,6 +43,12 @@ pub struct Validation {
     pub new_errors: Vec<SyntaxProblem>,
     /// Errors the file already had before the edit.
     pub preexisting_errors: usize,
+    /// Only this module builds a `Validation` ([`judge`],
+    /// [`Validation::not_checked`]), so a change that carries one was
+    /// judged (or says it was not).
+    #[serde(skip)]
+    #[schemars(skip)]
+    _judged: Judged,
 }
 
 /// How an edit was validated.
@@ -81,6 +92,7 @@ impl Validation {
             status: ValidationStatus::NotChecked,
             new_errors: Vec::new(),
             preexisting_errors: 0,
+            _judged: Judged,
         }
     }
 }
@@ -116,6 +128,33 @@ pub struct Splice {
     pub start: usize,
     pub old_end: usize,
     pub new_end: usize,
+}
+
+impl Splice {
+    /// The smallest window where `old` and `new` differ, on character
+    /// boundaries of both: the one way a planner that has the old and the
+    /// new text derives the tree edit for the incremental reparse.
+    pub fn between(old: &str, new: &str) -> Splice {
+        let (a, b) = (old.as_bytes(), new.as_bytes());
+        let mut prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        while !(old.is_char_boundary(prefix) && new.is_char_boundary(prefix)) {
+            prefix -= 1;
+        }
+        let mut suffix = a[prefix..]
+            .iter()
+            .rev()
+            .zip(b[prefix..].iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count();
+        while !(old.is_char_boundary(a.len() - suffix) && new.is_char_boundary(b.len() - suffix)) {
+            suffix -= 1;
+        }
+        Splice {
+            start: prefix,
+            old_end: a.len() - suffix,
+            new_end: b.len() - suffix,
+        }
+    }
 }
 
 fn point_at(text: &str, byte: usize) -> Point {
@@ -220,6 +259,7 @@ pub fn judge(
             status: ValidationStatus::Ok,
             new_errors: Vec::new(),
             preexisting_errors: preexisting,
+            _judged: Judged,
         });
     }
     if allow {
@@ -227,6 +267,7 @@ pub fn judge(
             status: ValidationStatus::ErrorsAllowed,
             new_errors: introduced,
             preexisting_errors: preexisting,
+            _judged: Judged,
         });
     }
     let first = &introduced[0];
@@ -260,23 +301,7 @@ mod tests {
         let reg = Registry::builtin();
         let lang = reg.by_name("python").unwrap();
         let tree = parse_tree(lang, old, None).unwrap();
-        // The smallest differing window, as a caller's splice would give.
-        let start = old
-            .bytes()
-            .zip(new.bytes())
-            .take_while(|(a, b)| a == b)
-            .count();
-        let tail = old[start..]
-            .bytes()
-            .rev()
-            .zip(new[start..].bytes().rev())
-            .take_while(|(a, b)| a == b)
-            .count();
-        let change = Splice {
-            start,
-            old_end: old.len() - tail,
-            new_end: new.len() - tail,
-        };
+        let change = Splice::between(old, new);
         reparse(lang, &tree, old, new, change).unwrap().1
     }
 
@@ -306,5 +331,15 @@ mod tests {
         assert_eq!(e.details["preexisting_errors"], 1);
         let v = judge(vec![p], 0, true, "a.py").unwrap();
         assert_eq!(v.status, ValidationStatus::ErrorsAllowed);
+    }
+
+    #[test]
+    fn a_splice_stays_on_char_boundaries() {
+        let c = Splice::between("aé b", "aè b");
+        assert_eq!((c.start, c.old_end, c.new_end), (1, 3, 3));
+        let c = Splice::between("abc", "abc");
+        assert_eq!((c.start, c.old_end, c.new_end), (3, 3, 3));
+        let c = Splice::between("ab", "axb");
+        assert_eq!((c.start, c.old_end, c.new_end), (1, 1, 2));
     }
 }

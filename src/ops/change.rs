@@ -28,23 +28,69 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use std::sync::Arc;
 
-/// One file's planned and validated change, not yet written.
+/// One file's planned and validated change, not yet written. Built only by
+/// [`Change::new`], from a [`Validation`] that only `edit::validate` can
+/// make: a change cannot exist without having been judged (or saying it
+/// was not).
 pub struct Change<P> {
     /// Where it goes, resolved once for writing.
-    pub target: ResolvedPath,
+    target: ResolvedPath,
     /// The text the plan was made against; `None` when the file is new. The
     /// write refuses unless the file still has it.
-    pub old: Option<Arc<SourceText>>,
+    old: Option<Arc<SourceText>>,
     /// The new text; `None` when the plan changes nothing (a batch of
     /// no-op edits): nothing is written and the receipt says so.
-    pub new: Option<String>,
+    new: Option<String>,
     /// Validation's tree of `new` (reparsed incrementally), for a cache.
-    pub tree: Option<(Arc<Language>, tree_sitter::Tree)>,
+    tree: Option<(Arc<Language>, tree_sitter::Tree)>,
     /// What was planned, in the operation's own terms.
-    pub planned: P,
-    pub validation: Validation,
+    planned: P,
+    validation: Validation,
     /// The planner's warnings; the write's own follow them.
-    pub warnings: Vec<String>,
+    warnings: Vec<String>,
+}
+
+/// What a planner judged: the new text (`None`: nothing changes), the
+/// verdict of `edit::validate`, and the tree it parsed for a cache.
+pub struct Judged {
+    pub new: Option<String>,
+    pub validation: Validation,
+    pub tree: Option<(Arc<Language>, tree_sitter::Tree)>,
+}
+
+impl<P> Change<P> {
+    /// A change of `target` from `old` (`None`: a new file), as judged.
+    /// Every warning about the judgement is added here, once: a write with
+    /// parse errors allowed says so whichever planner made it.
+    pub fn new(
+        target: ResolvedPath,
+        old: Option<Arc<SourceText>>,
+        judged: Judged,
+        planned: P,
+        mut warnings: Vec<String>,
+    ) -> Change<P> {
+        let v = &judged.validation;
+        if v.status == crate::edit::ValidationStatus::ErrorsAllowed {
+            warnings.push(format!(
+                "written with {} new parse error(s) (allow_syntax_errors)",
+                v.new_errors.len()
+            ));
+        }
+        Change {
+            target,
+            old,
+            new: judged.new,
+            tree: judged.tree,
+            planned,
+            validation: judged.validation,
+            warnings,
+        }
+    }
+
+    /// Where the change goes.
+    pub fn target(&self) -> &ResolvedPath {
+        &self.target
+    }
 }
 
 /// A change written (or, for a dry run, checked).

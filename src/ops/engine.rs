@@ -7,7 +7,7 @@ use crate::disk::{self, Purpose, Workspace, WriteMeta};
 use crate::edit::{self, Operation};
 use crate::error::{Error, ErrorCode, Result};
 use crate::hint::{Term, term, term_with};
-use crate::ops::change::Change;
+use crate::ops::change::{Change, Judged};
 use crate::ops::receipt::SymbolChange;
 use crate::symbols::{self, Dependencies, ParseErrorLoc, ParsedFile, Symbol};
 use serde::Serialize;
@@ -695,22 +695,26 @@ impl Engine {
         } else {
             start_line
         };
-        let change = Change {
-            target: target_path.clone(),
-            old: Some(file.source.clone()),
+        let judged = Judged {
             new: Some(plan.new_text),
-            tree: Some((file.language.clone(), tree)),
-            planned: SymbolChange {
-                operation: op,
-                symbol: target.name_path.clone(),
-                kind: target.kind.clone(),
-                start_line,
-                end_line,
-                kept_trivia,
-            },
             validation,
-            warnings,
+            tree: Some((file.language.clone(), tree)),
         };
+        let planned = SymbolChange {
+            operation: op,
+            symbol: target.name_path.clone(),
+            kind: target.kind.clone(),
+            start_line,
+            end_line,
+            kept_trivia,
+        };
+        let change = Change::new(
+            target_path.clone(),
+            Some(file.source.clone()),
+            judged,
+            planned,
+            warnings,
+        );
         let written = change.commit(
             ws,
             WriteMeta {

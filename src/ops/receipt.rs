@@ -398,7 +398,6 @@ impl Describe for UndoOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::edit::ValidationStatus;
 
     fn outcome(old: Option<&str>, changed: bool, dry_run: bool) -> WriteOutcome {
         WriteOutcome {
@@ -416,11 +415,7 @@ mod tests {
     }
 
     fn ok() -> Validation {
-        Validation {
-            status: ValidationStatus::Ok,
-            new_errors: vec![],
-            preexisting_errors: 0,
-        }
+        crate::edit::validate::judge(vec![], 0, false, "t.py").unwrap()
     }
 
     /// Each kind of write, in each state, says the same facts in one line.

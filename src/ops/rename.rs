@@ -18,7 +18,7 @@ use crate::edit::validate::{self, Splice};
 use crate::error::{Error, ErrorCode, Result};
 use crate::hint::{Term, term};
 use crate::lang::Registry;
-use crate::ops::change::{self, Change};
+use crate::ops::change::{self, Change, Judged};
 use crate::ops::receipt::{Receipt, Renamed};
 use crate::refs::bind::Verdict;
 use crate::refs::{BACKEND, Collected, RefsRequest, Tier, collect, previewer};
@@ -206,14 +206,7 @@ pub fn rename_symbol(
         }
         new_body.push_str(&body[last..]);
         verify(path, &name, new_name, &new_body, found, offset, &renames)?;
-        let first = spans[0];
-        let old_end = spans[spans.len() - 1] + name.len();
-        let delta = (new_name.len() as isize - name.len() as isize) * spans.len() as isize;
-        let change = Splice {
-            start: first,
-            old_end,
-            new_end: (old_end as isize + delta) as usize,
-        };
+        let change = Splice::between(body, &new_body);
         let (tree, introduced, preexisting) =
             validate::reparse(&file.language, &file.tree, body, &new_body, change)?;
         if *path == target.display {
@@ -229,19 +222,23 @@ pub fn rename_symbol(
         let validation = validate::judge(introduced, preexisting, false, path)?;
         let mut text = file.source.text[..offset].to_string();
         text.push_str(&new_body);
-        changes.push(Change {
-            target: ws.resolve(Path::new(path), Purpose::Write)?,
-            old: Some(file.source.clone()),
+        let judged = Judged {
             new: Some(text),
-            tree: None,
-            planned: Renamed {
-                symbol: sym.name_path.clone(),
-                new_name: new_name.to_string(),
-                occurrences: spans.len(),
-            },
             validation,
-            warnings: Vec::new(),
-        });
+            tree: None,
+        };
+        let planned = Renamed {
+            symbol: sym.name_path.clone(),
+            new_name: new_name.to_string(),
+            occurrences: spans.len(),
+        };
+        changes.push(Change::new(
+            ws.resolve(Path::new(path), Purpose::Write)?,
+            Some(file.source.clone()),
+            judged,
+            planned,
+            Vec::new(),
+        ));
     }
     // After the name's own checks (a keyword, a collision), which say more.
     if undecided == Undecided::Refuse && !uncertain.is_empty() {

@@ -18,7 +18,7 @@ use crate::disk::{self, Purpose, ResolvedPath, Workspace, WriteMeta};
 use crate::edit::validate::{self, Splice, Validation};
 use crate::error::{Error, Result};
 use crate::lang::Language;
-use crate::ops::change::{self, Change, Committed, Reparsed};
+use crate::ops::change::{self, Change, Committed, Judged, Reparsed};
 use crate::ops::engine::Engine;
 use crate::source::SourceText;
 use crate::symbols::{self, ParsedFile};
@@ -409,37 +409,28 @@ fn plan_file(
     }
     let plan = plan_edits(&src.text, edits).map_err(|e| e.with_path(&target.display))?;
     let mut warnings = plan.warnings.clone();
-    let mut change = Change {
-        target: target.clone(),
-        old: Some(src.clone()),
-        new: None,
-        tree: None,
-        planned: TextEdits {
-            edits: summarize(&plan.edits),
-        },
-        validation: Validation::not_checked(),
-        warnings: Vec::new(),
+    let planned = TextEdits {
+        edits: summarize(&plan.edits),
     };
     if plan.is_noop() {
         warnings.push("nothing changed: every edit's old text equals its new text".to_string());
-        change.warnings = warnings;
-        return Ok(change);
+        let judged = Judged {
+            new: None,
+            validation: Validation::not_checked(),
+            tree: None,
+        };
+        return Ok(Change::new(
+            target.clone(),
+            Some(src),
+            judged,
+            planned,
+            warnings,
+        ));
     }
 
     let new_text = plan.apply(&src.text)?;
-    let reps = plan.replacements();
-    let offset = src.body_offset();
-    let start = reps.iter().map(|r| r.start).min().unwrap_or(offset);
-    let old_end = reps.iter().map(|r| r.end).max().unwrap_or(offset);
-    // Every splice lies inside start..old_end, so the whole length change
-    // happens there.
-    let new_end = (old_end + new_text.len()).saturating_sub(src.text.len());
-    let splice = Splice {
-        start: start.saturating_sub(offset),
-        old_end: old_end.saturating_sub(offset),
-        new_end: new_end.saturating_sub(offset),
-    };
-    let (validation, new_tree) = validate_change(
+    let splice = Splice::between(src.body(), strip_bom(&new_text));
+    let (validation, tree) = validate_change(
         engine,
         target,
         Some(Base {
@@ -451,11 +442,18 @@ fn plan_file(
         allow_syntax_errors,
         &mut warnings,
     )?;
-    change.new = Some(new_text);
-    change.validation = validation;
-    change.tree = new_tree;
-    change.warnings = warnings;
-    Ok(change)
+    let judged = Judged {
+        new: Some(new_text),
+        validation,
+        tree,
+    };
+    Ok(Change::new(
+        target.clone(),
+        Some(src),
+        judged,
+        planned,
+        warnings,
+    ))
 }
 
 /// Text edits to several files (`edit_files`): each file's batch as in
@@ -506,7 +504,7 @@ pub fn edit_files(
     let mut changes: Vec<Change<TextEdits>> = Vec::new();
     for f in &params.files {
         let target = ws.resolve(Path::new(&f.path), Purpose::Write)?;
-        if changes.iter().any(|c| c.target.path == target.path) {
+        if changes.iter().any(|c| c.target().path == target.path) {
             return Err(
                 Error::invalid_argument(format!("{} is given twice", target.display))
                     .with_suggestion("put all the edits of one file in one entry")
@@ -630,7 +628,7 @@ pub fn write_resolved(
     let base = old.as_ref().map(|src| Base {
         source: src,
         parsed: None,
-        change: diff_window(src.body(), strip_bom(&content)),
+        change: Splice::between(src.body(), strip_bom(&content)),
     });
     let (validation, _) = validate_change(
         engine,
@@ -645,15 +643,12 @@ pub fn write_resolved(
         total_lines: crate::source::count_lines(strip_bom(&content)),
         bytes: content.len(),
     };
-    let change = Change {
-        target: target.clone(),
-        old: old.map(Arc::new),
+    let judged = Judged {
         new: Some(content),
-        tree: None,
-        planned,
         validation,
-        warnings,
+        tree: None,
     };
+    let change = Change::new(target.clone(), old.map(Arc::new), judged, planned, warnings);
     let meta = WriteMeta {
         operation: "write_file".to_string(),
         symbol: None,
@@ -686,30 +681,6 @@ fn keep_shape(old: &SourceText, content: &str, warnings: &mut Vec<String>) -> St
 
 fn strip_bom(s: &str) -> &str {
     s.strip_prefix(BOM).unwrap_or(s)
-}
-
-/// The smallest window where `old` and `new` differ, as a tree edit.
-fn diff_window(old: &str, new: &str) -> Splice {
-    let (a, b) = (old.as_bytes(), new.as_bytes());
-    let mut prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    // Keep the window on character boundaries of both texts.
-    while !(old.is_char_boundary(prefix) && new.is_char_boundary(prefix)) {
-        prefix -= 1;
-    }
-    let mut suffix = a[prefix..]
-        .iter()
-        .rev()
-        .zip(b[prefix..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    while !(old.is_char_boundary(a.len() - suffix) && new.is_char_boundary(b.len() - suffix)) {
-        suffix -= 1;
-    }
-    Splice {
-        start: prefix,
-        old_end: a.len() - suffix,
-        new_end: b.len() - suffix,
-    }
 }
 
 // ---------------------------------------------------------------------------
@@ -761,12 +732,6 @@ fn validate_change(
     match problems(&lang, base, new_body) {
         Ok((tree, introduced, preexisting)) => {
             let v = validate::judge(introduced, preexisting, allow, &target.display)?;
-            if v.status == validate::ValidationStatus::ErrorsAllowed {
-                warnings.push(format!(
-                    "written with {} new parse error(s) (allow_syntax_errors)",
-                    v.new_errors.len()
-                ));
-            }
             Ok((v, Some((lang, tree))))
         }
         Err(e) => {
@@ -1094,15 +1059,5 @@ mod tests {
             };
             assert_eq!(check(lang, body, word), (false, false), "{lang}: {body}");
         }
-    }
-
-    #[test]
-    fn diff_window_stays_on_char_boundaries() {
-        let c = diff_window("aé b", "aè b");
-        assert_eq!((c.start, c.old_end, c.new_end), (1, 3, 3));
-        let c = diff_window("abc", "abc");
-        assert_eq!((c.start, c.old_end, c.new_end), (3, 3, 3));
-        let c = diff_window("ab", "axb");
-        assert_eq!((c.start, c.old_end, c.new_end), (1, 1, 2));
     }
 }

@@ -206,11 +206,6 @@ pub struct EditPlan {
 }
 
 impl EditPlan {
-    /// The splices, sorted by position, non-overlapping.
-    pub fn replacements(&self) -> &[Replacement] {
-        &self.replacements
-    }
-
     /// True when applying the plan changes nothing.
     pub fn is_noop(&self) -> bool {
         self.replacements.is_empty()
