@@ -115,7 +115,8 @@ impl FindCommand {
 }
 
 fn open(engine: &Engine, root: &RootArg, model: &ModelArg) -> Result<std::sync::Arc<LiveIndex>> {
-    let ws = root.workspace(None, engine)?;
+    let session = root.session(None, engine)?;
+    let ws = session.ws();
     let model = live::load_model(model.model.as_deref())?;
     Ok(LiveIndex::open(ws.root(), engine.clone(), model))
 }

@@ -15,6 +15,7 @@ use crate::edit::Operation;
 use crate::error::{Error, Result};
 use crate::lang::{LANG_DIR_ENV, Registry};
 use crate::ops::engine::{Engine, ExtractRequest, FileSymbols, UpdateRequest};
+use crate::ops::{Session, session};
 use crate::text::count as plural;
 use clap::{Args, Parser, Subcommand};
 use output::Out;
@@ -61,6 +62,14 @@ struct RootArg {
 }
 
 impl RootArg {
+    /// The [`Session`] a command runs on: the workspace of `--root` (or the
+    /// default root) and `engine`, as the MCP server builds one per call.
+    fn session(&self, near: Option<&Path>, engine: &Engine) -> Result<Session> {
+        let ws = self.workspace(near, engine)?;
+        let shared = session::Shared::new(engine.clone(), Default::default());
+        Ok(Session::new(std::sync::Arc::new(ws), shared))
+    }
+
     fn workspace(&self, near: Option<&Path>, engine: &Engine) -> Result<Workspace> {
         let ws = match &self.root {
             Some(r) => Workspace::new(r)?,
@@ -627,7 +636,8 @@ fn update_cmd(a: UpdateArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     };
     // Relative to the current directory, not to the root.
     let file = text::absolute(&file)?;
-    let ws = root.workspace(Some(&file), engine)?;
+    let session = root.session(Some(&file), engine)?;
+    let ws = session.ws();
     let req = UpdateRequest {
         symbol,
         kind,
@@ -638,7 +648,7 @@ fn update_cmd(a: UpdateArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         allow_syntax_errors: write.allow_syntax_errors,
         language,
     };
-    let r = engine.update_symbol(&ws, &file, &req)?;
+    let r = engine.update_symbol(ws, &file, &req)?;
     if json {
         out.line(&to_json(&r));
     } else {
@@ -656,8 +666,9 @@ fn undo_cmd(a: UndoArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         root,
     } = a;
     let file = text::absolute(&file)?;
-    let ws = root.workspace(Some(&file), engine)?;
-    let u = crate::disk::undo(&ws, &file, edit_id.as_deref(), force)?;
+    let session = root.session(Some(&file), engine)?;
+    let ws = session.ws();
+    let u = crate::disk::undo(ws, &file, edit_id.as_deref(), force)?;
     if json {
         out.line(&to_json(&u));
     } else {
@@ -669,8 +680,9 @@ fn undo_cmd(a: UndoArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
 fn history_cmd(a: HistoryArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let HistoryArgs { file, json, root } = a;
     let file = file.as_deref().map(text::absolute).transpose()?;
-    let ws = root.workspace(file.as_deref(), engine)?;
-    let entries = crate::disk::history(&ws, file.as_deref())?;
+    let session = root.session(file.as_deref(), engine)?;
+    let ws = session.ws();
+    let entries = crate::disk::history(ws, file.as_deref())?;
     if json {
         out.line(&to_json(&entries));
     } else {

@@ -97,7 +97,8 @@ pub(super) struct RenameArgs {
 
 fn rename_cmd(a: RenameArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let file = absolute(&a.file)?;
-    let ws = a.root.workspace(Some(&file), engine)?;
+    let session = a.root.session(Some(&file), engine)?;
+    let ws = session.ws();
     let req = RefsRequest {
         path: Some(file.to_string_lossy().into_owned()),
         symbol: Some(a.symbol),
@@ -106,7 +107,7 @@ fn rename_cmd(a: RenameArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         ..RefsRequest::default()
     };
     let mut r = crate::ops::rename::rename_symbol(
-        &ws,
+        ws,
         &engine.registry,
         &req,
         &a.new_name,
@@ -160,13 +161,14 @@ fn edit_files_cmd(a: EditFilesArgs, engine: &Engine, out: &mut Out) -> Result<u8
             .with_suggestion(r#"put "expected_hash" in each file's entry of the JSON file"#));
     }
     let here = absolute(std::path::Path::new("."))?;
-    let ws = a.root.workspace(Some(&here), engine)?;
+    let session = a.root.session(Some(&here), engine)?;
+    let ws = session.ws();
     let params = EditFilesParams {
         files,
         dry_run: a.write.dry_run,
         allow_syntax_errors: a.write.allow_syntax_errors,
     };
-    let r = textops::edit_files(&ws, engine, &params)?;
+    let r = textops::edit_files(ws, engine, &params)?;
     if a.json {
         out.line(&to_json(&r));
     } else {
@@ -201,7 +203,8 @@ pub(super) fn run(cmd: RefsCommand, engine: &Engine, out: &mut Out) -> Result<u8
 
 fn refs_cmd(a: RefsArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let near = absolute(a.file.as_deref().unwrap_or(std::path::Path::new(".")))?;
-    let ws = a.root.workspace(Some(&near), engine)?;
+    let session = a.root.session(Some(&near), engine)?;
+    let ws = session.ws();
     let req = RefsRequest {
         path: a.file.as_ref().map(|_| near.to_string_lossy().into_owned()),
         symbol: a.symbol,
@@ -212,7 +215,7 @@ fn refs_cmd(a: RefsArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         max_results: a.max_results,
         max_files: None,
     };
-    let mut r = refs::find_references(&ws, &engine.registry, &req, &|p| {
+    let mut r = refs::find_references(ws, &engine.registry, &req, &|p| {
         engine.load(p, None).map(std::sync::Arc::new)
     })?;
     r.hint = r.hint.map(|h| cli_text(&h));

@@ -11,12 +11,12 @@ use super::output::Out;
 use super::words::cli_text;
 use super::{RootArg as Common, WriteOpts};
 use super::{plural, to_json};
-use crate::disk::Workspace;
 use crate::disk::search::SearchParams;
 use crate::disk::search::SearchResult;
 use crate::disk::tree::TreeListing;
 use crate::disk::tree::TreeParams;
 use crate::error::{Error, ErrorCode, Result};
+use crate::ops::Session;
 use crate::ops::engine::Engine;
 use crate::ops::receipt::{Describe, Planned, Receipt};
 use crate::ops::textops::{self, EditParams, FileWindow, Fragment, FragmentParams, WriteParams};
@@ -249,9 +249,9 @@ fn folder(given: Option<&Path>, common: &Common) -> Result<PathBuf> {
     absolute(given.or(common.root.as_deref()).unwrap_or(Path::new(".")))
 }
 
-/// The workspace for a command on `near`: `--root`, else discovered.
-fn workspace(common: &Common, near: &Path, engine: &Engine) -> Result<Workspace> {
-    common.workspace(Some(near), engine)
+/// The session for a command on `near`: `--root`, else discovered.
+fn session(common: &Common, near: &Path, engine: &Engine) -> Result<Session> {
+    common.session(Some(near), engine)
 }
 
 fn path_string(p: &Path) -> String {
@@ -260,7 +260,8 @@ fn path_string(p: &Path) -> String {
 
 fn search_cmd(a: SearchArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let dir = folder(a.path.as_deref(), &a.common)?;
-    let ws = workspace(&a.common, &dir, engine)?;
+    let session = session(&a.common, &dir, engine)?;
+    let ws = session.ws();
     let (keywords, pattern) = if a.regex {
         let pattern = if a.terms.len() == 1 {
             a.terms[0].clone()
@@ -290,7 +291,7 @@ fn search_cmd(a: SearchArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         hidden: a.hidden,
         max_file_size: Some(engine.max_file_size),
     };
-    let r = textops::search(&ws, engine, &params)?;
+    let r = textops::search(ws, engine, &params)?;
     emit(out, a.json, &r, print_search);
     Ok(if r.files_matched == 0 { 1 } else { 0 })
 }
@@ -310,7 +311,8 @@ fn parse_range(s: &str) -> Result<LineRange> {
 
 fn read_cmd(a: ReadArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let file = absolute(&a.file)?;
-    let ws = workspace(&a.common, &file, engine)?;
+    let session = session(&a.common, &file, engine)?;
+    let ws = session.ws();
     if a.lines.is_empty() && a.keywords.is_empty() && a.symbols.is_empty() {
         let req = WindowRequest {
             start_line: a.from,
@@ -319,7 +321,7 @@ fn read_cmd(a: ReadArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
             max_lines: a.max_lines,
             ..WindowRequest::default()
         };
-        let w = textops::read_file(&ws, engine, &file, &req)?;
+        let w = textops::read_file(ws, engine, &file, &req)?;
         emit(out, a.json, &w, print_window);
         if let (false, Some(next)) = (a.json, w.window.next_start_line) {
             let limit = a
@@ -349,7 +351,7 @@ fn read_cmd(a: ReadArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         case_sensitive: a.case_sensitive,
         whole_word: a.whole_word,
     };
-    let f = textops::read_fragment(&ws, engine, &params)?;
+    let f = textops::read_fragment(ws, engine, &params)?;
     emit(out, a.json, &f, print_fragment);
     Ok(0)
 }
@@ -457,7 +459,8 @@ fn anchor(a: &EditArgs) -> Result<Option<Anchor>> {
 
 fn edit_cmd(a: EditArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let file = absolute(&a.file)?;
-    let ws = workspace(&a.common, &file, engine)?;
+    let session = session(&a.common, &file, engine)?;
+    let ws = session.ws();
     let edits = match (&a.old, &a.new, &a.edits) {
         (Some(old), Some(new), None) => vec![TextEdit {
             fuzzy: a
@@ -487,7 +490,7 @@ fn edit_cmd(a: EditArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         expected_hash: a.write.expected_hash,
         allow_syntax_errors: a.write.allow_syntax_errors,
     };
-    let r = textops::edit_file(&ws, engine, &params)?;
+    let r = textops::edit_file(ws, engine, &params)?;
     emit(out, a.json, &r, print_receipt);
     Ok(0)
 }
@@ -511,7 +514,8 @@ pub(super) fn print_described(r: &dyn Describe, out: &mut Out) {
 
 fn write_cmd(a: WriteArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let file = absolute(&a.file)?;
-    let ws = workspace(&a.common, &file, engine)?;
+    let session = session(&a.common, &file, engine)?;
+    let ws = session.ws();
     let source = a
         .from
         .as_ref()
@@ -527,14 +531,15 @@ fn write_cmd(a: WriteArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         dry_run: a.write.dry_run,
         allow_syntax_errors: a.write.allow_syntax_errors,
     };
-    let r = textops::write_file(&ws, engine, &params)?;
+    let r = textops::write_file(ws, engine, &params)?;
     emit(out, a.json, &r, print_receipt);
     Ok(0)
 }
 
 fn tree_cmd(a: TreeArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let dir = folder(a.dir.as_deref(), &a.common)?;
-    let ws = workspace(&a.common, &dir, engine)?;
+    let session = session(&a.common, &dir, engine)?;
+    let ws = session.ws();
     let params = TreeParams {
         path: Some(path_string(&dir)),
         depth: a.depth,
@@ -542,7 +547,7 @@ fn tree_cmd(a: TreeArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         sizes: a.sizes,
         hidden: a.hidden,
     };
-    let t = textops::tree(&ws, &params)?;
+    let t = textops::tree(ws, &params)?;
     emit(out, a.json, &t, print_tree);
     Ok(0)
 }
