@@ -39,7 +39,7 @@ pub fn unit(indent: Indent) -> usize {
 /// Only nodes spanning several lines can hold a line start, so the walk
 /// descends into those alone.
 pub fn file_style(lang: &Language, tree: &Tree, body: &str, profile: Indent) -> Indent {
-    let kinds = &lang.config.edit.verbatim;
+    let kinds = &lang.kinds().verbatim;
     // Rows (0-based) whose line begins inside a string or comment, as
     // sorted ranges.
     let mut inside: Vec<std::ops::Range<usize>> = Vec::new();
@@ -48,7 +48,7 @@ pub fn file_style(lang: &Language, tree: &Tree, body: &str, profile: Indent) -> 
         let n = cursor.node();
         let (start, end) = (n.start_position(), n.end_position());
         if end.row > start.row {
-            if is_comment(&n) || kinds.iter().any(|k| k == n.kind()) {
+            if is_comment(&n) || kinds.contains(&n) {
                 // The line of the end row begins inside unless the string
                 // ends right at its start.
                 let last = if end.column > 0 { end.row } else { end.row - 1 };
@@ -316,10 +316,10 @@ fn begins_in_verbatim(lang: &Language, tree: &Tree, ls: usize) -> bool {
 /// The multi-line string (a node of a kind in `[edit] verbatim`, docstrings
 /// included) that the line starting at `ls` begins inside, if any.
 fn string_around<'t>(lang: &Language, tree: &'t Tree, ls: usize) -> Option<tree_sitter::Node<'t>> {
-    let kinds = &lang.config.edit.verbatim;
+    let kinds = &lang.kinds().verbatim;
     let mut node = tree.root_node().descendant_for_byte_range(ls, ls);
     while let Some(n) = node {
-        if n.start_byte() < ls && ls < n.end_byte() && kinds.iter().any(|k| k == n.kind()) {
+        if n.start_byte() < ls && ls < n.end_byte() && kinds.contains(&n) {
             return Some(n);
         }
         node = n.parent();

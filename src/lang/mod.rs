@@ -264,12 +264,61 @@ impl LazyRegex {
 pub struct Language {
     pub config: LanguageConfig,
     grammar: tree_sitter::Language,
+    kinds: Kinds,
     leading: Vec<(String, Option<LazyRegex>)>,
     recover: Vec<(LazyRegex, u8)>,
     sources: BTreeMap<String, (String, String)>,
     tags: OnceLock<Result<Arc<TagsQuery>>>,
     imports: OnceLock<Result<Option<Arc<ImportsQuery>>>>,
     references: OnceLock<Result<Option<Arc<ReferencesQuery>>>>,
+}
+
+/// Node kinds named by a language file, resolved to the grammar's ids once
+/// at load (a kind name can stand for several ids: aliases), so a walk
+/// compares numbers, not strings, on every node.
+#[derive(Debug, Clone, Default)]
+pub struct KindSet(Vec<u16>);
+
+impl KindSet {
+    /// Every id of `grammar` named one of `names` (named nodes only).
+    fn resolve(grammar: &tree_sitter::Language, names: &[String]) -> KindSet {
+        let mut ids: Vec<u16> = (0..grammar.node_kind_count() as u16)
+            .filter(|&id| {
+                grammar.node_kind_is_named(id)
+                    && grammar
+                        .node_kind_for_id(id)
+                        .is_some_and(|k| names.iter().any(|n| n == k))
+            })
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        KindSet(ids)
+    }
+
+    pub fn contains(&self, node: &tree_sitter::Node) -> bool {
+        self.0.binary_search(&node.kind_id()).is_ok()
+    }
+}
+
+/// The kinds of the language file's node lists, as [`KindSet`]s.
+#[derive(Debug, Clone, Default)]
+pub struct Kinds {
+    /// `symbols.wrappers`
+    pub wrappers: KindSet,
+    /// `symbols.identifiers`
+    pub identifiers: KindSet,
+    /// `edit.verbatim`
+    pub verbatim: KindSet,
+}
+
+impl Kinds {
+    fn resolve(config: &LanguageConfig, grammar: &tree_sitter::Language) -> Kinds {
+        Kinds {
+            wrappers: KindSet::resolve(grammar, &config.symbols.wrappers),
+            identifiers: KindSet::resolve(grammar, &config.symbols.identifiers),
+            verbatim: KindSet::resolve(grammar, &config.edit.verbatim),
+        }
+    }
 }
 
 impl std::fmt::Debug for Language {
@@ -295,6 +344,11 @@ impl Language {
 
     pub fn rules(&self) -> &SymbolRules {
         &self.config.symbols
+    }
+
+    /// The node kinds of the language file, resolved to ids.
+    pub fn kinds(&self) -> &Kinds {
+        &self.kinds
     }
 
     /// `text` as the language's `recover` rules read it (same length, same
@@ -630,6 +684,7 @@ impl Registry {
                 sources.insert(stem.clone(), (qpath.clone(), text));
             }
             languages.push(Arc::new(Language {
+                kinds: Kinds::resolve(&config, &grammar),
                 config,
                 grammar,
                 leading,

@@ -272,11 +272,9 @@ fn scan<'a>(
         locals: Vec::new(),
     };
     let Some(q) = file.language.references_query()? else {
-        let idents = &file.language.rules().identifiers;
+        let idents = &file.language.kinds().identifiers;
         for_each_node_in(file.tree.root_node(), range.start, range.end, &mut |n| {
-            if idents.iter().any(|k| k == n.kind())
-                && defined.binary_search(&n.start_byte()).is_err()
-            {
+            if idents.contains(&n) && defined.binary_search(&n.start_byte()).is_err() {
                 uses.plain.push((n.start_byte(), text(n)));
             }
         });

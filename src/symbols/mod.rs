@@ -833,10 +833,10 @@ fn widen<'t>(
     doc: Option<Node<'t>>,
     body: &str,
 ) -> (Node<'t>, Node<'t>) {
-    let rules = lang.rules();
+    let wrappers = &lang.kinds().wrappers;
     let mut top = node;
     while let Some(parent) = top.parent() {
-        if rules.wrappers.iter().any(|w| w == parent.kind()) {
+        if wrappers.contains(&parent) {
             top = parent;
         } else {
             break;
@@ -875,7 +875,7 @@ fn widen_all<'t>(
     defs: &[Node<'t>],
     body: &str,
 ) -> HashMap<usize, (Node<'t>, Node<'t>)> {
-    let rules = lang.rules();
+    let wrappers = &lang.kinds().wrappers;
     let wanted: std::collections::HashSet<usize> = defs.iter().map(|n| n.id()).collect();
     let mut starts: Vec<usize> = defs.iter().map(|n| n.start_byte()).collect();
     starts.sort_unstable();
@@ -904,7 +904,7 @@ fn widen_all<'t>(
         path.push((node, first));
         if wanted.contains(&node.id()) {
             let mut i = path.len() - 1;
-            while i > 0 && rules.wrappers.iter().any(|w| w == path[i - 1].0.kind()) {
+            while i > 0 && wrappers.contains(&path[i - 1].0) {
                 i -= 1;
             }
             out.insert(node.id(), (path[i].1, path[i].0));

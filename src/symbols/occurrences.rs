@@ -237,13 +237,7 @@ pub fn occurrences(file: &ParsedFile, name: &str) -> Result<Vec<Occurrence>> {
                 {
                     // An identifier kind of the language's TOML; anything
                     // else (a string's content, a keyword) is not code.
-                    if file
-                        .language
-                        .rules()
-                        .identifiers
-                        .iter()
-                        .any(|k| k == n.kind())
-                    {
+                    if file.language.kinds().identifiers.contains(&n) {
                         Role::Unclassified
                     } else {
                         Role::NotCode
