@@ -718,6 +718,87 @@ fn a_wrapped_member_of_the_same_name_is_not_renamed() {
     );
 }
 
+/// Before writing, a rename binds the new name again over the planned
+/// texts: a renamed call that a local of the new name would hide, a method
+/// that would override a base's method of the new name, an existing use
+/// of the new name that the renamed function would capture: refused
+/// (`CONFLICT`, each site listed), the dry run with the same verdict, and
+/// nothing written. A new name that changes nothing is accepted.
+#[test]
+fn a_rename_whose_new_name_changes_what_a_site_means_is_refused() {
+    let a =
+        "def helper():\n    return 1\n\n\ndef run():\n    total = 2\n    return helper() + total\n";
+    let b = "class Base:\n    def size(self):\n        return 1\n\n\nclass Box(Base):\n    def count(self):\n        return 2\n\n    def run(self):\n        return self.size() + self.count()\n";
+    let c = "from b import Box\nfrom d import tally\n\n\ndef helper():\n    return 1\n\n\ndef both():\n    return helper() + tally()\n";
+    let rs = "fn helper() -> u32 { 1 }\npub fn run() -> u32 { let total = 2; helper() + total }\n";
+    let files = [("a.py", a), ("b.py", b), ("c.py", c), ("src/lib.rs", rs)];
+    let tmp = project(&files);
+    let engine = Engine::default();
+    let ws = Workspace::new(tmp.path()).unwrap();
+    let load = |p: &Path| engine.load(p, None).map(Arc::new);
+    let refused = |path: &str, sym: &str, new: &str| {
+        let req = symbol(path, sym);
+        let sites = |dry: bool| {
+            let e = rename_symbol(
+                &ws,
+                &engine.registry,
+                &req,
+                new,
+                Undecided::Refuse,
+                dry,
+                &load,
+            )
+            .unwrap_err();
+            assert_eq!(e.code(), scalpel::ErrorCode::Conflict, "{e:?}");
+            assert_eq!(e.details["verified"], "rebound", "{e:?}");
+            e.details["sites"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| {
+                    (
+                        s["path"].as_str().unwrap().to_string(),
+                        s["line"].as_u64().unwrap(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let dry = sites(true);
+        assert_eq!(dry, sites(false), "a dry run gives the same verdict");
+        dry
+    };
+    // `total()` would be the local `total = 2`.
+    assert_eq!(
+        refused("a.py", "helper", "total"),
+        [("a.py".to_string(), 7)]
+    );
+    // `Box.size` would override `Base.size`, and `self.size()` reach it.
+    assert_eq!(
+        refused("b.py", "Box.count", "size"),
+        [("b.py".to_string(), 2), ("b.py".to_string(), 11)]
+    );
+    // The imported `tally` would be shadowed by the renamed function.
+    assert_eq!(
+        refused("c.py", "helper", "tally"),
+        [("c.py".to_string(), 2), ("c.py".to_string(), 10)]
+    );
+    // Rust: the call would be the local `let total`.
+    assert_eq!(
+        refused("src/lib.rs", "helper", "total"),
+        [("src/lib.rs".to_string(), 2)]
+    );
+    for (path, text) in files {
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join(path)).unwrap(),
+            text,
+            "nothing written"
+        );
+    }
+    assert!(!tmp.path().join(".scalpel/journal.jsonl").exists());
+    let done = rename_in(tmp.path(), "a.py", "helper", "assist", Undecided::Refuse).unwrap();
+    assert_eq!(text_of(&done, "a.py"), a.replace("helper", "assist"));
+}
+
 /// The delete warning counts the uses of this definition only: a private
 /// function of the same name in another module has its own callers.
 #[test]
