@@ -799,6 +799,60 @@ fn a_rename_whose_new_name_changes_what_a_site_means_is_refused() {
     assert_eq!(text_of(&done, "a.py"), a.replace("helper", "assist"));
 }
 
+/// `x.m()` where the local `x` is declared with a type (`x: Foo`,
+/// `x: &mut Foo`) or constructed from one (`x = Foo()`, `new Foo()`) is
+/// that type's member: renamed when it is the target's type, left alone
+/// when it is another type's; a local bound to two types stays undecided.
+/// A keyword argument's name never names a method.
+#[test]
+fn a_member_of_a_local_of_declared_type_is_that_types_member() {
+    let py = "class Tok:\n    def consume(self):\n        return 1\n\n\nclass Other:\n    def consume(self):\n        return 2\n\n\ndef parse(tok: Tok, o: Other = Other()):\n    t = Tok()\n    return tok.consume() + o.consume() + t.consume() + dict(consume=1)[\"consume\"]\n";
+    let ts = "export class Tok { consume(): number { return 1; } }\nexport class Other { consume(): number { return 2; } }\nexport function parse(tok: Tok, o: Other): number {\n  const t = new Tok();\n  let u: Other = o;\n  return tok.consume() + o.consume() + t.consume() + u.consume();\n}\n";
+    let rs = "pub struct Tok;\npub struct Other;\nimpl Tok { pub fn consume(&mut self) -> u8 { 1 } }\nimpl Other { pub fn consume(&self) -> u8 { 2 } }\npub fn parse(tok: &mut Tok, o: Other) -> u8 { let t: Tok = Tok; tok.consume() + o.consume() + { let mut t = t; t.consume() } }\n";
+    let tmp = project(&[("p.py", py), ("t.ts", ts), ("src/lib.rs", rs)]);
+    let files = rename_in(tmp.path(), "p.py", "Tok.consume", "eat", Undecided::Refuse).unwrap();
+    assert_eq!(
+        text_of(&files, "p.py"),
+        py.replacen("def consume", "def eat", 1)
+            .replace("tok.consume()", "tok.eat()")
+            .replace("t.consume()", "t.eat()")
+    );
+    let files = rename_in(tmp.path(), "t.ts", "Tok.consume", "eat", Undecided::Refuse).unwrap();
+    assert_eq!(
+        text_of(&files, "t.ts"),
+        ts.replacen(
+            "consume(): number { return 1",
+            "eat(): number { return 1",
+            1
+        )
+        .replace("tok.consume()", "tok.eat()")
+        .replace("t.consume()", "t.eat()")
+    );
+    // `t` is bound twice (`let t: Tok`, then `let mut t = t`): undecided.
+    let e = rename_in(
+        tmp.path(),
+        "src/lib.rs",
+        "Tok::consume",
+        "eat",
+        Undecided::Refuse,
+    )
+    .unwrap_err();
+    assert_eq!(uncertain_sites(&e), [("src/lib.rs".to_string(), 5)]);
+    let files = rename_in(
+        tmp.path(),
+        "src/lib.rs",
+        "Tok::consume",
+        "eat",
+        Undecided::Leave,
+    )
+    .unwrap();
+    assert_eq!(
+        text_of(&files, "src/lib.rs"),
+        rs.replacen("fn consume(&mut self)", "fn eat(&mut self)", 1)
+            .replace("tok.consume()", "tok.eat()")
+    );
+}
+
 /// The delete warning counts the uses of this definition only: a private
 /// function of the same name in another module has its own callers.
 #[test]
