@@ -1182,6 +1182,137 @@ fn typescript_renames_that_succeed_are_accepted_by_tsc() {
     assert!(applied > 0, "every rename was refused");
 }
 
+/// The Python side of the judged sample: every tenth function and method
+/// of the `packaging` package (pinned, from PyPI), each renamed with the CLI
+/// in a copy and judged by the pinned pyright against the copy's own
+/// baseline: an error diagnostic (file, line, rule, message with the new
+/// name read as the old) that was not there before makes the rename wrong.
+#[test]
+fn python_renames_that_succeed_are_accepted_by_pyright() {
+    let corpus = provision::py_judged_corpus();
+    let pyright = corpus.join("node_modules/pyright/index.js");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("pkg");
+    copy_dir(
+        &corpus.join("src/packaging"),
+        &root.join("packaging"),
+        &["__pycache__"],
+    );
+    std::fs::write(
+        root.join("pyrightconfig.json"),
+        r#"{"include":["packaging"],"pythonVersion":"3.11","typeCheckingMode":"standard"}"#,
+    )
+    .unwrap();
+    let errors = |old: &str, new: &str| {
+        let out = Command::new("node")
+            .arg(&pyright)
+            .arg("--outputjson")
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "pyright's JSON: {e}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        let mut found: Vec<String> = v["generalDiagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["severity"] == "error")
+            .map(|d| {
+                let msg = d["message"].as_str().unwrap();
+                format!(
+                    "{}:{} {} {}",
+                    d["file"].as_str().unwrap(),
+                    d["range"]["start"]["line"],
+                    d["rule"].as_str().unwrap_or(""),
+                    if new.is_empty() {
+                        msg.to_string()
+                    } else {
+                        msg.replace(new, old)
+                    }
+                )
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    let base = errors("", "");
+    assert!(base.len() < 100, "baseline: {} errors", base.len());
+    let bin = assert_cmd::cargo::cargo_bin("scalpel");
+    let mut files: Vec<PathBuf> = scalpel::disk::walk_files(&root.join("packaging"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
+        .collect();
+    files.sort();
+    let originals: Vec<(PathBuf, Vec<u8>)> = files
+        .iter()
+        .map(|f| (f.clone(), std::fs::read(f).unwrap()))
+        .collect();
+    let mut targets = Vec::new();
+    for f in &files {
+        let out = Command::new(&bin)
+            .args(["symbols", "--json"])
+            .arg(f)
+            .output()
+            .unwrap();
+        let outline: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for s in outline["symbols"].as_array().unwrap() {
+            if s["kind"] == "function" || s["kind"] == "method" {
+                let addr = s["address"].as_str().or(s["name_path"].as_str()).unwrap();
+                targets.push((
+                    f.clone(),
+                    addr.to_string(),
+                    s["name"].as_str().unwrap().to_string(),
+                ));
+            }
+        }
+    }
+    let sample: Vec<_> = targets.iter().step_by(10).collect();
+    assert!(sample.len() >= 10, "{} in the sample", sample.len());
+    let (mut applied, mut refused, mut wrong) = (0, 0, Vec::new());
+    for (file, addr, name) in &sample {
+        let new = format!("{name}_judged");
+        let ran = Command::new(&bin)
+            .args(["rename", "--apply", "--root"])
+            .arg(&root)
+            .arg(file)
+            .args([addr.as_str(), &new])
+            .output()
+            .unwrap();
+        let unchanged = originals
+            .iter()
+            .all(|(f, b)| std::fs::read(f).unwrap() == *b);
+        if !ran.status.success() {
+            refused += 1;
+            assert!(unchanged, "refused {addr} but wrote");
+            continue;
+        }
+        applied += 1;
+        let after = errors(name, &new);
+        let new_errors: Vec<&String> = after.iter().filter(|e| !base.contains(e)).collect();
+        if !new_errors.is_empty() || after.len() > base.len() {
+            wrong.push(format!("{addr}: {new_errors:?}"));
+        }
+        for (f, b) in &originals {
+            std::fs::write(f, b).unwrap();
+        }
+    }
+    eprintln!(
+        "packaging: {} functions and methods, {} in the sample, {applied} renamed and judged, {refused} refused",
+        targets.len(),
+        sample.len()
+    );
+    assert!(
+        wrong.is_empty(),
+        "renames reported done that pyright rejects:\n{}",
+        wrong.join("\n")
+    );
+    assert!(applied > 0, "every rename was refused");
+}
+
 /// A function declared as a local (`const f = () => ...` inside another
 /// function) is a symbol: renaming it renames every use in its scope (zod's
 /// `processCreateParams.customMap`, found by the tsc-judged sample), and a

@@ -173,6 +173,23 @@ impl<'a> Binder<'a> {
             locals: (0..files.len()).map(|_| OnceCell::new()).collect(),
         };
         if let Some(t) = target {
+            let sym = t.symbol();
+            if MEMBER_KINDS.contains(&sym.kind.as_str())
+                && t.file.language.refs_rules().is_protocol_name(&sym.name)
+            {
+                b.refusal = Some(
+                    Error::new(
+                        ErrorCode::Conflict,
+                        format!(
+                            "`{}` is a name {} calls itself (a protocol method): no call site names it, so renaming it changes what the program does",
+                            sym.name_path,
+                            t.file.language.name()
+                        ),
+                    )
+                    .with_suggestion("leave this name; rename the methods that call it instead")
+                    .with_details(serde_json::json!({"name": sym.name, "line": sym.name_line})),
+                );
+            }
             b.family = b.twins((target_file, t.index)).into_iter().collect();
             b.build_family();
             let all: Vec<Def> = (0..files.len())
