@@ -61,3 +61,10 @@
   superclasses: (argument_list [(identifier) (attribute)] @base))
 (class_definition
   superclasses: (argument_list (subscript value: (_) @base)))
+
+; The type a local is declared with (`x: Foo`) or constructed from
+; (`x = Foo(...)`): one named type only, so `x.m()` is `Foo`'s member.
+(typed_parameter (identifier) @local.definition type: (type (identifier) @local.type))
+(typed_default_parameter name: (identifier) @local.definition type: (type (identifier) @local.type))
+(assignment left: (identifier) @local.definition type: (type (identifier) @local.type))
+(assignment left: (identifier) @local.definition right: (call function: (identifier) @local.type))

@@ -91,3 +91,14 @@
 ; Bases: `impl Trait for T` implements the trait: every method in its body
 ; is the trait's method of that name.
 (impl_item trait: (_) @base.whole)
+
+; The type a local is declared with (`x: Foo`, `x: &mut Foo<T>`): one named
+; type only, so `x.m()` is `Foo`'s member.
+(parameter pattern: (identifier) @local.definition
+  type: [(type_identifier) (generic_type)] @local.type)
+(parameter pattern: (identifier) @local.definition
+  type: (reference_type type: [(type_identifier) (generic_type)] @local.type))
+(let_declaration pattern: (identifier) @local.definition
+  type: [(type_identifier) (generic_type)] @local.type)
+(let_declaration pattern: (identifier) @local.definition
+  type: (reference_type type: [(type_identifier) (generic_type)] @local.type))

@@ -16,3 +16,14 @@
 (extends_clause value: (_) @base)
 (implements_clause (_) @base)
 (extends_type_clause type: (_) @base)
+
+; The type a local is declared with (`x: Foo`, `x: Foo<T>`) or constructed
+; from (`new Foo()`): one named type only, so `x.m()` is `Foo`'s member.
+(required_parameter pattern: (identifier) @local.definition
+  type: (type_annotation [(type_identifier) (generic_type)] @local.type))
+(optional_parameter pattern: (identifier) @local.definition
+  type: (type_annotation [(type_identifier) (generic_type)] @local.type))
+(variable_declarator name: (identifier) @local.definition
+  type: (type_annotation [(type_identifier) (generic_type)] @local.type))
+(variable_declarator name: (identifier) @local.definition
+  value: (new_expression constructor: (identifier) @local.type))

@@ -22,14 +22,19 @@ pub fn detail_lines(details: &Value, words: impl Fn(Term, Option<&str>) -> Strin
             place_lines(&mut lines, items, &words);
         }
     }
-    if let Some(sites) = details.get("uncertain").and_then(Value::as_array) {
+    // A rename's undecided sites, and those its verification found changed.
+    for sites in ["uncertain", "sites"].map(|k| details.get(k).and_then(Value::as_array)) {
+        let Some(sites) = sites else { continue };
         for s in sites.iter().take(MAX_DETAIL_ITEMS) {
+            let why = str_at(s, "why").unwrap_or_default();
             lines.push(format!(
-                "{}:{}: {} ({}): {}",
+                "{}:{}: {}: {}",
                 str_at(s, "path").unwrap_or_default(),
                 s["line"],
-                str_at(s, "tier").unwrap_or_default(),
-                str_at(s, "why").unwrap_or_default(),
+                match str_at(s, "tier") {
+                    Some(tier) => format!("{tier} ({why})"),
+                    None => why.to_string(),
+                },
                 str_at(s, "preview").unwrap_or_default()
             ));
         }

@@ -86,6 +86,23 @@ pub struct RefsRules {
     /// never bind to them.
     #[serde(default)]
     pub interop: Vec<String>,
+    /// Names the language itself calls (Python `__*__`: `__get__`,
+    /// `__eq__`), one `*` standing for any text: a member of such a name
+    /// is never renamed (no call site names it).
+    #[serde(default)]
+    pub protocol_names: Vec<String>,
+}
+
+impl RefsRules {
+    /// Is `name` one the language calls itself (`protocol_names`)?
+    pub fn is_protocol_name(&self, name: &str) -> bool {
+        self.protocol_names.iter().any(|p| match p.split_once('*') {
+            Some((pre, suf)) => {
+                name.len() >= pre.len() + suf.len() && name.starts_with(pre) && name.ends_with(suf)
+            }
+            None => name == p,
+        })
+    }
 }
 
 /// Language knowledge for `search_files`' definition boost.

@@ -91,6 +91,10 @@ pub enum RefRole {
     LocalDefinition,
     /// `@local.scope`: where the local definitions inside it are visible.
     LocalScope,
+    /// `@local.type`: the type a `@local.definition` of the same match is
+    /// declared with (`x: Foo`) or constructed from (`x = Foo()`,
+    /// `new Foo()`); written only where that type is one named type.
+    LocalType,
     /// `@ignore`: a name that is neither a use nor a binding (a keyword
     /// argument's name, ...).
     Ignore,
@@ -169,6 +173,7 @@ pub fn reference_role(capture: &str) -> Option<RefRole> {
         "receiver.super" => Some(RefRole::SuperReceiver),
         "local.definition" => Some(RefRole::LocalDefinition),
         "local.scope" => Some(RefRole::LocalScope),
+        "local.type" => Some(RefRole::LocalType),
         "ignore" => Some(RefRole::Ignore),
         "base" => Some(RefRole::Base),
         "base.whole" => Some(RefRole::BaseWhole),

@@ -184,6 +184,7 @@ pub fn rename_symbol(
     };
 
     let mut changes = Vec::new();
+    let mut planned = Vec::new();
     let mut renamed = 0;
     for (path, file, found) in &files {
         let body = file.source.body();
@@ -209,6 +210,23 @@ pub fn rename_symbol(
         let change = Splice::between(body, &new_body);
         let (tree, introduced, preexisting) =
             validate::reparse(&file.language, &file.tree, body, &new_body, change)?;
+        planned.push(super::verify::Planned {
+            display: path.clone(),
+            language: file.language.clone(),
+            text: format!("{}{}", &file.source.text[..offset], new_body),
+            tree: tree.clone(),
+            sites: found
+                .iter()
+                .filter(|f| renames(&f.verdict))
+                .enumerate()
+                .map(|(i, f)| {
+                    let at = (f.occ.byte - offset) as isize
+                        + i as isize * (new_name.len() as isize - name.len() as isize);
+                    let proven = matches!(f.verdict.tier(), Some(Tier::Definition | Tier::Proven));
+                    (at as usize, proven)
+                })
+                .collect(),
+        });
         if *path == target.display {
             // The renamed definition must still be a definition, of the new
             // name: the grammar's own identifier rule.
@@ -244,6 +262,7 @@ pub fn rename_symbol(
     if undecided == Undecided::Refuse && !uncertain.is_empty() {
         return Err(uncertain_error(&sym.name_path, &uncertain));
     }
+    super::verify::verify_rebound(ws, registry, &target, new_name, planned, load)?;
     let skipped_count = skipped.len();
     skipped.truncate(MAX_SKIPPED);
     let t = change::commit_all(ws, changes, "rename_symbol", Some(&sym.name_path), dry_run)?;

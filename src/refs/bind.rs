@@ -31,8 +31,10 @@ use super::{MEMBER_KINDS, Target, Tier, module_of};
 use crate::error::{Error, ErrorCode};
 use crate::symbols::ParsedFile;
 use crate::symbols::bases::{Base, bases};
+use crate::symbols::declared::{Local, locals};
 use crate::symbols::occurrences::{Access, CALLABLE_KINDS, Occurrence, Receiver, Role};
 use std::cell::OnceCell;
+use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -104,6 +106,8 @@ pub(crate) struct Binder<'a> {
     pub refusal: Option<Error>,
     /// Every definition of the name found is in the family.
     only_family: bool,
+    /// Each file's local bindings by name, read at first need.
+    locals: Vec<OnceCell<BTreeMap<String, Vec<Local>>>>,
     /// Every definition of the name reachable by a bare name (not a
     /// member) is in the family.
     only_family_bare: bool,
@@ -166,8 +170,26 @@ impl<'a> Binder<'a> {
             refusal: None,
             only_family: false,
             only_family_bare: false,
+            locals: (0..files.len()).map(|_| OnceCell::new()).collect(),
         };
         if let Some(t) = target {
+            let sym = t.symbol();
+            if MEMBER_KINDS.contains(&sym.kind.as_str())
+                && t.file.language.refs_rules().is_protocol_name(&sym.name)
+            {
+                b.refusal = Some(
+                    Error::new(
+                        ErrorCode::Conflict,
+                        format!(
+                            "`{}` is a name {} calls itself (a protocol method): no call site names it, so renaming it changes what the program does",
+                            sym.name_path,
+                            t.file.language.name()
+                        ),
+                    )
+                    .with_suggestion("leave this name; rename the methods that call it instead")
+                    .with_details(serde_json::json!({"name": sym.name, "line": sym.name_line})),
+                );
+            }
             b.family = b.twins((target_file, t.index)).into_iter().collect();
             b.build_family();
             let all: Vec<Def> = (0..files.len())
@@ -506,9 +528,12 @@ impl<'a> Binder<'a> {
             )),
             Role::Member(Receiver::SelfLike, _) => self.through_self(fi, o, false),
             Role::Member(Receiver::Super, _) => self.through_self(fi, o, true),
-            Role::Member(Receiver::Named(path), _) => self.named(fi, path),
+            Role::Member(Receiver::Named(path), _) => self.named(fi, path, o),
             Role::Member(Receiver::Other, _) => {
                 self.undecided("a member of an expression of unknown type".into())
+            }
+            Role::Ignored if CALLABLE_KINDS.contains(&kind) => {
+                Verdict::Alone(format!("{}: it never names a {kind}", o.role.why_not()))
             }
             Role::Unclassified | Role::Ignored if member => self.undecided(format!(
                 "{} (a key or a field named in a literal may be the member)",
@@ -642,7 +667,7 @@ impl<'a> Binder<'a> {
 
     /// `path.x`: the member of the type `path` names, or of a value of
     /// unknown type.
-    fn named(&self, fi: usize, path: &str) -> Verdict {
+    fn named(&self, fi: usize, path: &str, o: &Occurrence) -> Verdict {
         let last = path
             .rsplit(['.', ':'])
             .find(|s| !s.is_empty())
@@ -665,11 +690,65 @@ impl<'a> Binder<'a> {
             }
             return self.undecided(format!("`{path}` may be a module that re-exports it"));
         }
+        if last == path
+            && let Some(v) = self.declared(fi, path, o)
+        {
+            return v;
+        }
         match self.resolve(last, fi) {
             Resolved::One(c) => self.through_owner(&c, false),
             Resolved::Many => self.undecided(format!("`{last}` names several types")),
             Resolved::Unknown => self.undecided(format!("`{path}` is a value of unknown type")),
         }
+    }
+
+    /// `var.x` where `var` is a local binding: the member of the type it
+    /// is declared with or constructed from (`@local.type`), when every
+    /// binding of `var` in the innermost scope that binds it (a callable,
+    /// else the file) names the same type; `None` when it is not a local.
+    fn declared(&self, fi: usize, var: &str, o: &Occurrence) -> Option<Verdict> {
+        let locals = self.locals[fi].get_or_init(|| locals(self.file(fi)).unwrap_or_default());
+        let all = locals.get(var)?;
+        let file = self.file(fi);
+        let offset = file.source.body_offset();
+        let callables = || {
+            file.symbols
+                .iter()
+                .filter(|s| CALLABLE_KINDS.contains(&s.kind.as_str()))
+                .map(|s| s.full_span())
+                .map(move |sp| (sp.start_byte - offset, sp.end_byte - offset))
+        };
+        let mut scopes: Vec<(usize, usize)> = callables()
+            .filter(|&(a, b)| a <= o.byte - offset && o.byte - offset < b)
+            .collect();
+        scopes.sort_by_key(|&(a, b)| b - a);
+        let mut levels: Vec<Vec<&Local>> = scopes
+            .iter()
+            .map(|&(a, b)| all.iter().filter(|l| a <= l.byte && l.byte < b).collect())
+            .collect();
+        levels.push(
+            all.iter()
+                .filter(|l| !callables().any(|(a, b)| a <= l.byte && l.byte < b))
+                .collect(),
+        );
+        let here = levels.into_iter().find(|l| !l.is_empty())?;
+        let types: BTreeSet<Option<&str>> = here.iter().map(|l| l.ty.as_deref()).collect();
+        if types.len() > 1 {
+            return Some(self.undecided(format!(
+                "`{var}` is bound more than once here, not always to one named type"
+            )));
+        }
+        let ty = (*types.first()?)?;
+        Some(match self.resolve(ty, fi) {
+            Resolved::One(c) => self.through_owner(&c, false),
+            Resolved::Many => {
+                self.undecided(format!("`{var}` is a `{ty}`, which names several types"))
+            }
+            Resolved::Unknown => self.undecided(format!(
+                "`{var}` is a `{ty}`, not a type among the files that mention `{}`",
+                self.name
+            )),
+        })
     }
 
     /// A member of type `c` (its bases only for `super`).

@@ -19,6 +19,7 @@
 pub(crate) mod bind;
 mod remaining;
 mod text;
+mod verify;
 
 pub use remaining::remaining_references;
 
@@ -245,6 +246,23 @@ pub(crate) fn collect(
                 .with_suggestion("pass a symbol (with the path of its file) or a bare name"));
         }
     };
+    scan(ws, registry, name, target, scope, req, &[], load)
+}
+
+/// [`collect`] for a name and target already known: the files that mention
+/// `name` (in `scope`), with `also` among them (the planned files a
+/// rename's verification binds again), parsed by `load`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scan(
+    ws: &Workspace,
+    registry: &Registry,
+    name: String,
+    target: Option<Target>,
+    scope: Option<String>,
+    req: &RefsRequest,
+    also: &[String],
+    load: &(dyn Fn(&Path) -> Result<Arc<ParsedFile>> + Sync),
+) -> Result<Collected> {
     if name.is_empty() || name.chars().any(char::is_whitespace) {
         return Err(Error::invalid_argument(format!(
             "`{name}` is not a single identifier"
@@ -266,14 +284,16 @@ pub(crate) fn collect(
         ..SearchParams::default()
     };
     let found = search_files(ws.root(), &params, None)?;
+    let candidates_cut = found.files_matched.saturating_sub(found.files.len());
     let mut paths: Vec<String> = found.files.into_iter().map(|f| f.path).collect();
-    if let Some(t) = &target
-        && !paths.contains(&t.display)
-    {
-        paths.push(t.display.clone());
+    let mut extra: Vec<&String> = also.iter().collect();
+    extra.extend(target.as_ref().map(|t| &t.display));
+    for p in extra {
+        if !paths.contains(p) {
+            paths.push(p.clone());
+        }
     }
     paths.sort();
-    let candidates_cut = found.files_matched.saturating_sub(paths.len());
     let mut errors = found.errors;
     let cancel = crate::symbols::Cancel::current();
     let parsed: Vec<(String, Result<Option<Scanned>>)> = paths

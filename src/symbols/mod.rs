@@ -7,6 +7,7 @@
 //! data in `grammars/<lang>.toml` (wrappers and leading siblings).
 
 pub mod bases;
+pub mod declared;
 mod deps;
 mod namepath;
 pub mod occurrences;

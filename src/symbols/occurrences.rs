@@ -127,12 +127,12 @@ pub fn occurrences(file: &ParsedFile, name: &str) -> Result<Vec<Occurrence>> {
                     .filter_map(|c| {
                         let text = &body[c.node.start_byte()..c.node.end_byte()];
                         match q.roles[c.index as usize] {
-                            RefRole::SelfReceiver => Some((Receiver::SelfLike, 2)),
-                            RefRole::SuperReceiver => Some((Receiver::Super, 1)),
+                            RefRole::SelfReceiver => Some((Receiver::SelfLike, 3)),
+                            RefRole::SuperReceiver => Some((Receiver::Super, 2)),
                             RefRole::Receiver if is_path(text) => {
-                                Some((Receiver::Named(text.to_string()), 0))
+                                Some((Receiver::Named(text.to_string()), 1))
                             }
-                            RefRole::Receiver => Some((Receiver::Other, 0)),
+                            RefRole::Receiver => Some((Receiver::Other, 1)),
                             _ => None,
                         }
                     })

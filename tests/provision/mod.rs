@@ -145,3 +145,40 @@ pub fn ts_corpus() -> PathBuf {
             ]))
     })
 }
+
+/// The pinned Python type checker (pyright, from the npm registry: the
+/// judge of renamed Python) and a pinned Python code base (packaging, from
+/// PyPI, its sources only).
+pub const PY_JUDGE_PACKAGES: [&str; 2] = ["pyright@1.1.389", "packaging==24.2"];
+
+/// The folder holding `node_modules/pyright` and `src/packaging`.
+pub fn py_judged_corpus() -> PathBuf {
+    provisioned("py-judged", &PY_JUDGE_PACKAGES.join(" "), |dir| {
+        run(Command::new("npm")
+            .args(["install", "--prefix"])
+            .arg(dir)
+            .arg(PY_JUDGE_PACKAGES[0])
+            .args([
+                "--ignore-scripts",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+            ]))?;
+        run(Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(dir.join("venv")))?;
+        run(Command::new(dir.join("venv/bin/python"))
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "--no-compile",
+                "--target",
+            ])
+            .arg(dir.join("src"))
+            .arg(PY_JUDGE_PACKAGES[1]))
+    })
+}

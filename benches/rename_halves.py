@@ -1,0 +1,106 @@
+"""Judged renames on one half of a corpus (issue 27):
+`python3 benches/rename_halves.py ROOT EXTS HALF -- CHECKER...`
+
+Every function and method of ROOT's files ending in EXTS (comma-separated),
+in file order then outline order, numbered from 0; HALF is `even` (the half
+the rules are tuned on), `odd` (the held-out half, reported) or `all`.
+Each is renamed with the scalpel CLI (`SCALPEL_BIN`, default
+target/debug/scalpel) to NAME_rn (NAMERn for ts); a rename that succeeds
+is applied and the tree judged by CHECKER against its own baseline: the
+checker's error lines (with `--pyright`: pyright's JSON error diagnostics,
+keyed by file, line, rule and message, the new name read as the old) that
+were not there before make it WRONG. Every file is restored after each.
+Prints one row per rename, the refusals' reasons grouped, and the counts.
+"""
+import collections, json, os, re, subprocess, sys
+
+S = os.environ.get("SCALPEL_BIN", "target/debug/scalpel")
+args = sys.argv[1:]
+root, exts, half = os.path.abspath(args[0]), args[1].split(","), args[2]
+checker = args[args.index("--") + 1:] if "--" in args else []
+pyright = bool(checker) and checker[0] == "--pyright"
+if pyright:
+    checker = checker[1:]
+
+files = []
+for d, dirs, fs in os.walk(root):
+    dirs[:] = sorted(x for x in dirs if not x.startswith(".") and x not in ("node_modules", "target", "__pycache__"))
+    for f in sorted(fs):
+        if any(f.endswith("." + e) for e in exts) and not f.endswith(".d.ts"):
+            files.append(os.path.join(d, f))
+originals = {f: open(f, "rb").read() for f in files}
+
+
+def restore():
+    for f, b in originals.items():
+        if open(f, "rb").read() != b:
+            open(f, "wb").write(b)
+
+
+def errors(old="", new=""):
+    c = subprocess.run(checker, cwd=root, capture_output=True, text=True)
+    out = collections.Counter()
+    if pyright:
+        for d in json.loads(c.stdout)["generalDiagnostics"]:
+            if d["severity"] == "error":
+                msg = d["message"].replace(new, old) if new else d["message"]
+                out[(os.path.relpath(d["file"], root), d["range"]["start"]["line"], d.get("rule", ""), msg)] += 1
+    else:
+        for line in (c.stdout + c.stderr).splitlines():
+            if "error" in line:
+                line = re.sub(r":\d+:\d+", ":", line)
+                out[line.replace(new, old) if new else line] += 1
+    return out
+
+
+targets = []
+for f in files:
+    out = subprocess.run([S, "symbols", f, "--json"], capture_output=True, text=True)
+    if out.returncode:
+        continue
+    for s in json.loads(out.stdout)["symbols"]:
+        if s["kind"] in ("function", "method"):
+            targets.append((f, s.get("address") or s["name_path"], s["name"]))
+picked = [t for i, t in enumerate(targets) if half == "all" or (i % 2 == 0) == (half == "even")]
+base = errors() if checker else None
+rows, reasons = [], collections.Counter()
+counts = collections.Counter()
+for f, addr, name in picked:
+    new = name + ("Rn" if exts[0] in ("ts", "tsx", "js") else "_rn")
+    r = subprocess.run([S, "rename", f, addr, new, "--json", "--root", root], capture_output=True, text=True)
+    rel = os.path.relpath(f, root)
+    if r.returncode != 0:
+        try:
+            e = json.loads(r.stdout)["error"]
+        except Exception:
+            e = {"error_code": "?", "message": (r.stdout + r.stderr)[:200], "details": {}}
+        code = e["error_code"]
+        counts["refused " + code] += 1
+        whys = sorted({re.sub(r"`[^`]*`", "`_`", s["why"]) for s in e["details"].get("uncertain", [])})
+        for w in whys:
+            reasons[w] += 1
+        if code != "UNCERTAIN":
+            reasons[code + ": " + re.sub(r"`[^`]*`", "`_`", e["message"])[:100]] += 1
+        rows.append(f"refused {code}\t{rel}\t{addr}\t" + (" | ".join(f'{s["path"]}:{s["line"]} {s["why"]}' for s in e["details"].get("uncertain", [])[:3]) or e["message"][:150]))
+        continue
+    if not checker:
+        counts["applied"] += 1
+        rows.append(f"would apply\t{rel}\t{addr}")
+        continue
+    a = subprocess.run([S, "rename", f, addr, new, "--apply", "--root", root], capture_output=True, text=True)
+    assert a.returncode == 0, a.stdout + a.stderr
+    after = errors(name, new)
+    extra = after - base
+    restore()
+    if extra:
+        counts["WRONG"] += 1
+        rows.append(f"WRONG\t{rel}\t{addr}\t{list(extra)[:2]}")
+    else:
+        counts["ok"] += 1
+        rows.append(f"ok\t{rel}\t{addr}")
+for r in rows:
+    print(r)
+print("REASONS (renames refused for each)")
+for w, n in reasons.most_common():
+    print(f"{n:4d}  {w}")
+print("HALF", half, "TARGETS", len(targets), "PICKED", len(picked), "COUNTS", json.dumps(dict(counts)))

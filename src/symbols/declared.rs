@@ -1,0 +1,55 @@
+//! The local bindings of a file with the type each is declared with or
+//! constructed from, as the language's `references.scm` writes them
+//! (`@local.definition` with `@local.type` in the same match): what the
+//! syntax backend reads to know the type of a receiver (`x.m()` where
+//! `x: Foo` or `x = Foo()`).
+
+use super::ParsedFile;
+use super::bases::type_name;
+use crate::error::Result;
+use crate::lang::query::RefRole;
+use std::collections::BTreeMap;
+use tree_sitter::{QueryCursor, StreamingIterator};
+
+/// One local binding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Local {
+    /// Body offset of its name.
+    pub byte: usize,
+    /// The named type it is declared with or constructed from, if written.
+    pub ty: Option<String>,
+}
+
+/// Every local binding of `file`, by name, in file order.
+pub fn locals(file: &ParsedFile) -> Result<BTreeMap<String, Vec<Local>>> {
+    let mut out: BTreeMap<String, Vec<Local>> = BTreeMap::new();
+    let Some(q) = file.language.references_query()? else {
+        return Ok(out);
+    };
+    let body = file.source.body();
+    let mut found: BTreeMap<usize, (String, Option<String>)> = BTreeMap::new();
+    let mut cursor = QueryCursor::new();
+    let mut it = cursor.matches(&q.query, file.tree.root_node(), body.as_bytes());
+    while let Some(m) = it.next() {
+        let mut def = None;
+        let mut ty = None;
+        for c in m.captures() {
+            let text = &body[c.node.start_byte()..c.node.end_byte()];
+            match q.roles[c.index as usize] {
+                RefRole::LocalDefinition => def = Some((c.node.start_byte(), text.to_string())),
+                RefRole::LocalType => ty = Some(type_name(text)).filter(|t| !t.is_empty()),
+                _ => {}
+            }
+        }
+        if let Some((byte, name)) = def {
+            let e = found.entry(byte).or_insert((name, None));
+            if ty.is_some() {
+                e.1 = ty;
+            }
+        }
+    }
+    for (byte, (name, ty)) in found {
+        out.entry(name).or_default().push(Local { byte, ty });
+    }
+    Ok(out)
+}
