@@ -210,7 +210,7 @@ pub fn rename_symbol(
         let change = Splice::between(body, &new_body);
         let (tree, introduced, preexisting) =
             validate::reparse(&file.language, &file.tree, body, &new_body, change)?;
-        planned.push(super::verify::Planned {
+        planned.push(crate::refs::verify::Planned {
             display: path.clone(),
             language: file.language.clone(),
             text: format!("{}{}", &file.source.text[..offset], new_body),
@@ -262,7 +262,7 @@ pub fn rename_symbol(
     if undecided == Undecided::Refuse && !uncertain.is_empty() {
         return Err(uncertain_error(&sym.name_path, &uncertain));
     }
-    super::verify::verify_rebound(ws, registry, &target, new_name, planned, load)?;
+    crate::refs::verify::verify_rebound(ws, registry, &target, new_name, planned, load)?;
     let skipped_count = skipped.len();
     skipped.truncate(MAX_SKIPPED);
     let t = change::commit_all(ws, changes, "rename_symbol", Some(&sym.name_path), dry_run)?;

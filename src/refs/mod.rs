@@ -19,7 +19,7 @@
 pub(crate) mod bind;
 mod remaining;
 mod text;
-mod verify;
+pub(crate) mod verify;
 
 pub use remaining::remaining_references;
 
