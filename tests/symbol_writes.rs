@@ -1054,3 +1054,50 @@ fn a_delete_receipt_says_the_symbol_is_removed() {
         "def a():\n    return 1\n\n\ndef c():\n    return 3\n"
     );
 }
+
+/// New code's indentation unit is read from the code and rescaled to its
+/// place's at every depth (issue 29, Why 1): a 2-space method into a
+/// 4-space Python class, a 2-space Rust method into a 4-space impl, and a
+/// 4-space method into a 2-space TypeScript class, whose closing `}` once
+/// landed at column 0 in the middle of the class.
+#[test]
+fn another_indent_width_is_rescaled_to_the_files() {
+    let cases: [(&str, &str, &str, &str, &str); 4] = [
+        (
+            "a.py",
+            "class A:\n    def ok(self) -> bool:\n        return True\n\n    def other(self):\n        if self:\n            return 1\n",
+            "A.ok",
+            "def ok(self) -> bool:\n  return False\n",
+            "class A:\n    def ok(self) -> bool:\n        return False\n\n    def other(self):\n        if self:\n            return 1\n",
+        ),
+        (
+            "b.py",
+            "class A:\n    def other(self):\n        if self:\n            return 1\n",
+            "A.other",
+            // Steps of 2, a docstring, and a call continued under its
+            // first argument (kept there, relative to its line).
+            "def other(self):\n  \"\"\"Doc.\n\n  More.\n  \"\"\"\n  if self:\n    return max(1,\n               2)\n",
+            "class A:\n    def other(self):\n        \"\"\"Doc.\n\n        More.\n        \"\"\"\n        if self:\n            return max(1,\n                       2)\n",
+        ),
+        (
+            "c.rs",
+            "struct S;\n\nimpl S {\n    fn ok(&self) -> bool {\n        true\n    }\n}\n",
+            "S::ok",
+            "fn ok(&self) -> bool {\n  if true {\n    false\n  } else {\n    true\n  }\n}\n",
+            "struct S;\n\nimpl S {\n    fn ok(&self) -> bool {\n        if true {\n            false\n        } else {\n            true\n        }\n    }\n}\n",
+        ),
+        (
+            "d.ts",
+            "class C {\n  f() {\n    return { a: 1 };\n  }\n\n  g() {\n    return 1;\n  }\n}\n",
+            "C.f",
+            "f() {\n    return {\n        a: 2,\n    };\n}\n",
+            "class C {\n  f() {\n    return {\n      a: 2,\n    };\n  }\n\n  g() {\n    return 1;\n  }\n}\n",
+        ),
+    ];
+    for (path, src, symbol, code, want) in cases {
+        let ws = Ws::new(&[(path, src.as_bytes())]);
+        ws.update(path, symbol, Operation::Replace, Some(code))
+            .unwrap();
+        assert_eq!(String::from_utf8(ws.read(path)).unwrap(), want, "{path}");
+    }
+}

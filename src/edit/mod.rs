@@ -4,6 +4,7 @@
 //! `disk::commit_write`, the only writer).
 
 pub mod indent;
+pub mod rescale;
 pub mod symbol;
 pub mod validate;
 
