@@ -843,15 +843,40 @@ fn widen<'t>(
         }
     }
     let mut first = top;
-    while let Some(prev) = first.prev_sibling() {
-        let touches = prev.end_position().row + 1 >= first.start_position().row;
-        if touches && lang.is_leading(prev.kind(), node_text(prev, body)) {
-            first = prev;
-        } else {
-            break;
+    // The node whose previous siblings are read: a node that begins its
+    // parent (a Python block's first statement) reads its parent's, since
+    // the comment above it is a sibling of the block.
+    let mut at = top;
+    loop {
+        match at.prev_sibling() {
+            Some(prev) => {
+                let touches = prev.end_position().row + 1 >= first.start_position().row;
+                if touches && is_leading(lang, prev, body) {
+                    first = prev;
+                    at = prev;
+                } else {
+                    break;
+                }
+            }
+            None => match at.parent() {
+                Some(parent) if parent.start_byte() == at.start_byte() => at = parent,
+                _ => break,
+            },
         }
     }
     with_doc(first, top, doc)
+}
+
+/// Is `node` leading trivia of what follows it (`[symbols] leading` in the
+/// language's TOML)? A comment (an extra) only when it begins its line: a
+/// comment after code on its line (`x = 1  # note`) belongs to that code.
+fn is_leading(lang: &Language, node: Node, body: &str) -> bool {
+    lang.is_leading(node.kind(), node_text(node, body))
+        && (!node.is_extra() || {
+            let start = node.start_byte();
+            let ls = memchr::memrchr(b'\n', &body.as_bytes()[..start]).map_or(0, |i| i + 1);
+            body[ls..start].trim().is_empty()
+        })
 }
 
 /// `(first, top)` extended to a doc comment the tags query captured above.
@@ -931,9 +956,17 @@ fn widen_all<'t>(
         level.next += 1;
         let first = match level.run {
             Some((start, last)) if touches(last, child) => start,
+            // A node that begins its parent takes the run above the parent
+            // (the comment above a Python block's first statement).
+            None if level.next == 1 => match path.last() {
+                Some(&(parent, parent_first)) if parent.start_byte() == child.start_byte() => {
+                    parent_first
+                }
+                _ => child,
+            },
             _ => child,
         };
-        level.run = if lang.is_leading(child.kind(), node_text(child, body)) {
+        level.run = if is_leading(lang, child, body) {
             Some((first, child))
         } else {
             None
