@@ -1101,3 +1101,84 @@ fn another_indent_width_is_rescaled_to_the_files() {
         assert_eq!(String::from_utf8(ws.read(path)).unwrap(), want, "{path}");
     }
 }
+
+/// A comment directly above a function is its trivia: new code without one
+/// keeps it, new code with its own replaces it (it no longer stacks under
+/// the old one), and the whole range round-trips byte for byte.
+#[test]
+fn a_plain_comment_above_a_function_is_kept_or_replaced() {
+    let src = "import os\n\n\n# Old note.\n# Second line.\ndef f():\n    return 1\n";
+    let ws = Ws::new(&[("a.py", src.as_bytes())]);
+    let code = Engine::default()
+        .extract(
+            &ws.path("a.py"),
+            "a.py",
+            &ExtractRequest {
+                symbol: "f".into(),
+                include_trivia: true,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .code;
+    assert!(code.starts_with("# Old note.\n"), "{code}");
+    ws.update("a.py", "f", Operation::Replace, Some(&code))
+        .unwrap();
+    assert_eq!(String::from_utf8(ws.read("a.py")).unwrap(), src);
+    let r = ws
+        .update(
+            "a.py",
+            "f",
+            Operation::Replace,
+            Some("def f():\n    return 2\n"),
+        )
+        .unwrap();
+    assert_eq!(
+        r.planned.kept_trivia.len(),
+        1,
+        "{:?}",
+        r.planned.kept_trivia
+    );
+    assert!(r.planned.kept_trivia[0].contains("2-line"));
+    assert_eq!(
+        String::from_utf8(ws.read("a.py")).unwrap(),
+        "import os\n\n\n# Old note.\n# Second line.\ndef f():\n    return 2\n"
+    );
+    ws.update(
+        "a.py",
+        "f",
+        Operation::Replace,
+        Some("# New note.\ndef f():\n    return 3\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(ws.read("a.py")).unwrap(),
+        "import os\n\n\n# New note.\ndef f():\n    return 3\n"
+    );
+}
+
+/// A Rust write tree-sitter's grammar accepts but rustc's parser (and syn)
+/// rejects is refused, naming syn's message; the file is untouched.
+#[test]
+fn rust_writes_syn_rejects_are_refused() {
+    let src = "fn a() -> u8 {\n    1\n}\n\nfn f() -> u8 {\n    let x: u8 = 1;\n    x\n}\n";
+    let ws = Ws::new(&[("a.rs", src.as_bytes())]);
+    // tree-sitter-rust reads `let x: = 1;` without an error.
+    let broken = "fn f() -> u8 {\n    let x: = 1;\n    x\n}\n";
+    let tree = parsed("rust", &src.replace("let x: u8 = 1;", "let x: = 1;"));
+    assert_eq!(tree.parse_error_count, 0, "the grammar lets it through");
+    let e = ws
+        .update("a.rs", "f", Operation::Replace, Some(broken))
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::SyntaxError);
+    assert!(e.to_string().contains("syn: "), "{e}");
+    assert_eq!(e.details["new_errors"][0]["line"], 6, "{}", e.details);
+    assert_eq!(String::from_utf8(ws.read("a.rs")).unwrap(), src);
+    ws.update(
+        "a.rs",
+        "f",
+        Operation::Replace,
+        Some("fn f() -> u8 {\n    let x: u8 = 2;\n    x\n}\n"),
+    )
+    .unwrap();
+}

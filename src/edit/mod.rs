@@ -5,6 +5,7 @@
 
 pub mod indent;
 pub mod rescale;
+pub mod second;
 pub mod symbol;
 pub mod validate;
 

@@ -147,7 +147,40 @@ pub fn reparse(
 /// are compared with the old's around the change only
 /// ([`crate::symbols::syntax_errors_around`]): the same difference as of the
 /// whole files, without walking every token of both for each candidate.
+///
+/// A language with a second opinion (`[edit] second_opinion`) has the
+/// change judged by that parser too, when the grammar finds nothing
+/// ([`super::second::problem`]).
 pub fn reparse_against(
+    lang: &Language,
+    old_tree: &Tree,
+    old_body: &str,
+    new_body: &str,
+    change: Splice,
+) -> Result<(Tree, Vec<SyntaxProblem>)> {
+    let (new_tree, mut introduced) =
+        reparse_grammar_only(lang, old_tree, old_body, new_body, change)?;
+    if introduced.is_empty()
+        && let Some(parser) = &lang.config.edit.second_opinion
+    {
+        let found = super::second::problem(
+            parser,
+            (old_tree, old_body),
+            (&new_tree, new_body),
+            (change.start, change.old_end, change.new_end),
+        );
+        introduced.extend(found.map(|f| SyntaxProblem {
+            line: f.line,
+            column: f.column,
+            what: f.what,
+            snippet: f.snippet,
+        }));
+    }
+    Ok((new_tree, introduced))
+}
+
+/// [`reparse_against`] judged by the language's grammar alone.
+pub fn reparse_grammar_only(
     lang: &Language,
     old_tree: &Tree,
     old_body: &str,

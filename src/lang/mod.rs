@@ -165,6 +165,11 @@ pub struct EditRules {
     /// documentation laid out with the code, and moves with it.
     #[serde(default)]
     pub verbatim: Vec<String>,
+    /// A parser stricter than the grammar that judges writes too (one of
+    /// [`SECOND_OPINIONS`]): what it parsed around a change it
+    /// must parse after it.
+    #[serde(default)]
+    pub second_opinion: Option<String>,
 }
 
 impl Default for EditRules {
@@ -173,6 +178,7 @@ impl Default for EditRules {
             blank_lines: 1,
             top_level_blank_lines: 1,
             verbatim: Vec::new(),
+            second_opinion: None,
         }
     }
 }
@@ -428,6 +434,9 @@ impl Language {
     }
 }
 
+/// The parsers `[edit] second_opinion` may name (`edit::second`).
+pub const SECOND_OPINIONS: &[&str] = &["syn"];
+
 /// Every node kind a language file names must exist in its grammar: a
 /// typo would otherwise make a rule silently never apply.
 fn check_node_kinds(
@@ -472,6 +481,17 @@ fn check_node_kinds(
         .chain(anonymous.filter_map(|k| bad(k, false)))
         .chain(fields)
         .collect();
+    if let Some(p) = &config.edit.second_opinion
+        && !SECOND_OPINIONS.contains(&p.as_str())
+    {
+        return Err(Error::invalid_argument(format!(
+            "{path}: edit.second_opinion: unknown parser `{p}`"
+        ))
+        .with_suggestion(format!(
+            "set edit.second_opinion to one of {}, or remove it",
+            SECOND_OPINIONS.join(", ")
+        )));
+    }
     if unknown.is_empty() {
         return Ok(());
     }

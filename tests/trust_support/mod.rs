@@ -351,7 +351,10 @@ fn symbol_unit(file: &ParsedFile, s: &Symbol) -> Option<usize> {
 /// The lines of `text`, trimmed, blank ones left out: what no reading of
 /// the indentation may change.
 fn trimmed_lines(text: &str) -> Vec<&str> {
-    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect()
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 /// Trivia lines above the definition line, trimmed.
