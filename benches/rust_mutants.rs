@@ -7,6 +7,7 @@
 //! ```sh
 //! cargo bench --bench rust_mutants                # 40 files, 60 mutants each
 //! cargo bench --bench rust_mutants -- 80 100      # 80 files, 100 mutants each
+//! MUTANTS_SHOW=1 cargo bench --bench rust_mutants  # and print each disagreement
 //! ```
 //!
 //! The corpus: the `.rs` files of serde_json, regex-syntax, similar, memchr
@@ -215,6 +216,23 @@ fn main() {
                     .is_some();
                 let before = grammar.is_empty();
                 let after = before && !second;
+                let wrong = match label {
+                    Label::Valid => !after,
+                    Label::Invalid => after,
+                    Label::Unknown => false,
+                };
+                if (wrong || before != after) && std::env::var_os("MUTANTS_SHOW").is_some() {
+                    let at = change.start;
+                    let ls = text[..at].rfind('\n').map_or(0, |p| p + 1);
+                    let le = new[at..].find('\n').map_or(new.len(), |p| at + p);
+                    let why = match (&grammar.first(), second) {
+                        (Some(p), _) => format!("grammar: {}", p.what),
+                        (None, true) => "syn".to_string(),
+                        _ => "accepted".to_string(),
+                    };
+                    let verdict = if wrong { "wrong" } else { "right" };
+                    eprintln!("{verdict}: {label:?} mutant, {why}: {:?}", &new[ls..le]);
+                }
                 match label {
                     Label::Unknown => c.unknown += 1,
                     Label::Valid => {
@@ -226,12 +244,6 @@ fn main() {
                         c.invalid += 1;
                         c.false_accept.0 += usize::from(before);
                         c.false_accept.1 += usize::from(after);
-                        if after && std::env::var_os("MUTANTS_SHOW").is_some() {
-                            let at = change.start;
-                            let ls = text[..at].rfind('\n').map_or(0, |p| p + 1);
-                            let le = new[at..].find('\n').map_or(new.len(), |p| at + p);
-                            eprintln!("accepted: {:?}", &new[ls..le]);
-                        }
                     }
                 }
             }

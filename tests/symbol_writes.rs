@@ -1161,11 +1161,12 @@ fn a_plain_comment_above_a_function_is_kept_or_replaced() {
 /// rejects is refused, naming syn's message; the file is untouched.
 #[test]
 fn rust_writes_syn_rejects_are_refused() {
-    let src = "fn a() -> u8 {\n    1\n}\n\nfn f() -> u8 {\n    let x: u8 = 1;\n    x\n}\n";
+    let src = "fn a() -> u8 {\n    1\n}\n\nfn f(v: &[u8]) -> u8 {\n    for (i, b) in v.iter().enumerate() {\n        return *b + i as u8;\n    }\n    0\n}\n";
     let ws = Ws::new(&[("a.rs", src.as_bytes())]);
-    // tree-sitter-rust reads `let x: = 1;` without an error.
-    let broken = "fn f() -> u8 {\n    let x: = 1;\n    x\n}\n";
-    let tree = parsed("rust", &src.replace("let x: u8 = 1;", "let x: = 1;"));
+    // tree-sitter-rust reads `for for (i, b) in ...` without an error (a
+    // mutant of memchr that benches/rust_mutants.rs found).
+    let broken = "fn f(v: &[u8]) -> u8 {\n    for for (i, b) in v.iter().enumerate() {\n        return *b + i as u8;\n    }\n    0\n}\n";
+    let tree = parsed("rust", &src.replace("for (i, b)", "for for (i, b)"));
     assert_eq!(tree.parse_error_count, 0, "the grammar lets it through");
     let e = ws
         .update("a.rs", "f", Operation::Replace, Some(broken))
@@ -1178,7 +1179,34 @@ fn rust_writes_syn_rejects_are_refused() {
         "a.rs",
         "f",
         Operation::Replace,
-        Some("fn f() -> u8 {\n    let x: u8 = 2;\n    x\n}\n"),
+        Some("fn f(v: &[u8]) -> u8 {\n    for (i, b) in v.iter().enumerate() {\n        return *b + i as u8;\n    }\n    1\n}\n"),
     )
     .unwrap();
+}
+
+/// What CPython's `compile()` rejects and tree-sitter-python parses (the
+/// `[[rules.*]]` of grammars/python.toml) is refused like a parse error.
+#[test]
+fn python_writes_compile_rejects_are_refused() {
+    let src =
+        "def g():\n    return 0\n\n\ndef f(a):\n    for x in a:\n        break\n    return a\n";
+    let ws = Ws::new(&[("a.py", src.as_bytes())]);
+    for (code, what) in [
+        (
+            "def f(a):\n    return a\nreturn 1\n",
+            "'return' outside function",
+        ),
+        ("def f(a, a):\n    return a\n", "duplicate argument"),
+        (
+            "def f(a):\n    if a:\n        break\n",
+            "'break' outside loop",
+        ),
+    ] {
+        let e = ws
+            .update("a.py", "f", Operation::Replace, Some(code))
+            .unwrap_err();
+        assert_eq!(e.code(), ErrorCode::SyntaxError, "{code}");
+        assert!(e.to_string().contains(what), "{code}: {e}");
+        assert_eq!(String::from_utf8(ws.read("a.py")).unwrap(), src);
+    }
 }

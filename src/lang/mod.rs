@@ -64,6 +64,44 @@ pub struct LanguageConfig {
     /// What the references and rename rules may assume (see [`RefsRules`]).
     #[serde(default)]
     pub refs: RefsRules,
+    /// Errors the language's compiler reports that its grammar accepts
+    /// (see [`CompileRules`]).
+    #[serde(default)]
+    pub rules: CompileRules,
+}
+
+/// Errors a language's compiler reports on text its grammar accepts
+/// (`return` outside a function, a duplicate parameter), checked like parse
+/// errors (`symbols::scoped`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompileRules {
+    #[serde(default)]
+    pub scoped: Vec<ScopeRule>,
+    #[serde(default)]
+    pub unique: Vec<UniqueRule>,
+}
+
+/// A node of one of `kinds` whose nearest enclosing node of one of
+/// `scopes` kinds (the root included) is not of an `allowed` kind breaks
+/// the rule `message`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScopeRule {
+    pub kinds: Vec<String>,
+    pub scopes: Vec<String>,
+    pub allowed: Vec<String>,
+    pub message: String,
+}
+
+/// The named children of a node of one of `kinds` must have distinct
+/// names (each child's first identifier, `symbols.identifiers`), or the
+/// second of two breaks the rule `message`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct UniqueRule {
+    pub kinds: Vec<String>,
+    pub message: String,
 }
 
 /// Language knowledge for `find_references` and `rename_symbol`.
@@ -453,6 +491,20 @@ fn check_node_kinds(
         .chain(rules.identifiers.iter().map(|k| ("symbols.identifiers", k)))
         .chain(rules.docstring.iter().map(|k| ("symbols.docstring", k)))
         .chain(config.edit.verbatim.iter().map(|k| ("edit.verbatim", k)))
+        .chain(config.rules.scoped.iter().flat_map(|r| {
+            r.kinds
+                .iter()
+                .chain(&r.scopes)
+                .chain(&r.allowed)
+                .map(|k| ("rules.scoped", k))
+        }))
+        .chain(
+            config
+                .rules
+                .unique
+                .iter()
+                .flat_map(|r| r.kinds.iter().map(|k| ("rules.unique", k))),
+        )
         .chain(
             config
                 .offside

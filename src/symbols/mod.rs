@@ -11,6 +11,7 @@ mod deps;
 mod namepath;
 pub mod occurrences;
 pub mod offside;
+pub mod scoped;
 
 pub use deps::{Dependencies, DependencySymbol, ImportRef, ImportStmt, dependencies};
 pub use namepath::{NamePathQuery, resolve, resolve_declarations};
@@ -1311,7 +1312,7 @@ pub struct ErrorNode {
     pub missing: Option<String>,
     /// The language rule a well-formed tree still breaks (an offside-rule
     /// violation: `unexpected indent`, ...).
-    pub rule: Option<&'static str>,
+    pub rule: Option<std::borrow::Cow<'static, str>>,
 }
 
 /// Characters of offending text quoted in a problem's message.
@@ -1324,7 +1325,7 @@ impl ErrorNode {
     /// `scalpel check` both compare problems by this message, so an edit
     /// passes exactly when `check --new-only` would.
     pub fn message(&self, body: &str) -> String {
-        if let Some(rule) = self.rule {
+        if let Some(rule) = &self.rule {
             return rule.to_string();
         }
         if let Some(token) = &self.missing {
@@ -1353,11 +1354,59 @@ impl ErrorNode {
 /// document order.
 pub fn syntax_errors(lang: &Language, tree: &Tree, body: &str) -> Vec<ErrorNode> {
     let mut all = error_nodes(tree);
+    let root = tree.root_node();
+    let mut more = scoped::violations(lang, tree, body, root.start_byte()..root.end_byte());
     if let Some(rules) = &lang.config.offside {
-        all.extend(offside::violations(rules, tree, body));
+        more.extend(offside::violations(rules, tree, body));
+    }
+    if !more.is_empty() {
+        all.extend(more);
         all.sort_by_key(|e| (e.focus_byte, e.rule.is_some()));
     }
     all
+}
+
+/// The smallest run of top-level nodes covering one change (the text at
+/// `start..old_end` of the old version became `start..new_end`) in both
+/// trees, as `(from, old_to, new_to)`: the old text over `from..old_to`
+/// became the new over `from..new_to`, and outside both versions agree.
+pub fn changed_region(
+    old: &Tree,
+    new: &Tree,
+    start: usize,
+    old_end: usize,
+    new_end: usize,
+) -> (usize, usize, usize) {
+    let delta = new_end as isize - old_end as isize;
+    let to_new = |old: usize| (old as isize + delta).max(0) as usize;
+    let to_old = |new: usize| (new as isize - delta).max(0) as usize;
+    let (mut from, mut end) = (start, old_end);
+    loop {
+        let (a1, b1) = top_level_cover(old, from, end);
+        let (a2, b2) = top_level_cover(new, from, to_new(end));
+        let (f, e) = (a1.min(a2), b1.max(to_old(b2)));
+        if (f, e) == (from, end) {
+            return (from, end, to_new(end));
+        }
+        (from, end) = (f, e);
+    }
+}
+
+/// `lo..hi` widened to the top-level nodes of `tree` it touches (a node
+/// that ends at `lo` or starts at `hi` is not touched unless the range is
+/// empty there).
+fn top_level_cover(tree: &Tree, lo: usize, hi: usize) -> (usize, usize) {
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let (mut a, mut b) = (lo, hi);
+    for top in root.children(&mut cursor) {
+        let (s, e) = (top.start_byte(), top.end_byte());
+        if s < hi.max(lo + 1) && e > lo {
+            a = a.min(s);
+            b = b.max(e);
+        }
+    }
+    (a, b)
 }
 
 /// The problems of two versions of a file, for comparing them, where one
@@ -1374,21 +1423,37 @@ pub fn syntax_errors_around(
     old_end: usize,
     new_end: usize,
 ) -> (Vec<ErrorNode>, Vec<ErrorNode>) {
-    let Some(rules) = &lang.config.offside else {
-        return (error_nodes(old.0), error_nodes(new.0));
+    // The compile rules hold within a top-level node: the region around
+    // the change has the whole files' difference.
+    let (o, n) = if lang.config.rules.scoped.is_empty() && lang.config.rules.unique.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        let (from, old_to, new_to) = changed_region(old.0, new.0, start, old_end, new_end);
+        (
+            scoped::violations(lang, old.0, old.1, from..old_to),
+            scoped::violations(lang, new.0, new.1, from..new_to),
+        )
     };
-    let Some((o, n)) = offside::around_change(rules, old, new, start, old_end, new_end) else {
+    let Some(rules) = &lang.config.offside else {
+        let with = |tree: &Tree, mut v: Vec<ErrorNode>| {
+            v.extend(error_nodes(tree));
+            v
+        };
+        return (with(old.0, o), with(new.0, n));
+    };
+    let Some((oo, no)) = offside::around_change(rules, old, new, start, old_end, new_end) else {
         return (
             syntax_errors(lang, old.0, old.1),
             syntax_errors(lang, new.0, new.1),
         );
     };
-    let with = |tree: &Tree, mut v: Vec<ErrorNode>| {
+    let with = |tree: &Tree, mut v: Vec<ErrorNode>, more: Vec<ErrorNode>| {
         v.extend(error_nodes(tree));
+        v.extend(more);
         v.sort_by_key(|e| (e.focus_byte, e.rule.is_some()));
         v
     };
-    (with(old.0, o), with(new.0, n))
+    (with(old.0, oo, o), with(new.0, no, n))
 }
 
 /// Visit the nodes under `root` (itself included) in document order,
