@@ -27,7 +27,6 @@
 //! message is not a parse error is dropped and counted.
 
 #[path = "../tests/trust_support/mod.rs"]
-#[allow(dead_code)]
 mod trust_support;
 
 use rayon::prelude::*;

@@ -598,7 +598,9 @@ fn a_merged_declarations_outline_lists_each_declaration() {
 #[test]
 fn plain_comments_above_a_definition_are_its_trivia() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&str, &str, &[(&str, &str)]); 3] = [
+    // (file, text, [(symbol, what its code starts with)])
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+    let cases: [Case; 3] = [
         (
             "a.py",
             "#!/usr/bin/env python3\ndef s():\n    pass\n\n# helper\n# for f\ndef f():\n    return 1\n\nx = 1  # about x\ndef g():\n    pass\n\n# separated\n\ndef h():\n    pass\n\nclass A:\n    # about m\n    @property\n    def m(self):\n        pass\n\n    # about n\n    def n(self):\n        pass\n",

@@ -443,29 +443,33 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
     // the base), whether it leaves a line of code left of the symbol's own
     // column (then it is not a candidate; a comment's or string's line may
     // sit there), and the code's unit as it reads.
-    let readings: Vec<(usize, Vec<Option<usize>>, bool, Option<usize>)> =
-        indent::readings(&contents, t.len(), indent::unit(ctx.style))
-            .into_iter()
-            .map(|base| {
-                let depths: Vec<Option<usize>> = lines
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (line, _))| match i {
-                        0 => Some(0),
-                        _ if is_verbatim(i) || is_blank(line) => None,
-                        _ => leading_ws(line).len().checked_sub(base),
-                    })
-                    .collect();
-                let strands = lines.iter().enumerate().any(|(i, (line, _))| {
-                    depths[i].is_none()
-                        && !is_blank(line)
-                        && all_roles[i] == indent::Role::Step
-                        && leading_ws(line).len() < t.len()
-                });
-                let unit = indent::steps_unit(&depths, &all_roles);
-                (base, depths, strands, unit)
-            })
-            .collect();
+    let readings: Vec<Reading> = indent::readings(&contents, t.len(), indent::unit(ctx.style))
+        .into_iter()
+        .map(|base| {
+            let depths: Vec<Option<usize>> = lines
+                .iter()
+                .enumerate()
+                .map(|(i, (line, _))| match i {
+                    0 => Some(0),
+                    _ if is_verbatim(i) || is_blank(line) => None,
+                    _ => leading_ws(line).len().checked_sub(base),
+                })
+                .collect();
+            let strands = lines.iter().enumerate().any(|(i, (line, _))| {
+                depths[i].is_none()
+                    && !is_blank(line)
+                    && all_roles[i] == indent::Role::Step
+                    && leading_ws(line).len() < t.len()
+            });
+            let unit = indent::steps_unit(&depths, &all_roles);
+            Reading {
+                base,
+                depths,
+                strands,
+                unit,
+            }
+        })
+        .collect();
     // The code is rescaled only when no reading already gives it the
     // place's unit: with one step line, the unit a reading shows is the
     // base it assumes (tkinter's `Text.search` printed with its first line
@@ -473,10 +477,16 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
     let rescalable = spaces
         && !readings
             .iter()
-            .any(|(_, _, strands, unit)| !strands && *unit == Some(ctx.unit));
+            .any(|r| !r.strands && r.unit == Some(ctx.unit));
     let mut out: Vec<String> = Vec::new();
     let mut left_of_symbol: Vec<String> = Vec::new();
-    for (base, depths, strands, unit) in readings {
+    for Reading {
+        base,
+        depths,
+        strands,
+        unit,
+    } in readings
+    {
         let rescaled = unit
             .filter(|&from| rescalable && from != ctx.unit)
             .map(|from| indent::rescale(&depths, &all_roles, from, ctx.unit));
@@ -520,6 +530,18 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
         out = left_of_symbol;
     }
     out
+}
+
+/// One reading of new code's indentation in [`fit`].
+struct Reading {
+    /// The indentation the later lines carry that is not theirs.
+    base: usize,
+    /// Each line's depth below the first line (`None`: not moved).
+    depths: Vec<Option<usize>>,
+    /// A line of code lands left of the symbol's own column.
+    strands: bool,
+    /// The code's indentation unit as this reading shows it.
+    unit: Option<usize>,
 }
 
 /// Order the readings of code that replaces `old` so that the one keeping
