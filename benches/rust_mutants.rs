@@ -265,22 +265,18 @@ fn main() {
         "mutants: {} valid, {} invalid (rustc's parser); {} without a verdict, {} unchanged, left out",
         t.valid, t.invalid, t.unknown, t.unchanged
     );
-    println!(
-        "grammar alone:    false accept {} of {} invalid ({:.2} %), false reject {} of {} valid ({:.2} %)",
-        t.false_accept.0,
-        t.invalid,
-        pct(t.false_accept.0, t.invalid),
-        t.false_reject.0,
-        t.valid,
-        pct(t.false_reject.0, t.valid)
-    );
-    println!(
-        "grammar and {parser}: false accept {} of {} invalid ({:.2} %), false reject {} of {} valid ({:.2} %)",
-        t.false_accept.1,
-        t.invalid,
-        pct(t.false_accept.1, t.invalid),
-        t.false_reject.1,
-        t.valid,
-        pct(t.false_reject.1, t.valid)
+    let row = |what: &str, (fa, fr): (usize, usize)| {
+        println!(
+            "{what}: false accept {fa} of {} invalid ({:.2} %), false reject {fr} of {} valid ({:.2} %)",
+            t.invalid,
+            pct(fa, t.invalid),
+            t.valid,
+            pct(fr, t.valid)
+        )
+    };
+    row("grammar alone", (t.false_accept.0, t.false_reject.0));
+    row(
+        &format!("grammar and {parser}"),
+        (t.false_accept.1, t.false_reject.1),
     );
 }

@@ -70,18 +70,7 @@ mod tests {
     fn judge(old: &str, new: &str) -> Option<Finding> {
         let reg = Registry::builtin();
         let lang = reg.by_name("rust").unwrap();
-        let start = old
-            .bytes()
-            .zip(new.bytes())
-            .take_while(|(a, b)| a == b)
-            .count();
-        let tail = old[start..]
-            .bytes()
-            .rev()
-            .zip(new[start..].bytes().rev())
-            .take_while(|(a, b)| a == b)
-            .count();
-        let change = (start, old.len() - tail, new.len() - tail);
+        let change = crate::text::changed_window(old.as_bytes(), new.as_bytes());
         let (t1, t2) = (
             parse_tree(lang, old, None).unwrap(),
             parse_tree(lang, new, None).unwrap(),

@@ -772,17 +772,8 @@ fn delete(file: &ParsedFile, target: &Symbol) -> SymbolEdit {
 
 /// Describe the change between two texts by their common prefix and suffix.
 fn from_texts(old: &str, new_text: String) -> SymbolEdit {
-    let (a, b) = (old.as_bytes(), new_text.as_bytes());
-    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let max_suffix = a.len().min(b.len()) - prefix;
-    let suffix = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take(max_suffix)
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (old_end, new_end) = (a.len() - suffix, b.len() - suffix);
+    let (prefix, old_end, new_end) =
+        crate::text::changed_window(old.as_bytes(), new_text.as_bytes());
     SymbolEdit {
         old_start: prefix,
         old_end,

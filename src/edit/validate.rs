@@ -294,21 +294,11 @@ mod tests {
         let lang = reg.by_name("python").unwrap();
         let tree = parse_tree(lang, old, None).unwrap();
         // The smallest differing window, as a caller's splice would give.
-        let start = old
-            .bytes()
-            .zip(new.bytes())
-            .take_while(|(a, b)| a == b)
-            .count();
-        let tail = old[start..]
-            .bytes()
-            .rev()
-            .zip(new[start..].bytes().rev())
-            .take_while(|(a, b)| a == b)
-            .count();
+        let (start, old_end, new_end) = crate::text::changed_window(old.as_bytes(), new.as_bytes());
         let change = Splice {
             start,
-            old_end: old.len() - tail,
-            new_end: new.len() - tail,
+            old_end,
+            new_end,
         };
         reparse(lang, &tree, old, new, change).unwrap().1
     }

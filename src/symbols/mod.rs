@@ -1319,6 +1319,24 @@ pub struct ErrorNode {
 const SNIPPET_CHARS: usize = 32;
 
 impl ErrorNode {
+    /// The problem at `node` (an ERROR or MISSING node, or a node breaking a
+    /// rule), where the trouble starts at `focus`.
+    pub(crate) fn of(node: Node, focus: Node) -> ErrorNode {
+        let (p, f) = (node.start_position(), focus.start_position());
+        ErrorNode {
+            start_byte: node.start_byte(),
+            end_byte: node.end_byte(),
+            line: p.row + 1,
+            column: p.column + 1,
+            end_line: node.end_position().row + 1,
+            focus_byte: focus.start_byte(),
+            focus_line: f.row + 1,
+            focus_column: f.column + 1,
+            missing: node.is_missing().then(|| node.kind().to_string()),
+            rule: None,
+        }
+    }
+
     /// What went wrong, in words that survive edits elsewhere in the file:
     /// the rule broken, the token assumed (`missing `;``) or the text not
     /// understood (`unexpected `)``), never a line number. Validation and
@@ -1486,7 +1504,6 @@ pub fn error_nodes(tree: &Tree) -> Vec<ErrorNode> {
     walk_preorder(root, |node| {
         let bad = node.is_error() || node.is_missing();
         if bad {
-            let p = node.start_position();
             let mut focus = node;
             let mut children = node.walk();
             if let Some(c) = node
@@ -1495,19 +1512,7 @@ pub fn error_nodes(tree: &Tree) -> Vec<ErrorNode> {
             {
                 focus = c;
             }
-            let f = focus.start_position();
-            out.push(ErrorNode {
-                start_byte: node.start_byte(),
-                end_byte: node.end_byte(),
-                line: p.row + 1,
-                column: p.column + 1,
-                end_line: node.end_position().row + 1,
-                focus_byte: focus.start_byte(),
-                focus_line: f.row + 1,
-                focus_column: f.column + 1,
-                missing: node.is_missing().then(|| node.kind().to_string()),
-                rule: None,
-            });
+            out.push(ErrorNode::of(node, focus));
         }
         !bad && node.has_error()
     });

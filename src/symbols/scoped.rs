@@ -81,19 +81,11 @@ pub fn violations(
     out
 }
 
+/// A rule broken at `node`: located, and focused, at its start.
 fn violation(node: Node, message: String) -> ErrorNode {
-    let p = node.start_position();
     ErrorNode {
-        start_byte: node.start_byte(),
-        end_byte: node.end_byte(),
-        line: p.row + 1,
-        column: p.column + 1,
-        end_line: node.end_position().row + 1,
-        focus_byte: node.start_byte(),
-        focus_line: p.row + 1,
-        focus_column: p.column + 1,
-        missing: None,
         rule: Some(message.into()),
+        ..ErrorNode::of(node, node)
     }
 }
 
