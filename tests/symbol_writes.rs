@@ -1054,3 +1054,159 @@ fn a_delete_receipt_says_the_symbol_is_removed() {
         "def a():\n    return 1\n\n\ndef c():\n    return 3\n"
     );
 }
+
+/// New code's indentation unit is read from the code and rescaled to its
+/// place's at every depth (issue 29, Why 1): a 2-space method into a
+/// 4-space Python class, a 2-space Rust method into a 4-space impl, and a
+/// 4-space method into a 2-space TypeScript class, whose closing `}` once
+/// landed at column 0 in the middle of the class.
+#[test]
+fn another_indent_width_is_rescaled_to_the_files() {
+    let cases: [(&str, &str, &str, &str, &str); 4] = [
+        (
+            "a.py",
+            "class A:\n    def ok(self) -> bool:\n        return True\n\n    def other(self):\n        if self:\n            return 1\n",
+            "A.ok",
+            "def ok(self) -> bool:\n  return False\n",
+            "class A:\n    def ok(self) -> bool:\n        return False\n\n    def other(self):\n        if self:\n            return 1\n",
+        ),
+        (
+            "b.py",
+            "class A:\n    def other(self):\n        if self:\n            return 1\n",
+            "A.other",
+            // Steps of 2, a docstring, and a call continued under its
+            // first argument (kept there, relative to its line).
+            "def other(self):\n  \"\"\"Doc.\n\n  More.\n  \"\"\"\n  if self:\n    return max(1,\n               2)\n",
+            "class A:\n    def other(self):\n        \"\"\"Doc.\n\n        More.\n        \"\"\"\n        if self:\n            return max(1,\n                       2)\n",
+        ),
+        (
+            "c.rs",
+            "struct S;\n\nimpl S {\n    fn ok(&self) -> bool {\n        true\n    }\n}\n",
+            "S::ok",
+            "fn ok(&self) -> bool {\n  if true {\n    false\n  } else {\n    true\n  }\n}\n",
+            "struct S;\n\nimpl S {\n    fn ok(&self) -> bool {\n        if true {\n            false\n        } else {\n            true\n        }\n    }\n}\n",
+        ),
+        (
+            "d.ts",
+            "class C {\n  f() {\n    return { a: 1 };\n  }\n\n  g() {\n    return 1;\n  }\n}\n",
+            "C.f",
+            "f() {\n    return {\n        a: 2,\n    };\n}\n",
+            "class C {\n  f() {\n    return {\n      a: 2,\n    };\n  }\n\n  g() {\n    return 1;\n  }\n}\n",
+        ),
+    ];
+    for (path, src, symbol, code, want) in cases {
+        let ws = Ws::new(&[(path, src.as_bytes())]);
+        ws.update(path, symbol, Operation::Replace, Some(code))
+            .unwrap();
+        assert_eq!(String::from_utf8(ws.read(path)).unwrap(), want, "{path}");
+    }
+}
+
+/// A comment directly above a function is its trivia: new code without one
+/// keeps it, new code with its own replaces it (it no longer stacks under
+/// the old one), and the whole range round-trips byte for byte.
+#[test]
+fn a_plain_comment_above_a_function_is_kept_or_replaced() {
+    let src = "import os\n\n\n# Old note.\n# Second line.\ndef f():\n    return 1\n";
+    let ws = Ws::new(&[("a.py", src.as_bytes())]);
+    let code = Engine::default()
+        .extract(
+            &ws.path("a.py"),
+            "a.py",
+            &ExtractRequest {
+                symbol: "f".into(),
+                include_trivia: true,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .code;
+    assert!(code.starts_with("# Old note.\n"), "{code}");
+    ws.update("a.py", "f", Operation::Replace, Some(&code))
+        .unwrap();
+    assert_eq!(String::from_utf8(ws.read("a.py")).unwrap(), src);
+    let r = ws
+        .update(
+            "a.py",
+            "f",
+            Operation::Replace,
+            Some("def f():\n    return 2\n"),
+        )
+        .unwrap();
+    assert_eq!(
+        r.planned.kept_trivia.len(),
+        1,
+        "{:?}",
+        r.planned.kept_trivia
+    );
+    assert!(r.planned.kept_trivia[0].contains("2-line"));
+    assert_eq!(
+        String::from_utf8(ws.read("a.py")).unwrap(),
+        "import os\n\n\n# Old note.\n# Second line.\ndef f():\n    return 2\n"
+    );
+    ws.update(
+        "a.py",
+        "f",
+        Operation::Replace,
+        Some("# New note.\ndef f():\n    return 3\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(ws.read("a.py")).unwrap(),
+        "import os\n\n\n# New note.\ndef f():\n    return 3\n"
+    );
+}
+
+/// A Rust write tree-sitter's grammar accepts but rustc's parser (and syn)
+/// rejects is refused, naming syn's message; the file is untouched.
+#[test]
+fn rust_writes_syn_rejects_are_refused() {
+    let src = "fn a() -> u8 {\n    1\n}\n\nfn f(v: &[u8]) -> u8 {\n    for (i, b) in v.iter().enumerate() {\n        return *b + i as u8;\n    }\n    0\n}\n";
+    let ws = Ws::new(&[("a.rs", src.as_bytes())]);
+    // tree-sitter-rust reads `for for (i, b) in ...` without an error (a
+    // mutant of memchr that benches/rust_mutants.rs found).
+    let broken = "fn f(v: &[u8]) -> u8 {\n    for for (i, b) in v.iter().enumerate() {\n        return *b + i as u8;\n    }\n    0\n}\n";
+    let tree = parsed("rust", &src.replace("for (i, b)", "for for (i, b)"));
+    assert_eq!(tree.parse_error_count, 0, "the grammar lets it through");
+    let e = ws
+        .update("a.rs", "f", Operation::Replace, Some(broken))
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::SyntaxError);
+    assert!(e.to_string().contains("syn: "), "{e}");
+    assert_eq!(e.details["new_errors"][0]["line"], 6, "{}", e.details);
+    assert_eq!(String::from_utf8(ws.read("a.rs")).unwrap(), src);
+    ws.update(
+        "a.rs",
+        "f",
+        Operation::Replace,
+        Some("fn f(v: &[u8]) -> u8 {\n    for (i, b) in v.iter().enumerate() {\n        return *b + i as u8;\n    }\n    1\n}\n"),
+    )
+    .unwrap();
+}
+
+/// What CPython's `compile()` rejects and tree-sitter-python parses (the
+/// `[[rules.*]]` of grammars/python.toml) is refused like a parse error.
+#[test]
+fn python_writes_compile_rejects_are_refused() {
+    let src =
+        "def g():\n    return 0\n\n\ndef f(a):\n    for x in a:\n        break\n    return a\n";
+    let ws = Ws::new(&[("a.py", src.as_bytes())]);
+    for (code, what) in [
+        (
+            "def f(a):\n    return a\nreturn 1\n",
+            "'return' outside function",
+        ),
+        ("def f(a, a):\n    return a\n", "duplicate argument"),
+        (
+            "def f(a):\n    if a:\n        break\n",
+            "'break' outside loop",
+        ),
+    ] {
+        let e = ws
+            .update("a.py", "f", Operation::Replace, Some(code))
+            .unwrap_err();
+        assert_eq!(e.code(), ErrorCode::SyntaxError, "{code}");
+        assert!(e.to_string().contains(what), "{code}: {e}");
+        assert_eq!(String::from_utf8(ws.read("a.py")).unwrap(), src);
+    }
+}

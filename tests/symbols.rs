@@ -590,3 +590,70 @@ fn a_merged_declarations_outline_lists_each_declaration() {
         .unwrap();
     insta::assert_snapshot!("outline_of_merged_declarations", compact(&point));
 }
+
+/// Plain comment lines directly above a definition (no blank line between)
+/// are its leading trivia in every language, like doc comments: extract
+/// shows them. A comment after code on its line, a blank line between,
+/// an inner doc comment (`//!`) or a `#!` line is not.
+#[test]
+fn plain_comments_above_a_definition_are_its_trivia() {
+    let dir = tempfile::tempdir().unwrap();
+    // (file, text, [(symbol, what its code starts with)])
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+    let cases: [Case; 3] = [
+        (
+            "a.py",
+            "#!/usr/bin/env python3\ndef s():\n    pass\n\n# helper\n# for f\ndef f():\n    return 1\n\nx = 1  # about x\ndef g():\n    pass\n\n# separated\n\ndef h():\n    pass\n\nclass A:\n    # about m\n    @property\n    def m(self):\n        pass\n\n    # about n\n    def n(self):\n        pass\n",
+            &[
+                ("s", "def s():"),
+                ("f", "# helper\n# for f\ndef f():"),
+                ("g", "def g():"),
+                ("h", "def h():"),
+                ("A.m", "# about m\n    @property\n    def m(self):"),
+                ("A.n", "# about n\n    def n(self):"),
+            ],
+        ),
+        (
+            "a.rs",
+            "//! The crate.\nfn first() {}\n\n// plain\n/// doc\n#[inline]\nfn f() {}\n\nstruct S; // about S\nfn g() {}\n\nimpl S {\n    // about m\n    fn m(&self) {}\n}\n",
+            &[
+                ("first", "fn first() {}"),
+                ("f", "// plain\n/// doc\n#[inline]\nfn f() {}"),
+                ("g", "fn g() {}"),
+                ("S::m", "// about m\n    fn m(&self) {}"),
+            ],
+        ),
+        (
+            "a.ts",
+            "const a = 1; // about a\nfunction g() {}\n\n// about f\nexport function f() {}\n\nclass C {\n  // about m\n  m() {}\n}\n",
+            &[
+                ("g", "function g() {}"),
+                ("f", "// about f\nexport function f() {}"),
+                ("C.m", "// about m\n  m() {}"),
+            ],
+        ),
+    ];
+    let engine = Engine::default();
+    for (name, text, want) in cases {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        for (sym, start) in want {
+            let x = engine
+                .extract(
+                    &p,
+                    name,
+                    &ExtractRequest {
+                        symbol: (*sym).into(),
+                        include_trivia: true,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
+            assert!(
+                x.code.starts_with(start),
+                "{name} {sym}: {:?} does not start with {start:?}",
+                x.code
+            );
+        }
+    }
+}

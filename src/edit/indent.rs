@@ -13,6 +13,7 @@
 //! agrees with its own syntax tree ([`layout_penalty`] zero); a coincidence of
 //! columns cannot fool it, because the tree, not a column count, decides.
 
+pub use super::rescale::{Role, rescale, steps_unit};
 use crate::lang::Language;
 use crate::source::Indent;
 use crate::text::indent::{is_blank, leading_ws};
@@ -181,17 +182,9 @@ pub fn layout_penalty(
         let line = &body[ls..le];
         if !is_blank(line) && string_around(lang, tree, ls).is_none() {
             let p = ls + leading_ws(line).len();
-            if let Some(leaf) = tree.root_node().descendant_for_byte_range(p, p + 1)
-                && leaf.start_byte() == p
+            if let Some((leaf, anchor)) = leaf_and_anchor(tree, p, row)
                 && !leaf.is_extra()
             {
-                let mut anchor = leaf;
-                while let Some(parent) = anchor.parent() {
-                    anchor = parent;
-                    if parent.start_position().row < row {
-                        break;
-                    }
-                }
                 let here = indent_at(ls);
                 let anchor_row = anchor.start_position().row;
                 let closes = !leaf.is_named()
@@ -221,6 +214,88 @@ pub fn layout_penalty(
         row += 1;
     }
     penalty
+}
+
+/// The token that begins at byte `p` (the first of the line at `row`), and
+/// its *anchor*: the nearest enclosing node that starts on an earlier line
+/// (the root when none does).
+fn leaf_and_anchor(tree: &Tree, p: usize, row: usize) -> Option<(Node<'_>, Node<'_>)> {
+    let leaf = tree.root_node().descendant_for_byte_range(p, p + 1)?;
+    if leaf.start_byte() != p {
+        return None;
+    }
+    let mut anchor = leaf;
+    while let Some(parent) = anchor.parent() {
+        anchor = parent;
+        if parent.start_position().row < row {
+            break;
+        }
+    }
+    Some((leaf, anchor))
+}
+
+/// How each line of the code at `code` (body offsets in `body`, parsed as
+/// `tree`) moves when its indentation is rescaled ([`Role`]): the first
+/// line is a step line; a line inside a multi-line string literal (not a
+/// docstring) or a blank one is fixed; a line inside a multi-line comment
+/// or docstring, or continued inside a bracket whose first item follows it
+/// on its line (the same bracket [`layout_penalty`] lets a line align
+/// under), follows the line above; a line that begins with a comment is a
+/// comment; any other is a step line.
+pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usize>) -> Vec<Role> {
+    let bytes = body.as_bytes();
+    let end = code.end.min(body.len());
+    let start = code.start.min(end);
+    let mut row = memchr::memchr_iter(b'\n', &bytes[..start]).count();
+    let mut out = vec![Role::Step];
+    for nl in memchr::memchr_iter(b'\n', &bytes[start..end]) {
+        let ls = start + nl + 1;
+        row += 1;
+        let le = memchr::memchr(b'\n', &bytes[ls..]).map_or(body.len(), |i| ls + i);
+        let line = &body[ls..le];
+        out.push(if is_blank(line) || begins_in_verbatim(lang, tree, ls) {
+            Role::Fixed
+        } else if in_comment(tree, ls) || string_around(lang, tree, ls).is_some() {
+            Role::Follow
+        } else {
+            match leaf_and_anchor(tree, ls + leading_ws(line).len(), row) {
+                Some((leaf, _)) if is_comment(&leaf) => Role::Comment,
+                Some((_, anchor))
+                    if anchor.start_position().row < row && aligned_item(anchor).is_some() =>
+                {
+                    Role::Follow
+                }
+                _ => Role::Step,
+            }
+        });
+    }
+    out
+}
+
+/// The indentation unit of the code at `code` (body offsets in `body`,
+/// parsed as `tree`) as its own lines show it ([`super::rescale::steps_unit`]
+/// over its [`roles`], depths relative to its first line), if any line of
+/// it goes a step deeper.
+pub fn code_unit(
+    lang: &Language,
+    tree: &Tree,
+    body: &str,
+    code: std::ops::Range<usize>,
+) -> Option<usize> {
+    let bytes = body.as_bytes();
+    let ls = memchr::memrchr(b'\n', &bytes[..code.start.min(body.len())]).map_or(0, |i| i + 1);
+    let first = leading_ws(&body[ls..]).len();
+    let text = &body[code.start.min(body.len())..code.end.min(body.len())];
+    let depths: Vec<Option<usize>> = text
+        .split('\n')
+        .enumerate()
+        .map(|(i, l)| match i {
+            0 => Some(0),
+            _ if leading_ws(l).contains('\t') => None,
+            _ => leading_ws(l).len().checked_sub(first),
+        })
+        .collect();
+    super::rescale::steps_unit(&depths, &roles(lang, tree, body, code))
 }
 
 /// The first item of `node` when `node` opens with a bracket and that item

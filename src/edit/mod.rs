@@ -4,6 +4,8 @@
 //! `disk::commit_write`, the only writer).
 
 pub mod indent;
+pub mod rescale;
+pub mod second;
 pub mod symbol;
 pub mod validate;
 

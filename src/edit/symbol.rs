@@ -201,7 +201,7 @@ pub fn plan(
     match op {
         Operation::Replace => {
             let start = replace_start(src, target, overwrite);
-            let ctx = Ctx::new(src, start, style);
+            let ctx = Ctx::new(file, target, start, style);
             // Keep whatever line terminator the original range ended with.
             let trail = &original[original.trim_end_matches(['\r', '\n']).len()..];
             let code = needs_code()?;
@@ -217,7 +217,7 @@ pub fn plan(
                 .collect())
         }
         Operation::InsertBefore => {
-            let ctx = Ctx::new(src, span.start_byte, style);
+            let ctx = Ctx::new(file, target, span.start_byte, style);
             let gap = blank_gap(file, target, Side::Before);
             let code = needs_code()?;
             let at = span.start_byte;
@@ -231,7 +231,7 @@ pub fn plan(
                 .collect())
         }
         Operation::InsertAfter => {
-            let ctx = Ctx::new(src, span.start_byte, style);
+            let ctx = Ctx::new(file, target, span.start_byte, style);
             let gap = blank_gap(file, target, Side::After);
             // After the rest of the line (a `;`, a trailing comment), unless
             // another definition starts on that same line.
@@ -261,17 +261,30 @@ struct Ctx {
     /// The file's indentation style, read from its layout lines
     /// ([`indent::file_style`]).
     style: Indent,
+    /// The unit new code's indentation is rescaled to: the target's own
+    /// (a file that mixes units keeps each symbol's), else the file's.
+    unit: usize,
 }
 
 impl Ctx {
-    fn new(src: &SourceText, start: usize, style: Indent) -> Ctx {
+    fn new(file: &ParsedFile, target: &Symbol, start: usize, style: Indent) -> Ctx {
+        let src = &file.source;
         let text = &src.text;
         let ls = line_start(text, start).max(src.body_offset());
         let line = &text[ls..];
         let ws_len = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let span = target.full_span();
+        let offset = src.body_offset();
+        let own = indent::code_unit(
+            &file.language,
+            &file.tree,
+            src.body(),
+            span.start_byte - offset..span.end_byte - offset,
+        );
         Ctx {
             indent: line[..ws_len].to_string(),
             style,
+            unit: own.unwrap_or(indent::unit(style)),
         }
     }
 }
@@ -310,6 +323,9 @@ struct Masks {
     content: Vec<bool>,
     /// Inside a multi-line comment ([`indent::comment_lines`]).
     comment: Vec<bool>,
+    /// How each line moves when the code's indentation is rescaled
+    /// ([`indent::roles`]).
+    roles: Vec<indent::Role>,
 }
 
 /// The [`Masks`] of `code`, read from a parse of the code placed as it is
@@ -370,7 +386,8 @@ fn line_masks(
     Ok(Masks {
         verbatim: indent::verbatim_lines(&file.language, &tree, &region, code_range.clone()),
         content: indent::content_lines(&file.language, &tree, &region, code_range.clone()),
-        comment: indent::comment_lines(&tree, &region, code_range),
+        comment: indent::comment_lines(&tree, &region, code_range.clone()),
+        roles: indent::roles(&file.language, &tree, &region, code_range),
     })
 }
 
@@ -412,33 +429,119 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
         .filter(|&(i, _)| !is_verbatim(i))
         .map(|(_, (l, _))| *l)
         .collect();
-    let mut out: Vec<String> = Vec::new();
-    for base in indent::readings(&contents, t.len(), indent::unit(ctx.style)) {
-        let mut text = String::with_capacity(restyled.len() + lines.len() * (t.len() + 1));
-        for (i, (line, term)) in lines.iter().enumerate() {
-            let ws = leading_ws(line);
-            if is_verbatim(i) {
-                // Inside a multi-line string literal: content, never moved.
-                text.push_str(line);
-            } else if i == 0 {
-                text.push_str(&line[ws.len()..]);
-            } else if is_blank(line) {
-                // Blank lines get no indentation (no trailing whitespace).
-            } else if ws.len() >= base {
-                text.push_str(t);
-                text.push_str(&line[base..]);
-            } else {
-                // Shallower than the reading's base: a line of a multi-line
-                // string or comment written at its own column; left as is.
-                text.push_str(line);
+    let spaces = matches!(ctx.style, Indent::Spaces(_))
+        && lines.iter().all(|(l, _)| !leading_ws(l).contains('\t'));
+    let roles = |i: usize| {
+        masks.roles.get(i).copied().unwrap_or(match is_verbatim(i) {
+            true => indent::Role::Fixed,
+            false => indent::Role::Step,
+        })
+    };
+    let all_roles: Vec<indent::Role> = (0..lines.len()).map(roles).collect();
+    // Each reading: its base, each line's depth below the first line in it
+    // (`None`: not moved: inside a string literal, blank, or shallower than
+    // the base), whether it leaves a line of code left of the symbol's own
+    // column (then it is not a candidate; a comment's or string's line may
+    // sit there), and the code's unit as it reads.
+    let readings: Vec<Reading> = indent::readings(&contents, t.len(), indent::unit(ctx.style))
+        .into_iter()
+        .map(|base| {
+            let depths: Vec<Option<usize>> = lines
+                .iter()
+                .enumerate()
+                .map(|(i, (line, _))| match i {
+                    0 => Some(0),
+                    _ if is_verbatim(i) || is_blank(line) => None,
+                    _ => leading_ws(line).len().checked_sub(base),
+                })
+                .collect();
+            let strands = lines.iter().enumerate().any(|(i, (line, _))| {
+                depths[i].is_none()
+                    && !is_blank(line)
+                    && all_roles[i] == indent::Role::Step
+                    && leading_ws(line).len() < t.len()
+            });
+            let unit = indent::steps_unit(&depths, &all_roles);
+            Reading {
+                base,
+                depths,
+                strands,
+                unit,
             }
-            text.push_str(&eol(term));
-        }
-        if !out.contains(&text) {
-            out.push(text);
+        })
+        .collect();
+    // The code is rescaled only when no reading already gives it the
+    // place's unit: with one step line, the unit a reading shows is the
+    // base it assumes (tkinter's `Text.search` printed with its first line
+    // bare reads as steps of 8 from column 0 and of 4 from the target's).
+    let rescalable = spaces
+        && !readings
+            .iter()
+            .any(|r| !r.strands && r.unit == Some(ctx.unit));
+    let mut out: Vec<String> = Vec::new();
+    let mut left_of_symbol: Vec<String> = Vec::new();
+    for Reading {
+        base,
+        depths,
+        strands,
+        unit,
+    } in readings
+    {
+        let rescaled = unit
+            .filter(|&from| rescalable && from != ctx.unit)
+            .map(|from| indent::rescale(&depths, &all_roles, from, ctx.unit));
+        for scaled in rescaled.iter().map(Some).chain([None]) {
+            let mut text = String::with_capacity(restyled.len() + lines.len() * (t.len() + 1));
+            for (i, (line, term)) in lines.iter().enumerate() {
+                let ws = leading_ws(line);
+                if is_verbatim(i) {
+                    // Inside a multi-line string literal: content, never moved.
+                    text.push_str(line);
+                } else if i == 0 {
+                    text.push_str(&line[ws.len()..]);
+                } else if is_blank(line) {
+                    // Blank lines get no indentation (no trailing whitespace).
+                } else if let Some(Some(d)) = scaled.map(|s| s[i]) {
+                    text.push_str(t);
+                    text.extend(std::iter::repeat_n(' ', d));
+                    text.push_str(&line[ws.len()..]);
+                } else if ws.len() >= base {
+                    text.push_str(t);
+                    text.push_str(&line[base..]);
+                } else {
+                    // Shallower than the reading's base: a line of a multi-line
+                    // string or comment written at its own column; left as is.
+                    text.push_str(line);
+                }
+                text.push_str(&eol(term));
+            }
+            let list = if strands {
+                &mut left_of_symbol
+            } else {
+                &mut out
+            };
+            if !list.contains(&text) {
+                list.push(text);
+            }
         }
     }
+    if out.is_empty() {
+        // Every reading strands a line: the judge picks the least bad.
+        out = left_of_symbol;
+    }
     out
+}
+
+/// One reading of new code's indentation in [`fit`].
+struct Reading {
+    /// The indentation the later lines carry that is not theirs.
+    base: usize,
+    /// Each line's depth below the first line (`None`: not moved).
+    depths: Vec<Option<usize>>,
+    /// A line of code lands left of the symbol's own column.
+    strands: bool,
+    /// The code's indentation unit as this reading shows it.
+    unit: Option<usize>,
 }
 
 /// Order the readings of code that replaces `old` so that the one keeping
@@ -669,17 +772,8 @@ fn delete(file: &ParsedFile, target: &Symbol) -> SymbolEdit {
 
 /// Describe the change between two texts by their common prefix and suffix.
 fn from_texts(old: &str, new_text: String) -> SymbolEdit {
-    let (a, b) = (old.as_bytes(), new_text.as_bytes());
-    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let max_suffix = a.len().min(b.len()) - prefix;
-    let suffix = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take(max_suffix)
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (old_end, new_end) = (a.len() - suffix, b.len() - suffix);
+    let (prefix, old_end, new_end) =
+        crate::text::changed_window(old.as_bytes(), new_text.as_bytes());
     SymbolEdit {
         old_start: prefix,
         old_end,

@@ -135,24 +135,21 @@ impl Splice {
     /// boundaries of both: the one way a planner that has the old and the
     /// new text derives the tree edit for the incremental reparse.
     pub fn between(old: &str, new: &str) -> Splice {
-        let (a, b) = (old.as_bytes(), new.as_bytes());
-        let mut prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-        while !(old.is_char_boundary(prefix) && new.is_char_boundary(prefix)) {
-            prefix -= 1;
+        let (mut start, mut old_end, mut new_end) =
+            crate::text::changed_window(old.as_bytes(), new.as_bytes());
+        while !(old.is_char_boundary(start) && new.is_char_boundary(start)) {
+            start -= 1;
         }
-        let mut suffix = a[prefix..]
-            .iter()
-            .rev()
-            .zip(b[prefix..].iter().rev())
-            .take_while(|(x, y)| x == y)
-            .count();
-        while !(old.is_char_boundary(a.len() - suffix) && new.is_char_boundary(b.len() - suffix)) {
-            suffix -= 1;
+        // The bytes after the window are equal, so both ends reach a
+        // character boundary together.
+        while !(old.is_char_boundary(old_end) && new.is_char_boundary(new_end)) {
+            old_end += 1;
+            new_end += 1;
         }
         Splice {
-            start: prefix,
-            old_end: a.len() - suffix,
-            new_end: b.len() - suffix,
+            start,
+            old_end,
+            new_end,
         }
     }
 }
@@ -186,7 +183,40 @@ pub fn reparse(
 /// are compared with the old's around the change only
 /// ([`crate::symbols::syntax_errors_around`]): the same difference as of the
 /// whole files, without walking every token of both for each candidate.
+///
+/// A language with a second opinion (`[edit] second_opinion`) has the
+/// change judged by that parser too, when the grammar finds nothing
+/// ([`super::second::problem`]).
 pub fn reparse_against(
+    lang: &Language,
+    old_tree: &Tree,
+    old_body: &str,
+    new_body: &str,
+    change: Splice,
+) -> Result<(Tree, Vec<SyntaxProblem>)> {
+    let (new_tree, mut introduced) =
+        reparse_grammar_only(lang, old_tree, old_body, new_body, change)?;
+    if introduced.is_empty()
+        && let Some(parser) = &lang.config.edit.second_opinion
+    {
+        let found = super::second::problem(
+            parser,
+            (old_tree, old_body),
+            (&new_tree, new_body),
+            (change.start, change.old_end, change.new_end),
+        );
+        introduced.extend(found.map(|f| SyntaxProblem {
+            line: f.line,
+            column: f.column,
+            what: f.what,
+            snippet: f.snippet,
+        }));
+    }
+    Ok((new_tree, introduced))
+}
+
+/// [`reparse_against`] judged by the language's grammar alone.
+pub fn reparse_grammar_only(
     lang: &Language,
     old_tree: &Tree,
     old_body: &str,

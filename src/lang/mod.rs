@@ -64,6 +64,44 @@ pub struct LanguageConfig {
     /// What the references and rename rules may assume (see [`RefsRules`]).
     #[serde(default)]
     pub refs: RefsRules,
+    /// Errors the language's compiler reports that its grammar accepts
+    /// (see [`CompileRules`]).
+    #[serde(default)]
+    pub rules: CompileRules,
+}
+
+/// Errors a language's compiler reports on text its grammar accepts
+/// (`return` outside a function, a duplicate parameter), checked like parse
+/// errors (`symbols::scoped`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompileRules {
+    #[serde(default)]
+    pub scoped: Vec<ScopeRule>,
+    #[serde(default)]
+    pub unique: Vec<UniqueRule>,
+}
+
+/// A node of one of `kinds` whose nearest enclosing node of one of
+/// `scopes` kinds (the root included) is not of an `allowed` kind breaks
+/// the rule `message`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScopeRule {
+    pub kinds: Vec<String>,
+    pub scopes: Vec<String>,
+    pub allowed: Vec<String>,
+    pub message: String,
+}
+
+/// The named children of a node of one of `kinds` must have distinct
+/// names (each child's first identifier, `symbols.identifiers`), or the
+/// second of two breaks the rule `message`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct UniqueRule {
+    pub kinds: Vec<String>,
+    pub message: String,
 }
 
 /// Language knowledge for `find_references` and `rename_symbol`.
@@ -182,6 +220,11 @@ pub struct EditRules {
     /// documentation laid out with the code, and moves with it.
     #[serde(default)]
     pub verbatim: Vec<String>,
+    /// A parser stricter than the grammar that judges writes too (one of
+    /// [`SECOND_OPINIONS`]): what it parsed around a change it
+    /// must parse after it.
+    #[serde(default)]
+    pub second_opinion: Option<String>,
 }
 
 impl Default for EditRules {
@@ -190,6 +233,7 @@ impl Default for EditRules {
             blank_lines: 1,
             top_level_blank_lines: 1,
             verbatim: Vec::new(),
+            second_opinion: None,
         }
     }
 }
@@ -499,6 +543,9 @@ impl Language {
     }
 }
 
+/// The parsers `[edit] second_opinion` may name (`edit::second`).
+pub const SECOND_OPINIONS: &[&str] = &["syn"];
+
 /// Every node kind a language file names must exist in its grammar: a
 /// typo would otherwise make a rule silently never apply.
 fn check_node_kinds(
@@ -515,6 +562,20 @@ fn check_node_kinds(
         .chain(rules.identifiers.iter().map(|k| ("symbols.identifiers", k)))
         .chain(rules.docstring.iter().map(|k| ("symbols.docstring", k)))
         .chain(config.edit.verbatim.iter().map(|k| ("edit.verbatim", k)))
+        .chain(config.rules.scoped.iter().flat_map(|r| {
+            r.kinds
+                .iter()
+                .chain(&r.scopes)
+                .chain(&r.allowed)
+                .map(|k| ("rules.scoped", k))
+        }))
+        .chain(
+            config
+                .rules
+                .unique
+                .iter()
+                .flat_map(|r| r.kinds.iter().map(|k| ("rules.unique", k))),
+        )
         .chain(
             config
                 .offside
@@ -543,6 +604,17 @@ fn check_node_kinds(
         .chain(anonymous.filter_map(|k| bad(k, false)))
         .chain(fields)
         .collect();
+    if let Some(p) = &config.edit.second_opinion
+        && !SECOND_OPINIONS.contains(&p.as_str())
+    {
+        return Err(Error::invalid_argument(format!(
+            "{path}: edit.second_opinion: unknown parser `{p}`"
+        ))
+        .with_suggestion(format!(
+            "set edit.second_opinion to one of {}, or remove it",
+            SECOND_OPINIONS.join(", ")
+        )));
+    }
     if unknown.is_empty() {
         return Ok(());
     }

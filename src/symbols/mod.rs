@@ -12,6 +12,7 @@ mod deps;
 mod namepath;
 pub mod occurrences;
 pub mod offside;
+pub mod scoped;
 
 pub use deps::{Dependencies, DependencySymbol, ImportRef, ImportStmt, dependencies};
 pub use namepath::{NamePathQuery, resolve, resolve_declarations};
@@ -844,15 +845,40 @@ fn widen<'t>(
         }
     }
     let mut first = top;
-    while let Some(prev) = first.prev_sibling() {
-        let touches = prev.end_position().row + 1 >= first.start_position().row;
-        if touches && lang.is_leading(prev.kind(), node_text(prev, body)) {
-            first = prev;
-        } else {
-            break;
+    // The node whose previous siblings are read: a node that begins its
+    // parent (a Python block's first statement) reads its parent's, since
+    // the comment above it is a sibling of the block.
+    let mut at = top;
+    loop {
+        match at.prev_sibling() {
+            Some(prev) => {
+                let touches = prev.end_position().row + 1 >= first.start_position().row;
+                if touches && is_leading(lang, prev, body) {
+                    first = prev;
+                    at = prev;
+                } else {
+                    break;
+                }
+            }
+            None => match at.parent() {
+                Some(parent) if parent.start_byte() == at.start_byte() => at = parent,
+                _ => break,
+            },
         }
     }
     with_doc(first, top, doc)
+}
+
+/// Is `node` leading trivia of what follows it (`[symbols] leading` in the
+/// language's TOML)? A comment (an extra) only when it begins its line: a
+/// comment after code on its line (`x = 1  # note`) belongs to that code.
+fn is_leading(lang: &Language, node: Node, body: &str) -> bool {
+    lang.is_leading(node.kind(), node_text(node, body))
+        && (!node.is_extra() || {
+            let start = node.start_byte();
+            let ls = memchr::memrchr(b'\n', &body.as_bytes()[..start]).map_or(0, |i| i + 1);
+            body[ls..start].trim().is_empty()
+        })
 }
 
 /// `(first, top)` extended to a doc comment the tags query captured above.
@@ -932,9 +958,17 @@ fn widen_all<'t>(
         level.next += 1;
         let first = match level.run {
             Some((start, last)) if touches(last, child) => start,
+            // A node that begins its parent takes the run above the parent
+            // (the comment above a Python block's first statement).
+            None if level.next == 1 => match path.last() {
+                Some(&(parent, parent_first)) if parent.start_byte() == child.start_byte() => {
+                    parent_first
+                }
+                _ => child,
+            },
             _ => child,
         };
-        level.run = if lang.is_leading(child.kind(), node_text(child, body)) {
+        level.run = if is_leading(lang, child, body) {
             Some((first, child))
         } else {
             None
@@ -1279,20 +1313,38 @@ pub struct ErrorNode {
     pub missing: Option<String>,
     /// The language rule a well-formed tree still breaks (an offside-rule
     /// violation: `unexpected indent`, ...).
-    pub rule: Option<&'static str>,
+    pub rule: Option<std::borrow::Cow<'static, str>>,
 }
 
 /// Characters of offending text quoted in a problem's message.
 const SNIPPET_CHARS: usize = 32;
 
 impl ErrorNode {
+    /// The problem at `node` (an ERROR or MISSING node, or a node breaking a
+    /// rule), where the trouble starts at `focus`.
+    pub(crate) fn of(node: Node, focus: Node) -> ErrorNode {
+        let (p, f) = (node.start_position(), focus.start_position());
+        ErrorNode {
+            start_byte: node.start_byte(),
+            end_byte: node.end_byte(),
+            line: p.row + 1,
+            column: p.column + 1,
+            end_line: node.end_position().row + 1,
+            focus_byte: focus.start_byte(),
+            focus_line: f.row + 1,
+            focus_column: f.column + 1,
+            missing: node.is_missing().then(|| node.kind().to_string()),
+            rule: None,
+        }
+    }
+
     /// What went wrong, in words that survive edits elsewhere in the file:
     /// the rule broken, the token assumed (`missing `;``) or the text not
     /// understood (`unexpected `)``), never a line number. Validation and
     /// `scalpel check` both compare problems by this message, so an edit
     /// passes exactly when `check --new-only` would.
     pub fn message(&self, body: &str) -> String {
-        if let Some(rule) = self.rule {
+        if let Some(rule) = &self.rule {
             return rule.to_string();
         }
         if let Some(token) = &self.missing {
@@ -1321,11 +1373,59 @@ impl ErrorNode {
 /// document order.
 pub fn syntax_errors(lang: &Language, tree: &Tree, body: &str) -> Vec<ErrorNode> {
     let mut all = error_nodes(tree);
+    let root = tree.root_node();
+    let mut more = scoped::violations(lang, tree, body, root.start_byte()..root.end_byte());
     if let Some(rules) = &lang.config.offside {
-        all.extend(offside::violations(rules, tree, body));
+        more.extend(offside::violations(rules, tree, body));
+    }
+    if !more.is_empty() {
+        all.extend(more);
         all.sort_by_key(|e| (e.focus_byte, e.rule.is_some()));
     }
     all
+}
+
+/// The smallest run of top-level nodes covering one change (the text at
+/// `start..old_end` of the old version became `start..new_end`) in both
+/// trees, as `(from, old_to, new_to)`: the old text over `from..old_to`
+/// became the new over `from..new_to`, and outside both versions agree.
+pub fn changed_region(
+    old: &Tree,
+    new: &Tree,
+    start: usize,
+    old_end: usize,
+    new_end: usize,
+) -> (usize, usize, usize) {
+    let delta = new_end as isize - old_end as isize;
+    let to_new = |old: usize| (old as isize + delta).max(0) as usize;
+    let to_old = |new: usize| (new as isize - delta).max(0) as usize;
+    let (mut from, mut end) = (start, old_end);
+    loop {
+        let (a1, b1) = top_level_cover(old, from, end);
+        let (a2, b2) = top_level_cover(new, from, to_new(end));
+        let (f, e) = (a1.min(a2), b1.max(to_old(b2)));
+        if (f, e) == (from, end) {
+            return (from, end, to_new(end));
+        }
+        (from, end) = (f, e);
+    }
+}
+
+/// `lo..hi` widened to the top-level nodes of `tree` it touches (a node
+/// that ends at `lo` or starts at `hi` is not touched unless the range is
+/// empty there).
+fn top_level_cover(tree: &Tree, lo: usize, hi: usize) -> (usize, usize) {
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let (mut a, mut b) = (lo, hi);
+    for top in root.children(&mut cursor) {
+        let (s, e) = (top.start_byte(), top.end_byte());
+        if s < hi.max(lo + 1) && e > lo {
+            a = a.min(s);
+            b = b.max(e);
+        }
+    }
+    (a, b)
 }
 
 /// The problems of two versions of a file, for comparing them, where one
@@ -1342,21 +1442,37 @@ pub fn syntax_errors_around(
     old_end: usize,
     new_end: usize,
 ) -> (Vec<ErrorNode>, Vec<ErrorNode>) {
-    let Some(rules) = &lang.config.offside else {
-        return (error_nodes(old.0), error_nodes(new.0));
+    // The compile rules hold within a top-level node: the region around
+    // the change has the whole files' difference.
+    let (o, n) = if lang.config.rules.scoped.is_empty() && lang.config.rules.unique.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        let (from, old_to, new_to) = changed_region(old.0, new.0, start, old_end, new_end);
+        (
+            scoped::violations(lang, old.0, old.1, from..old_to),
+            scoped::violations(lang, new.0, new.1, from..new_to),
+        )
     };
-    let Some((o, n)) = offside::around_change(rules, old, new, start, old_end, new_end) else {
+    let Some(rules) = &lang.config.offside else {
+        let with = |tree: &Tree, mut v: Vec<ErrorNode>| {
+            v.extend(error_nodes(tree));
+            v
+        };
+        return (with(old.0, o), with(new.0, n));
+    };
+    let Some((oo, no)) = offside::around_change(rules, old, new, start, old_end, new_end) else {
         return (
             syntax_errors(lang, old.0, old.1),
             syntax_errors(lang, new.0, new.1),
         );
     };
-    let with = |tree: &Tree, mut v: Vec<ErrorNode>| {
+    let with = |tree: &Tree, mut v: Vec<ErrorNode>, more: Vec<ErrorNode>| {
         v.extend(error_nodes(tree));
+        v.extend(more);
         v.sort_by_key(|e| (e.focus_byte, e.rule.is_some()));
         v
     };
-    (with(old.0, o), with(new.0, n))
+    (with(old.0, oo, o), with(new.0, no, n))
 }
 
 /// Visit the nodes under `root` (itself included) in document order,
@@ -1389,7 +1505,6 @@ pub fn error_nodes(tree: &Tree) -> Vec<ErrorNode> {
     walk_preorder(root, |node| {
         let bad = node.is_error() || node.is_missing();
         if bad {
-            let p = node.start_position();
             let mut focus = node;
             let mut children = node.walk();
             if let Some(c) = node
@@ -1398,19 +1513,7 @@ pub fn error_nodes(tree: &Tree) -> Vec<ErrorNode> {
             {
                 focus = c;
             }
-            let f = focus.start_position();
-            out.push(ErrorNode {
-                start_byte: node.start_byte(),
-                end_byte: node.end_byte(),
-                line: p.row + 1,
-                column: p.column + 1,
-                end_line: node.end_position().row + 1,
-                focus_byte: focus.start_byte(),
-                focus_line: f.row + 1,
-                focus_column: f.column + 1,
-                missing: node.is_missing().then(|| node.kind().to_string()),
-                rule: None,
-            });
+            out.push(ErrorNode::of(node, focus));
         }
         !bad && node.has_error()
     });

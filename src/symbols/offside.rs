@@ -256,7 +256,7 @@ fn error_nodes(body: &str, violations: Vec<Violation>) -> Vec<ErrorNode> {
             focus_line: v.row + 1,
             focus_column: v.column + 1,
             missing: None,
-            rule: Some(v.rule),
+            rule: Some(v.rule.into()),
         })
         .collect()
 }
@@ -438,9 +438,10 @@ mod tests {
         let lang = reg.by_name("python").unwrap();
         let tree = crate::symbols::parse_tree(lang, src, None).unwrap();
         let rules = lang.config.offside.as_ref().unwrap();
-        let got: Vec<(usize, &str)> = super::violations(rules, &tree, src)
+        let found = super::violations(rules, &tree, src);
+        let got: Vec<(usize, &str)> = found
             .iter()
-            .map(|e| (e.line, e.rule.unwrap()))
+            .map(|e| (e.line, e.rule.as_deref().unwrap()))
             .collect();
         assert_eq!(got, expect, "for:\n{src}");
     }

@@ -24,6 +24,22 @@ pub mod preview;
 pub mod replace;
 pub mod window;
 
+/// The smallest window in which `new` differs from `old`: their common
+/// prefix ends at `start`, and `old[start..old_end]` became
+/// `new[start..new_end]` (the common suffix never overlaps the prefix).
+pub fn changed_window(old: &[u8], new: &[u8]) -> (usize, usize, usize) {
+    let prefix = old.iter().zip(new).take_while(|(x, y)| x == y).count();
+    let max_suffix = old.len().min(new.len()) - prefix;
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(max_suffix)
+        .take_while(|(x, y)| x == y)
+        .count();
+    (prefix, old.len() - suffix, new.len() - suffix)
+}
+
 /// `1 file`, `2 files`, `1 match`, `0 matches`: a count and its noun, in
 /// the singular for one (every count a rendering prints goes through here).
 pub fn count(n: usize, noun: &str) -> String {

@@ -7,13 +7,16 @@
 //! (every line at the target's depth), without its decorators/attributes/doc
 //! comments, dedented to column 0, with the other line endings, with tabs,
 //! with a one-line body, with a body that starts with a docstring or
-//! comment. Each goes through the same planning and validation
-//! `update_symbol` uses, and:
+//! comment, in every other indentation width (2, 3, 4, 8 spaces) and, in a
+//! tab-indented file, in spaces. Each goes through the same planning and
+//! validation `update_symbol` uses, and:
 //! - adds no parse problem;
 //! - changes no byte outside the symbol's range;
 //! - keeps the symbol's leading trivia when the code brings none;
 //! - gives back the original byte for byte when the code is the original
 //!   in another shape (identity);
+//! - for code in another width, leaves the file's indentation unit and the
+//!   symbol's own unchanged and every line's text as it was;
 //! - and the new file is then judged by the language's own front end:
 //!   CPython's `compile()`, `syn`, the `typescript` compiler's parser.
 #![allow(dead_code)]
@@ -98,6 +101,38 @@ struct Shape {
     /// The code is the original symbol in another shape: the result must be
     /// the original file.
     identity: bool,
+    /// The code is written in another indentation unit than the file's:
+    /// the file's unit, and the symbol's own, must come out unchanged.
+    respaced: bool,
+}
+
+/// `code` with the leading whitespace of every line but the first and
+/// those inside a multi-line string literal (`verbatim`) rewritten by `f`.
+fn reindent(code: &str, verbatim: &[bool], f: impl Fn(&str) -> String) -> String {
+    code.split('\n')
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 || verbatim.get(i).copied().unwrap_or(false) {
+                return l.to_string();
+            }
+            let w = ws_len(l);
+            format!("{}{}", f(&l[..w]), &l[w..])
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The widths code comes in from other projects and agents.
+const WIDTHS: [usize; 4] = [2, 3, 4, 8];
+
+/// A width shape's name.
+fn width_name(spaces: usize) -> &'static str {
+    match spaces {
+        2 => "width_2",
+        3 => "width_3",
+        4 => "width_4",
+        _ => "width_8",
+    }
 }
 
 /// Lines of `file`'s text over `range` (file offsets) inside a multi-line
@@ -127,22 +162,26 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
         name: "extract",
         code: full_code.to_string(),
         identity: true,
+        respaced: false,
     }];
     out.push(Shape {
         name: "dedented",
         code: dedent(full_code, col, &full_verbatim),
         identity: dedent_keeps_layout(full_code, col, &full_verbatim),
+        respaced: false,
     });
     if bare.start_byte > full.start_byte {
         out.push(Shape {
             name: "extract_no_trivia",
             code: bare_code.to_string(),
             identity: true,
+            respaced: false,
         });
         out.push(Shape {
             name: "dedented_no_trivia",
             code: dedent(bare_code, col, &bare_verbatim),
             identity: bare_lossless,
+            respaced: false,
         });
     }
     if col > 0 {
@@ -154,6 +193,7 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
                 &text[full.start_byte - col..full.start_byte]
             ),
             identity: true,
+            respaced: false,
         });
     }
     let ded = dedent(bare_code, col, &bare_verbatim);
@@ -165,6 +205,7 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
             ded.replace('\n', "\r\n")
         },
         identity: bare_lossless,
+        respaced: false,
     });
     if !text.contains('\t') && unit > 0 {
         let tabbed: Vec<String> = ded
@@ -187,7 +228,38 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
             name: "tabs",
             code: tabbed.join("\n"),
             identity: bare_lossless,
+            respaced: false,
         });
+    }
+    // The same code in every other indentation unit: each step of the
+    // file's becomes a step of the other width (what is left over, such as
+    // a continuation line's alignment, stays), or each tab of a tab file
+    // becomes spaces.
+    if !text.contains('\t') && unit > 0 {
+        for w in WIDTHS.into_iter().filter(|&w| w != unit) {
+            out.push(Shape {
+                name: width_name(w),
+                code: reindent(&ded, &bare_verbatim, |ws| {
+                    let n = ws.len();
+                    " ".repeat(n / unit * w + n % unit)
+                }),
+                identity: false,
+                respaced: true,
+            });
+        }
+    } else if file_is_tabbed(file) {
+        for w in [2, 4, 8] {
+            out.push(Shape {
+                name: match w {
+                    2 => "spaces_2",
+                    4 => "spaces_4",
+                    _ => "spaces_8",
+                },
+                code: reindent(&ded, &bare_verbatim, |ws| ws.replace('\t', &" ".repeat(w))),
+                identity: false,
+                respaced: true,
+            });
+        }
     }
     // A new body under the original header (no trivia: it must be kept).
     let node = file
@@ -238,14 +310,51 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
             name: "one_line_body",
             code: make(&[lang.one_line]),
             identity: false,
+            respaced: false,
         });
         out.push(Shape {
             name: "doc_first",
             code: make(&[lang.doc_first, lang.one_line]),
             identity: false,
+            respaced: false,
         });
     }
     out
+}
+
+/// The file's indentation style, read as the engine reads it.
+fn style_of(file: &ParsedFile) -> scalpel::source::Indent {
+    edit::indent::file_style(
+        &file.language,
+        &file.tree,
+        file.source.body(),
+        file.source.profile.indent,
+    )
+}
+
+fn file_is_tabbed(file: &ParsedFile) -> bool {
+    style_of(file) == scalpel::source::Indent::Tabs
+}
+
+/// The indentation unit of `s`'s own lines in `file`.
+fn symbol_unit(file: &ParsedFile, s: &Symbol) -> Option<usize> {
+    let off = file.source.body_offset();
+    let span = s.full_span();
+    edit::indent::code_unit(
+        &file.language,
+        &file.tree,
+        file.source.body(),
+        span.start_byte - off..span.end_byte - off,
+    )
+}
+
+/// The lines of `text`, trimmed, blank ones left out: what no reading of
+/// the indentation may change.
+fn trimmed_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 /// Trivia lines above the definition line, trimmed.
@@ -397,12 +506,8 @@ pub fn run_file_picked(lang: &Lang, path: &Path, pick: Pick, t: &mut Tally) {
         }
     };
     t.files += 1;
-    let unit = edit::indent::unit(edit::indent::file_style(
-        &file.language,
-        &file.tree,
-        file.source.body(),
-        file.source.profile.indent,
-    ));
+    let style = style_of(&file);
+    let unit = edit::indent::unit(style);
     let all: Vec<&Symbol> = file
         .symbols
         .iter()
@@ -461,6 +566,28 @@ pub fn run_file_picked(lang: &Lang, path: &Path, pick: Pick, t: &mut Tally) {
                 Some(a) if trivia_lines(new, a) == trivia_lines(&text, s) => {}
                 _ => {
                     t.failures.push(format!("{label}: leading trivia not kept"));
+                    continue;
+                }
+            }
+            if shape.respaced {
+                // The file's unit, the symbol's own, and every line's text.
+                let (was, now) = (symbol_unit(&file, s), symbol_unit(&after, moved.unwrap()));
+                if style_of(&after) != style {
+                    t.failures.push(format!(
+                        "{label}: the file's indentation became {:?} (was {style:?})",
+                        style_of(&after)
+                    ));
+                    continue;
+                }
+                if was.is_some() && now != was {
+                    t.failures.push(format!(
+                        "{label}: the symbol's indentation unit became {now:?} (was {was:?})"
+                    ));
+                    continue;
+                }
+                if trimmed_lines(new) != trimmed_lines(&text) {
+                    t.failures
+                        .push(format!("{label}: {}", first_difference(&text, new)));
                     continue;
                 }
             }

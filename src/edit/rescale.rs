@@ -1,0 +1,150 @@
+//! Rescaling new code's indentation to the unit of its place: code written
+//! with steps of 2 that lands in a file indented by 4 gets steps of 4 at
+//! every depth, and the other way round.
+//!
+//! Only lines of the code's blocks and statements ([`Role::Step`]) count in
+//! steps. A line continued inside a bracket whose first item follows it on
+//! its line (`def f(a,` / `      b):`), and a line inside a multi-line
+//! comment or docstring, keeps its position relative to the line above it
+//! ([`Role::Follow`]): its column is alignment or content, not depth. The
+//! roles are read from the code's own parse ([`super::indent::roles`]), so
+//! no language is named here.
+
+/// How a line of code moves when its indentation is rescaled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A line of the code's blocks and statements: its depth is counted in
+    /// steps of the code's unit, each becoming a step of the place's unit.
+    Step,
+    /// A line that begins with a comment: placed like a step line, but it
+    /// neither tells the code's unit nor opens a depth.
+    Comment,
+    /// Continued inside a visually indented bracket, or inside a multi-line
+    /// comment or docstring: moves by as much as the line above it.
+    Follow,
+    /// Never moved (inside a multi-line string literal, or blank).
+    Fixed,
+}
+
+/// The code's indentation unit, read from `depths` (each line's depth
+/// relative to the first line's, `None` for a line that is not moved) as
+/// the most frequent step by which a [`Role::Step`] line goes deeper than
+/// the step line it is nested in (ties go to the smaller step, as the
+/// file's own unit is read: [`crate::source::indent_of_lines`]). `None`
+/// when no step line goes deeper.
+pub fn steps_unit(depths: &[Option<usize>], roles: &[Role]) -> Option<usize> {
+    let mut counts = [0usize; 9];
+    let mut stack: Vec<usize> = vec![0];
+    for (depth, role) in depths.iter().zip(roles).skip(1) {
+        let (Some(d), Role::Step) = (*depth, *role) else {
+            continue;
+        };
+        while stack.last().is_some_and(|&top| top > d) {
+            stack.pop();
+        }
+        let top = stack.last().copied().unwrap_or(0);
+        if d > top {
+            if d - top < counts.len() {
+                counts[d - top] += 1;
+            }
+            stack.push(d);
+        }
+    }
+    counts
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, c)| **c > 0)
+        .max_by_key(|(w, c)| (**c, usize::MAX - *w))
+        .map(|(w, _)| w)
+}
+
+/// `depths` rescaled from steps of `from` to steps of `to` (see the module
+/// text). A step line at a depth some enclosing step line had takes that
+/// line's new depth; a deeper one adds its steps to the enclosing line's
+/// new depth (a remainder that is not a whole step is kept as it is); a
+/// following line moves by as much as the nearest moved line above it.
+pub fn rescale(
+    depths: &[Option<usize>],
+    roles: &[Role],
+    from: usize,
+    to: usize,
+) -> Vec<Option<usize>> {
+    let scale = |x: usize| (x / from) * to + x % from;
+    // (old depth, new depth) of the step lines enclosing the current one.
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    let mut delta: isize = 0;
+    let mut out = Vec::with_capacity(depths.len());
+    for (i, (depth, role)) in depths.iter().zip(roles).enumerate() {
+        let Some(d) = *depth else {
+            out.push(None);
+            continue;
+        };
+        let new = if i == 0 {
+            0
+        } else {
+            match role {
+                Role::Step | Role::Comment => {
+                    while stack.len() > 1 && stack.last().is_some_and(|&(old, _)| old > d) {
+                        stack.pop();
+                    }
+                    let (old, new_top) = stack.last().copied().unwrap_or((0, 0));
+                    let new = new_top + scale(d - old);
+                    if *role == Role::Step && d > old {
+                        stack.push((d, new));
+                    }
+                    new
+                }
+                Role::Follow => (d as isize + delta).max(0) as usize,
+                Role::Fixed => {
+                    out.push(None);
+                    continue;
+                }
+            }
+        };
+        delta = new as isize - d as isize;
+        out.push(Some(new));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Role::*;
+
+    #[test]
+    fn the_unit_is_the_most_frequent_step() {
+        let d = |v: &[usize]| v.iter().map(|&x| Some(x)).collect::<Vec<_>>();
+        assert_eq!(steps_unit(&d(&[0, 2, 4, 2, 0]), &[Step; 5]), Some(2));
+        // A hanging indent of two steps and a body of one.
+        assert_eq!(steps_unit(&d(&[0, 8, 4]), &[Step; 3]), Some(4));
+        // Following lines do not vote.
+        assert_eq!(steps_unit(&d(&[0, 6, 6]), &[Step, Follow, Follow]), None);
+        assert_eq!(steps_unit(&d(&[0]), &[Step]), None);
+    }
+
+    #[test]
+    fn steps_scale_and_following_lines_keep_their_place() {
+        let d = |v: &[usize]| v.iter().map(|&x| Some(x)).collect::<Vec<_>>();
+        // def f(a,          0
+        //       b):         6 (aligned: follows line 0, which did not move)
+        //   x = g(1,        2 -> 4
+        //         2)        8 -> 10 (follows: +2)
+        //   # c             2 -> 4
+        //   """Doc.         2 -> 4
+        //   more"""         2 -> 4 (content follows)
+        let roles = [Step, Follow, Step, Follow, Comment, Step, Follow];
+        assert_eq!(
+            rescale(&d(&[0, 6, 2, 8, 2, 2, 2]), &roles, 2, 4),
+            d(&[0, 6, 4, 10, 4, 4, 4])
+        );
+        // f() {  /  return {  /  a: 2,  /  };  /  }   from 4 to 2.
+        assert_eq!(
+            rescale(&d(&[0, 4, 8, 4, 0]), &[Step; 5], 4, 2),
+            d(&[0, 2, 4, 2, 0])
+        );
+        // A remainder that is not a whole step stays.
+        assert_eq!(rescale(&d(&[0, 2, 5]), &[Step; 3], 2, 4), d(&[0, 4, 9]));
+    }
+}
