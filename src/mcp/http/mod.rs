@@ -288,6 +288,7 @@ async fn connection<M>(
     let handle = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
         let (service, gate, manager) = (service.clone(), gate.clone(), manager.clone());
         async move {
+            let method = req.method().clone();
             let resp = match gate.admit(req, manager.as_ref()).await {
                 Ok(admitted) => {
                     let resp = service.handle(admitted.request).await;
@@ -295,6 +296,7 @@ async fn connection<M>(
                 }
                 Err(refusal) => {
                     tracing::info!(
+                        %method,
                         status = refusal.status.as_u16(),
                         code = refusal.code,
                         message = %refusal.message,
