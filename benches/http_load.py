@@ -55,7 +55,8 @@ def make_root(sessions):
 
 def args_for(tool, s, i):
     if tool == "read_file":
-        return "read_file", {"path": "src/decoder.py", "offset": 1 + (i * 7) % 300, "limit": 40}
+        return "read_file", {"path": "src/decoder.py", "start_line": 1 + (i * 7) % 300,
+                                    "end_line": 40 + (i * 7) % 300}
     if tool == "list_symbols":
         return "list_symbols", {"path": "src/encoder.py"}
     if tool == "search_files":

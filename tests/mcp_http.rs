@@ -376,6 +376,24 @@ fn raw_http_refusals_have_their_status_and_code() {
         );
         assert_eq!(a.status, 200, "{a:?}");
         assert!(a.body.contains("list_symbols"), "{a:?}");
+        // Ending the session: 204; the id is then unknown.
+        let a = server.send(
+            &format!(
+                "DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{}{origin}Mcp-Session-Id: {session}\r\n",
+                server.auth()
+            ),
+            &[],
+        );
+        assert_eq!(a.status, 204, "{a:?}");
+        let a = server.post(
+            &format!("{}Mcp-Session-Id: {session}\r\n", server.auth()),
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
+        );
+        assert_eq!(
+            (a.status, a.code().as_str()),
+            (404, "SESSION_NOT_FOUND"),
+            "{a:?}"
+        );
     }
 
     // A second server on the root finds the first and says so.

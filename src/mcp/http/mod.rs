@@ -291,7 +291,13 @@ async fn connection<M>(
             let method = req.method().clone();
             let resp = match gate.admit(req, manager.as_ref()).await {
                 Ok(admitted) => {
-                    let resp = service.handle(admitted.request).await;
+                    let mut resp = service.handle(admitted.request).await;
+                    // rmcp ends a session with 202; clients (the Python SDK)
+                    // expect 200 or 204 and warn otherwise.
+                    if method == http::Method::DELETE && resp.status() == http::StatusCode::ACCEPTED
+                    {
+                        *resp.status_mut() = http::StatusCode::NO_CONTENT;
+                    }
                     Holding::wrap(resp, admitted.held)
                 }
                 Err(refusal) => {
