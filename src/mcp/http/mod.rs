@@ -213,7 +213,6 @@ async fn run(
         root: root.to_path_buf(),
         version: env!("CARGO_PKG_VERSION").into(),
     };
-    state.write(root)?;
     // Start indexing now: the first search of the first session finds it ready.
     let shared = server.shared.clone();
     let at = root.to_path_buf();
@@ -229,6 +228,8 @@ async fn run(
         token_file.display(),
         ServerState::path(root).display()
     );
+    // Last: a client that finds server.json finds the server listening.
+    state.write(root)?;
 
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut connections = tokio::task::JoinSet::new();
