@@ -175,6 +175,11 @@ impl Gate {
         }
     }
 
+    /// `--allow-origin`, each as `scheme://host:port`.
+    pub fn origins(&self) -> &[String] {
+        &self.origins
+    }
+
     pub fn body_limit(&self) -> usize {
         self.limits.body
     }

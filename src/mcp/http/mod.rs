@@ -195,7 +195,7 @@ async fn run(
     let manager = Arc::new(manager);
     let mut config = StreamableHttpServerConfig::default()
         .with_max_request_body_bytes(gate.body_limit())
-        .with_allowed_origins(http.allow_origins.clone())
+        .with_allowed_origins(gate.origins().to_vec())
         .enforce_origin_validation();
     config = match hosts {
         Some(h) => config.with_allowed_hosts(h),
