@@ -446,8 +446,9 @@ fn remote_listening_needs_allow_remote() {
 /// preflight: the DNS-rebinding and CSRF path) and as a CORS request with
 /// an Authorization header (a preflight first). The server refuses both
 /// with 403 FORBIDDEN_ORIGIN; the same page against a server started with
-/// `--allow-origin` for that origin gets past the Origin check (401: no
-/// token), which shows the browser's requests really arrive.
+/// `--allow-origin` for that origin gets past the Origin check (its
+/// preflight granted, then 401: no token), which shows the browser's
+/// requests really arrive.
 #[test]
 fn a_browser_page_of_another_origin_is_refused() {
     let chromium = which("chromium").unwrap_or_else(|| {
@@ -520,8 +521,10 @@ fn a_browser_page_of_another_origin_is_refused() {
     let _ = browser.wait();
     let report = report.expect("the page reported within 90 s");
     println!("the page saw: {report}");
-    // The browser itself saw failures (no CORS grant) for the refusing server.
+    // The browser itself saw a failure (no CORS grant) from the refusing
+    // server, and the 401 of the allowing one (its preflight granted).
     assert!(report.contains("cors0=error"), "{report}");
+    assert!(report.contains("cors1=status-401"), "{report}");
 
     // What the servers saw, from their logs (the gate logs each refusal).
     std::thread::sleep(Duration::from_millis(200));

@@ -283,6 +283,53 @@ impl Gate {
         })
     }
 
+    /// A CORS preflight (`OPTIONS`) from a page of an allowed origin: 204
+    /// granting the methods and headers MCP uses. It carries no token (the
+    /// browser sends none), so nothing is done but answering.
+    pub fn preflight(&self, req: &Request<impl Body>) -> Result<BoxResponse, Refusal> {
+        self.check_host(req.headers())?;
+        self.check_origin(req.headers())?;
+        let mut resp = Response::new(Full::new(Bytes::new()).boxed());
+        *resp.status_mut() = StatusCode::NO_CONTENT;
+        let h = resp.headers_mut();
+        h.insert(
+            header::ACCESS_CONTROL_ALLOW_METHODS,
+            header::HeaderValue::from_static("GET, POST, DELETE"),
+        );
+        h.insert(
+            header::ACCESS_CONTROL_ALLOW_HEADERS,
+            header::HeaderValue::from_static(
+                "authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id",
+            ),
+        );
+        h.insert(
+            header::ACCESS_CONTROL_MAX_AGE,
+            header::HeaderValue::from_static("600"),
+        );
+        Ok(resp)
+    }
+
+    /// Let a page of an allowed origin read `resp` (its status, the
+    /// session id): CORS headers when `origin` is listed.
+    pub fn grant(&self, origin: Option<&header::HeaderValue>, resp: &mut BoxResponse) {
+        let Some(origin) = origin else { return };
+        let listed = origin
+            .to_str()
+            .ok()
+            .and_then(normalize_origin)
+            .is_some_and(|o| o != "null" && self.origins.contains(&o));
+        if !listed {
+            return;
+        }
+        let h = resp.headers_mut();
+        h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
+        h.insert(header::VARY, header::HeaderValue::from_static("Origin"));
+        h.insert(
+            header::ACCESS_CONTROL_EXPOSE_HEADERS,
+            header::HeaderValue::from_static("mcp-session-id, mcp-protocol-version"),
+        );
+    }
+
     fn check_host(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         let Some(hosts) = &self.hosts else {
             return Ok(());
@@ -657,6 +704,39 @@ mod tests {
         assert!(g.drained(Duration::from_millis(10)).await);
         g.close();
         assert_eq!(code(&g, &[AUTH], ok, 1).await, "SHUTTING_DOWN");
+    }
+
+    #[test]
+    fn preflight_and_grants_only_for_listed_origins() {
+        let g = gate(limits());
+        let pre = |origin: &str| {
+            let r = Request::options("/mcp")
+                .header("host", "localhost:9")
+                .header("origin", origin)
+                .body(Full::new(Bytes::new()))
+                .unwrap();
+            g.preflight(&r).map(|r| r.status()).map_err(|r| r.code)
+        };
+        assert_eq!(pre("http://localhost:5173"), Ok(StatusCode::NO_CONTENT));
+        assert_eq!(pre("http://localhost:5174"), Err("FORBIDDEN_ORIGIN"));
+        let mut resp = Refusal::new(StatusCode::UNAUTHORIZED, "UNAUTHORIZED", "m", "s").response();
+        g.grant(
+            Some(&header::HeaderValue::from_static("http://evil.example")),
+            &mut resp,
+        );
+        assert!(
+            !resp
+                .headers()
+                .contains_key(header::ACCESS_CONTROL_ALLOW_ORIGIN)
+        );
+        g.grant(
+            Some(&header::HeaderValue::from_static("http://localhost:5173")),
+            &mut resp,
+        );
+        assert_eq!(
+            resp.headers()[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+            "http://localhost:5173"
+        );
     }
 
     #[test]

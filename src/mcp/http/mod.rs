@@ -290,17 +290,27 @@ async fn connection<M>(
         let (service, gate, manager) = (service.clone(), gate.clone(), manager.clone());
         async move {
             let method = req.method().clone();
-            let resp = match gate.admit(req, manager.as_ref()).await {
-                Ok(admitted) => {
-                    let mut resp = service.handle(admitted.request).await;
-                    // rmcp ends a session with 202; clients (the Python SDK)
-                    // expect 200 or 204 and warn otherwise.
-                    if method == http::Method::DELETE && resp.status() == http::StatusCode::ACCEPTED
-                    {
-                        *resp.status_mut() = http::StatusCode::NO_CONTENT;
+            let origin = req.headers().get(http::header::ORIGIN).cloned();
+            let answer = if method == http::Method::OPTIONS {
+                gate.preflight(&req)
+            } else {
+                match gate.admit(req, manager.as_ref()).await {
+                    Ok(admitted) => {
+                        let mut resp = service.handle(admitted.request).await;
+                        // rmcp ends a session with 202; clients (the Python
+                        // SDK) expect 200 or 204 and warn otherwise.
+                        if method == http::Method::DELETE
+                            && resp.status() == http::StatusCode::ACCEPTED
+                        {
+                            *resp.status_mut() = http::StatusCode::NO_CONTENT;
+                        }
+                        Ok(Holding::wrap(resp, admitted.held))
                     }
-                    Holding::wrap(resp, admitted.held)
+                    Err(refusal) => Err(refusal),
                 }
+            };
+            let mut resp = match answer {
+                Ok(resp) => resp,
                 Err(refusal) => {
                     tracing::info!(
                         %method,
@@ -312,6 +322,7 @@ async fn connection<M>(
                     refusal.response()
                 }
             };
+            gate.grant(origin.as_ref(), &mut resp);
             Ok::<_, std::convert::Infallible>(resp)
         }
     });
