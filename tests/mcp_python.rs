@@ -2,7 +2,9 @@
 //! installed by the test itself into target/tmp/mcp-venv, see
 //! tests/provision) drives `scalpel serve`: lists
 //! the tools, calls each one and validates every structuredContent against
-//! the tool's outputSchema (tests/support/mcp_client.py).
+//! the tool's outputSchema (tests/support/mcp_client.py). The same scenario
+//! runs over stdio and over streamable HTTP (`scalpel serve --http`, two
+//! sessions on one root, stopped with SIGTERM).
 
 mod mcp_support;
 mod provision;
@@ -14,6 +16,15 @@ use std::process::Command;
 
 #[test]
 fn python_sdk_lists_calls_and_validates_every_tool() {
+    python_sdk_scenario("stdio");
+}
+
+#[test]
+fn python_sdk_scenario_over_streamable_http() {
+    python_sdk_scenario("http");
+}
+
+fn python_sdk_scenario(transport: &str) {
     let python = provision::mcp_venv_python();
     let repo = Repo::new();
     let ws = Workspace::new(repo.root()).unwrap();
@@ -37,6 +48,7 @@ fn python_sdk_lists_calls_and_validates_every_tool() {
         .arg(env!("CARGO_BIN_EXE_scalpel"))
         .arg(repo.root())
         .arg(&edit_id)
+        .arg(transport)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -44,7 +56,7 @@ fn python_sdk_lists_calls_and_validates_every_tool() {
     println!("{stdout}");
     assert!(
         out.status.success(),
-        "the Python client failed ({}):\n{stdout}\n{stderr}",
+        "the Python client failed over {transport} ({}):\n{stdout}\n{stderr}",
         out.status
     );
     assert!(stdout.contains("OK: "), "{stdout}");

@@ -249,6 +249,8 @@ enum Command {
         /// seen at the next start.
         #[arg(long)]
         no_watch: bool,
+        #[command(flatten)]
+        http: HttpArgs,
     },
     /// Parse a file and report errors; `--dump-tree` prints the syntax tree.
     Parse(ParseArgs),
@@ -261,6 +263,41 @@ enum Command {
         #[command(subcommand)]
         action: HookCommand,
     },
+}
+
+/// `scalpel serve --http`: MCP over streamable HTTP for many clients.
+#[derive(Args, Debug)]
+struct HttpArgs {
+    /// Serve MCP over streamable HTTP at http://ADDR:PORT/mcp instead of
+    /// stdio (default 127.0.0.1:0: a free loopback port, printed on stderr
+    /// and written to ROOT/.scalpel/server.json). One root per server:
+    /// --root, else the working directory.
+    #[arg(long, value_name = "ADDR:PORT", num_args = 0..=1,
+          default_missing_value = crate::mcp::HttpOptions::DEFAULT_ADDR)]
+    http: Option<std::net::SocketAddr>,
+    /// Allow --http to listen on an address other machines can reach.
+    #[arg(long, requires = "http")]
+    allow_remote: bool,
+    /// Read the bearer token from FILE (mode 0600) instead of generating
+    /// one into ROOT/.scalpel/http-token at each start.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    token_file: Option<PathBuf>,
+    /// A browser origin (scheme://host:port) whose pages may call the
+    /// server; repeatable. Requests with any other Origin get 403.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    allow_origin: Vec<String>,
+    /// Open sessions at most.
+    #[arg(long, value_name = "N", default_value_t = 64, requires = "http")]
+    max_sessions: usize,
+    /// Requests in flight at most, all sessions together.
+    #[arg(long, value_name = "N", default_value_t = 64, requires = "http")]
+    max_requests: usize,
+    /// Requests in flight at most in one session.
+    #[arg(long, value_name = "N", default_value_t = 16, requires = "http")]
+    max_session_requests: usize,
+    /// Close a session idle for this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 1800, requires = "http")]
+    idle_timeout: u64,
 }
 
 #[derive(Args, Debug)]
@@ -527,6 +564,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             log_level,
             model,
             no_watch,
+            http,
         } => {
             let mut options = crate::mcp::ServerOptions::from_env(root, engine);
             options.index = crate::mcp::IndexOptions {
@@ -534,7 +572,22 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                 at_start: true,
                 no_watch,
             };
-            crate::mcp::serve_stdio(options, &log_level)?;
+            match http.http {
+                None => crate::mcp::serve_stdio(options, &log_level)?,
+                Some(addr) => {
+                    let http = crate::mcp::HttpOptions {
+                        addr,
+                        allow_remote: http.allow_remote,
+                        token_file: http.token_file,
+                        allow_origins: http.allow_origin,
+                        max_sessions: http.max_sessions,
+                        max_requests: http.max_requests,
+                        max_session_requests: http.max_session_requests,
+                        idle_timeout: std::time::Duration::from_secs(http.idle_timeout.max(1)),
+                    };
+                    crate::mcp::serve_http(options, http, &log_level)?
+                }
+            }
             Ok(0)
         }
         Command::Languages { json } => {

@@ -142,3 +142,30 @@ pub fn stat(path: &Path) -> Option<(u64, u128)> {
         .map_or(0, |d| d.as_nanos());
     Some((m.len(), mtime))
 }
+
+/// `ROOT/.scalpel/<name>`.
+pub fn scalpel_file(root: &Path, name: &str) -> PathBuf {
+    root.join(super::SCALPEL_DIR).join(name)
+}
+
+/// Replace `ROOT/.scalpel/<name>` with `bytes`, readable by its owner only
+/// (0600 from creation): the HTTP server's state and token. Returns its
+/// path.
+pub fn save_private_file(root: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf> {
+    let path = ensure_dir(root, "")?.join(name);
+    let attrs = FileAttrs {
+        mode: Some(0o600),
+        owner: None,
+    };
+    atomic_write(&path, bytes, &attrs, &FaultPlan::none())?;
+    Ok(path)
+}
+
+/// Delete `ROOT/.scalpel/<name>` (a missing file is fine).
+pub fn remove_scalpel_file(root: &Path, name: &str) -> Result<()> {
+    let path = scalpel_file(root, name);
+    if door::open_file(&path).is_err() {
+        return Ok(());
+    }
+    atomic_remove(&path, &FaultPlan::none())
+}

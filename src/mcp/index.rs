@@ -74,4 +74,19 @@ impl Indexes {
             ix.update_paths(paths);
         }
     }
+
+    /// Save every open index that changed since its last save (a server
+    /// stopping).
+    pub(super) fn save_all(&self) {
+        let open: Vec<_> = self
+            .by_root
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        for ix in open {
+            ix.save_if_dirty();
+        }
+    }
 }

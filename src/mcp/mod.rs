@@ -20,6 +20,7 @@
 //! over-long, non-UTF-8 or non-JSON one.
 
 mod framing;
+mod http;
 mod index;
 mod render;
 pub mod reply;
@@ -28,6 +29,7 @@ mod schema;
 mod tools;
 
 pub use framing::line_limit;
+pub use http::{HttpOptions, STATE_FILE, ServerState, TOKEN_FILE, serve_http};
 pub use reply::{Json, Render, ToolError};
 pub use tools::{ExtractCodeParams, ListSymbolsParams, SearchCodebaseParams, UndoEditParams};
 
@@ -399,16 +401,7 @@ impl ServerHandler for ScalpelServer {
 /// Logs go to stderr at `log_level` (a tracing filter: `warn`, `info`,
 /// `scalpel=debug`, ...).
 pub fn serve_stdio(options: ServerOptions, log_level: &str) -> Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_new(log_level).map_err(|e| {
-        Error::invalid_argument(format!("bad --log-level `{log_level}`: {e}"))
-            .with_suggestion("use error, warn, info, debug or trace (or a tracing filter)")
-    })?;
-    // A subscriber may already be set when embedded; then keep that one.
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_env_filter(filter)
-        .try_init();
+    init_logging(log_level)?;
     let limit = framing::line_limit(options.engine.max_file_size);
     let server = ScalpelServer::new(options)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -432,4 +425,19 @@ pub fn serve_stdio(options: ServerOptions, log_level: &str) -> Result<()> {
         tracing::info!(?reason, "client disconnected");
         Ok(())
     })
+}
+
+/// Log to stderr at `log_level` (a tracing filter).
+fn init_logging(log_level: &str) -> Result<()> {
+    let filter = tracing_subscriber::EnvFilter::try_new(log_level).map_err(|e| {
+        Error::invalid_argument(format!("bad --log-level `{log_level}`: {e}"))
+            .with_suggestion("use error, warn, info, debug or trace (or a tracing filter)")
+    })?;
+    // A subscriber may already be set when embedded; then keep that one.
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init();
+    Ok(())
 }

@@ -81,9 +81,10 @@ pub fn remaining_references(
     };
     let undecided = if undecided > 0 {
         format!(
-            "{}{undecided} undecided uses in {} files ({} probable, {} name only)",
+            "{}{} in {} ({} probable, {} name only)",
             if proven > 0 { ", and " } else { ": " },
-            files(false),
+            crate::text::count(undecided, "undecided use"),
+            crate::text::count(files(false), "file"),
             count(Tier::Probable),
             count(Tier::NameOnly)
         )
