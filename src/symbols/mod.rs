@@ -1443,9 +1443,15 @@ pub fn syntax_errors_around(
     new_end: usize,
 ) -> (Vec<ErrorNode>, Vec<ErrorNode>) {
     // The compile rules hold within a top-level node: the region around
-    // the change has the whole files' difference.
+    // the change has the whole files' difference, unless error recovery
+    // regrouped nodes beyond it (`y = (` left open takes a `def` header
+    // and leaves its `return`s at module level, further down): with an
+    // error in either tree, the whole files are compared.
     let (o, n) = if lang.config.rules.scoped.is_empty() && lang.config.rules.unique.is_empty() {
         (Vec::new(), Vec::new())
+    } else if old.0.root_node().has_error() || new.0.root_node().has_error() {
+        let all = |t: &Tree, body: &str| scoped::violations(lang, t, body, 0..body.len());
+        (all(old.0, old.1), all(new.0, new.1))
     } else {
         let (from, old_to, new_to) = changed_region(old.0, new.0, start, old_end, new_end);
         (
