@@ -1112,34 +1112,7 @@ fn typescript_renames_that_succeed_are_accepted_by_tsc() {
         String::from_utf8_lossy(&base.stdout)
     );
     let bin = assert_cmd::cargo::cargo_bin("scalpel");
-    let mut files: Vec<PathBuf> = scalpel::disk::walk_files(&root.join("v3"))
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "ts"))
-        .collect();
-    files.sort();
-    let originals: Vec<(PathBuf, Vec<u8>)> = files
-        .iter()
-        .map(|f| (f.clone(), std::fs::read(f).unwrap()))
-        .collect();
-    let mut targets = Vec::new();
-    for f in &files {
-        let out = Command::new(&bin)
-            .args(["symbols", "--json"])
-            .arg(f)
-            .output()
-            .unwrap();
-        let outline: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        for s in outline["symbols"].as_array().unwrap() {
-            if s["kind"] == "function" || s["kind"] == "method" {
-                let addr = s["address"].as_str().or(s["name_path"].as_str()).unwrap();
-                targets.push((
-                    f.clone(),
-                    addr.to_string(),
-                    s["name"].as_str().unwrap().to_string(),
-                ));
-            }
-        }
-    }
+    let (originals, targets) = judged_targets(&bin, &root.join("v3"), "ts");
     let sample: Vec<_> = targets.iter().step_by(10).collect();
     assert!(sample.len() >= 10, "{} in the sample", sample.len());
     let (mut applied, mut refused, mut wrong) = (0, 0, Vec::new());
@@ -1242,34 +1215,7 @@ fn python_renames_that_succeed_are_accepted_by_pyright() {
     let base = errors("", "");
     assert!(base.len() < 100, "baseline: {} errors", base.len());
     let bin = assert_cmd::cargo::cargo_bin("scalpel");
-    let mut files: Vec<PathBuf> = scalpel::disk::walk_files(&root.join("packaging"))
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "py"))
-        .collect();
-    files.sort();
-    let originals: Vec<(PathBuf, Vec<u8>)> = files
-        .iter()
-        .map(|f| (f.clone(), std::fs::read(f).unwrap()))
-        .collect();
-    let mut targets = Vec::new();
-    for f in &files {
-        let out = Command::new(&bin)
-            .args(["symbols", "--json"])
-            .arg(f)
-            .output()
-            .unwrap();
-        let outline: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        for s in outline["symbols"].as_array().unwrap() {
-            if s["kind"] == "function" || s["kind"] == "method" {
-                let addr = s["address"].as_str().or(s["name_path"].as_str()).unwrap();
-                targets.push((
-                    f.clone(),
-                    addr.to_string(),
-                    s["name"].as_str().unwrap().to_string(),
-                ));
-            }
-        }
-    }
+    let (originals, targets) = judged_targets(&bin, &root.join("packaging"), "py");
     let sample: Vec<_> = targets.iter().step_by(10).collect();
     assert!(sample.len() >= 10, "{} in the sample", sample.len());
     let (mut applied, mut refused, mut wrong) = (0, 0, Vec::new());
@@ -1354,4 +1300,44 @@ fn a_function_declared_as_a_local_is_renamed_with_its_uses() {
                 "function h() { return top(); }"
             )
     );
+}
+
+/// The `.EXT` files under `dir` with their bytes (to restore them), and
+/// every function and method of them as the CLI lists them: (file, address,
+/// name), in file order. The judged rename tests sample every tenth.
+#[allow(clippy::type_complexity)]
+fn judged_targets(
+    bin: &Path,
+    dir: &Path,
+    ext: &str,
+) -> (Vec<(PathBuf, Vec<u8>)>, Vec<(PathBuf, String, String)>) {
+    let mut files: Vec<PathBuf> = scalpel::disk::walk_files(dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    files.sort();
+    let originals = files
+        .iter()
+        .map(|f| (f.clone(), std::fs::read(f).unwrap()))
+        .collect();
+    let mut targets = Vec::new();
+    for f in &files {
+        let out = Command::new(bin)
+            .args(["symbols", "--json"])
+            .arg(f)
+            .output()
+            .unwrap();
+        let outline: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for s in outline["symbols"].as_array().unwrap() {
+            if s["kind"] == "function" || s["kind"] == "method" {
+                let addr = s["address"].as_str().or(s["name_path"].as_str()).unwrap();
+                targets.push((
+                    f.clone(),
+                    addr.to_string(),
+                    s["name"].as_str().unwrap().to_string(),
+                ));
+            }
+        }
+    }
+    (originals, targets)
 }
