@@ -122,6 +122,20 @@ fn typescript_shapes_parse_with_tsc() {
     report("typescript", &t);
 }
 
+#[test]
+fn go_shapes_pass_gofmt() {
+    let mut t = Tally::default();
+    for f in gofmt_accepts(fixture_files("go", "go")) {
+        run_file(&GO, &f, &mut t);
+    }
+    let stdlib = files_with(&provision::go_corpus(), &["go"]);
+    for f in gofmt_accepts(sample(stdlib, 24)) {
+        run_file(&GO, &f, &mut t);
+    }
+    judge(&mut t, &Judge::Gofmt);
+    report("go", &t);
+}
+
 /// The judges can say no: a broken file is rejected by each.
 #[test]
 fn the_judges_reject_broken_code() {
@@ -134,6 +148,9 @@ fn the_judges_reject_broken_code() {
     std::fs::write(&bad, "function f( {\n").unwrap();
     assert_eq!(tsc_rejects(&ts, &[bad]).len(), 1);
     assert!(syn::parse_file("fn f() { let x = ; }").is_err());
+    let bad = dir.path().join("bad.go");
+    std::fs::write(&bad, "package p\n\nfunc f() {\n\tx := \n}\n").unwrap();
+    assert_eq!(gofmt_rejects(&[bad]).len(), 1);
 }
 
 /// Replace `symbol` of `file` (a `lang` file) with `code` and return the

@@ -585,10 +585,12 @@ pub fn outline_within(
             (None, None) => return,
         };
         let key = if kind.is_some() { name.id() } else { node.id() };
+        let qualifier = qualifier_of(&mut m.qualifiers, body, lang.separator());
         let raw = Raw {
             node,
             name,
             label,
+            qualifier,
             phrase,
             kind,
             doc: m.doc,
@@ -620,11 +622,13 @@ pub fn outline_within(
         raws = rest;
         merged.into_iter().map(|r| (r.node.id(), r)).collect()
     };
+    // Definitions sharing one node (Go's `A, B int`) follow their names.
     raws.sort_by_key(|r| {
         (
             r.node.start_byte(),
             std::cmp::Reverse(r.node.end_byte()),
             r.kind.is_some(),
+            r.name.start_byte(),
         )
     });
 
@@ -669,7 +673,10 @@ pub fn outline_within(
         }
         let parent = stack.last();
         let name = raw.label.clone();
-        let (segments, path) = child_of(parent, &name);
+        let (segments, path) = match &raw.qualifier {
+            Some(q) => child_of(parent, &format!("{q}{sep}{name}")),
+            None => child_of(parent, &name),
+        };
         match raw.kind {
             None => {
                 let sig = signature(lang, raw.node, body);
@@ -773,9 +780,23 @@ struct Raw<'t> {
     label: String,
     /// Several `@name` captures formed the name.
     phrase: bool,
+    /// The `@qualifier` captures' texts joined by the separator.
+    qualifier: Option<String>,
     kind: Option<&'static str>,
     doc: Option<Node<'t>>,
     pattern: usize,
+}
+
+/// The owners a definition names before its name (`@qualifier`
+/// captures, in document order, whitespace dropped), joined by `sep`.
+fn qualifier_of(nodes: &mut [Node], body: &str, sep: &str) -> Option<String> {
+    nodes.sort_by_key(|n| n.start_byte());
+    let parts: Vec<String> = nodes
+        .iter()
+        .map(|n| node_text(*n, body).split_whitespace().collect::<String>())
+        .filter(|t| !t.is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(sep))
 }
 
 /// A symbol's name from its `@name` captures: one capture's text, or several
@@ -1070,6 +1091,8 @@ pub struct TagMatch<'t> {
     pub names: Vec<Node<'t>>,
     /// The `@doc` node.
     pub doc: Option<Node<'t>>,
+    /// The `@qualifier` captures, in order (owners named before the name).
+    pub qualifiers: Vec<Node<'t>>,
     /// The query pattern that matched (earlier patterns win ties).
     pub pattern: usize,
 }
@@ -1092,6 +1115,7 @@ pub fn for_each_tag<'t>(
             scope: None,
             names: Vec::new(),
             doc: None,
+            qualifiers: Vec::new(),
             pattern: m.pattern_index,
         };
         for c in m.captures() {
@@ -1100,6 +1124,7 @@ pub fn for_each_tag<'t>(
                 TagRole::Scope => tag.scope = Some(c.node),
                 TagRole::Name => tag.names.push(c.node),
                 TagRole::Doc => tag.doc = Some(c.node),
+                TagRole::Qualifier => tag.qualifiers.push(c.node),
                 TagRole::Private => {}
             }
         }

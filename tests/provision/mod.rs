@@ -62,6 +62,9 @@ fn prerequisite(program: &str) -> &'static str {
     match program {
         "python3" => "python3 with its venv module (Debian: apt-get install python3 python3-venv)",
         "npm" => "npm (Debian: apt-get install npm)",
+        "apt-get" | "dpkg-deb" => {
+            "Debian's apt-get and dpkg-deb, with the package lists updated (apt-get update)"
+        }
         _ => "the packages it installs",
     }
 }
@@ -144,4 +147,35 @@ pub fn ts_corpus() -> PathBuf {
                 "--loglevel=error",
             ]))
     })
+}
+
+/// The files of a pinned Debian binary package (`name=version`), unpacked
+/// under `<dir>/root` without installing it: `apt-get download` from the
+/// system's package lists, then `dpkg-deb -x`. The version is the stamp.
+pub fn deb_package(name: &str, version: &str) -> PathBuf {
+    let pin = format!("{name}={version}");
+    let dir = provisioned(&format!("deb-{name}"), &pin, |dir| {
+        run(Command::new("apt-get")
+            .current_dir(dir)
+            .args(["download", "-qq", &pin]))?;
+        let deb = fs::read_dir(dir)
+            .map_err(|e| e.to_string())?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == "deb"))
+            .ok_or_else(|| format!("apt-get download {pin} left no .deb"))?;
+        run(Command::new("dpkg-deb")
+            .arg("-x")
+            .arg(&deb)
+            .arg(dir.join("root")))?;
+        fs::remove_file(&deb).map_err(|e| e.to_string())
+    });
+    dir.join("root")
+}
+
+/// The Go standard library's sources (Debian's `golang-1.19-src`), the Go
+/// corpus: its `src` folder.
+pub fn go_corpus() -> PathBuf {
+    let root = deb_package("golang-1.19-src", "1.19.8-2");
+    root.join("usr/share/go-1.19/src")
 }
