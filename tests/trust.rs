@@ -136,6 +136,36 @@ fn go_shapes_pass_gofmt() {
     report("go", &t);
 }
 
+#[test]
+fn java_shapes_parse_with_javac() {
+    let mut t = Tally::default();
+    for f in javac_accepts(fixture_files("java", "java")) {
+        run_file(&JAVA, &f, &mut t);
+    }
+    let jdk = files_with(&provision::java_corpus().join("java.base"), &["java"]);
+    for f in javac_accepts(sample(jdk, 24)) {
+        run_file(&JAVA, &f, &mut t);
+    }
+    judge(&mut t, &Judge::Javac);
+    report("java", &t);
+}
+
+#[test]
+fn c_shapes_pass_clang() {
+    let mut t = Tally::default();
+    for f in clang_accepts("c", fixture_files("c", "c"), &[]) {
+        run_file(&C, &f, &mut t);
+    }
+    // All the C of the Go distribution (cgo's runtime support and tests,
+    // 129 small files; clang judges those it accepts as they are).
+    let c = files_with(&provision::go_corpus(), &["c"]);
+    for f in clang_accepts("c", c, &[]) {
+        run_file(&C, &f, &mut t);
+    }
+    judge(&mut t, &Judge::Clang("c", &[]));
+    report("c", &t);
+}
+
 /// The judges can say no: a broken file is rejected by each.
 #[test]
 fn the_judges_reject_broken_code() {
@@ -151,6 +181,15 @@ fn the_judges_reject_broken_code() {
     let bad = dir.path().join("bad.go");
     std::fs::write(&bad, "package p\n\nfunc f() {\n\tx := \n}\n").unwrap();
     assert_eq!(gofmt_rejects(&[bad]).len(), 1);
+    let bad = dir.path().join("Bad.java");
+    std::fs::write(&bad, "class Bad { void f() { int x = ; } }\n").unwrap();
+    assert_eq!(javac_rejects(&[bad]).len(), 1);
+    let bad = dir.path().join("bad.c");
+    std::fs::write(&bad, "int f(void) { return 1 }\n").unwrap();
+    assert_eq!(clang_rejects("c", &[bad], None, &[]).len(), 1);
+    let bad = dir.path().join("bad.cpp");
+    std::fs::write(&bad, "namespace n { class A { void f(); }\n").unwrap();
+    assert_eq!(clang_rejects("c++", &[bad], None, &[]).len(), 1);
 }
 
 /// Replace `symbol` of `file` (a `lang` file) with `code` and return the

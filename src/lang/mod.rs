@@ -86,6 +86,11 @@ pub struct RefsRules {
     /// never bind to them.
     #[serde(default)]
     pub interop: Vec<String>,
+    /// A bare name inside a method may name a member of its class (`this`
+    /// is implicit: Java, C++): such a use of a member's name is
+    /// undecided, never left alone.
+    #[serde(default)]
+    pub implicit_members: bool,
 }
 
 /// Language knowledge for `search_files`' definition boost.

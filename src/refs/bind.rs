@@ -610,7 +610,10 @@ impl<'a> Binder<'a> {
                 && o.byte < sp.end_byte
         });
         let kind = self.target.map_or("", |t| t.symbol().kind.as_str());
-        if in_holder_body || kind == "enum_member" {
+        // Where `this` is implicit (Java, C++), a bare name in a method,
+        // also one defined outside its class, may be a member.
+        let implicit = file.language.refs_rules().implicit_members;
+        if in_holder_body || implicit || kind == "enum_member" {
             return self.undecided("a bare name where a member may be in scope".into());
         }
         Verdict::Alone("a bare name: it never reaches a member".into())

@@ -732,9 +732,9 @@ pub enum Judge<'a> {
     /// javac's parser through the compiler tree API (`JavaParse.java`).
     Javac,
     /// `clang -fsyntax-only` for `c` or `c++`, the original file's folder
-    /// on the include path (its own headers resolve); only files clang
-    /// accepts without an error are judged (see [`clang_accepts`]).
-    Clang(&'static str),
+    /// and these folders on the include path (its headers resolve); only
+    /// files clang accepts without an error are judged ([`clang_accepts`]).
+    Clang(&'static str, &'a [PathBuf]),
 }
 
 impl Judge<'_> {
@@ -746,8 +746,8 @@ impl Judge<'_> {
             Judge::Tsc(_) => "ts",
             Judge::Gofmt => "go",
             Judge::Javac => "java",
-            Judge::Clang("c") => "c",
-            Judge::Clang(_) => "cpp",
+            Judge::Clang("c", _) => "c",
+            Judge::Clang(..) => "cpp",
         }
     }
 
@@ -768,7 +768,7 @@ impl Judge<'_> {
             Judge::Tsc(ts) => tsc_rejects(ts, paths),
             Judge::Gofmt => gofmt_rejects(paths),
             Judge::Javac => javac_rejects(paths),
-            Judge::Clang(lang) => clang_rejects(lang, paths, include),
+            Judge::Clang(lang, more) => clang_rejects(lang, paths, include, more),
         }
     }
 }
@@ -825,7 +825,12 @@ pub fn javac_rejects(paths: &[PathBuf]) -> Vec<String> {
 
 /// Files `clang -fsyntax-only` (`lang`: `c` or `c++`) reports an error in,
 /// with `include` (or each file's own folder) on the include path.
-pub fn clang_rejects(lang: &str, paths: &[PathBuf], include: Option<&Path>) -> Vec<String> {
+pub fn clang_rejects(
+    lang: &str,
+    paths: &[PathBuf],
+    include: Option<&Path>,
+    more: &[PathBuf],
+) -> Vec<String> {
     let mut by_dir: std::collections::BTreeMap<PathBuf, Vec<PathBuf>> = Default::default();
     for p in paths {
         let dir = include
@@ -860,8 +865,8 @@ pub fn clang_rejects(lang: &str, paths: &[PathBuf], include: Option<&Path>) -> V
 }
 
 /// The files clang accepts without an error (only those can be judged).
-pub fn clang_accepts(lang: &str, files: Vec<PathBuf>) -> Vec<PathBuf> {
-    let rejects = clang_rejects(lang, &files, None);
+pub fn clang_accepts(lang: &str, files: Vec<PathBuf>, more: &[PathBuf]) -> Vec<PathBuf> {
+    let rejects = clang_rejects(lang, &files, None, more);
     accepted(files, rejects)
 }
 
@@ -890,7 +895,7 @@ pub fn judge(t: &mut Tally, judge: &Judge) {
     for (i, (label, text)) in judged.iter().enumerate() {
         let p = dir.path().join(format!("n{i}.{}", judge.ext()));
         std::fs::write(&p, text).unwrap();
-        let include = matches!(judge, Judge::Clang(_))
+        let include = matches!(judge, Judge::Clang(..))
             .then(|| origin_of(label).parent().map(Path::to_path_buf))
             .flatten();
         groups.entry(include).or_default().push((p, label.as_str()));
