@@ -166,6 +166,24 @@ fn c_shapes_pass_clang() {
     report("c", &t);
 }
 
+#[test]
+fn cpp_shapes_pass_clang() {
+    let yaml = provision::cpp_corpus();
+    let include = [yaml.join("include")];
+    let mut t = Tally::default();
+    let mut fixtures = fixture_files("cpp", "cpp");
+    fixtures.extend(fixture_files("cpp", "hpp"));
+    for f in clang_accepts("c++", fixtures, &include) {
+        run_file(&CPP, &f, &mut t);
+    }
+    let sources = files_with(&yaml.join("src"), &["cpp"]);
+    for f in clang_accepts("c++", sample(sources, 8), &include) {
+        run_file(&CPP, &f, &mut t);
+    }
+    judge(&mut t, &Judge::Clang("c++", &include));
+    report("cpp", &t);
+}
+
 /// The judges can say no: a broken file is rejected by each.
 #[test]
 fn the_judges_reject_broken_code() {

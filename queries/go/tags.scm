@@ -19,48 +19,69 @@
 (function_declaration
   name: (identifier) @name) @definition.function
 
-; Types: structs, interfaces, other named types and aliases.
-(type_declaration
-  .
-  (type_spec
-    name: (type_identifier) @name
-    type: (struct_type))
-  .) @definition.struct
-(type_declaration
-  .
-  (type_spec
-    name: (type_identifier) @name
-    type: (interface_type))
-  .) @definition.interface
-(type_declaration
-  .
-  (type_spec
-    name: (type_identifier) @name)
-  .) @definition.type
-(type_declaration
-  .
-  (type_alias
-    name: (type_identifier) @name)
-  .) @definition.type
+; Types of the package (not those declared inside a function): structs,
+; interfaces, other named types and aliases.
+(source_file
+  (type_declaration
+    .
+    (type_spec
+      name: (type_identifier) @name
+      type: (struct_type))
+    .) @definition.struct)
+(source_file
+  (type_declaration
+    .
+    (type_spec
+      name: (type_identifier) @name
+      type: (interface_type))
+    .) @definition.interface)
+(source_file
+  (type_declaration
+    .
+    (type_spec
+      name: (type_identifier) @name)
+    .) @definition.type)
+(source_file
+  (type_declaration
+    .
+    (type_alias
+      name: (type_identifier) @name)
+    .) @definition.type)
 
-(type_spec
-  name: (type_identifier) @name
-  type: (struct_type)) @definition.struct
-(type_spec
-  name: (type_identifier) @name
-  type: (interface_type)) @definition.interface
-(type_spec
-  name: (type_identifier) @name) @definition.type
-(type_alias
-  name: (type_identifier) @name) @definition.type
+(source_file
+  (type_declaration
+    (type_spec
+      name: (type_identifier) @name
+      type: (struct_type)) @definition.struct))
+(source_file
+  (type_declaration
+    (type_spec
+      name: (type_identifier) @name
+      type: (interface_type)) @definition.interface))
+(source_file
+  (type_declaration
+    (type_spec
+      name: (type_identifier) @name) @definition.type))
+(source_file
+  (type_declaration
+    (type_alias
+      name: (type_identifier) @name) @definition.type))
 
-; Interface methods and struct fields (`A, B int` declares two).
-(interface_type
-  (method_elem
-    name: (field_identifier) @name) @definition.method)
-(field_declaration_list
-  (field_declaration
-    name: (field_identifier) @name) @definition.field)
+; Methods and fields of the package's interface and struct types (`A, B
+; int` declares two); not those of a struct type written in place.
+(source_file
+  (type_declaration
+    (type_spec
+      type: (interface_type
+        (method_elem
+          name: (field_identifier) @name) @definition.method))))
+(source_file
+  (type_declaration
+    (type_spec
+      type: (struct_type
+        (field_declaration_list
+          (field_declaration
+            name: (field_identifier) @name) @definition.field)))))
 
 ; Package-level constants and variables (not those inside functions).
 (source_file

@@ -206,10 +206,16 @@ pub fn layout_penalty(
                 } else if anchor_row < first_row || anchor_row >= row {
                     here != first_indent
                 } else {
-                    // Inside a bracket, a continuation may also sit two
-                    // steps in (the JDK's and Go's parameter lists).
+                    // Inside a bracket, or starting with an operator (a
+                    // C++ constructor's `: member(x)`, a `&& more`), a
+                    // continuation may also sit two steps in (the JDK's
+                    // and clang-format's continuation indent).
                     let base = indent_at(line_start(anchor.start_byte()));
-                    let steps = if opens_with_bracket(anchor) { 2 } else { 1 };
+                    let steps = if opens_with_bracket(anchor) || is_punctuation(leaf) {
+                        2
+                    } else {
+                        1
+                    };
                     here < base
                         || (here > base
                             && !(1..=steps).any(|k| here - base == k * unit)
@@ -244,11 +250,16 @@ fn aligned_item(node: Node<'_>) -> Option<usize> {
         .then(|| item.start_byte())
 }
 
+/// Is `node` an anonymous token with no letter or digit in it (an
+/// operator or punctuation, never a keyword)?
+fn is_punctuation(node: Node<'_>) -> bool {
+    !node.is_named() && !node.kind().chars().any(char::is_alphanumeric)
+}
+
 /// Does `node` open with a bracket: an anonymous token with no letter or
 /// digit in it (read from the tree, so no language names its brackets)?
 fn opens_with_bracket(node: Node<'_>) -> bool {
-    node.child(0)
-        .is_some_and(|open| !open.is_named() && !open.kind().chars().any(char::is_alphanumeric))
+    node.child(0).is_some_and(is_punctuation)
 }
 
 /// For each line of the code at `code` (body offsets in `body`, parsed as

@@ -91,6 +91,12 @@ pub struct RefsRules {
     /// undecided, never left alone.
     #[serde(default)]
     pub implicit_members: bool,
+    /// A declaration and its definition can stand apart, also in two files
+    /// (C and C++ prototypes in headers, methods defined outside their
+    /// class): definitions of one name path, one of them without a body,
+    /// are one binding.
+    #[serde(default)]
+    pub split_definitions: bool,
 }
 
 /// Language knowledge for `search_files`' definition boost.

@@ -788,12 +788,14 @@ struct Raw<'t> {
 }
 
 /// The owners a definition names before its name (`@qualifier`
-/// captures, in document order, whitespace dropped), joined by `sep`.
+/// captures, in document order, generic arguments and whitespace
+/// dropped: `Matrix<T, R>::` is `Matrix`), joined by `sep`.
 fn qualifier_of(nodes: &mut [Node], body: &str, sep: &str) -> Option<String> {
     nodes.sort_by_key(|n| n.start_byte());
     let parts: Vec<String> = nodes
         .iter()
-        .map(|n| node_text(*n, body).split_whitespace().collect::<String>())
+        .flat_map(|n| namepath::split_path(node_text(*n, body)))
+        .map(|t| t.split_whitespace().collect::<String>())
         .filter(|t| !t.is_empty())
         .collect();
     (!parts.is_empty()).then(|| parts.join(sep))
@@ -1061,13 +1063,19 @@ pub fn docstring_of(file: &ParsedFile, sym: &Symbol) -> bool {
 
 /// The text of `sym`'s docstring (quotes included), if it has one.
 pub fn docstring_text<'f>(file: &'f ParsedFile, sym: &Symbol) -> Option<&'f str> {
+    let doc = docstring_node(&file.language, definition_node(file, sym)?)?;
+    file.source.body().get(doc.start_byte()..doc.end_byte())
+}
+
+/// The syntax node of `sym`'s definition: the widest node with exactly
+/// its bare range.
+fn definition_node<'f>(file: &'f ParsedFile, sym: &Symbol) -> Option<Node<'f>> {
     let off = file.source.body_offset();
     let bare = sym.bare_span();
     let mut node = file
         .tree
         .root_node()
         .descendant_for_byte_range(bare.start_byte - off, bare.end_byte - off);
-    // The widest node with exactly the bare range is the definition.
     while let Some(n) = node {
         match n.parent() {
             Some(p) if p.start_byte() == n.start_byte() && p.end_byte() == n.end_byte() => {
@@ -1076,8 +1084,19 @@ pub fn docstring_text<'f>(file: &'f ParsedFile, sym: &Symbol) -> Option<&'f str>
             _ => break,
         }
     }
-    let doc = docstring_node(&file.language, node?)?;
-    file.source.body().get(doc.start_byte()..doc.end_byte())
+    node
+}
+
+/// Does `sym` have a body (a field of `symbols.body_fields`)? A C
+/// prototype or a method declared in its class has none.
+pub fn has_body(file: &ParsedFile, sym: &Symbol) -> bool {
+    definition_node(file, sym).is_some_and(|n| {
+        file.language
+            .rules()
+            .body_fields
+            .iter()
+            .any(|f| n.child_by_field_name(f).is_some())
+    })
 }
 
 /// One match of a language's tags query, its captures sorted by role

@@ -254,8 +254,8 @@ pub fn c_corpus() -> PathBuf {
     deb_source("lua5.4", "5.4.4-3+deb12u1").join("src")
 }
 
-/// nlohmann/json 3.11.2's headers (Debian's `nlohmann-json3-dev`), the
-/// C++ corpus: the folder to put on the include path (`nlohmann/...`).
+/// yaml-cpp 0.7.0's sources (Debian source package `yaml-cpp`): the C++
+/// corpus, its root (`src/*.cpp`; `include/` is their include path).
 pub fn cpp_corpus() -> PathBuf {
-    deb_package("nlohmann-json3-dev", "3.11.2-2").join("usr/include")
+    deb_source("yaml-cpp", "0.7.0+dfsg-8")
 }

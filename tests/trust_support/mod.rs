@@ -30,6 +30,9 @@ pub struct Lang {
     pub name: &'static str,
     /// A statement that is a whole body, and a comment/docstring first line.
     one_line: &'static str,
+    /// Another whole body for a header holding a word (C++ `constexpr`
+    /// functions must return: `return {};`).
+    one_line_when: &'static [(&'static str, &'static str)],
     doc_first: &'static str,
     /// Wraps a body for brace languages (`{` + body + `}`).
     braces: bool,
@@ -38,30 +41,35 @@ pub struct Lang {
 pub const PYTHON: Lang = Lang {
     name: "python",
     one_line: "pass",
+    one_line_when: &[],
     doc_first: "\"\"\"Doc.\"\"\"",
     braces: false,
 };
 pub const RUST: Lang = Lang {
     name: "rust",
     one_line: "unimplemented!()",
+    one_line_when: &[],
     doc_first: "// A comment first.",
     braces: true,
 };
 pub const TYPESCRIPT: Lang = Lang {
     name: "typescript",
     one_line: "throw new Error(\"todo\");",
+    one_line_when: &[],
     doc_first: "// A comment first.",
     braces: true,
 };
 pub const GO: Lang = Lang {
     name: "go",
     one_line: "panic(\"todo\")",
+    one_line_when: &[],
     doc_first: "// A comment first.",
     braces: true,
 };
 pub const JAVA: Lang = Lang {
     name: "java",
     one_line: "throw new UnsupportedOperationException(\"todo\");",
+    one_line_when: &[],
     doc_first: "// A comment first.",
     braces: true,
 };
@@ -69,12 +77,15 @@ pub const JAVA: Lang = Lang {
 pub const C: Lang = Lang {
     name: "c",
     one_line: "for (;;) {}",
+    one_line_when: &[],
     doc_first: "/* A comment first. */",
     braces: true,
 };
+/// C++: `throw` is valid in any function, `constexpr` ones included.
 pub const CPP: Lang = Lang {
     name: "cpp",
-    one_line: "for (;;) {}",
+    one_line: "throw 0;",
+    one_line_when: &[("constexpr", "return {};")],
     doc_first: "// A comment first.",
     braces: true,
 };
@@ -259,14 +270,19 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
                 format!("{header}{lines}")
             }
         };
+        let one_line = lang
+            .one_line_when
+            .iter()
+            .find(|(word, _)| header.split_whitespace().any(|w| w == *word))
+            .map_or(lang.one_line, |(_, body)| *body);
         out.push(Shape {
             name: "one_line_body",
-            code: make(&[lang.one_line]),
+            code: make(&[one_line]),
             identity: false,
         });
         out.push(Shape {
             name: "doc_first",
-            code: make(&[lang.doc_first, lang.one_line]),
+            code: make(&[lang.doc_first, one_line]),
             identity: false,
         });
     }
@@ -367,6 +383,9 @@ pub fn parse_or_why(lang: &str, text: &str) -> Result<ParsedFile, String> {
     symbols::parse(&l, Arc::new(src)).map_err(|e| e.to_string())
 }
 
+/// The kinds a run takes: everything with a body of statements.
+const CALLABLE: [&str; 4] = ["function", "method", "constructor", "operator"];
+
 /// Every shape of every function and method of `path` (a file the parser
 /// reads without errors; others are skipped and not counted).
 pub fn run_file(lang: &Lang, path: &Path, t: &mut Tally) {
@@ -431,7 +450,7 @@ pub fn run_file_picked(lang: &Lang, path: &Path, pick: Pick, t: &mut Tally) {
     let all: Vec<&Symbol> = file
         .symbols
         .iter()
-        .filter(|s| s.kind == "function" || s.kind == "method")
+        .filter(|s| CALLABLE.contains(&s.kind.as_str()))
         .collect();
     let chosen = pick.choose(&all);
     t.left_out += all.len() - chosen.len();
@@ -778,29 +797,49 @@ impl Judge<'_> {
 /// the first error of each file it rejects. `command` makes the command
 /// without the files; `package` is the Debian package to install when the
 /// program is missing.
-fn stderr_judge(command: impl Fn() -> Command, package: &str, paths: &[PathBuf]) -> Vec<String> {
+fn stderr_judge(
+    command: impl Fn() -> Command + Sync,
+    package: &str,
+    paths: &[PathBuf],
+) -> Vec<String> {
+    // Chunks run on every core: clang reads a C++ file's standard headers
+    // in a second or so.
+    let per = paths
+        .len()
+        .div_ceil(std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, 200);
+    let results: Vec<Vec<String>> = std::thread::scope(|s| {
+        let runs: Vec<_> = paths
+            .chunks(per)
+            .map(|chunk| s.spawn(|| judge_chunk(&command, package, chunk)))
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    results.concat()
+}
+
+/// [`stderr_judge`] on one chunk of files, in one process.
+fn judge_chunk(command: &impl Fn() -> Command, package: &str, chunk: &[PathBuf]) -> Vec<String> {
+    let mut cmd = command();
+    let shown = format!("{cmd:?}");
+    let res = cmd.args(chunk).output().unwrap_or_else(|e| {
+        panic!("cannot run {shown}: {e}; the tests need it (Debian: apt-get install {package})")
+    });
+    let stderr = String::from_utf8_lossy(&res.stderr);
     let mut out = Vec::new();
-    for chunk in paths.chunks(200) {
-        let mut cmd = command();
-        let shown = format!("{cmd:?}");
-        let res = cmd.args(chunk).output().unwrap_or_else(|e| {
-            panic!("cannot run {shown}: {e}; the tests need it (Debian: apt-get install {package})")
+    for p in chunk {
+        let prefix = format!("{}:", p.display());
+        let first = stderr.lines().find(|l| {
+            l.starts_with(&prefix) && !l.contains(": note:") && !l.contains(": warning:")
         });
-        let stderr = String::from_utf8_lossy(&res.stderr);
-        for p in chunk {
-            let prefix = format!("{}:", p.display());
-            let first = stderr.lines().find(|l| {
-                l.starts_with(&prefix) && !l.contains(": note:") && !l.contains(": warning:")
-            });
-            if let Some(line) = first {
-                out.push(format!("{} | {}", p.display(), &line[prefix.len()..]));
-            }
+        if let Some(line) = first {
+            out.push(format!("{} | {}", p.display(), &line[prefix.len()..]));
         }
-        assert!(
-            res.status.success() || !out.is_empty(),
-            "{shown} failed without naming a file: {stderr}"
-        );
     }
+    assert!(
+        res.status.success() || !out.is_empty(),
+        "{shown} failed without naming a file: {stderr}"
+    );
     out
 }
 
@@ -857,6 +896,9 @@ pub fn clang_rejects(
                 "-I",
             ]);
             cmd.arg(&dir);
+            for m in more {
+                cmd.arg("-I").arg(m);
+            }
             cmd
         };
         out.extend(stderr_judge(clang, "clang", &files));
