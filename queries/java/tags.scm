@@ -45,3 +45,9 @@
 (constant_declaration
   declarator: (variable_declarator
     name: (identifier) @name)) @definition.constant
+
+; A record's components are its fields (`record Order(String id)`).
+(record_declaration
+  parameters: (formal_parameters
+    (formal_parameter
+      name: (identifier) @name) @definition.field))

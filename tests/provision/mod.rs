@@ -186,14 +186,13 @@ pub fn go_corpus() -> PathBuf {
 pub fn java_corpus() -> PathBuf {
     const PIN: &str = "17.0.21.1+2-1~deb12u1";
     let root = deb_package("openjdk-17-source", PIN);
-    let dir = provisioned("java-corpus", PIN, |dir| {
+    provisioned("java-corpus", PIN, |dir| {
         let zip = root.join("usr/lib/jvm/openjdk-17/lib/src.zip");
         run(Command::new("python3")
             .args(["-m", "zipfile", "-e"])
             .arg(zip)
             .arg(dir))
-    });
-    dir
+    })
 }
 
 /// The upstream sources of a pinned Debian source package (`name=version`),
