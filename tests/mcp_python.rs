@@ -27,6 +27,14 @@ fn python_sdk_scenario_over_streamable_http() {
 fn python_sdk_scenario(transport: &str) {
     let python = provision::mcp_venv_python();
     let repo = Repo::new();
+    // A use on an untyped receiver: the rename the scenario tries first is
+    // UNCERTAIN because of it (inventory.py's own `house = Warehouse()`
+    // binds by the constructor).
+    std::fs::write(
+        repo.file("src/shop.py"),
+        "from inventory import Warehouse\n\n\ndef stock(w):\n    w.add(1)\n",
+    )
+    .unwrap();
     let ws = Workspace::new(repo.root()).unwrap();
     let target = ws
         .resolve(Path::new("src/geometry.rs"), Purpose::Write)
