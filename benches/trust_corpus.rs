@@ -10,10 +10,16 @@
 //!   `benches/ts_symbols.sh` installs it), the files the `typescript`
 //!   compiler accepts, judged by it.
 //!
+//! - Go: the standard library of `golang-1.19-src`, judged by `gofmt -e`;
+//!   Java: the JDK's sources (`openjdk-17-source`), by javac's parser; C:
+//!   the Go distribution's C files, C++: yaml-cpp 0.7.0's `src`, by
+//!   `clang -fsyntax-only` (only the files each front end accepts).
+//!
 //! Files tree-sitter itself reads with errors are counted as skipped.
 //!
 //! ```sh
-//! cargo bench --bench trust_corpus                 # all three
+//! cargo bench --bench trust_corpus                 # all of them
+//! cargo bench --bench trust_corpus -- go 300       # go, java, c, cpp too
 //! cargo bench --bench trust_corpus -- python 200   # the first 200 files
 //! TRUST_ONLY=regex-syntax cargo bench --bench trust_corpus -- rust
 //! TRUST_PER_FILE=30 cargo bench --bench trust_corpus -- python
@@ -43,7 +49,7 @@ use trust_support::*;
 /// cores busy to the end.
 fn batch(judge: &Judge) -> usize {
     match judge {
-        Judge::Tsc(_) => 40,
+        Judge::Tsc(_) | Judge::Javac => 40,
         _ => 8,
     }
 }
@@ -200,6 +206,28 @@ fn main() {
             "typescript (zod)"
         };
         failed |= !run(what, &TYPESCRIPT, files, &Judge::Tsc(Path::new(&ts))).clean();
+    }
+    // Go, Java, C and C++ (#30): the pinned corpora of tests/provision.
+    if wanted("go") {
+        let files = gofmt_accepts(take(files_with(&provision::go_corpus(), &["go"])));
+        failed |= !run("go (golang-1.19-src)", &GO, files, &Judge::Gofmt).clean();
+    }
+    if wanted("java") {
+        let files = javac_accepts(take(files_with(&provision::java_corpus(), &["java"])));
+        failed |= !run("java (openjdk-17-source)", &JAVA, files, &Judge::Javac).clean();
+    }
+    if wanted("c") {
+        let files = take(files_with(&provision::go_corpus(), &["c"]));
+        let files = clang_accepts("c", files, &[]);
+        failed |= !run("c (golang-1.19-src)", &C, files, &Judge::Clang("c", &[])).clean();
+    }
+    if wanted("cpp") {
+        let yaml = provision::cpp_corpus();
+        let include = [yaml.join("include")];
+        let files = take(files_with(&yaml.join("src"), &["cpp"]));
+        let files = clang_accepts("c++", files, &include);
+        let judge = Judge::Clang("c++", &include);
+        failed |= !run("cpp (yaml-cpp 0.7.0)", &CPP, files, &judge).clean();
     }
     if failed {
         std::process::exit(1);

@@ -122,6 +122,68 @@ fn typescript_shapes_parse_with_tsc() {
     report("typescript", &t);
 }
 
+#[test]
+fn go_shapes_pass_gofmt() {
+    let mut t = Tally::default();
+    for f in gofmt_accepts(fixture_files("go", "go")) {
+        run_file(&GO, &f, &mut t);
+    }
+    let stdlib = files_with(&provision::go_corpus(), &["go"]);
+    for f in gofmt_accepts(sample(stdlib, 24)) {
+        run_file(&GO, &f, &mut t);
+    }
+    judge(&mut t, &Judge::Gofmt);
+    report("go", &t);
+}
+
+#[test]
+fn java_shapes_parse_with_javac() {
+    let mut t = Tally::default();
+    for f in javac_accepts(fixture_files("java", "java")) {
+        run_file(&JAVA, &f, &mut t);
+    }
+    let jdk = files_with(&provision::java_corpus().join("java.base"), &["java"]);
+    for f in javac_accepts(sample(jdk, 24)) {
+        run_file(&JAVA, &f, &mut t);
+    }
+    judge(&mut t, &Judge::Javac);
+    report("java", &t);
+}
+
+#[test]
+fn c_shapes_pass_clang() {
+    let mut t = Tally::default();
+    for f in clang_accepts("c", fixture_files("c", "c"), &[]) {
+        run_file(&C, &f, &mut t);
+    }
+    // All the C of the Go distribution (cgo's runtime support and tests,
+    // 129 small files; clang judges those it accepts as they are).
+    let c = files_with(&provision::go_corpus(), &["c"]);
+    for f in clang_accepts("c", c, &[]) {
+        run_file(&C, &f, &mut t);
+    }
+    judge(&mut t, &Judge::Clang("c", &[]));
+    report("c", &t);
+}
+
+#[test]
+fn cpp_shapes_pass_clang() {
+    let yaml = provision::cpp_corpus();
+    let include = [yaml.join("include")];
+    let mut t = Tally::default();
+    let mut fixtures = fixture_files("cpp", "cpp");
+    fixtures.extend(fixture_files("cpp", "hpp"));
+    for f in clang_accepts("c++", fixtures, &include) {
+        run_file(&CPP, &f, &mut t);
+    }
+    let sources = files_with(&yaml.join("src"), &["cpp"]);
+    for f in clang_accepts("c++", sample(sources, 8), &include) {
+        run_file(&CPP, &f, &mut t);
+    }
+    judge(&mut t, &Judge::Clang("c++", &include));
+    report("cpp", &t);
+}
+
 /// The judges can say no: a broken file is rejected by each.
 #[test]
 fn the_judges_reject_broken_code() {
@@ -134,6 +196,18 @@ fn the_judges_reject_broken_code() {
     std::fs::write(&bad, "function f( {\n").unwrap();
     assert_eq!(tsc_rejects(&ts, &[bad]).len(), 1);
     assert!(syn::parse_file("fn f() { let x = ; }").is_err());
+    let bad = dir.path().join("bad.go");
+    std::fs::write(&bad, "package p\n\nfunc f() {\n\tx := \n}\n").unwrap();
+    assert_eq!(gofmt_rejects(&[bad]).len(), 1);
+    let bad = dir.path().join("Bad.java");
+    std::fs::write(&bad, "class Bad { void f() { int x = ; } }\n").unwrap();
+    assert_eq!(javac_rejects(&[bad]).len(), 1);
+    let bad = dir.path().join("bad.c");
+    std::fs::write(&bad, "int f(void) { return 1 }\n").unwrap();
+    assert_eq!(clang_rejects("c", &[bad], None, &[]).len(), 1);
+    let bad = dir.path().join("bad.cpp");
+    std::fs::write(&bad, "namespace n { class A { void f(); }\n").unwrap();
+    assert_eq!(clang_rejects("c++", &[bad], None, &[]).len(), 1);
 }
 
 /// Replace `symbol` of `file` (a `lang` file) with `code` and return the

@@ -199,8 +199,20 @@ pub fn layout_penalty(
                 } else if anchor_row < first_row || anchor_row >= row {
                     here != first_indent
                 } else {
+                    // Inside a bracket, or starting with an operator (a
+                    // C++ constructor's `: member(x)`, a `&& more`), a
+                    // continuation may also sit two steps in (the JDK's
+                    // and clang-format's continuation indent).
                     let base = indent_at(line_start(anchor.start_byte()));
-                    here < base || (here > base && here - base != unit && Some(here) != aligned)
+                    let steps = if opens_with_bracket(anchor) || is_punctuation(leaf) {
+                        2
+                    } else {
+                        1
+                    };
+                    here < base
+                        || (here > base
+                            && !(1..=steps).any(|k| here - base == k * unit)
+                            && Some(here) != aligned)
                 };
                 if wrong {
                     match aligned {
@@ -307,9 +319,22 @@ pub fn code_unit(
 fn aligned_item(node: Node<'_>) -> Option<usize> {
     let open = node.child(0)?;
     let item = open.next_sibling()?;
-    let bracket = !open.is_named() && !open.kind().chars().any(char::is_alphanumeric);
-    (bracket && !item.is_extra() && item.start_position().row == open.end_position().row)
+    (opens_with_bracket(node)
+        && !item.is_extra()
+        && item.start_position().row == open.end_position().row)
         .then(|| item.start_byte())
+}
+
+/// Is `node` an anonymous token with no letter or digit in it (an
+/// operator or punctuation, never a keyword)?
+fn is_punctuation(node: Node<'_>) -> bool {
+    !node.is_named() && !node.kind().chars().any(char::is_alphanumeric)
+}
+
+/// Does `node` open with a bracket: an anonymous token with no letter or
+/// digit in it (read from the tree, so no language names its brackets)?
+fn opens_with_bracket(node: Node<'_>) -> bool {
+    node.child(0).is_some_and(is_punctuation)
 }
 
 /// For each line of the code at `code` (body offsets in `body`, parsed as

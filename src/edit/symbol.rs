@@ -599,6 +599,17 @@ fn restyle(code: &str, masks: &Masks, file: Indent) -> String {
         crate::source::profile_of(&layout).indent
     };
     let is = |mask: &[bool], i: usize| mask.get(i).copied().unwrap_or(false);
+    // Layout lines of both styles (one starting with a tab, one with a
+    // space): the mixture is deliberate (emacs' tabs for every 8 columns,
+    // a file's own mixed lines), and no conversion can keep it.
+    let starts = |c: char| {
+        code.split('\n').enumerate().any(|(i, l)| {
+            !is(verbatim, i) && !is(&masks.comment, i) && !l.trim().is_empty() && l.starts_with(c)
+        })
+    };
+    if starts('\t') && starts(' ') {
+        return code.to_string();
+    }
     let code_indent = match style_without(&|i| is(&masks.content, i)) {
         Indent::Unknown => style_without(&|i| is(verbatim, i) || is(&masks.comment, i)),
         known => known,

@@ -15,6 +15,11 @@ pub(crate) const GRAMMARS: &[(&str, GrammarFn)] = &[
     }),
     ("tsx", || tree_sitter_typescript::LANGUAGE_TSX.into()),
     ("javascript", || tree_sitter_javascript::LANGUAGE.into()),
+    // Go, Java, C and C++ (#30).
+    ("go", || tree_sitter_go::LANGUAGE.into()),
+    ("java", || tree_sitter_java::LANGUAGE.into()),
+    ("c", || tree_sitter_c::LANGUAGE.into()),
+    ("cpp", || tree_sitter_cpp::LANGUAGE.into()),
 ];
 
 pub(crate) fn grammar(name: &str) -> Option<Language> {

@@ -124,6 +124,17 @@ pub struct RefsRules {
     /// never bind to them.
     #[serde(default)]
     pub interop: Vec<String>,
+    /// A bare name inside a method may name a member of its class (`this`
+    /// is implicit: Java, C++): such a use of a member's name is
+    /// undecided, never left alone.
+    #[serde(default)]
+    pub implicit_members: bool,
+    /// A declaration and its definition can stand apart, also in two files
+    /// (C and C++ prototypes in headers, methods defined outside their
+    /// class): definitions of one name path, one of them without a body,
+    /// are one binding.
+    #[serde(default)]
+    pub split_definitions: bool,
     /// Names the language itself calls (Python `__*__`: `__get__`,
     /// `__eq__`), one `*` standing for any text: a member of such a name
     /// is never renamed (no call site names it).

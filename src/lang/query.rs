@@ -47,6 +47,11 @@ pub enum TagRole {
     /// `@scope`: a node that is not a symbol itself but contributes its
     /// `@name` to the name path of the definitions inside it (Rust `impl`).
     Scope,
+    /// `@qualifier`: the owner a definition names outside its own name (a
+    /// Go method's receiver type, a C++ `ns::Cls::` before an out-of-class
+    /// definition). Its text, split like a name path, goes before the name
+    /// in the symbol's name path; the name stays the `@name` text.
+    Qualifier,
     /// `@_anything`: a helper capture for predicates; ignored.
     Private,
 }
@@ -138,6 +143,7 @@ pub fn tag_role(capture: &str) -> Option<TagRole> {
         "name" => Some(TagRole::Name),
         "doc" => Some(TagRole::Doc),
         "scope" => Some(TagRole::Scope),
+        "qualifier" => Some(TagRole::Qualifier),
         _ => {
             let kind = capture.strip_prefix("definition.")?;
             SYMBOL_KINDS
@@ -208,7 +214,7 @@ pub fn legal_reference_captures() -> Vec<String> {
 }
 
 pub fn legal_tag_captures() -> Vec<String> {
-    let mut v: Vec<String> = ["@name", "@doc", "@scope", "@_<helper>"]
+    let mut v: Vec<String> = ["@name", "@doc", "@scope", "@qualifier", "@_<helper>"]
         .iter()
         .map(|s| s.to_string())
         .collect();

@@ -191,6 +191,7 @@ impl<'a> Binder<'a> {
                 );
             }
             b.family = b.twins((target_file, t.index)).into_iter().collect();
+            b.family.extend(b.split_twins((target_file, t.index)));
             b.build_family();
             let all: Vec<Def> = (0..files.len())
                 .filter(|&fi| b.compatible[fi])
@@ -234,6 +235,38 @@ impl<'a> Binder<'a> {
                     && file.language.same_namespace(&s.kind, &other.kind)
             })
             .map(|o| (d.0, o))
+            .collect()
+    }
+
+    /// Where a declaration and its definition are apart (`refs.
+    /// split_definitions`: a C prototype in a header, a C++ method declared
+    /// in its class and defined outside it): the definitions of the same
+    /// name path and namespace, in any file, when `d` or they have no body.
+    /// One binding: renamed together, never one without the other.
+    fn split_twins(&self, d: Def) -> Vec<Def> {
+        let file = self.file(d.0);
+        let s = &file.symbols[d.1];
+        if !file.language.refs_rules().split_definitions {
+            return Vec::new();
+        }
+        let bodied = crate::symbols::has_body(file, s);
+        (0..self.files.len())
+            .filter(|&fi| self.compatible[fi])
+            .flat_map(|fi| {
+                let other_file = self.file(fi);
+                other_file
+                    .symbols_named(&s.name)
+                    .iter()
+                    .copied()
+                    .filter(move |&o| {
+                        let other = &other_file.symbols[o];
+                        (fi, o) != d
+                            && other.segments() == s.segments()
+                            && file.language.same_namespace(&s.kind, &other.kind)
+                            && !(bodied && crate::symbols::has_body(other_file, other))
+                    })
+                    .map(move |o| (fi, o))
+            })
             .collect()
     }
 
@@ -635,7 +668,10 @@ impl<'a> Binder<'a> {
                 && o.byte < sp.end_byte
         });
         let kind = self.target.map_or("", |t| t.symbol().kind.as_str());
-        if in_holder_body || kind == "enum_member" {
+        // Where `this` is implicit (Java, C++), a bare name in a method,
+        // also one defined outside its class, may be a member.
+        let implicit = file.language.refs_rules().implicit_members;
+        if in_holder_body || implicit || kind == "enum_member" {
             return self.undecided("a bare name where a member may be in scope".into());
         }
         Verdict::Alone("a bare name: it never reaches a member".into())

@@ -587,10 +587,12 @@ pub fn outline_within(
             (None, None) => return,
         };
         let key = if kind.is_some() { name.id() } else { node.id() };
+        let qualifier = qualifier_of(&mut m.qualifiers, body, lang.separator());
         let raw = Raw {
             node,
             name,
             label,
+            qualifier,
             phrase,
             kind,
             doc: m.doc,
@@ -622,11 +624,13 @@ pub fn outline_within(
         raws = rest;
         merged.into_iter().map(|r| (r.node.id(), r)).collect()
     };
+    // Definitions sharing one node (Go's `A, B int`) follow their names.
     raws.sort_by_key(|r| {
         (
             r.node.start_byte(),
             std::cmp::Reverse(r.node.end_byte()),
             r.kind.is_some(),
+            r.name.start_byte(),
         )
     });
 
@@ -671,7 +675,10 @@ pub fn outline_within(
         }
         let parent = stack.last();
         let name = raw.label.clone();
-        let (segments, path) = child_of(parent, &name);
+        let (segments, path) = match &raw.qualifier {
+            Some(q) => child_of(parent, &format!("{q}{sep}{name}")),
+            None => child_of(parent, &name),
+        };
         match raw.kind {
             None => {
                 let sig = signature(lang, raw.node, body);
@@ -775,9 +782,25 @@ struct Raw<'t> {
     label: String,
     /// Several `@name` captures formed the name.
     phrase: bool,
+    /// The `@qualifier` captures' texts joined by the separator.
+    qualifier: Option<String>,
     kind: Option<&'static str>,
     doc: Option<Node<'t>>,
     pattern: usize,
+}
+
+/// The owners a definition names before its name (`@qualifier`
+/// captures, in document order, generic arguments and whitespace
+/// dropped: `Matrix<T, R>::` is `Matrix`), joined by `sep`.
+fn qualifier_of(nodes: &mut [Node], body: &str, sep: &str) -> Option<String> {
+    nodes.sort_by_key(|n| n.start_byte());
+    let parts: Vec<String> = nodes
+        .iter()
+        .flat_map(|n| namepath::split_path(node_text(*n, body)))
+        .map(|t| t.split_whitespace().collect::<String>())
+        .filter(|t| !t.is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(sep))
 }
 
 /// A symbol's name from its `@name` captures: one capture's text, or several
@@ -1075,13 +1098,19 @@ pub fn docstring_of(file: &ParsedFile, sym: &Symbol) -> bool {
 
 /// The text of `sym`'s docstring (quotes included), if it has one.
 pub fn docstring_text<'f>(file: &'f ParsedFile, sym: &Symbol) -> Option<&'f str> {
+    let doc = docstring_node(&file.language, definition_node(file, sym)?)?;
+    file.source.body().get(doc.start_byte()..doc.end_byte())
+}
+
+/// The syntax node of `sym`'s definition: the widest node with exactly
+/// its bare range.
+fn definition_node<'f>(file: &'f ParsedFile, sym: &Symbol) -> Option<Node<'f>> {
     let off = file.source.body_offset();
     let bare = sym.bare_span();
     let mut node = file
         .tree
         .root_node()
         .descendant_for_byte_range(bare.start_byte - off, bare.end_byte - off);
-    // The widest node with exactly the bare range is the definition.
     while let Some(n) = node {
         match n.parent() {
             Some(p) if p.start_byte() == n.start_byte() && p.end_byte() == n.end_byte() => {
@@ -1090,8 +1119,19 @@ pub fn docstring_text<'f>(file: &'f ParsedFile, sym: &Symbol) -> Option<&'f str>
             _ => break,
         }
     }
-    let doc = docstring_node(&file.language, node?)?;
-    file.source.body().get(doc.start_byte()..doc.end_byte())
+    node
+}
+
+/// Does `sym` have a body (a field of `symbols.body_fields`)? A C
+/// prototype or a method declared in its class has none.
+pub fn has_body(file: &ParsedFile, sym: &Symbol) -> bool {
+    definition_node(file, sym).is_some_and(|n| {
+        file.language
+            .rules()
+            .body_fields
+            .iter()
+            .any(|f| n.child_by_field_name(f).is_some())
+    })
 }
 
 /// One match of a language's tags query, its captures sorted by role
@@ -1105,6 +1145,8 @@ pub struct TagMatch<'t> {
     pub names: Vec<Node<'t>>,
     /// The `@doc` node.
     pub doc: Option<Node<'t>>,
+    /// The `@qualifier` captures, in order (owners named before the name).
+    pub qualifiers: Vec<Node<'t>>,
     /// The query pattern that matched (earlier patterns win ties).
     pub pattern: usize,
 }
@@ -1127,6 +1169,7 @@ pub fn for_each_tag<'t>(
             scope: None,
             names: Vec::new(),
             doc: None,
+            qualifiers: Vec::new(),
             pattern: m.pattern_index,
         };
         for c in m.captures() {
@@ -1135,6 +1178,7 @@ pub fn for_each_tag<'t>(
                 TagRole::Scope => tag.scope = Some(c.node),
                 TagRole::Name => tag.names.push(c.node),
                 TagRole::Doc => tag.doc = Some(c.node),
+                TagRole::Qualifier => tag.qualifiers.push(c.node),
                 TagRole::Private => {}
             }
         }

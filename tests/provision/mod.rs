@@ -62,6 +62,9 @@ fn prerequisite(program: &str) -> &'static str {
     match program {
         "python3" => "python3 with its venv module (Debian: apt-get install python3 python3-venv)",
         "npm" => "npm (Debian: apt-get install npm)",
+        "apt-get" | "dpkg-deb" => {
+            "Debian's apt-get and dpkg-deb, with the package lists updated (apt-get update)"
+        }
         _ => "the packages it installs",
     }
 }
@@ -181,4 +184,114 @@ pub fn py_judged_corpus() -> PathBuf {
             .arg(dir.join("src"))
             .arg(PY_JUDGE_PACKAGES[1]))
     })
+}
+
+/// The files of a pinned Debian binary package (`name=version`), unpacked
+/// under `<dir>/root` without installing it: `apt-get download` from the
+/// system's package lists, then `dpkg-deb -x`. The version is the stamp.
+pub fn deb_package(name: &str, version: &str) -> PathBuf {
+    let pin = format!("{name}={version}");
+    let dir = provisioned(&format!("deb-{name}"), &pin, |dir| {
+        run(Command::new("apt-get")
+            .current_dir(dir)
+            .args(["download", "-qq", &pin]))?;
+        let deb = fs::read_dir(dir)
+            .map_err(|e| e.to_string())?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == "deb"))
+            .ok_or_else(|| format!("apt-get download {pin} left no .deb"))?;
+        run(Command::new("dpkg-deb")
+            .arg("-x")
+            .arg(&deb)
+            .arg(dir.join("root")))?;
+        fs::remove_file(&deb).map_err(|e| e.to_string())
+    });
+    dir.join("root")
+}
+
+/// The Go standard library's sources (Debian's `golang-1.19-src`), the Go
+/// corpus: its `src` folder.
+pub fn go_corpus() -> PathBuf {
+    let root = deb_package("golang-1.19-src", "1.19.8-2");
+    root.join("usr/share/go-1.19/src")
+}
+
+/// The JDK's own Java sources (Debian's `openjdk-17-source`, its
+/// `src.zip` unpacked by Python's `zipfile`): the Java corpus, one folder
+/// per module (`java.base`, `java.desktop`, ...).
+pub fn java_corpus() -> PathBuf {
+    const PIN: &str = "17.0.21.1+2-1~deb12u1";
+    let root = deb_package("openjdk-17-source", PIN);
+    provisioned("java-corpus", PIN, |dir| {
+        let zip = root.join("usr/lib/jvm/openjdk-17/lib/src.zip");
+        run(Command::new("python3")
+            .args(["-m", "zipfile", "-e"])
+            .arg(zip)
+            .arg(dir))
+    })
+}
+
+/// The upstream sources of a pinned Debian source package (`name=version`),
+/// unpacked under `<dir>/src`: `apt-get source --download-only` with a
+/// private source list and package lists (the system's apt setup is not
+/// touched), then its `.orig.tar.*` unpacked by `tar`.
+pub fn deb_source(name: &str, version: &str) -> PathBuf {
+    let pin = format!("{name}={version}");
+    let dir = provisioned(&format!("debsrc-{name}"), &pin, |dir| {
+        let apt = dir.join("apt");
+        fs::create_dir_all(apt.join("lists/partial")).map_err(|e| e.to_string())?;
+        fs::create_dir_all(apt.join("cache/archives/partial")).map_err(|e| e.to_string())?;
+        let list = apt.join("sources.list");
+        fs::write(
+            &list,
+            "deb-src http://deb.debian.org/debian bookworm main\n",
+        )
+        .map_err(|e| e.to_string())?;
+        let options = [
+            format!("Dir::Etc::SourceList={}", list.display()),
+            "Dir::Etc::SourceParts=/dev/null".to_string(),
+            format!("Dir::State::Lists={}", apt.join("lists").display()),
+            format!("Dir::Cache={}", apt.join("cache").display()),
+            "Debug::NoLocking=1".to_string(),
+        ];
+        let apt_get = |args: &[&str]| {
+            let mut cmd = Command::new("apt-get");
+            cmd.current_dir(dir);
+            for o in &options {
+                cmd.args(["-o", o]);
+            }
+            cmd.args(["-qq"]).args(args);
+            run(&mut cmd)
+        };
+        apt_get(&["update"])?;
+        apt_get(&["source", "--download-only", &pin])?;
+        let orig = fs::read_dir(dir)
+            .map_err(|e| e.to_string())?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().contains(".orig.tar."))
+            .ok_or_else(|| format!("apt-get source {pin} left no .orig.tar"))?;
+        fs::create_dir_all(dir.join("src")).map_err(|e| e.to_string())?;
+        run(Command::new("tar")
+            .arg("-xf")
+            .arg(&orig)
+            .arg("-C")
+            .arg(dir.join("src"))
+            .arg("--strip-components=1"))?;
+        fs::remove_dir_all(&apt).map_err(|e| e.to_string())
+    });
+    dir.join("src")
+}
+
+/// Lua 5.4's C sources (Debian source package `lua5.4`): the C corpus,
+/// its `src` folder (every header it needs is beside the files).
+pub fn c_corpus() -> PathBuf {
+    deb_source("lua5.4", "5.4.4-3+deb12u1").join("src")
+}
+
+/// yaml-cpp 0.7.0's sources (Debian source package `yaml-cpp`): the C++
+/// corpus, its root (`src/*.cpp`; `include/` is their include path).
+pub fn cpp_corpus() -> PathBuf {
+    deb_source("yaml-cpp", "0.7.0+dfsg-8")
 }

@@ -33,6 +33,9 @@ pub struct Lang {
     pub name: &'static str,
     /// A statement that is a whole body, and a comment/docstring first line.
     one_line: &'static str,
+    /// Another whole body for a header holding a word (C++ `constexpr`
+    /// functions must return: `return {};`).
+    one_line_when: &'static [(&'static str, &'static str)],
     doc_first: &'static str,
     /// Wraps a body for brace languages (`{` + body + `}`).
     braces: bool,
@@ -41,18 +44,51 @@ pub struct Lang {
 pub const PYTHON: Lang = Lang {
     name: "python",
     one_line: "pass",
+    one_line_when: &[],
     doc_first: "\"\"\"Doc.\"\"\"",
     braces: false,
 };
 pub const RUST: Lang = Lang {
     name: "rust",
     one_line: "unimplemented!()",
+    one_line_when: &[],
     doc_first: "// A comment first.",
     braces: true,
 };
 pub const TYPESCRIPT: Lang = Lang {
     name: "typescript",
     one_line: "throw new Error(\"todo\");",
+    one_line_when: &[],
+    doc_first: "// A comment first.",
+    braces: true,
+};
+pub const GO: Lang = Lang {
+    name: "go",
+    one_line: "panic(\"todo\")",
+    one_line_when: &[],
+    doc_first: "// A comment first.",
+    braces: true,
+};
+pub const JAVA: Lang = Lang {
+    name: "java",
+    one_line: "throw new UnsupportedOperationException(\"todo\");",
+    one_line_when: &[],
+    doc_first: "// A comment first.",
+    braces: true,
+};
+/// C and C++: a statement valid in any function, whatever it returns.
+pub const C: Lang = Lang {
+    name: "c",
+    one_line: "for (;;) {}",
+    one_line_when: &[],
+    doc_first: "/* A comment first. */",
+    braces: true,
+};
+/// C++: `throw` is valid in any function, `constexpr` ones included.
+pub const CPP: Lang = Lang {
+    name: "cpp",
+    one_line: "throw 0;",
+    one_line_when: &[("constexpr", "return {};")],
     doc_first: "// A comment first.",
     braces: true,
 };
@@ -306,15 +342,20 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
                 format!("{header}{lines}")
             }
         };
+        let one_line = lang
+            .one_line_when
+            .iter()
+            .find(|(word, _)| header.split_whitespace().any(|w| w == *word))
+            .map_or(lang.one_line, |(_, body)| *body);
         out.push(Shape {
             name: "one_line_body",
-            code: make(&[lang.one_line]),
+            code: make(&[one_line]),
             identity: false,
             respaced: false,
         });
         out.push(Shape {
             name: "doc_first",
-            code: make(&[lang.doc_first, lang.one_line]),
+            code: make(&[lang.doc_first, one_line]),
             identity: false,
             respaced: false,
         });
@@ -451,6 +492,9 @@ pub fn parse_or_why(lang: &str, text: &str) -> Result<ParsedFile, String> {
     symbols::parse(&l, Arc::new(src)).map_err(|e| e.to_string())
 }
 
+/// The kinds a run takes: everything with a body of statements.
+const CALLABLE: [&str; 4] = ["function", "method", "constructor", "operator"];
+
 /// Every shape of every function and method of `path` (a file the parser
 /// reads without errors; others are skipped and not counted).
 pub fn run_file(lang: &Lang, path: &Path, t: &mut Tally) {
@@ -511,7 +555,7 @@ pub fn run_file_picked(lang: &Lang, path: &Path, pick: Pick, t: &mut Tally) {
     let all: Vec<&Symbol> = file
         .symbols
         .iter()
-        .filter(|s| s.kind == "function" || s.kind == "method")
+        .filter(|s| CALLABLE.contains(&s.kind.as_str()))
         .collect();
     let chosen = pick.choose(&all);
     t.left_out += all.len() - chosen.len();
@@ -718,6 +762,16 @@ pub fn ts_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The files under `dir` whose extension is one of `exts`, sorted.
+pub fn files_with(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = scalpel::disk::walk_files(dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| exts.iter().any(|x| e == *x)))
+        .collect();
+    files.sort();
+    files
+}
+
 /// `files` but those `rejects` (a front end's `path | message` lines) names.
 fn accepted(files: Vec<PathBuf>, rejects: Vec<String>) -> Vec<PathBuf> {
     let rejected: std::collections::HashSet<String> = rejects
@@ -783,13 +837,20 @@ pub fn tsc_rejects(ts: &Path, paths: &[PathBuf]) -> Vec<String> {
 
 /// Run a front end that reads file paths on stdin and prints a
 /// `path | message` line for each file it rejects.
-fn run_judge(mut cmd: Command, paths: &[PathBuf]) -> Vec<String> {
+fn run_judge(cmd: Command, paths: &[PathBuf]) -> Vec<String> {
+    run_judge_needing(cmd, paths, "python3 and nodejs")
+}
+
+/// [`run_judge`]; `package` is what to install when the program is missing.
+fn run_judge_needing(mut cmd: Command, paths: &[PathBuf], package: &str) -> Vec<String> {
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?} (python3 and node are needed): {e}"));
+        .unwrap_or_else(|e| {
+            panic!("cannot run {cmd:?}: {e}; the tests need it (Debian: apt-get install {package})")
+        });
     let list: String = paths.iter().map(|p| format!("{}\n", p.display())).collect();
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || stdin.write_all(list.as_bytes()));
@@ -812,43 +873,218 @@ pub enum Judge<'a> {
     CPython,
     Syn,
     Tsc(&'a Path),
+    /// `gofmt -e` (Go's own parser).
+    Gofmt,
+    /// javac's parser through the compiler tree API (`JavaParse.java`).
+    Javac,
+    /// `clang -fsyntax-only` for `c` or `c++`, the original file's folder
+    /// and these folders on the include path (its headers resolve); only
+    /// files clang accepts without an error are judged ([`clang_accepts`]).
+    Clang(&'static str, &'a [PathBuf]),
 }
 
-/// Let the front end judge every new file of `t` (one process for all of
-/// them, or `syn` in process), move them out of `t.judged`, and add the
-/// labels of those it rejects to `t.rejected`.
+impl Judge<'_> {
+    /// The extension of the judged files.
+    fn ext(&self) -> &'static str {
+        match self {
+            Judge::CPython => "py",
+            Judge::Syn => "rs",
+            Judge::Tsc(_) => "ts",
+            Judge::Gofmt => "go",
+            Judge::Javac => "java",
+            Judge::Clang("c", _) => "c",
+            Judge::Clang(..) => "cpp",
+        }
+    }
+
+    /// Files among `paths` the front end rejects, as `path | message`;
+    /// `include` is the folder whose headers the files use (C and C++).
+    fn rejects(&self, paths: &[PathBuf], include: Option<&Path>) -> Vec<String> {
+        match self {
+            Judge::CPython => cpython_rejects(paths),
+            Judge::Syn => paths
+                .iter()
+                .filter_map(|p| {
+                    let text = std::fs::read_to_string(p).unwrap();
+                    syn::parse_file(&text)
+                        .err()
+                        .map(|e| format!("{} | {e}", p.display()))
+                })
+                .collect(),
+            Judge::Tsc(ts) => tsc_rejects(ts, paths),
+            Judge::Gofmt => gofmt_rejects(paths),
+            Judge::Javac => javac_rejects(paths),
+            Judge::Clang(lang, more) => clang_rejects(lang, paths, include, more),
+        }
+    }
+}
+
+/// Run a front end that takes the files as arguments and reports errors on
+/// stderr as `path:line:col: message` (gofmt, clang): `path | message` for
+/// the first error of each file it rejects. `command` makes the command
+/// without the files; `package` is the Debian package to install when the
+/// program is missing.
+fn stderr_judge(
+    command: impl Fn() -> Command + Sync,
+    package: &str,
+    paths: &[PathBuf],
+) -> Vec<String> {
+    // Chunks run on every core: clang reads a C++ file's standard headers
+    // in a second or so.
+    let per = paths
+        .len()
+        .div_ceil(std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, 200);
+    let results: Vec<Vec<String>> = std::thread::scope(|s| {
+        let runs: Vec<_> = paths
+            .chunks(per)
+            .map(|chunk| s.spawn(|| judge_chunk(&command, package, chunk)))
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    results.concat()
+}
+
+/// [`stderr_judge`] on one chunk of files, in one process.
+fn judge_chunk(command: &impl Fn() -> Command, package: &str, chunk: &[PathBuf]) -> Vec<String> {
+    let mut cmd = command();
+    let shown = format!("{cmd:?}");
+    let res = cmd.args(chunk).output().unwrap_or_else(|e| {
+        panic!("cannot run {shown}: {e}; the tests need it (Debian: apt-get install {package})")
+    });
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    let mut out = Vec::new();
+    for p in chunk {
+        let prefix = format!("{}:", p.display());
+        let first = stderr.lines().find(|l| {
+            l.starts_with(&prefix) && !l.contains(": note:") && !l.contains(": warning:")
+        });
+        if let Some(line) = first {
+            out.push(format!("{} | {}", p.display(), &line[prefix.len()..]));
+        }
+    }
+    assert!(
+        res.status.success() || !out.is_empty(),
+        "{shown} failed without naming a file: {stderr}"
+    );
+    out
+}
+
+/// Files `gofmt -e` rejects.
+pub fn gofmt_rejects(paths: &[PathBuf]) -> Vec<String> {
+    let gofmt = || {
+        let mut cmd = Command::new("gofmt");
+        cmd.args(["-e", "-l"]);
+        cmd
+    };
+    stderr_judge(gofmt, "golang-go", paths)
+}
+
+/// Files javac's parser rejects (`tests/support/JavaParse.java`, run by the
+/// JDK's source launcher).
+pub fn javac_rejects(paths: &[PathBuf]) -> Vec<String> {
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/JavaParse.java");
+    let mut cmd = Command::new("java");
+    cmd.arg(program);
+    run_judge_needing(cmd, paths, "openjdk-17-jdk-headless")
+}
+
+/// Files `clang -fsyntax-only` (`lang`: `c` or `c++`) reports an error in,
+/// with `include` (or each file's own folder) on the include path.
+pub fn clang_rejects(
+    lang: &str,
+    paths: &[PathBuf],
+    include: Option<&Path>,
+    more: &[PathBuf],
+) -> Vec<String> {
+    let mut by_dir: std::collections::BTreeMap<PathBuf, Vec<PathBuf>> = Default::default();
+    for p in paths {
+        let dir = include
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| p.parent().unwrap().to_path_buf());
+        by_dir.entry(dir).or_default().push(p.clone());
+    }
+    let std = if lang == "c" {
+        "-std=gnu11"
+    } else {
+        "-std=gnu++17"
+    };
+    let mut out = Vec::new();
+    for (dir, files) in by_dir {
+        let clang = || {
+            let mut cmd = Command::new("clang");
+            cmd.args([
+                "-fsyntax-only",
+                "-ferror-limit=1",
+                "-w",
+                "-x",
+                lang,
+                std,
+                "-I",
+            ]);
+            cmd.arg(&dir);
+            for m in more {
+                cmd.arg("-I").arg(m);
+            }
+            cmd
+        };
+        out.extend(stderr_judge(clang, "clang", &files));
+    }
+    out
+}
+
+/// The files clang accepts without an error (only those can be judged).
+pub fn clang_accepts(lang: &str, files: Vec<PathBuf>, more: &[PathBuf]) -> Vec<PathBuf> {
+    let rejects = clang_rejects(lang, &files, None, more);
+    accepted(files, rejects)
+}
+
+/// The files `gofmt -e` accepts.
+pub fn gofmt_accepts(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    let rejects = gofmt_rejects(&files);
+    accepted(files, rejects)
+}
+
+/// The files javac's parser accepts.
+pub fn javac_accepts(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    let rejects = javac_rejects(&files);
+    accepted(files, rejects)
+}
+
+/// Let the front end judge every new file of `t` (one process per batch,
+/// or `syn` in process), move them out of `t.judged`, and add the labels
+/// of those it rejects to `t.rejected`. C and C++ files are judged with
+/// their original's folder on the include path.
 pub fn judge(t: &mut Tally, judge: &Judge) {
     let judged = std::mem::take(&mut t.judged);
     t.judged_count += judged.len();
-    if let Judge::Syn = judge {
-        t.rejected.extend(judged.iter().filter_map(|(label, text)| {
-            syn::parse_file(text).err().map(|e| format!("{label}: {e}"))
-        }));
-        return;
-    }
-    let ext = if let Judge::CPython = judge {
-        "py"
-    } else {
-        "ts"
-    };
     let dir = tempfile::tempdir().unwrap();
-    let mut names = Vec::new();
+    let mut groups: std::collections::BTreeMap<Option<PathBuf>, Vec<(PathBuf, &str)>> =
+        Default::default();
     for (i, (label, text)) in judged.iter().enumerate() {
-        let p = dir.path().join(format!("n{i}.{ext}"));
+        let p = dir.path().join(format!("n{i}.{}", judge.ext()));
         std::fs::write(&p, text).unwrap();
-        names.push((p, label.as_str()));
+        let include = matches!(judge, Judge::Clang(..))
+            .then(|| origin_of(label).parent().map(Path::to_path_buf))
+            .flatten();
+        groups.entry(include).or_default().push((p, label.as_str()));
     }
-    let paths: Vec<PathBuf> = names.iter().map(|(p, _)| p.clone()).collect();
-    let rejects = match judge {
-        Judge::Tsc(ts) => tsc_rejects(ts, &paths),
-        _ => cpython_rejects(&paths),
-    };
-    t.rejected.extend(rejects.into_iter().map(|l| {
-        let p = l.split(" | ").next().unwrap_or("");
-        let label = names
-            .iter()
-            .find(|(n, _)| n.display().to_string() == p)
-            .map_or("?", |(_, l)| *l);
-        format!("{label}: {l}")
-    }));
+    for (include, names) in groups {
+        let paths: Vec<PathBuf> = names.iter().map(|(p, _)| p.clone()).collect();
+        let rejects = judge.rejects(&paths, include.as_deref());
+        t.rejected.extend(rejects.into_iter().map(|l| {
+            let p = l.split(" | ").next().unwrap_or("");
+            let label = names
+                .iter()
+                .find(|(n, _)| n.display().to_string() == p)
+                .map_or("?", |(_, l)| *l);
+            format!("{label}: {l}")
+        }));
+    }
+}
+
+/// The file a case's label names (`path:line name [shape]`).
+fn origin_of(label: &str) -> PathBuf {
+    let at = label.split(' ').next().unwrap_or("");
+    PathBuf::from(at.rsplit_once(':').map_or(at, |(p, _)| p))
 }
