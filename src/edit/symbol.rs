@@ -207,7 +207,8 @@ pub fn plan(
             let code = needs_code()?;
             let masks = line_masks(file, start..span.end_byte - trail.len(), "", code, "")?;
             let mut readings = fit(code, &masks, &ctx, src);
-            prefer_old_layout(&mut readings, &text[start..span.end_byte - trail.len()]);
+            let old = &text[start..span.end_byte - trail.len()];
+            prefer_old_layout(&mut readings, old, &masks.roles, &ctx);
             Ok(readings
                 .into_iter()
                 .map(|mut fitted| {
@@ -553,10 +554,31 @@ struct Reading {
 /// `const base = (..) =>` / `z.object({..})`) reads at the header's column
 /// or one step deeper. The code's lines the agent left unchanged tell which
 /// layout the file had; [`choose`] still judges every reading.
-fn prefer_old_layout(readings: &mut [String], old: &str) {
+///
+/// Before that count, in a space-indented file, a reading whose step lines
+/// show another unit than the symbol's own ([`Ctx::unit`]) goes after those
+/// that keep it: a C++ constructor's `: member(x)` line two steps in, sent
+/// in steps of 4 into a file of 2 (at 8, its members at 12), keeps more of
+/// the old lines unchanged when only its base moves (`:` at 2, one step),
+/// but the rescaled reading (`:` at 4, two steps) is the symbol's layout.
+fn prefer_old_layout(readings: &mut [String], old: &str, roles: &[indent::Role], ctx: &Ctx) {
     if readings.len() < 2 {
         return;
     }
+    let spaces = matches!(ctx.style, Indent::Spaces(_));
+    let t = ctx.indent.len();
+    let other_unit = |r: &str| {
+        let depths: Vec<Option<usize>> = r
+            .split('\n')
+            .enumerate()
+            .map(|(i, l)| match i {
+                0 => Some(0),
+                _ if roles.get(i) == Some(&indent::Role::Fixed) => None,
+                _ => leading_ws(l).len().checked_sub(t),
+            })
+            .collect();
+        spaces && indent::steps_unit(&depths, roles).is_some_and(|u| u != ctx.unit)
+    };
     let mut old_lines: HashMap<&str, usize> = HashMap::new();
     for l in old.lines().filter(|l| !is_blank(l)) {
         *old_lines.entry(l).or_default() += 1;
@@ -573,7 +595,7 @@ fn prefer_old_layout(readings: &mut [String], old: &str) {
                 _ => false,
             })
             .count();
-        std::cmp::Reverse(kept)
+        (other_unit(r), std::cmp::Reverse(kept))
     });
 }
 
