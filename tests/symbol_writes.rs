@@ -1062,7 +1062,7 @@ fn a_delete_receipt_says_the_symbol_is_removed() {
 /// landed at column 0 in the middle of the class.
 #[test]
 fn another_indent_width_is_rescaled_to_the_files() {
-    let cases: [(&str, &str, &str, &str, &str); 4] = [
+    let cases: [(&str, &str, &str, &str, &str); 5] = [
         (
             "a.py",
             "class A:\n    def ok(self) -> bool:\n        return True\n\n    def other(self):\n        if self:\n            return 1\n",
@@ -1092,6 +1092,16 @@ fn another_indent_width_is_rescaled_to_the_files() {
             "C.f",
             "f() {\n    return {\n        a: 2,\n    };\n}\n",
             "class C {\n  f() {\n    return {\n      a: 2,\n    };\n  }\n\n  g() {\n    return 1;\n  }\n}\n",
+        ),
+        (
+            // A constructor whose only deeper line is its `:` list, two
+            // steps in (yaml-cpp's `EmitterState`), sent in steps of 4:
+            // the list stays two steps in, its items follow it.
+            "e.cpp",
+            "namespace N {\nS::S()\n    : a(1),\n      b(2),\n      c(3) {}\n\nvoid g() {\n  if (x) {\n    y();\n  }\n}\n}\n",
+            "S::S",
+            "S::S()\n        : a(1),\n            b(2),\n            c(3) {}\n",
+            "namespace N {\nS::S()\n    : a(1),\n        b(2),\n        c(3) {}\n\nvoid g() {\n  if (x) {\n    y();\n  }\n}\n}\n",
         ),
     ];
     for (path, src, symbol, code, want) in cases {
