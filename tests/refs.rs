@@ -623,6 +623,24 @@ fn an_overriding_method_is_renamed_with_its_family() {
     );
 }
 
+/// A member named by a string key (zod's `as (typeof ZodString)["create"]`)
+/// is a use of it: renamed with it when the key's receiver is the class,
+/// undecided when it is a value of unknown type.
+#[test]
+fn a_member_named_by_a_string_key_is_renamed_with_it() {
+    let ts = "export class Z { static create(): Z { return new Z(); } }\nexport const c = { z: (() => Z.create()) as (typeof Z)[\"create\"] };\n";
+    let tmp = project(&[("z.ts", ts)]);
+    let files = rename_in(tmp.path(), "z.ts", "Z.create", "make", Undecided::Refuse).unwrap();
+    assert_eq!(
+        text_of(&files, "z.ts"),
+        "export class Z { static make(): Z { return new Z(); } }\nexport const c = { z: (() => Z.make()) as (typeof Z)[\"make\"] };\n"
+    );
+    let other = "import { Z } from \"./z\";\nexport function f(o: any) { return o[\"create\"]; }\n";
+    let tmp = project(&[("z.ts", ts), ("o.ts", other)]);
+    let e = rename_in(tmp.path(), "z.ts", "Z.create", "make", Undecided::Refuse).unwrap_err();
+    assert_eq!(uncertain_sites(&e), vec![("o.ts".to_string(), 2)]);
+}
+
 /// A Rust method in `impl Trait for T`: with the trait in the root, the
 /// trait's method and every impl's are renamed together; with an external
 /// trait (`Display`), refused.

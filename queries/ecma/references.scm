@@ -15,6 +15,16 @@
   property: [(property_identifier) (private_property_identifier)] @reference.member
   (#not-any-of? @receiver "this" "super"))
 
+; `obj["name"]` names a member by a string key, as `obj.name` does: a
+; rename that left it behind would break the access.
+(subscript_expression
+  object: (this) @receiver.self
+  index: (string (string_fragment) @reference.member))
+(subscript_expression
+  object: (_) @receiver
+  index: (string (string_fragment) @reference.member)
+  (#not-any-of? @receiver "this"))
+
 ; Parameters and local bindings.
 (arrow_function parameter: (identifier) @local.definition)
 (variable_declarator name: (identifier) @local.definition)

@@ -5,6 +5,15 @@
   module: (_) @receiver
   name: (type_identifier) @reference.member)
 
+; `(typeof Cls)["name"]` and `Type["name"]` name a member of that type by
+; a string key (zod: `as (typeof ZodString)["create"]`).
+(lookup_type
+  (parenthesized_type (type_query (identifier) @receiver))
+  (literal_type (string (string_fragment) @reference.member)))
+(lookup_type
+  [(type_identifier) (nested_type_identifier) (generic_type)] @receiver
+  (literal_type (string (string_fragment) @reference.member)))
+
 ; TypeScript parameters (with types, defaults, `private` properties).
 (required_parameter pattern: (identifier) @local.definition)
 (optional_parameter pattern: (identifier) @local.definition)

@@ -110,20 +110,26 @@ pub fn mcp_venv_python() -> PathBuf {
     dir.join("bin/python")
 }
 
+/// Install pinned npm `packages` under `dir/node_modules` from the npm
+/// registry, running no package script.
+pub fn npm_install(dir: &Path, packages: &[&str]) -> Result<(), String> {
+    run(Command::new("npm")
+        .args(["install", "--prefix"])
+        .arg(dir)
+        .args(packages)
+        .args([
+            "--ignore-scripts",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+        ]))
+}
+
 /// The folder of the pinned JavaScript corpus (installed from the npm
 /// registry without running any package script).
 pub fn js_corpus() -> PathBuf {
     let dir = provisioned("js-corpus", JS_CORPUS_PACKAGE, |dir| {
-        run(Command::new("npm")
-            .args(["install", "--prefix"])
-            .arg(dir)
-            .args([
-                JS_CORPUS_PACKAGE,
-                "--ignore-scripts",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-            ]))
+        npm_install(dir, &[JS_CORPUS_PACKAGE])
     });
     dir.join("node_modules/npm")
 }
@@ -136,16 +142,7 @@ pub const TS_PACKAGES: [&str; 2] = ["typescript@5.6.3", "zod@3.25.76"];
 /// (installed from the npm registry without running any package script).
 pub fn ts_corpus() -> PathBuf {
     provisioned("ts-corpus", &TS_PACKAGES.join(" "), |dir| {
-        run(Command::new("npm")
-            .args(["install", "--prefix"])
-            .arg(dir)
-            .args(TS_PACKAGES)
-            .args([
-                "--ignore-scripts",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-            ]))
+        npm_install(dir, &TS_PACKAGES)
     })
 }
 
@@ -157,16 +154,7 @@ pub const PY_JUDGE_PACKAGES: [&str; 2] = ["pyright@1.1.389", "packaging==24.2"];
 /// The folder holding `node_modules/pyright` and `src/packaging`.
 pub fn py_judged_corpus() -> PathBuf {
     provisioned("py-judged", &PY_JUDGE_PACKAGES.join(" "), |dir| {
-        run(Command::new("npm")
-            .args(["install", "--prefix"])
-            .arg(dir)
-            .arg(PY_JUDGE_PACKAGES[0])
-            .args([
-                "--ignore-scripts",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-            ]))?;
+        npm_install(dir, &PY_JUDGE_PACKAGES[..1])?;
         run(Command::new("python3")
             .args(["-m", "venv"])
             .arg(dir.join("venv")))?;
