@@ -1267,7 +1267,12 @@ fn layer_below<'t>(
         if depth == QUERY_LAYER && inside {
             out.push(node);
         }
-        if depth < QUERY_LAYER && inside && cursor.goto_first_child() {
+        // A node with no more descendants than levels left to the layer
+        // holds no node at the layer's depth: its subtree is not walked, so
+        // on a tree of ordinary depth this visits little more than the
+        // top-level nodes (`descendant_count` is stored, not counted).
+        let reaches = node.descendant_count() > (QUERY_LAYER - depth) as usize;
+        if depth < QUERY_LAYER && inside && reaches && cursor.goto_first_child() {
             depth += 1;
             continue;
         }

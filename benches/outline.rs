@@ -1,0 +1,133 @@
+//! Outline throughput next to a bare parse (issue 29 item 7), per language:
+//! the twelve largest files of each language's corpus, in process, one
+//! thread, counted in the thread's CPU time (so other work on the machine
+//! does not inflate it), the best of `REPS` runs per file.
+//!
+//! - *bare parse*: tree-sitter alone (`symbols::parse_tree`);
+//! - *outline*: the same parse, then the outline Scalpel builds on it
+//!   (tags query, ranges, name paths, trivia: `symbols::outline`), what
+//!   `list_symbols` and every symbol edit pay.
+//!
+//! Corpora: the Python standard library of `python3`, the crates of the
+//! cargo registry (`~/.cargo/registry/src`), and the pinned packages the
+//! tests provision (`tests/provision`: npm's JavaScript, TypeScript and zod,
+//! Go's sources, the JDK's, Lua's C, yaml-cpp). Run: `cargo bench --bench
+//! outline` (optional argument: how many files per language, default 12).
+
+#[path = "../tests/provision/mod.rs"]
+mod provision;
+
+use scalpel::ops::engine::Engine;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const REPS: usize = 3;
+
+fn cpu() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// The CPU time of the fastest of [`REPS`] runs of `f`.
+fn best(mut f: impl FnMut()) -> Duration {
+    (0..REPS)
+        .map(|_| {
+            let t = cpu();
+            f();
+            cpu() - t
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn stdlib() -> Option<PathBuf> {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+        ])
+        .output()
+        .ok()?;
+    Some(PathBuf::from(String::from_utf8(out.stdout).ok()?.trim()))
+}
+
+/// The `n` largest files under `dir` that `engine` reads as `language`.
+fn largest(engine: &Engine, dir: &Path, language: &str, n: usize) -> Vec<PathBuf> {
+    let mut files: Vec<(u64, PathBuf)> = scalpel::disk::walk_files(dir)
+        .into_iter()
+        .filter(|p| {
+            engine
+                .registry
+                .detect(p, None)
+                .is_some_and(|l| l.name() == language)
+        })
+        .filter_map(|p| {
+            let len = std::fs::metadata(&p).ok()?.len();
+            (len <= engine.max_file_size).then_some((len, p))
+        })
+        .collect();
+    files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    files.into_iter().take(n).map(|f| f.1).collect()
+}
+
+fn measure(engine: &Engine, language: &str, files: &[PathBuf]) {
+    let (mut bytes, mut bare, mut full, mut symbols) = (0usize, Duration::ZERO, Duration::ZERO, 0);
+    for f in files {
+        let Ok(p) = engine.load(f, None) else {
+            eprintln!("{language}: {} does not load", f.display());
+            continue;
+        };
+        let (lang, source) = (p.language.clone(), p.source.clone());
+        bytes += source.body().len();
+        symbols += p.symbols.len();
+        bare += best(|| {
+            scalpel::symbols::parse_tree(&lang, source.body(), None).unwrap();
+        });
+        full += best(|| {
+            let tree = scalpel::symbols::parse_tree(&lang, source.body(), None).unwrap();
+            scalpel::symbols::outline(&lang, source.clone(), tree).unwrap();
+        });
+    }
+    let mb = bytes as f64 / 1e6;
+    println!(
+        "| {language} | {} | {mb:.2} | {:.2} s — {:.1} MB/s | {:.2} s — **{:.1} MB/s** | **{:.2}×** | {symbols} |",
+        files.len(),
+        bare.as_secs_f64(),
+        mb / bare.as_secs_f64(),
+        full.as_secs_f64(),
+        mb / full.as_secs_f64(),
+        full.as_secs_f64() / bare.as_secs_f64(),
+    );
+}
+
+fn main() {
+    let n: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(12);
+    let engine = Engine::default();
+    let home = PathBuf::from(std::env::var("HOME").unwrap_or_default());
+    let ts = provision::ts_corpus().join("node_modules");
+    let corpora: Vec<(&str, PathBuf)> = vec![
+        ("python", stdlib().expect("python3 prints its stdlib path")),
+        ("rust", home.join(".cargo/registry/src")),
+        ("typescript", ts.clone()),
+        ("javascript", provision::js_corpus()),
+        ("go", provision::go_corpus()),
+        ("java", provision::java_corpus()),
+        ("c", provision::c_corpus()),
+        ("cpp", provision::cpp_corpus()),
+    ];
+    println!(
+        "| language | files | MB | bare parse (CPU) | parse + outline (CPU) | ratio | symbols |"
+    );
+    println!("|---|---:|---:|---|---|---:|---:|");
+    for (language, dir) in corpora {
+        let files = largest(&engine, &dir, language, n);
+        if files.is_empty() {
+            eprintln!("{language}: no files under {}", dir.display());
+            continue;
+        }
+        measure(&engine, language, &files);
+    }
+}
