@@ -10,7 +10,10 @@ use std::path::Path;
 fn every_grammar_and_query_compiles() {
     let reg = Registry::builtin();
     let names: Vec<&str> = reg.languages().iter().map(|l| l.name()).collect();
-    assert_eq!(names, ["javascript", "python", "rust", "tsx", "typescript"]);
+    assert_eq!(
+        names,
+        ["bash", "javascript", "python", "rust", "tsx", "typescript"]
+    );
     for lang in reg.languages() {
         let tags = lang
             .tags_query()

@@ -9,7 +9,12 @@
 //!   registry (`syn` parses them; same sample);
 //! - TypeScript: zod 3.25.76's `src/v3` (from npm, `tests/provision`) and
 //!   the fixtures, those the `typescript` compiler accepts, 30 of them
-//!   (same sample).
+//!   (same sample);
+//! - every language whose row of `tests/data/front_ends.toml` names a
+//!   checker command (`bash -n`, `ruby -c`, `php -l`, `mcs --parse`, ...):
+//!   its fixtures and a sample of its pinned corpus, the files the checker
+//!   accepts, judged by it; there `update(S, extract(S).code)` is also
+//!   byte-identical for every symbol of every kind.
 //!
 //! `benches/trust_corpus.rs` runs the same property over every file of the
 //! whole corpora.
@@ -122,6 +127,65 @@ fn typescript_shapes_parse_with_tsc() {
     report("typescript", &t);
 }
 
+/// Every language of the registry has a row in `tests/data/front_ends.toml`:
+/// a checker command, or the test of its own that judges it.
+#[test]
+fn every_language_has_a_front_end() {
+    let rows: Vec<String> = front_ends().into_iter().map(|f| f.language).collect();
+    for lang in scalpel::lang::Registry::builtin().languages() {
+        assert!(
+            rows.iter().any(|r| r == lang.name()),
+            "{} has no row in tests/data/front_ends.toml",
+            lang.name()
+        );
+    }
+    for fe in command_front_ends() {
+        assert!(
+            !fe.command.is_empty() && !fe.package.is_empty() && fe.sample > 0,
+            "{}: a row without `judged_by` needs command, package and sample",
+            fe.language
+        );
+    }
+}
+
+/// The shape property for every language judged by a checker command
+/// (`tests/data/front_ends.toml`): its fixtures and `sample` files of its
+/// pinned corpus, those the checker accepts as they are.
+#[test]
+fn command_front_ends_accept_every_shape() {
+    let mut failed = Vec::new();
+    for fe in command_front_ends() {
+        fe.require();
+        let lang = fe.lang();
+        let mut files = fe.accepts(fe.fixtures());
+        assert!(
+            !files.is_empty(),
+            "{}: no fixture the checker accepts",
+            fe.language
+        );
+        let corpus = fe.corpus_files();
+        assert!(
+            corpus.len() >= fe.sample,
+            "{}: only {} corpus files",
+            fe.language,
+            corpus.len()
+        );
+        files.extend(fe.accepts(sample(corpus, fe.sample)));
+        let mut t = Tally::default();
+        let mut symbols = 0;
+        for f in &files {
+            symbols += every_symbol_identity(lang.name, f, &mut t);
+            run_file(&lang, f, &mut t);
+        }
+        judge(&mut t, &Judge::Command(&fe));
+        eprintln!("{} ({symbols} symbols)", t.line(lang.name));
+        if std::panic::catch_unwind(|| report(lang.name, &t)).is_err() {
+            failed.push(fe.language.clone());
+        }
+    }
+    assert!(failed.is_empty(), "failed: {failed:?}");
+}
+
 /// The judges can say no: a broken file is rejected by each.
 #[test]
 fn the_judges_reject_broken_code() {
@@ -134,6 +198,22 @@ fn the_judges_reject_broken_code() {
     std::fs::write(&bad, "function f( {\n").unwrap();
     assert_eq!(tsc_rejects(&ts, &[bad]).len(), 1);
     assert!(syn::parse_file("fn f() { let x = ; }").is_err());
+    // Each checker command rejects a file cut in the middle of its first
+    // function (the fixture up to its first function's body's middle).
+    for fe in command_front_ends() {
+        let fixture = &fe.fixtures()[0];
+        let text = std::fs::read_to_string(fixture).unwrap();
+        let parsed = parse(&fe.language, &text).unwrap();
+        let f = parsed
+            .symbols
+            .iter()
+            .find(|s| s.kind == "function" || s.kind == "method")
+            .unwrap();
+        let cut = &text[..(f.bare_span().start_byte + f.full_span().end_byte) / 2];
+        let bad = dir.path().join(format!("bad.{}", fe.ext));
+        std::fs::write(&bad, format!("{cut}\n")).unwrap();
+        assert_eq!(fe.rejects(&[bad]).len(), 1, "{}: {cut}", fe.language);
+    }
 }
 
 /// Replace `symbol` of `file` (a `lang` file) with `code` and return the

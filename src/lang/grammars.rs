@@ -15,6 +15,12 @@ pub(crate) const GRAMMARS: &[(&str, GrammarFn)] = &[
     }),
     ("tsx", || tree_sitter_typescript::LANGUAGE_TSX.into()),
     ("javascript", || tree_sitter_javascript::LANGUAGE.into()),
+    // C#, Ruby, PHP, Bash (#30)
+    ("c_sharp", || tree_sitter_c_sharp::LANGUAGE.into()),
+    ("ruby", || tree_sitter_ruby::LANGUAGE.into()),
+    ("php", || tree_sitter_php::LANGUAGE_PHP.into()),
+    ("php_only", || tree_sitter_php::LANGUAGE_PHP_ONLY.into()),
+    ("bash", || tree_sitter_bash::LANGUAGE.into()),
 ];
 
 pub(crate) fn grammar(name: &str) -> Option<Language> {

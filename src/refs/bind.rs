@@ -462,6 +462,7 @@ impl<'a> Binder<'a> {
             return match &o.role {
                 Role::Definition(_) => Verdict::Ref(Tier::Definition, None),
                 r if r.is_use() => Verdict::Ref(Tier::NameOnly, None),
+                Role::Maybe => Verdict::Ref(Tier::NameOnly, Some(o.role.why_not().into())),
                 r => Verdict::Alone(r.why_not().into()),
             };
         };
@@ -510,6 +511,7 @@ impl<'a> Binder<'a> {
             Role::Member(Receiver::Other, _) => {
                 self.undecided("a member of an expression of unknown type".into())
             }
+            Role::Maybe => self.undecided(o.role.why_not().into()),
             Role::Unclassified | Role::Ignored if member => self.undecided(format!(
                 "{} (a key or a field named in a literal may be the member)",
                 o.role.why_not()

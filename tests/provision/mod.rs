@@ -62,6 +62,8 @@ fn prerequisite(program: &str) -> &'static str {
     match program {
         "python3" => "python3 with its venv module (Debian: apt-get install python3 python3-venv)",
         "npm" => "npm (Debian: apt-get install npm)",
+        "apt-get" | "dpkg-deb" => "Debian's apt-get and dpkg-deb (a Debian system)",
+        "tar" => "tar",
         _ => "the packages it installs",
     }
 }
@@ -143,5 +145,63 @@ pub fn ts_corpus() -> PathBuf {
                 "--no-fund",
                 "--loglevel=error",
             ]))
+    })
+}
+
+/// The files of a pinned Debian package (`"name=version"`), downloaded with
+/// `apt-get download` (no root, nothing installed) and unpacked with
+/// `dpkg-deb -x` under `target/tmp`: the root of its file tree.
+pub fn debian_package(spec: &str) -> PathBuf {
+    let name = format!("deb-{}", spec.replace(['=', ':', '+', '~'], "_"));
+    provisioned(&name, spec, |dir| {
+        let download = dir.join("download");
+        fs::create_dir_all(&download).map_err(|e| e.to_string())?;
+        run(Command::new("apt-get")
+            .args(["download", "-q", spec])
+            .current_dir(&download))
+        .map_err(|e| format!("{e}\n(the package lists may be stale: run `apt-get update`)"))?;
+        for deb in fs::read_dir(&download).map_err(|e| e.to_string())? {
+            let deb = deb.map_err(|e| e.to_string())?.path();
+            run(Command::new("dpkg-deb")
+                .arg("-x")
+                .arg(&deb)
+                .arg(dir.join("root")))?;
+        }
+        fs::remove_dir_all(&download).map_err(|e| e.to_string())
+    })
+    .join("root")
+}
+
+/// The unpacked source distribution of a pinned PyPI package
+/// (`"name==version"`), downloaded by pip (no wheel, no dependencies)
+/// into the venv of [`mcp_venv_python`] and unpacked with `tar`.
+pub fn pypi_sdist(spec: &str) -> PathBuf {
+    let python = mcp_venv_python();
+    let name = format!("pypi-{}", spec.replace("==", "-"));
+    provisioned(&name, spec, |dir| {
+        let download = dir.join("download");
+        run(Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "-d",
+            ])
+            .arg(&download)
+            .arg(spec))?;
+        for sdist in fs::read_dir(&download).map_err(|e| e.to_string())? {
+            let sdist = sdist.map_err(|e| e.to_string())?.path();
+            run(Command::new("tar")
+                .arg("-xzf")
+                .arg(&sdist)
+                .arg("-C")
+                .arg(dir))?;
+        }
+        fs::remove_dir_all(&download).map_err(|e| e.to_string())
     })
 }

@@ -33,6 +33,8 @@ pub struct Lang {
     doc_first: &'static str,
     /// Wraps a body for brace languages (`{` + body + `}`).
     braces: bool,
+    /// Closes a body that is not braced (Ruby `end`).
+    body_end: Option<&'static str>,
 }
 
 pub const PYTHON: Lang = Lang {
@@ -40,18 +42,21 @@ pub const PYTHON: Lang = Lang {
     one_line: "pass",
     doc_first: "\"\"\"Doc.\"\"\"",
     braces: false,
+    body_end: None,
 };
 pub const RUST: Lang = Lang {
     name: "rust",
     one_line: "unimplemented!()",
     doc_first: "// A comment first.",
     braces: true,
+    body_end: None,
 };
 pub const TYPESCRIPT: Lang = Lang {
     name: "typescript",
     one_line: "throw new Error(\"todo\");",
     doc_first: "// A comment first.",
     braces: true,
+    body_end: None,
 };
 
 fn ws_len(line: &str) -> usize {
@@ -230,6 +235,8 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
             let lines: String = stmts.iter().map(|l| format!("\n{ind}{l}")).collect();
             if lang.braces {
                 format!("{header}{brace}{lines}\n}}")
+            } else if let Some(end) = lang.body_end {
+                format!("{header}{lines}\n{end}")
             } else {
                 format!("{header}{lines}")
             }
@@ -685,6 +692,8 @@ pub enum Judge<'a> {
     CPython,
     Syn,
     Tsc(&'a Path),
+    /// A checker named in `tests/data/front_ends.toml`.
+    Command(&'a FrontEnd),
 }
 
 /// Let the front end judge every new file of `t` (one process for all of
@@ -699,10 +708,10 @@ pub fn judge(t: &mut Tally, judge: &Judge) {
         }));
         return;
     }
-    let ext = if let Judge::CPython = judge {
-        "py"
-    } else {
-        "ts"
+    let ext = match judge {
+        Judge::CPython => "py",
+        Judge::Command(fe) => fe.ext.as_str(),
+        _ => "ts",
     };
     let dir = tempfile::tempdir().unwrap();
     let mut names = Vec::new();
@@ -714,6 +723,7 @@ pub fn judge(t: &mut Tally, judge: &Judge) {
     let paths: Vec<PathBuf> = names.iter().map(|(p, _)| p.clone()).collect();
     let rejects = match judge {
         Judge::Tsc(ts) => tsc_rejects(ts, &paths),
+        Judge::Command(fe) => fe.rejects(&paths),
         _ => cpython_rejects(&paths),
     };
     t.rejected.extend(rejects.into_iter().map(|l| {
@@ -724,4 +734,224 @@ pub fn judge(t: &mut Tally, judge: &Judge) {
             .map_or("?", |(_, l)| *l);
         format!("{label}: {l}")
     }));
+}
+
+/// A language's row of `tests/data/front_ends.toml` (see the comments
+/// there): the checker that judges its files and the corpus it judges.
+#[derive(serde::Deserialize, Clone, Debug)]
+pub struct FrontEnd {
+    #[serde(skip)]
+    pub language: String,
+    pub judged_by: Option<String>,
+    #[serde(default)]
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub package: String,
+    #[serde(default)]
+    pub ext: String,
+    #[serde(default)]
+    one_line: String,
+    #[serde(default)]
+    doc_first: String,
+    #[serde(default)]
+    braces: bool,
+    body_end: Option<String>,
+    #[serde(default)]
+    corpus: std::collections::BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    under: String,
+    #[serde(default)]
+    files: String,
+    #[serde(default)]
+    pub sample: usize,
+}
+
+/// Every row of `tests/data/front_ends.toml`, by language.
+pub fn front_ends() -> Vec<FrontEnd> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/front_ends.toml");
+    let table: std::collections::BTreeMap<String, FrontEnd> =
+        toml::from_str(&std::fs::read_to_string(&path).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    table
+        .into_iter()
+        .map(|(language, mut fe)| {
+            fe.language = language;
+            fe
+        })
+        .collect()
+}
+
+/// The rows whose checker is a command (the others name their own test).
+pub fn command_front_ends() -> Vec<FrontEnd> {
+    front_ends()
+        .into_iter()
+        .filter(|fe| fe.judged_by.is_none())
+        .collect()
+}
+
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_string().into_boxed_str())
+}
+
+impl FrontEnd {
+    /// The shapes' language knowledge of this row.
+    pub fn lang(&self) -> Lang {
+        Lang {
+            name: leak(&self.language),
+            one_line: leak(&self.one_line),
+            doc_first: leak(&self.doc_first),
+            braces: self.braces,
+            body_end: self.body_end.as_deref().map(leak),
+        }
+    }
+
+    /// Fail, naming the package, when the checker is not installed.
+    pub fn require(&self) {
+        let found = Command::new(&self.command[0])
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok();
+        assert!(
+            found,
+            "{}: the tests judge {} files with `{}`, which is not installed: \
+             apt-get install {} (see the README's prerequisites)",
+            self.language,
+            self.language,
+            self.command.join(" "),
+            self.package
+        );
+    }
+
+    /// `path | message` for each of `paths` the checker rejects (one
+    /// process per file, on every core).
+    pub fn rejects(&self, paths: &[PathBuf]) -> Vec<String> {
+        self.require();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let out = std::sync::Mutex::new(Vec::new());
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| {
+                    while let Some(p) =
+                        paths.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                    {
+                        let o = Command::new(&self.command[0])
+                            .args(&self.command[1..])
+                            .arg(p)
+                            .stdin(Stdio::null())
+                            .output()
+                            .unwrap_or_else(|e| panic!("cannot run {:?}: {e}", self.command));
+                        if !o.status.success() {
+                            let said = format!(
+                                "{}{}",
+                                String::from_utf8_lossy(&o.stderr),
+                                String::from_utf8_lossy(&o.stdout)
+                            );
+                            let first = said
+                                .lines()
+                                .find(|l| !l.trim().is_empty())
+                                .unwrap_or("")
+                                .to_string();
+                            out.lock()
+                                .unwrap()
+                                .push(format!("{} | {first}", p.display()));
+                        }
+                    }
+                });
+            }
+        });
+        let mut v = out.into_inner().unwrap();
+        v.sort();
+        v
+    }
+
+    /// The files the checker accepts, among `files`.
+    pub fn accepts(&self, files: Vec<PathBuf>) -> Vec<PathBuf> {
+        let rejects = self.rejects(&files);
+        accepted(files, rejects)
+    }
+
+    /// The corpus's files (provisioned by `tests/provision`), sorted: under
+    /// `under`, those whose path matches `files`, regular files only (no
+    /// symbolic links: bash-completion links one script to many names).
+    pub fn corpus_files(&self) -> Vec<PathBuf> {
+        let root = if let Some(spec) = self.corpus.get("debian") {
+            crate::provision::debian_package(spec.as_str().unwrap())
+        } else if let Some(spec) = self.corpus.get("pypi") {
+            crate::provision::pypi_sdist(spec.as_str().unwrap())
+        } else if let Some(argv) = self.corpus.get("tool") {
+            let argv: Vec<&str> = argv
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap())
+                .collect();
+            let o = Command::new(argv[0])
+                .args(&argv[1..])
+                .output()
+                .unwrap_or_else(|e| panic!("{argv:?}: {e}: apt-get install {}", self.package));
+            PathBuf::from(String::from_utf8(o.stdout).unwrap().trim())
+        } else {
+            return Vec::new();
+        };
+        let dir = root.join(&self.under);
+        let re = regex::Regex::new(&self.files).unwrap();
+        let mut files: Vec<PathBuf> = scalpel::disk::walk_files(&dir)
+            .into_iter()
+            .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file()))
+            .filter(|p| re.is_match(&p.to_string_lossy()))
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// The language's fixtures (every file of `fixtures/<lang>/`).
+    pub fn fixtures(&self) -> Vec<PathBuf> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(&self.language);
+        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.is_file())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+}
+
+/// `update(S, extract(S).code)` for every symbol of `path`, whatever its
+/// kind: the file must come back byte for byte (counted as identity cases).
+pub fn every_symbol_identity(lang: &str, path: &Path, t: &mut Tally) -> usize {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return 0;
+    };
+    let Some(file) = parse(lang, &text).filter(|f| f.parse_error_count == 0) else {
+        return 0;
+    };
+    for s in &file.symbols {
+        let full = s.full_span();
+        let code = &text[full.start_byte..full.end_byte];
+        t.identity_cases += 1;
+        let label = format!(
+            "{}:{} {} [every symbol]",
+            path.display(),
+            s.start_line,
+            s.name_path
+        );
+        match edit::symbol::prepare(&file, s, Operation::Replace, Some(code)) {
+            Ok(p) if p.checked.edit.new_text == text => t.identity_kept += 1,
+            Ok(p) => t.identity_lost.push(format!(
+                "{label}: {}",
+                first_difference(&text, &p.checked.edit.new_text)
+            )),
+            Err(e) => t.failures.push(format!("{label}: {e}")),
+        }
+    }
+    file.symbols.len()
 }
