@@ -12,7 +12,15 @@ fn every_grammar_and_query_compiles() {
     let names: Vec<&str> = reg.languages().iter().map(|l| l.name()).collect();
     assert_eq!(
         names,
-        ["bash", "javascript", "python", "rust", "tsx", "typescript"]
+        [
+            "bash",
+            "javascript",
+            "python",
+            "ruby",
+            "rust",
+            "tsx",
+            "typescript"
+        ]
     );
     for lang in reg.languages() {
         let tags = lang

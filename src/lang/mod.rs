@@ -86,6 +86,11 @@ pub struct RefsRules {
     /// never bind to them.
     #[serde(default)]
     pub interop: Vec<String>,
+    /// A bare name inside a member can be a member of the enclosing type
+    /// (Ruby's `foo` is `self.foo`, C#'s `Foo()` is `this.Foo()`): unless
+    /// a local hides it, it is looked up as `self`'s member.
+    #[serde(default)]
+    pub implicit_self: bool,
 }
 
 /// Language knowledge for `search_files`' definition boost.
@@ -199,6 +204,15 @@ pub struct SymbolRules {
     /// Field names of a definition's body; the signature is the text before it.
     #[serde(default = "default_body_fields")]
     pub body_fields: Vec<String>,
+    /// Leading characters of a one-capture `@name` that are not part of the
+    /// name (Ruby `attr_reader :sku` names `sku`).
+    #[serde(default)]
+    pub name_sigils: Vec<String>,
+    /// Containers that start where their first child starts and whose
+    /// leading trivia belongs to it (Ruby's `body_statement`: the comment
+    /// above a class's first method is the class's child, not the body's).
+    #[serde(default)]
+    pub leading_through: Vec<String>,
     /// Node kinds from a body's first statement down to a docstring
     /// (Python: an `expression_statement` holding a `string`). A docstring
     /// is part of the body; a replacement that drops one is warned about.
@@ -214,6 +228,8 @@ impl Default for SymbolRules {
             identifiers: Vec::new(),
             body_fields: default_body_fields(),
             docstring: Vec::new(),
+            name_sigils: Vec::new(),
+            leading_through: Vec::new(),
         }
     }
 }
@@ -441,6 +457,12 @@ fn check_node_kinds(
         .iter()
         .map(|k| ("symbols.wrappers", k))
         .chain(rules.leading.iter().map(|r| ("symbols.leading", &r.kind)))
+        .chain(
+            rules
+                .leading_through
+                .iter()
+                .map(|k| ("symbols.leading_through", k)),
+        )
         .chain(rules.identifiers.iter().map(|k| ("symbols.identifiers", k)))
         .chain(rules.docstring.iter().map(|k| ("symbols.docstring", k)))
         .chain(config.edit.verbatim.iter().map(|k| ("edit.verbatim", k)))

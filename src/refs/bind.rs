@@ -487,6 +487,13 @@ impl<'a> Binder<'a> {
                     Verdict::Alone(o.role.why_not().into())
                 }
             }
+            Role::Reference
+                if member
+                    && self.file(fi).language.refs_rules().implicit_self
+                    && self.enclosing_owner(fi, o.byte).is_some() =>
+            {
+                self.through_self(fi, o, false)
+            }
             Role::Reference if member => self.bare_member(fi, o),
             Role::Reference => self.lexical(fi, o),
             Role::Member(_, access) if !access.reaches(kind) => Verdict::Alone(format!(

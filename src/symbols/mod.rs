@@ -576,7 +576,7 @@ pub fn outline_within(
     let mut best: HashMap<usize, Raw> = HashMap::new();
     let finished = for_each_tag(lang, &tree, body, None, Some(&deadline), |mut m| {
         let phrase = m.names.len() > 1;
-        let Some((name, label)) = name_of(&mut m.names, body) else {
+        let Some((name, label, sigil)) = name_of(lang, &mut m.names, body) else {
             return;
         };
         let (node, kind) = match (m.definition, m.scope) {
@@ -589,6 +589,7 @@ pub fn outline_within(
             node,
             name,
             label,
+            sigil,
             phrase,
             kind,
             doc: m.doc,
@@ -729,7 +730,7 @@ pub fn outline_within(
                     scope_of,
                     full: span_of(full.0, full.1, offset),
                     bare: span_of(raw.node, raw.node, offset),
-                    name_byte: raw.name.start_byte() + offset,
+                    name_byte: raw.name.start_byte() + raw.sigil + offset,
                     parent_index,
                     depth: parent_index.map_or(0, |i| symbols[i].depth + 1),
                 });
@@ -771,6 +772,8 @@ struct Raw<'t> {
     name: Node<'t>,
     /// The symbol's name: the text of its `@name` captures.
     label: String,
+    /// Bytes of a sigil before the name in the `name` node (`:` of `:sku`).
+    sigil: usize,
     /// Several `@name` captures formed the name.
     phrase: bool,
     kind: Option<&'static str>,
@@ -778,15 +781,29 @@ struct Raw<'t> {
     pattern: usize,
 }
 
-/// A symbol's name from its `@name` captures: one capture's text, or several
+/// A symbol's name from its `@name` captures: one capture's text (less a
+/// leading sigil of `symbols.name_sigils`: Ruby's `:name`), or several
 /// captures (`"impl" @name trait: (_) @name "for" @name type: (_) @name`)
-/// joined by single spaces in document order. Returns the first node too.
-fn name_of<'t>(names: &mut [Node<'t>], body: &str) -> Option<(Node<'t>, String)> {
+/// joined by single spaces in document order. Returns the first node too,
+/// and how many bytes of it the sigil took.
+fn name_of<'t>(
+    lang: &Language,
+    names: &mut [Node<'t>],
+    body: &str,
+) -> Option<(Node<'t>, String, usize)> {
     names.sort_by_key(|n| n.start_byte());
     let first = *names.first()?;
-    let label = if names.len() == 1 {
-        node_text(first, body).to_string()
-    } else {
+    if names.len() == 1 {
+        let text = node_text(first, body);
+        let sigil = lang
+            .rules()
+            .name_sigils
+            .iter()
+            .find(|s| text.len() > s.len() && text.starts_with(s.as_str()))
+            .map_or(0, |s| s.len());
+        return Some((first, text[sigil..].to_string(), sigil));
+    }
+    let label = {
         names
             .iter()
             .map(|n| {
@@ -798,7 +815,7 @@ fn name_of<'t>(names: &mut [Node<'t>], body: &str) -> Option<(Node<'t>, String)>
             .collect::<Vec<_>>()
             .join(" ")
     };
-    Some((first, label))
+    Some((first, label, 0))
 }
 
 fn node_text<'a>(node: Node, body: &'a str) -> &'a str {
@@ -843,15 +860,47 @@ fn widen<'t>(
         }
     }
     let mut first = top;
-    while let Some(prev) = first.prev_sibling() {
-        let touches = prev.end_position().row + 1 >= first.start_position().row;
-        if touches && lang.is_leading(prev.kind(), node_text(prev, body)) {
-            first = prev;
-        } else {
-            break;
+    // The siblings before `at`; before its parent's too while it is the
+    // first child of a `leading_through` node (Ruby's `body_statement`).
+    let mut at = top;
+    loop {
+        while let Some(prev) = at.prev_sibling() {
+            let touches = prev.end_position().row + 1 >= first.start_position().row;
+            if touches
+                && starts_line(prev, body)
+                && lang.is_leading(prev.kind(), node_text(prev, body))
+            {
+                first = prev;
+                at = prev;
+            } else {
+                break;
+            }
+        }
+        match at.parent() {
+            Some(p) if first == top && p.start_byte() == top.start_byte() && through(rules, p) => {
+                at = p
+            }
+            _ => break,
         }
     }
     with_doc(first, top, doc)
+}
+
+/// Does `node` start its line (only whitespace before it)? A comment after
+/// code on its line (`class << self # :nodoc:`) is that code's, never the
+/// leading trivia of what follows.
+fn starts_line(node: Node, body: &str) -> bool {
+    let start = node.start_byte();
+    let line_start = body[..start].rfind('\n').map_or(0, |p| p + 1);
+    body[line_start..start]
+        .bytes()
+        .all(|b| b == b' ' || b == b'\t')
+}
+
+/// Is `node` a container whose leading trivia belongs to its first child
+/// (`symbols.leading_through`)?
+fn through(rules: &crate::lang::SymbolRules, node: Node) -> bool {
+    rules.leading_through.iter().any(|k| k == node.kind())
 }
 
 /// `(first, top)` extended to a doc comment the tags query captured above.
@@ -907,7 +956,25 @@ fn widen_all<'t>(
             while i > 0 && rules.wrappers.iter().any(|w| w == path[i - 1].0.kind()) {
                 i -= 1;
             }
-            out.insert(node.id(), (path[i].1, path[i].0));
+            let top = path[i].0;
+            // No trivia of its own, first in a `leading_through` container:
+            // the container's trivia.
+            let mut first = path[i].1;
+            let mut j = i;
+            while first == top
+                && j > 0
+                && path[j - 1].0.start_byte() == top.start_byte()
+                && through(rules, path[j - 1].0)
+            {
+                j -= 1;
+                first = path[j].1;
+            }
+            let first = if first.start_byte() <= top.start_byte() {
+                first
+            } else {
+                top
+            };
+            out.insert(node.id(), (first, top));
         }
         let children = if holds_def(node) {
             let mut cursor = node.walk();
@@ -933,11 +1000,12 @@ fn widen_all<'t>(
             Some((start, last)) if touches(last, child) => start,
             _ => child,
         };
-        level.run = if lang.is_leading(child.kind(), node_text(child, body)) {
-            Some((first, child))
-        } else {
-            None
-        };
+        level.run =
+            if starts_line(child, body) && lang.is_leading(child.kind(), node_text(child, body)) {
+                Some((first, child))
+            } else {
+                None
+            };
         enter(child, first, &mut path, &mut levels);
     }
     out
@@ -1220,7 +1288,8 @@ pub fn definitions_in(
     // constant pattern first).
     let mut found: Vec<(usize, usize, usize, Defined)> = Vec::new();
     for_each_tag(lang, tree, body, Some(range.clone()), None, |mut m| {
-        if let (Some((node, kind)), Some((_, name))) = (m.definition, name_of(&mut m.names, body))
+        if let (Some((node, kind)), Some((_, name, _))) =
+            (m.definition, name_of(lang, &mut m.names, body))
             && range.contains(&node.start_byte())
         {
             let same = found

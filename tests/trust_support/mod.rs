@@ -35,6 +35,9 @@ pub struct Lang {
     braces: bool,
     /// Closes a body that is not braced (Ruby `end`).
     body_end: Option<&'static str>,
+    /// The body kinds a new body replaces (empty: every body): Ruby's
+    /// endless `def f = expr` has an expression for a body.
+    body_kinds: Vec<&'static str>,
 }
 
 pub const PYTHON: Lang = Lang {
@@ -43,6 +46,7 @@ pub const PYTHON: Lang = Lang {
     doc_first: "\"\"\"Doc.\"\"\"",
     braces: false,
     body_end: None,
+    body_kinds: Vec::new(),
 };
 pub const RUST: Lang = Lang {
     name: "rust",
@@ -50,6 +54,7 @@ pub const RUST: Lang = Lang {
     doc_first: "// A comment first.",
     braces: true,
     body_end: None,
+    body_kinds: Vec::new(),
 };
 pub const TYPESCRIPT: Lang = Lang {
     name: "typescript",
@@ -57,6 +62,7 @@ pub const TYPESCRIPT: Lang = Lang {
     doc_first: "// A comment first.",
     braces: true,
     body_end: None,
+    body_kinds: Vec::new(),
 };
 
 fn ws_len(line: &str) -> usize {
@@ -216,7 +222,8 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
         .rules()
         .body_fields
         .iter()
-        .find_map(|f| def.child_by_field_name(f));
+        .find_map(|f| def.child_by_field_name(f))
+        .filter(|b| lang.body_kinds.is_empty() || lang.body_kinds.contains(&b.kind()));
     if let Some(body) = body {
         let off = file.source.body_offset();
         let header_end = body.start_byte() + off;
@@ -757,6 +764,8 @@ pub struct FrontEnd {
     braces: bool,
     body_end: Option<String>,
     #[serde(default)]
+    body_kinds: Vec<String>,
+    #[serde(default)]
     corpus: std::collections::BTreeMap<String, toml::Value>,
     #[serde(default)]
     under: String,
@@ -802,6 +811,7 @@ impl FrontEnd {
             doc_first: leak(&self.doc_first),
             braces: self.braces,
             body_end: self.body_end.as_deref().map(leak),
+            body_kinds: self.body_kinds.iter().map(|k| leak(k)).collect(),
         }
     }
 
