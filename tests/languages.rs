@@ -15,6 +15,7 @@ fn every_grammar_and_query_compiles() {
         [
             "bash",
             "javascript",
+            "php",
             "python",
             "ruby",
             "rust",

@@ -170,6 +170,10 @@ pub struct EditRules {
     /// documentation laid out with the code, and moves with it.
     #[serde(default)]
     pub verbatim: Vec<String>,
+    /// Text put before top-level code parsed apart from its file (PHP's
+    /// `<?php `: without it the grammar reads code as HTML text).
+    #[serde(default)]
+    pub region_prefix: String,
 }
 
 impl Default for EditRules {
@@ -178,6 +182,7 @@ impl Default for EditRules {
             blank_lines: 1,
             top_level_blank_lines: 1,
             verbatim: Vec::new(),
+            region_prefix: String::new(),
         }
     }
 }
