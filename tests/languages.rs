@@ -14,6 +14,7 @@ fn every_grammar_and_query_compiles() {
         names,
         [
             "bash",
+            "c_sharp",
             "javascript",
             "php",
             "python",

@@ -19,7 +19,6 @@ pub(crate) const GRAMMARS: &[(&str, GrammarFn)] = &[
     ("c_sharp", || tree_sitter_c_sharp::LANGUAGE.into()),
     ("ruby", || tree_sitter_ruby::LANGUAGE.into()),
     ("php", || tree_sitter_php::LANGUAGE_PHP.into()),
-    ("php_only", || tree_sitter_php::LANGUAGE_PHP_ONLY.into()),
     ("bash", || tree_sitter_bash::LANGUAGE.into()),
 ];
 

@@ -209,6 +209,11 @@ pub struct SymbolRules {
     /// Field names of a definition's body; the signature is the text before it.
     #[serde(default = "default_body_fields")]
     pub body_fields: Vec<String>,
+    /// Definitions that scope the rest of their parent (C#'s `namespace
+    /// N;`, PHP's `namespace N;`): each ends where the next of its kind
+    /// starts, or with its parent, and holds the declarations after it.
+    #[serde(default)]
+    pub to_end: Vec<String>,
     /// Leading characters of a one-capture `@name` that are not part of the
     /// name (Ruby `attr_reader :sku` names `sku`).
     #[serde(default)]
@@ -233,6 +238,7 @@ impl Default for SymbolRules {
             identifiers: Vec::new(),
             body_fields: default_body_fields(),
             docstring: Vec::new(),
+            to_end: Vec::new(),
             name_sigils: Vec::new(),
             leading_through: Vec::new(),
         }
@@ -468,6 +474,7 @@ fn check_node_kinds(
                 .iter()
                 .map(|k| ("symbols.leading_through", k)),
         )
+        .chain(rules.to_end.iter().map(|k| ("symbols.to_end", k)))
         .chain(rules.identifiers.iter().map(|k| ("symbols.identifiers", k)))
         .chain(rules.docstring.iter().map(|k| ("symbols.docstring", k)))
         .chain(config.edit.verbatim.iter().map(|k| ("edit.verbatim", k)))

@@ -621,10 +621,28 @@ pub fn outline_within(
         raws = rest;
         merged.into_iter().map(|r| (r.node.id(), r)).collect()
     };
+    // A definition that scopes the rest of its parent (`symbols.to_end`:
+    // C#'s `namespace N;`) ends where the next one of its kind starts, or
+    // with its parent.
+    let last_of: HashMap<usize, Node> = raws
+        .iter()
+        .filter(|r| r.kind.is_some() && lang.rules().to_end.iter().any(|k| k == r.node.kind()))
+        .map(|r| {
+            let mut last = r.node;
+            while let Some(next) = last.next_sibling() {
+                if next.kind() == r.node.kind() {
+                    break;
+                }
+                last = next;
+            }
+            (r.node.id(), last)
+        })
+        .collect();
+    let last = |n: Node<'_>| last_of.get(&n.id()).map_or(n.end_byte(), |l| l.end_byte());
     raws.sort_by_key(|r| {
         (
             r.node.start_byte(),
-            std::cmp::Reverse(r.node.end_byte()),
+            std::cmp::Reverse(last(r.node)),
             r.kind.is_some(),
         )
     });
@@ -660,7 +678,7 @@ pub fn outline_within(
         if i % 1024 == 1023 && deadline.passed() {
             return Err(deadline.error(lang, body.len(), "listing the symbols"));
         }
-        let (s, e) = (raw.node.start_byte(), raw.node.end_byte());
+        let (s, e) = (raw.node.start_byte(), last(raw.node));
         while let Some(top) = stack.last() {
             if top.start <= s && e <= top.end && !(top.start == s && top.end == e && !top.is_scope)
             {
@@ -728,8 +746,16 @@ pub fn outline_within(
                     alias,
                     phrase: raw.phrase,
                     scope_of,
-                    full: span_of(full.0, full.1, offset),
-                    bare: span_of(raw.node, raw.node, offset),
+                    full: span_of(
+                        full.0,
+                        *last_of.get(&raw.node.id()).unwrap_or(&full.1),
+                        offset,
+                    ),
+                    bare: span_of(
+                        raw.node,
+                        *last_of.get(&raw.node.id()).unwrap_or(&raw.node),
+                        offset,
+                    ),
                     name_byte: raw.name.start_byte() + raw.sigil + offset,
                     parent_index,
                     depth: parent_index.map_or(0, |i| symbols[i].depth + 1),

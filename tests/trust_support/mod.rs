@@ -420,7 +420,7 @@ pub fn run_file_picked(lang: &Lang, path: &Path, pick: Pick, t: &mut Tally) {
     let all: Vec<&Symbol> = file
         .symbols
         .iter()
-        .filter(|s| s.kind == "function" || s.kind == "method")
+        .filter(|s| symbols::occurrences::CALLABLE_KINDS.contains(&s.kind.as_str()))
         .collect();
     let chosen = pick.choose(&all);
     t.left_out += all.len() - chosen.len();
