@@ -10,10 +10,16 @@
 //!   `benches/ts_symbols.sh` installs it), the files the `typescript`
 //!   compiler accepts, judged by it.
 //!
+//! - every language with a checker command in `tests/data/front_ends.toml`
+//!   (Bash, Ruby, PHP, C#, ...): every file of its pinned corpus the
+//!   checker accepts, judged by it; `update(S, extract(S).code)` is also
+//!   checked for every symbol of every kind.
+//!
 //! Files tree-sitter itself reads with errors are counted as skipped.
 //!
 //! ```sh
-//! cargo bench --bench trust_corpus                 # all three
+//! cargo bench --bench trust_corpus                 # all of them
+//! cargo bench --bench trust_corpus -- ruby         # one language by name
 //! cargo bench --bench trust_corpus -- python 200   # the first 200 files
 //! TRUST_ONLY=regex-syntax cargo bench --bench trust_corpus -- rust
 //! TRUST_PER_FILE=30 cargo bench --bench trust_corpus -- python
@@ -43,7 +49,7 @@ use trust_support::*;
 /// cores busy to the end.
 fn batch(judge: &Judge) -> usize {
     match judge {
-        Judge::Tsc(_) => 40,
+        Judge::Tsc(_) | Judge::Command(_) => 40,
         _ => 8,
     }
 }
@@ -51,7 +57,19 @@ fn batch(judge: &Judge) -> usize {
 /// New files held for judging before a batch is full.
 const JUDGE_BYTES: usize = 256 << 20;
 
-fn run(what: &str, lang: &Lang, mut files: Vec<PathBuf>, judge_with: &Judge) -> Tally {
+fn run(what: &str, lang: &Lang, files: Vec<PathBuf>, judge_with: &Judge) -> Tally {
+    run_checked(what, lang, files, judge_with, false)
+}
+
+/// [`run`], and with `every_symbol` the extract-then-update identity of
+/// every symbol of every file too.
+fn run_checked(
+    what: &str,
+    lang: &Lang,
+    mut files: Vec<PathBuf>,
+    judge_with: &Judge,
+    every_symbol: bool,
+) -> Tally {
     let started = Instant::now();
     let pick = Pick {
         part: std::env::var("TRUST_PART")
@@ -106,6 +124,9 @@ fn run(what: &str, lang: &Lang, mut files: Vec<PathBuf>, judge_with: &Judge) -> 
     let worker = || {
         let (mut all, mut pending, mut files_in) = (Tally::default(), Tally::default(), 0);
         while let Some(f) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+            if every_symbol {
+                every_symbol_identity(lang.name, f, &mut pending);
+            }
             run_file_picked(lang, f, pick, &mut pending);
             files_in += 1;
             let bytes: usize = pending.judged.iter().map(|(_, text)| text.len()).sum();
@@ -200,6 +221,17 @@ fn main() {
             "typescript (zod)"
         };
         failed |= !run(what, &TYPESCRIPT, files, &Judge::Tsc(Path::new(&ts))).clean();
+    }
+    for fe in command_front_ends() {
+        if !wanted(&fe.language) {
+            continue;
+        }
+        fe.require();
+        let mut files = fe.fixtures();
+        files.extend(take(fe.corpus_files()));
+        let files = fe.accepts(files);
+        let what = format!("{} ({})", fe.language, fe.command.join(" "));
+        failed |= !run_checked(&what, &fe.lang(), files, &Judge::Command(&fe), true).clean();
     }
     if failed {
         std::process::exit(1);

@@ -1,7 +1,6 @@
 ; PHP definitions. When two patterns capture the same @name node, the
-; earlier pattern wins. A `namespace X;` statement is listed on its own
-; (the declarations after it are top-level names); `namespace X { }`
-; holds its declarations.
+; earlier pattern wins. A `namespace X;` statement holds the declarations
+; after it (`symbols.to_end`), `namespace X { }` those of its block.
 
 (namespace_definition
   name: (namespace_name) @name) @definition.namespace

@@ -808,7 +808,8 @@ struct Raw<'t> {
 }
 
 /// A symbol's name from its `@name` captures: one capture's text (less a
-/// leading sigil of `symbols.name_sigils`: Ruby's `:name`), or several
+/// leading sigil of `symbols.name_sigils` before a letter, digit or `_`:
+/// Ruby's `:name`, not `::Kernel`), or several
 /// captures (`"impl" @name trait: (_) @name "for" @name type: (_) @name`)
 /// joined by single spaces in document order. Returns the first node too,
 /// and how many bytes of it the sigil took.
@@ -825,7 +826,10 @@ fn name_of<'t>(
             .rules()
             .name_sigils
             .iter()
-            .find(|s| text.len() > s.len() && text.starts_with(s.as_str()))
+            .find(|s| {
+                text.starts_with(s.as_str())
+                    && text[s.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+            })
             .map_or(0, |s| s.len());
         return Some((first, text[sigil..].to_string(), sigil));
     }
