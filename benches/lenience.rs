@@ -32,10 +32,7 @@ fn mutants(text: &str, step: usize) -> Vec<String> {
         deleted.remove(i);
         out.push(deleted.concat());
         let body = lines[i].trim_end();
-        let cut = body
-            .char_indices()
-            .last()
-            .map_or(body.len(), |(at, _)| at);
+        let cut = body.char_indices().last().map_or(body.len(), |(at, _)| at);
         let mut shortened = lines.clone();
         let rest = format!("{}{}", &body[..cut], &lines[i][body.len()..]);
         shortened[i] = &rest;
