@@ -644,6 +644,8 @@ pub fn outline_within(
             r.node.start_byte(),
             std::cmp::Reverse(last(r.node)),
             r.kind.is_some(),
+            // Two definitions of one node (`attr_reader :a, :b`): by name.
+            r.name.start_byte(),
         )
     });
 
