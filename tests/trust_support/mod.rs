@@ -1102,7 +1102,10 @@ impl FrontEnd {
         if origin.is_none() && self.include_flag.is_some() {
             let mut by_dir: std::collections::BTreeMap<&Path, Vec<PathBuf>> = Default::default();
             for p in paths {
-                by_dir.entry(p.parent().unwrap()).or_default().push(p.clone());
+                by_dir
+                    .entry(p.parent().unwrap())
+                    .or_default()
+                    .push(p.clone());
             }
             return by_dir
                 .into_iter()
