@@ -151,47 +151,57 @@ fn every_language_has_a_front_end() {
 
 /// The shape property for every language judged by a checker command
 /// (`tests/data/front_ends.toml`): its fixtures and `sample` files of its
-/// pinned corpus, those the checker accepts as they are.
+/// pinned corpus, those the checker accepts as they are. The languages run
+/// side by side; each one that fails is named, and the others still run.
 #[test]
 fn command_front_ends_accept_every_shape() {
-    let mut failed = Vec::new();
-    for fe in command_front_ends() {
-        fe.require();
-        let lang = fe.lang();
-        let mut files = fe.accepts(fe.fixtures());
-        assert!(
-            !files.is_empty(),
-            "{}: no fixture the checker accepts",
-            fe.language
-        );
-        let corpus = fe.corpus_files();
-        assert!(
-            corpus.len() >= fe.sample,
-            "{}: only {} corpus files",
-            fe.language,
-            corpus.len()
-        );
-        // Three times the sample, those the checker accepts, then the
-        // sample of those (mcs knows C# 7 only: most of a modern corpus is
-        // beyond it).
-        let accepted = fe.accepts(fe.sample(corpus, fe.sample * 3));
-        files.extend(fe.sample(accepted, fe.sample));
-        let mut t = Tally::default();
-        let mut symbols = 0;
-        for f in &files {
-            symbols += every_symbol_identity(lang.name, f, &mut t);
-            run_file(&lang, f, &mut t);
-        }
-        judge(&mut t, &Judge::Command(&fe));
-        eprintln!(
-            "{}: every symbol replaced by its own code: {symbols} symbols",
-            lang.name
-        );
-        if std::panic::catch_unwind(|| report(lang.name, &t)).is_err() {
-            failed.push(fe.language.clone());
-        }
-    }
+    let front_ends = command_front_ends();
+    let failed: Vec<&str> = std::thread::scope(|s| {
+        let runs: Vec<_> = front_ends
+            .iter()
+            .map(|fe| (fe, s.spawn(|| shapes_pass(fe))))
+            .collect();
+        runs.into_iter()
+            .filter_map(|(fe, run)| run.join().is_err().then_some(fe.language.as_str()))
+            .collect()
+    });
     assert!(failed.is_empty(), "failed: {failed:?}");
+}
+
+/// [`command_front_ends_accept_every_shape`] for one language: panics
+/// with what failed.
+fn shapes_pass(fe: &FrontEnd) {
+    fe.require();
+    let lang = fe.lang();
+    let mut files = fe.accepts(fe.fixtures());
+    assert!(
+        !files.is_empty(),
+        "{}: no fixture the checker accepts",
+        fe.language
+    );
+    let corpus = fe.corpus_files();
+    assert!(
+        corpus.len() >= fe.sample,
+        "{}: only {} corpus files",
+        fe.language,
+        corpus.len()
+    );
+    // Three times the sample, those the checker accepts, then the sample
+    // of those (mcs knows C# 7 only: most of a modern corpus is beyond it).
+    let accepted = fe.accepts(fe.sample(corpus, fe.sample * 3));
+    files.extend(fe.sample(accepted, fe.sample));
+    let mut t = Tally::default();
+    let mut symbols = 0;
+    for f in &files {
+        symbols += every_symbol_identity(lang.name, f, &mut t);
+        run_file(&lang, f, &mut t);
+    }
+    judge(&mut t, &Judge::Command(fe));
+    eprintln!(
+        "{}: every symbol replaced by its own code: {symbols} symbols",
+        lang.name
+    );
+    report(lang.name, &t);
 }
 
 /// The judges can say no: a broken file is rejected by each.
