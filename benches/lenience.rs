@@ -42,10 +42,7 @@ fn mutants(text: &str, step: usize) -> Vec<String> {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
+    let args = bench_args();
     let only = args.first().map(String::as_str);
     let limit: usize = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(40);
     for fe in command_front_ends() {

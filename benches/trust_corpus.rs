@@ -175,10 +175,7 @@ fn run_checked(
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
+    let args = bench_args();
     let only = args.first().map(String::as_str);
     let limit: usize = args
         .get(1)

@@ -1287,6 +1287,14 @@ impl FrontEnd {
     }
 }
 
+/// A bench's arguments, less the flags cargo passes (`--bench`).
+pub fn bench_args() -> Vec<String> {
+    std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect()
+}
+
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())
 }
