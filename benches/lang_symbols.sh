@@ -11,7 +11,7 @@
 #   JDK's `java.base` (openjdk-17-source): classes, interfaces, enums,
 #   records, annotation types, methods, constructors, fields, enum
 #   constants.
-# Run `cargo test --test trust go_shapes java_shapes` once first (it
+# Run `cargo test --test trust command_front_ends` once first (it
 # provisions the corpora under target/tmp).
 # Usage: bash benches/lang_symbols.sh go|java [DIR]   (needs go or java 17, python3)
 #        SCALPEL=target/debug/scalpel bash benches/lang_symbols.sh java

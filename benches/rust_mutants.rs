@@ -26,6 +26,8 @@
 //! unchanged in meaning (exit 0) are used, and a mutant it refuses whose
 //! message is not a parse error is dropped and counted.
 
+#[path = "../tests/provision/mod.rs"]
+mod provision;
 #[path = "../tests/trust_support/mod.rs"]
 mod trust_support;
 

@@ -10,16 +10,17 @@
 //!   `benches/ts_symbols.sh` installs it), the files the `typescript`
 //!   compiler accepts, judged by it.
 //!
-//! - Go: the standard library of `golang-1.19-src`, judged by `gofmt -e`;
-//!   Java: the JDK's sources (`openjdk-17-source`), by javac's parser; C:
-//!   the Go distribution's C files, C++: yaml-cpp 0.7.0's `src`, by
-//!   `clang -fsyntax-only` (only the files each front end accepts).
+//! - every language with a checker command in `tests/data/front_ends.toml`
+//!   (Go: `gofmt -e`, Java: javac's parser, C and C++: `clang
+//!   -fsyntax-only`, Bash, Ruby, PHP, C#): every file of its pinned corpus
+//!   the checker accepts, judged by it; `update(S, extract(S).code)` is
+//!   also checked for every symbol of every kind.
 //!
 //! Files tree-sitter itself reads with errors are counted as skipped.
 //!
 //! ```sh
 //! cargo bench --bench trust_corpus                 # all of them
-//! cargo bench --bench trust_corpus -- go 300       # go, java, c, cpp too
+//! cargo bench --bench trust_corpus -- ruby         # one language by name
 //! cargo bench --bench trust_corpus -- python 200   # the first 200 files
 //! TRUST_ONLY=regex-syntax cargo bench --bench trust_corpus -- rust
 //! TRUST_PER_FILE=30 cargo bench --bench trust_corpus -- python
@@ -49,7 +50,7 @@ use trust_support::*;
 /// cores busy to the end.
 fn batch(judge: &Judge) -> usize {
     match judge {
-        Judge::Tsc(_) | Judge::Javac => 40,
+        Judge::Tsc(_) | Judge::Command(_) => 40,
         _ => 8,
     }
 }
@@ -57,7 +58,19 @@ fn batch(judge: &Judge) -> usize {
 /// New files held for judging before a batch is full.
 const JUDGE_BYTES: usize = 256 << 20;
 
-fn run(what: &str, lang: &Lang, mut files: Vec<PathBuf>, judge_with: &Judge) -> Tally {
+fn run(what: &str, lang: &Lang, files: Vec<PathBuf>, judge_with: &Judge) -> Tally {
+    run_checked(what, lang, files, judge_with, false)
+}
+
+/// [`run`], and with `every_symbol` the extract-then-update identity of
+/// every symbol of every file too.
+fn run_checked(
+    what: &str,
+    lang: &Lang,
+    mut files: Vec<PathBuf>,
+    judge_with: &Judge,
+    every_symbol: bool,
+) -> Tally {
     let started = Instant::now();
     let pick = Pick {
         part: std::env::var("TRUST_PART")
@@ -112,6 +125,9 @@ fn run(what: &str, lang: &Lang, mut files: Vec<PathBuf>, judge_with: &Judge) -> 
     let worker = || {
         let (mut all, mut pending, mut files_in) = (Tally::default(), Tally::default(), 0);
         while let Some(f) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+            if every_symbol {
+                every_symbol_identity(lang.name, f, &mut pending);
+            }
             run_file_picked(lang, f, pick, &mut pending);
             files_in += 1;
             let bytes: usize = pending.judged.iter().map(|(_, text)| text.len()).sum();
@@ -159,10 +175,7 @@ fn run(what: &str, lang: &Lang, mut files: Vec<PathBuf>, judge_with: &Judge) -> 
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
+    let args = bench_args();
     let only = args.first().map(String::as_str);
     let limit: usize = args
         .get(1)
@@ -207,27 +220,16 @@ fn main() {
         };
         failed |= !run(what, &TYPESCRIPT, files, &Judge::Tsc(Path::new(&ts))).clean();
     }
-    // Go, Java, C and C++ (#30): the pinned corpora of tests/provision.
-    if wanted("go") {
-        let files = gofmt_accepts(take(files_with(&provision::go_corpus(), &["go"])));
-        failed |= !run("go (golang-1.19-src)", &GO, files, &Judge::Gofmt).clean();
-    }
-    if wanted("java") {
-        let files = javac_accepts(take(files_with(&provision::java_corpus(), &["java"])));
-        failed |= !run("java (openjdk-17-source)", &JAVA, files, &Judge::Javac).clean();
-    }
-    if wanted("c") {
-        let files = take(files_with(&provision::go_corpus(), &["c"]));
-        let files = clang_accepts("c", files, &[]);
-        failed |= !run("c (golang-1.19-src)", &C, files, &Judge::Clang("c", &[])).clean();
-    }
-    if wanted("cpp") {
-        let yaml = provision::cpp_corpus();
-        let include = [yaml.join("include")];
-        let files = take(files_with(&yaml.join("src"), &["cpp"]));
-        let files = clang_accepts("c++", files, &include);
-        let judge = Judge::Clang("c++", &include);
-        failed |= !run("cpp (yaml-cpp 0.7.0)", &CPP, files, &judge).clean();
+    for fe in command_front_ends() {
+        if !wanted(&fe.language) {
+            continue;
+        }
+        fe.require();
+        let mut files = fe.fixtures();
+        files.extend(take(fe.corpus_files()));
+        let files = fe.accepts(files);
+        let what = format!("{} ({})", fe.language, fe.command.join(" "));
+        failed |= !run_checked(&what, &fe.lang(), files, &Judge::Command(&fe), true).clean();
     }
     if failed {
         std::process::exit(1);

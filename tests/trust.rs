@@ -9,7 +9,13 @@
 //!   registry (`syn` parses them; same sample);
 //! - TypeScript: zod 3.25.76's `src/v3` (from npm, `tests/provision`) and
 //!   the fixtures, those the `typescript` compiler accepts, 30 of them
-//!   (same sample).
+//!   (same sample);
+//! - every language whose row of `tests/data/front_ends.toml` names a
+//!   checker command (`gofmt -e`, javac's parser, `clang -fsyntax-only`,
+//!   `bash -n`, `ruby -c`, `php -l`, `mcs --parse`):
+//!   its fixtures and a sample of its pinned corpus, the files the checker
+//!   accepts, judged by it; there `update(S, extract(S).code)` is also
+//!   byte-identical for every symbol of every kind.
 //!
 //! `benches/trust_corpus.rs` runs the same property over every file of the
 //! whole corpora.
@@ -122,66 +128,80 @@ fn typescript_shapes_parse_with_tsc() {
     report("typescript", &t);
 }
 
+/// Every language of the registry has a row in `tests/data/front_ends.toml`:
+/// a checker command, or the test of its own that judges it.
 #[test]
-fn go_shapes_pass_gofmt() {
-    let mut t = Tally::default();
-    for f in gofmt_accepts(fixture_files("go", "go")) {
-        run_file(&GO, &f, &mut t);
+fn every_language_has_a_front_end() {
+    let rows: Vec<String> = front_ends().into_iter().map(|f| f.language).collect();
+    for lang in scalpel::lang::Registry::builtin().languages() {
+        assert!(
+            rows.iter().any(|r| r == lang.name()),
+            "{} has no row in tests/data/front_ends.toml",
+            lang.name()
+        );
     }
-    let stdlib = files_with(&provision::go_corpus(), &["go"]);
-    for f in gofmt_accepts(sample(stdlib, 24)) {
-        run_file(&GO, &f, &mut t);
+    for fe in command_front_ends() {
+        assert!(
+            !fe.command.is_empty() && !fe.package.is_empty() && fe.sample > 0,
+            "{}: a row without `judged_by` needs command, package and sample",
+            fe.language
+        );
     }
-    judge(&mut t, &Judge::Gofmt);
-    report("go", &t);
 }
 
+/// The shape property for every language judged by a checker command
+/// (`tests/data/front_ends.toml`): its fixtures and `sample` files of its
+/// pinned corpus, those the checker accepts as they are. The languages run
+/// side by side; each one that fails is named, and the others still run.
 #[test]
-fn java_shapes_parse_with_javac() {
-    let mut t = Tally::default();
-    for f in javac_accepts(fixture_files("java", "java")) {
-        run_file(&JAVA, &f, &mut t);
-    }
-    let jdk = files_with(&provision::java_corpus().join("java.base"), &["java"]);
-    for f in javac_accepts(sample(jdk, 24)) {
-        run_file(&JAVA, &f, &mut t);
-    }
-    judge(&mut t, &Judge::Javac);
-    report("java", &t);
+fn command_front_ends_accept_every_shape() {
+    let front_ends = command_front_ends();
+    let failed: Vec<&str> = std::thread::scope(|s| {
+        let runs: Vec<_> = front_ends
+            .iter()
+            .map(|fe| (fe, s.spawn(|| shapes_pass(fe))))
+            .collect();
+        runs.into_iter()
+            .filter_map(|(fe, run)| run.join().is_err().then_some(fe.language.as_str()))
+            .collect()
+    });
+    assert!(failed.is_empty(), "failed: {failed:?}");
 }
 
-#[test]
-fn c_shapes_pass_clang() {
+/// [`command_front_ends_accept_every_shape`] for one language: panics
+/// with what failed.
+fn shapes_pass(fe: &FrontEnd) {
+    fe.require();
+    let lang = fe.lang();
+    let mut files = fe.accepts(fe.fixtures());
+    assert!(
+        !files.is_empty(),
+        "{}: no fixture the checker accepts",
+        fe.language
+    );
+    let corpus = fe.corpus_files();
+    assert!(
+        corpus.len() >= fe.sample,
+        "{}: only {} corpus files",
+        fe.language,
+        corpus.len()
+    );
+    // Three times the sample, those the checker accepts, then the sample
+    // of those (mcs knows C# 7 only: most of a modern corpus is beyond it).
+    let accepted = fe.accepts(fe.sample(corpus, fe.sample * 3));
+    files.extend(fe.sample(accepted, fe.sample));
     let mut t = Tally::default();
-    for f in clang_accepts("c", fixture_files("c", "c"), &[]) {
-        run_file(&C, &f, &mut t);
+    let mut symbols = 0;
+    for f in &files {
+        symbols += every_symbol_identity(lang.name, f, &mut t);
+        run_file(&lang, f, &mut t);
     }
-    // All the C of the Go distribution (cgo's runtime support and tests,
-    // 129 small files; clang judges those it accepts as they are).
-    let c = files_with(&provision::go_corpus(), &["c"]);
-    for f in clang_accepts("c", c, &[]) {
-        run_file(&C, &f, &mut t);
-    }
-    judge(&mut t, &Judge::Clang("c", &[]));
-    report("c", &t);
-}
-
-#[test]
-fn cpp_shapes_pass_clang() {
-    let yaml = provision::cpp_corpus();
-    let include = [yaml.join("include")];
-    let mut t = Tally::default();
-    let mut fixtures = fixture_files("cpp", "cpp");
-    fixtures.extend(fixture_files("cpp", "hpp"));
-    for f in clang_accepts("c++", fixtures, &include) {
-        run_file(&CPP, &f, &mut t);
-    }
-    let sources = files_with(&yaml.join("src"), &["cpp"]);
-    for f in clang_accepts("c++", sample(sources, 8), &include) {
-        run_file(&CPP, &f, &mut t);
-    }
-    judge(&mut t, &Judge::Clang("c++", &include));
-    report("cpp", &t);
+    judge(&mut t, &Judge::Command(fe));
+    eprintln!(
+        "{}: every symbol replaced by its own code: {symbols} symbols",
+        lang.name
+    );
+    report(lang.name, &t);
 }
 
 /// The judges can say no: a broken file is rejected by each.
@@ -196,18 +216,22 @@ fn the_judges_reject_broken_code() {
     std::fs::write(&bad, "function f( {\n").unwrap();
     assert_eq!(tsc_rejects(&ts, &[bad]).len(), 1);
     assert!(syn::parse_file("fn f() { let x = ; }").is_err());
-    let bad = dir.path().join("bad.go");
-    std::fs::write(&bad, "package p\n\nfunc f() {\n\tx := \n}\n").unwrap();
-    assert_eq!(gofmt_rejects(&[bad]).len(), 1);
-    let bad = dir.path().join("Bad.java");
-    std::fs::write(&bad, "class Bad { void f() { int x = ; } }\n").unwrap();
-    assert_eq!(javac_rejects(&[bad]).len(), 1);
-    let bad = dir.path().join("bad.c");
-    std::fs::write(&bad, "int f(void) { return 1 }\n").unwrap();
-    assert_eq!(clang_rejects("c", &[bad], None, &[]).len(), 1);
-    let bad = dir.path().join("bad.cpp");
-    std::fs::write(&bad, "namespace n { class A { void f(); }\n").unwrap();
-    assert_eq!(clang_rejects("c++", &[bad], None, &[]).len(), 1);
+    // Each checker command rejects a file cut in the middle of its first
+    // function (the fixture up to its first function's body's middle).
+    for fe in command_front_ends() {
+        let fixture = &fe.fixtures()[0];
+        let text = std::fs::read_to_string(fixture).unwrap();
+        let parsed = parse(&fe.language, &text).unwrap();
+        let f = parsed
+            .symbols
+            .iter()
+            .find(|s| s.kind == "function" || s.kind == "method")
+            .unwrap();
+        let cut = &text[..(f.bare_span().start_byte + f.full_span().end_byte) / 2];
+        let bad = dir.path().join(format!("bad.{}", fe.ext));
+        std::fs::write(&bad, format!("{cut}\n")).unwrap();
+        assert_eq!(fe.rejects(&[bad], None).len(), 1, "{}: {cut}", fe.language);
+    }
 }
 
 /// Replace `symbol` of `file` (a `lang` file) with `code` and return the

@@ -367,13 +367,22 @@ fn line_masks(
         // reparsing the whole file incrementally is cheaper.
         (from, to) = (0, old_body.len());
     }
+    // A region parsed on its own, not from the file's start, starts with
+    // the language's `edit.region_prefix` (PHP's `<?php`: without it, code
+    // is HTML text).
+    let whole = (from, to) == (0, old_body.len());
+    let prefix = if from == 0 {
+        ""
+    } else {
+        file.language.config.edit.region_prefix.as_str()
+    };
     let region = format!(
-        "{}{before}{code}{after}{}",
+        "{prefix}{}{before}{code}{after}{}",
         &old_body[from..start],
         &old_body[end..to]
     );
-    let code_start = start - from + before.len();
-    let tree = if (from, to) == (0, old_body.len()) {
+    let code_start = prefix.len() + start - from + before.len();
+    let tree = if whole {
         let splice = super::Splice {
             start,
             old_end: end,
@@ -869,6 +878,10 @@ pub fn choose(file: &ParsedFile, plans: Vec<SymbolEdit>, style: Indent) -> Resul
         } else {
             indent::Penalty::default()
         };
+        // The file as it is (the code is the symbol in another shape) is
+        // its own layout, even where that layout disagrees with the tree (a
+        // doc comment one column right of its method).
+        let unchanged = introduced.is_empty() && plan.new_text == file.source.text;
         let key = (!introduced.is_empty(), penalty);
         let checked = Checked {
             edit: plan,
@@ -876,7 +889,7 @@ pub fn choose(file: &ParsedFile, plans: Vec<SymbolEdit>, style: Indent) -> Resul
             introduced,
             readings_tried: tried,
         };
-        if key == (false, indent::Penalty::default()) {
+        if unchanged || key == (false, indent::Penalty::default()) {
             return Ok(checked);
         }
         if best.as_ref().is_none_or(|(k, _)| key < *k) {

@@ -20,6 +20,11 @@ pub(crate) const GRAMMARS: &[(&str, GrammarFn)] = &[
     ("java", || tree_sitter_java::LANGUAGE.into()),
     ("c", || tree_sitter_c::LANGUAGE.into()),
     ("cpp", || tree_sitter_cpp::LANGUAGE.into()),
+    // C#, Ruby, PHP, Bash (#30)
+    ("c_sharp", || tree_sitter_c_sharp::LANGUAGE.into()),
+    ("ruby", || tree_sitter_ruby::LANGUAGE.into()),
+    ("php", || tree_sitter_php::LANGUAGE_PHP.into()),
+    ("bash", || tree_sitter_bash::LANGUAGE.into()),
 ];
 
 pub(crate) fn grammar(name: &str) -> Option<Language> {

@@ -129,6 +129,13 @@ pub struct RefsRules {
     /// undecided, never left alone.
     #[serde(default)]
     pub implicit_members: bool,
+    /// A bare name inside a member can be a member of the enclosing type
+    /// (Ruby's `foo` is `self.foo`, C#'s `Foo()` is `this.Foo()`): unless
+    /// a local hides it, it is looked up as `self`'s member
+    /// (bound when that type has it; `implicit_members` instead leaves
+    /// every such use undecided).
+    #[serde(default)]
+    pub implicit_self: bool,
     /// A declaration and its definition can stand apart, also in two files
     /// (C and C++ prototypes in headers, methods defined outside their
     /// class): definitions of one name path, one of them without a body,
@@ -236,6 +243,10 @@ pub struct EditRules {
     /// must parse after it.
     #[serde(default)]
     pub second_opinion: Option<String>,
+    /// Text put before top-level code parsed apart from its file (PHP's
+    /// `<?php `: without it the grammar reads code as HTML text).
+    #[serde(default)]
+    pub region_prefix: String,
 }
 
 impl Default for EditRules {
@@ -245,6 +256,7 @@ impl Default for EditRules {
             top_level_blank_lines: 1,
             verbatim: Vec::new(),
             second_opinion: None,
+            region_prefix: String::new(),
         }
     }
 }
@@ -271,6 +283,15 @@ pub struct SymbolRules {
     /// Field names of a definition's body; the signature is the text before it.
     #[serde(default = "default_body_fields")]
     pub body_fields: Vec<String>,
+    /// Definitions that scope the rest of their parent (C#'s `namespace
+    /// N;`, PHP's `namespace N;`): each ends where the next of its kind
+    /// starts, or with its parent, and holds the declarations after it.
+    #[serde(default)]
+    pub to_end: Vec<String>,
+    /// Leading characters of a one-capture `@name` that are not part of the
+    /// name (Ruby `attr_reader :sku` names `sku`).
+    #[serde(default)]
+    pub name_sigils: Vec<String>,
     /// Node kinds from a body's first statement down to a docstring
     /// (Python: an `expression_statement` holding a `string`). A docstring
     /// is part of the body; a replacement that drops one is warned about.
@@ -286,6 +307,8 @@ impl Default for SymbolRules {
             identifiers: Vec::new(),
             body_fields: default_body_fields(),
             docstring: Vec::new(),
+            to_end: Vec::new(),
+            name_sigils: Vec::new(),
         }
     }
 }
@@ -381,6 +404,8 @@ pub struct Kinds {
     pub identifiers: KindSet,
     /// `edit.verbatim`
     pub verbatim: KindSet,
+    /// `symbols.to_end`
+    pub to_end: KindSet,
 }
 
 impl Kinds {
@@ -389,6 +414,7 @@ impl Kinds {
             wrappers: KindSet::resolve(grammar, &config.symbols.wrappers),
             identifiers: KindSet::resolve(grammar, &config.symbols.identifiers),
             verbatim: KindSet::resolve(grammar, &config.edit.verbatim),
+            to_end: KindSet::resolve(grammar, &config.symbols.to_end),
         }
     }
 }
@@ -570,6 +596,7 @@ fn check_node_kinds(
         .iter()
         .map(|k| ("symbols.wrappers", k))
         .chain(rules.leading.iter().map(|r| ("symbols.leading", &r.kind)))
+        .chain(rules.to_end.iter().map(|k| ("symbols.to_end", k)))
         .chain(rules.identifiers.iter().map(|k| ("symbols.identifiers", k)))
         .chain(rules.docstring.iter().map(|k| ("symbols.docstring", k)))
         .chain(config.edit.verbatim.iter().map(|k| ("edit.verbatim", k)))

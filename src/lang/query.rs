@@ -103,6 +103,12 @@ pub enum RefRole {
     /// `@ignore`: a name that is neither a use nor a binding (a keyword
     /// argument's name, ...).
     Ignore,
+    /// `@reference.maybe`: a word that may or may not name a definition
+    /// (a Bash command argument, a Ruby symbol): a node any other use
+    /// capture also captures is that use; otherwise it is never left alone
+    /// but undecided, so a rename that would need it is refused unless the
+    /// caller decides.
+    Maybe,
     /// `@base`: a type named in a class or impl header that the type
     /// derives from or implements (Python superclasses, TS `extends` /
     /// `implements`): a member of the same name in it is overridden.
@@ -174,6 +180,7 @@ pub fn reference_role(capture: &str) -> Option<RefRole> {
         "reference.member" => Some(RefRole::Member),
         "reference.member.call" => Some(RefRole::MemberCall),
         "reference.member.field" => Some(RefRole::MemberField),
+        "reference.maybe" => Some(RefRole::Maybe),
         "receiver" => Some(RefRole::Receiver),
         "receiver.self" => Some(RefRole::SelfReceiver),
         "receiver.super" => Some(RefRole::SuperReceiver),
@@ -196,6 +203,7 @@ pub fn legal_reference_captures() -> Vec<String> {
         "@reference.member",
         "@reference.member.call",
         "@reference.member.field",
+        "@reference.maybe",
         "@receiver",
         "@receiver.self",
         "@receiver.super",

@@ -517,6 +517,7 @@ impl<'a> Binder<'a> {
             return match &o.role {
                 Role::Definition(_) => Verdict::Ref(Tier::Definition, None),
                 r if r.is_use() => Verdict::Ref(Tier::NameOnly, None),
+                Role::Maybe => Verdict::Ref(Tier::NameOnly, Some(o.role.why_not().into())),
                 r => Verdict::Alone(r.why_not().into()),
             };
         };
@@ -540,6 +541,13 @@ impl<'a> Binder<'a> {
                 } else {
                     Verdict::Alone(o.role.why_not().into())
                 }
+            }
+            Role::Reference
+                if member
+                    && self.file(fi).language.refs_rules().implicit_self
+                    && self.enclosing_owner(fi, o.byte).is_some() =>
+            {
+                self.through_self(fi, o, false)
             }
             Role::Reference if member => self.bare_member(fi, o),
             Role::Reference => self.lexical(fi, o),
@@ -568,6 +576,7 @@ impl<'a> Binder<'a> {
             Role::Ignored if CALLABLE_KINDS.contains(&kind) => {
                 Verdict::Alone(format!("{}: it never names a {kind}", o.role.why_not()))
             }
+            Role::Maybe => self.undecided(o.role.why_not().into()),
             Role::Unclassified | Role::Ignored if member => self.undecided(format!(
                 "{} (a key or a field named in a literal may be the member)",
                 o.role.why_not()

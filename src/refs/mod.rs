@@ -330,6 +330,9 @@ pub(crate) fn scan(
             }
             Ok(None) => {}
             Err(e) if e.code() == ErrorCode::UnsupportedLanguage => {}
+            // The target's own file cannot be read (its language's
+            // references query does not compile): nothing can be decided.
+            Err(e) if target.as_ref().is_some_and(|t| t.display == p) => return Err(e),
             Err(e) => errors.push(SearchError {
                 path: p,
                 message: e.message,

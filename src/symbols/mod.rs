@@ -578,7 +578,7 @@ pub fn outline_within(
     let mut best: HashMap<usize, Raw> = HashMap::new();
     let finished = for_each_tag(lang, &tree, body, None, Some(&deadline), |mut m| {
         let phrase = m.names.len() > 1;
-        let Some((name, label)) = name_of(&mut m.names, body) else {
+        let Some((name, label, sigil)) = name_of(lang, &mut m.names, body) else {
             return;
         };
         let (node, kind) = match (m.definition, m.scope) {
@@ -593,6 +593,7 @@ pub fn outline_within(
             name,
             label,
             qualifier,
+            sigil,
             phrase,
             kind,
             doc: m.doc,
@@ -624,12 +625,31 @@ pub fn outline_within(
         raws = rest;
         merged.into_iter().map(|r| (r.node.id(), r)).collect()
     };
-    // Definitions sharing one node (Go's `A, B int`) follow their names.
+    // A definition that scopes the rest of its parent (`symbols.to_end`:
+    // C#'s `namespace N;`) ends where the next one of its kind starts, or
+    // with its parent.
+    let last_of: HashMap<usize, Node> = raws
+        .iter()
+        .filter(|r| r.kind.is_some() && lang.kinds().to_end.contains(&r.node))
+        .map(|r| {
+            let mut last = r.node;
+            while let Some(next) = last.next_sibling() {
+                if next.kind_id() == r.node.kind_id() {
+                    break;
+                }
+                last = next;
+            }
+            (r.node.id(), last)
+        })
+        .collect();
+    let last = |n: Node<'_>| last_of.get(&n.id()).map_or(n.end_byte(), |l| l.end_byte());
     raws.sort_by_key(|r| {
         (
             r.node.start_byte(),
-            std::cmp::Reverse(r.node.end_byte()),
+            std::cmp::Reverse(last(r.node)),
             r.kind.is_some(),
+            // Definitions sharing one node (Go's `A, B int`, Ruby's
+            // `attr_reader :a, :b`) follow their names.
             r.name.start_byte(),
         )
     });
@@ -665,7 +685,7 @@ pub fn outline_within(
         if i % 1024 == 1023 && deadline.passed() {
             return Err(deadline.error(lang, body.len(), "listing the symbols"));
         }
-        let (s, e) = (raw.node.start_byte(), raw.node.end_byte());
+        let (s, e) = (raw.node.start_byte(), last(raw.node));
         while let Some(top) = stack.last() {
             if top.start <= s && e <= top.end && !(top.start == s && top.end == e && !top.is_scope)
             {
@@ -736,9 +756,17 @@ pub fn outline_within(
                     alias,
                     phrase: raw.phrase,
                     scope_of,
-                    full: span_of(full.0, full.1, offset),
-                    bare: span_of(raw.node, raw.node, offset),
-                    name_byte: raw.name.start_byte() + offset,
+                    full: span_of(
+                        full.0,
+                        *last_of.get(&raw.node.id()).unwrap_or(&full.1),
+                        offset,
+                    ),
+                    bare: span_of(
+                        raw.node,
+                        *last_of.get(&raw.node.id()).unwrap_or(&raw.node),
+                        offset,
+                    ),
+                    name_byte: raw.name.start_byte() + raw.sigil + offset,
                     parent_index,
                     depth: parent_index.map_or(0, |i| symbols[i].depth + 1),
                 });
@@ -780,6 +808,8 @@ struct Raw<'t> {
     name: Node<'t>,
     /// The symbol's name: the text of its `@name` captures.
     label: String,
+    /// Bytes of a sigil before the name in the `name` node (`:` of `:sku`).
+    sigil: usize,
     /// Several `@name` captures formed the name.
     phrase: bool,
     /// The `@qualifier` captures' texts joined by the separator.
@@ -803,15 +833,33 @@ fn qualifier_of(nodes: &mut [Node], body: &str, sep: &str) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(sep))
 }
 
-/// A symbol's name from its `@name` captures: one capture's text, or several
+/// A symbol's name from its `@name` captures: one capture's text (less a
+/// leading sigil of `symbols.name_sigils` before a letter, digit or `_`:
+/// Ruby's `:name`, not `::Kernel`), or several
 /// captures (`"impl" @name trait: (_) @name "for" @name type: (_) @name`)
-/// joined by single spaces in document order. Returns the first node too.
-fn name_of<'t>(names: &mut [Node<'t>], body: &str) -> Option<(Node<'t>, String)> {
+/// joined by single spaces in document order. Returns the first node too,
+/// and how many bytes of it the sigil took.
+fn name_of<'t>(
+    lang: &Language,
+    names: &mut [Node<'t>],
+    body: &str,
+) -> Option<(Node<'t>, String, usize)> {
     names.sort_by_key(|n| n.start_byte());
     let first = *names.first()?;
-    let label = if names.len() == 1 {
-        node_text(first, body).to_string()
-    } else {
+    if names.len() == 1 {
+        let text = node_text(first, body);
+        let sigil = lang
+            .rules()
+            .name_sigils
+            .iter()
+            .find(|s| {
+                text.starts_with(s.as_str())
+                    && text[s.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+            })
+            .map_or(0, |s| s.len());
+        return Some((first, text[sigil..].to_string(), sigil));
+    }
+    let label = {
         names
             .iter()
             .map(|n| {
@@ -823,7 +871,7 @@ fn name_of<'t>(names: &mut [Node<'t>], body: &str) -> Option<(Node<'t>, String)>
             .collect::<Vec<_>>()
             .join(" ")
     };
-    Some((first, label))
+    Some((first, label, 0))
 }
 
 fn node_text<'a>(node: Node, body: &'a str) -> &'a str {
@@ -1304,7 +1352,8 @@ pub fn definitions_in(
     // constant pattern first).
     let mut found: Vec<(usize, usize, usize, Defined)> = Vec::new();
     for_each_tag(lang, tree, body, Some(range.clone()), None, |mut m| {
-        if let (Some((node, kind)), Some((_, name))) = (m.definition, name_of(&mut m.names, body))
+        if let (Some((node, kind)), Some((_, name, _))) =
+            (m.definition, name_of(lang, &mut m.names, body))
             && range.contains(&node.start_byte())
         {
             let same = found

@@ -180,7 +180,9 @@ fn strip_generics(seg: &str) -> String {
             '>' => depth += 1,
             '<' => {
                 depth -= 1;
-                if depth == 0 {
+                // Not at the start: an operator's name (Ruby `<=>`) is
+                // no generic argument list.
+                if depth == 0 && i > 0 {
                     return seg[..i].trim_end().to_string();
                 }
             }

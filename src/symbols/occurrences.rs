@@ -29,6 +29,9 @@ pub enum Role {
     Shadowed,
     /// A name the references query ignores (a keyword argument's name).
     Ignored,
+    /// A word the references query says may be a use (`@reference.maybe`):
+    /// undecided.
+    Maybe,
     /// An identifier in a position no query describes (an object key, a label).
     Unclassified,
     /// Inside a string, a comment or other text that is not an identifier.
@@ -76,6 +79,7 @@ impl Role {
             Role::Local => "a parameter or local variable of the same name",
             Role::Shadowed => "a use of a local of the same name",
             Role::Ignored => "a keyword argument's name",
+            Role::Maybe => "a word that may name it (a command argument, a symbol)",
             Role::Unclassified => "an identifier that is not a reference (a key, a label)",
             Role::NotCode => "in a string or comment",
         }
@@ -227,6 +231,8 @@ pub fn occurrences(file: &ParsedFile, name: &str) -> Result<Vec<Occurrence>> {
             } else {
                 Role::Reference
             }
+        } else if has(i, RefRole::Maybe) {
+            Role::Maybe
         } else {
             let root = file.tree.root_node();
             match root.descendant_for_byte_range(b, b + name.len()) {

@@ -65,6 +65,7 @@ fn prerequisite(program: &str) -> &'static str {
         "apt-get" | "dpkg-deb" => {
             "Debian's apt-get and dpkg-deb, with the package lists updated (apt-get update)"
         }
+        "tar" => "tar",
         _ => "the packages it installs",
     }
 }
@@ -198,28 +199,6 @@ pub fn deb_package(name: &str, version: &str) -> PathBuf {
     dir.join("root")
 }
 
-/// The Go standard library's sources (Debian's `golang-1.19-src`), the Go
-/// corpus: its `src` folder.
-pub fn go_corpus() -> PathBuf {
-    let root = deb_package("golang-1.19-src", "1.19.8-2");
-    root.join("usr/share/go-1.19/src")
-}
-
-/// The JDK's own Java sources (Debian's `openjdk-17-source`, its
-/// `src.zip` unpacked by Python's `zipfile`): the Java corpus, one folder
-/// per module (`java.base`, `java.desktop`, ...).
-pub fn java_corpus() -> PathBuf {
-    const PIN: &str = "17.0.21.1+2-1~deb12u1";
-    let root = deb_package("openjdk-17-source", PIN);
-    provisioned("java-corpus", PIN, |dir| {
-        let zip = root.join("usr/lib/jvm/openjdk-17/lib/src.zip");
-        run(Command::new("python3")
-            .args(["-m", "zipfile", "-e"])
-            .arg(zip)
-            .arg(dir))
-    })
-}
-
 /// The upstream sources of a pinned Debian source package (`name=version`),
 /// unpacked under `<dir>/src`: `apt-get source --download-only` with a
 /// private source list and package lists (the system's apt setup is not
@@ -272,14 +251,48 @@ pub fn deb_source(name: &str, version: &str) -> PathBuf {
     dir.join("src")
 }
 
-/// Lua 5.4's C sources (Debian source package `lua5.4`): the C corpus,
-/// its `src` folder (every header it needs is beside the files).
-pub fn c_corpus() -> PathBuf {
-    deb_source("lua5.4", "5.4.4-3+deb12u1").join("src")
+/// The unpacked source distribution of a pinned PyPI package
+/// (`"name==version"`), downloaded by pip (no wheel, no dependencies)
+/// into the venv of [`mcp_venv_python`] and unpacked with `tar`.
+pub fn pypi_sdist(spec: &str) -> PathBuf {
+    let python = mcp_venv_python();
+    let name = format!("pypi-{}", spec.replace("==", "-"));
+    provisioned(&name, spec, |dir| {
+        let download = dir.join("download");
+        run(Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "-d",
+            ])
+            .arg(&download)
+            .arg(spec))?;
+        for sdist in fs::read_dir(&download).map_err(|e| e.to_string())? {
+            let sdist = sdist.map_err(|e| e.to_string())?.path();
+            run(Command::new("tar")
+                .arg("-xzf")
+                .arg(&sdist)
+                .arg("-C")
+                .arg(dir))?;
+        }
+        fs::remove_dir_all(&download).map_err(|e| e.to_string())
+    })
 }
 
-/// yaml-cpp 0.7.0's sources (Debian source package `yaml-cpp`): the C++
-/// corpus, its root (`src/*.cpp`; `include/` is their include path).
-pub fn cpp_corpus() -> PathBuf {
-    deb_source("yaml-cpp", "0.7.0+dfsg-8")
+/// The contents of the zip archive `zip` (Java's `src.zip` in
+/// `openjdk-17-source`), unpacked by Python's `zipfile` under
+/// `target/tmp/<name>`; `stamp` says which archive it is.
+pub fn unzipped(name: &str, zip: &Path, stamp: &str) -> PathBuf {
+    provisioned(name, stamp, |dir| {
+        run(Command::new("python3")
+            .args(["-m", "zipfile", "-e"])
+            .arg(zip)
+            .arg(dir))
+    })
 }

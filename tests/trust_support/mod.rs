@@ -35,62 +35,45 @@ pub struct Lang {
     one_line: &'static str,
     /// Another whole body for a header holding a word (C++ `constexpr`
     /// functions must return: `return {};`).
-    one_line_when: &'static [(&'static str, &'static str)],
+    one_line_when: Vec<(&'static str, &'static str)>,
     doc_first: &'static str,
     /// Wraps a body for brace languages (`{` + body + `}`).
     braces: bool,
+    /// Closes a body that is not braced (Ruby `end`).
+    body_end: Option<&'static str>,
+    /// The body kinds a new body replaces (empty: every body): Ruby's
+    /// endless `def f = expr` has an expression for a body.
+    body_kinds: Vec<&'static str>,
 }
 
+// The languages judged by a test of their own; the others' knowledge is in
+// `tests/data/front_ends.toml` ([`FrontEnd::lang`]).
 pub const PYTHON: Lang = Lang {
     name: "python",
     one_line: "pass",
-    one_line_when: &[],
+    one_line_when: Vec::new(),
     doc_first: "\"\"\"Doc.\"\"\"",
     braces: false,
+    body_end: None,
+    body_kinds: Vec::new(),
 };
 pub const RUST: Lang = Lang {
     name: "rust",
     one_line: "unimplemented!()",
-    one_line_when: &[],
+    one_line_when: Vec::new(),
     doc_first: "// A comment first.",
     braces: true,
+    body_end: None,
+    body_kinds: Vec::new(),
 };
 pub const TYPESCRIPT: Lang = Lang {
     name: "typescript",
     one_line: "throw new Error(\"todo\");",
-    one_line_when: &[],
+    one_line_when: Vec::new(),
     doc_first: "// A comment first.",
     braces: true,
-};
-pub const GO: Lang = Lang {
-    name: "go",
-    one_line: "panic(\"todo\")",
-    one_line_when: &[],
-    doc_first: "// A comment first.",
-    braces: true,
-};
-pub const JAVA: Lang = Lang {
-    name: "java",
-    one_line: "throw new UnsupportedOperationException(\"todo\");",
-    one_line_when: &[],
-    doc_first: "// A comment first.",
-    braces: true,
-};
-/// C and C++: a statement valid in any function, whatever it returns.
-pub const C: Lang = Lang {
-    name: "c",
-    one_line: "for (;;) {}",
-    one_line_when: &[],
-    doc_first: "/* A comment first. */",
-    braces: true,
-};
-/// C++: `throw` is valid in any function, `constexpr` ones included.
-pub const CPP: Lang = Lang {
-    name: "cpp",
-    one_line: "throw 0;",
-    one_line_when: &[("constexpr", "return {};")],
-    doc_first: "// A comment first.",
-    braces: true,
+    body_end: None,
+    body_kinds: Vec::new(),
 };
 
 fn ws_len(line: &str) -> usize {
@@ -319,7 +302,8 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
         .rules()
         .body_fields
         .iter()
-        .find_map(|f| def.child_by_field_name(f));
+        .find_map(|f| def.child_by_field_name(f))
+        .filter(|b| lang.body_kinds.is_empty() || lang.body_kinds.contains(&b.kind()));
     if let Some(body) = body {
         let off = file.source.body_offset();
         let header_end = body.start_byte() + off;
@@ -338,6 +322,8 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
             let lines: String = stmts.iter().map(|l| format!("\n{ind}{l}")).collect();
             if lang.braces {
                 format!("{header}{brace}{lines}\n}}")
+            } else if let Some(end) = lang.body_end {
+                format!("{header}{lines}\n{end}")
             } else {
                 format!("{header}{lines}")
             }
@@ -681,8 +667,13 @@ pub fn fixture_files(lang: &str, ext: &str) -> Vec<PathBuf> {
 /// Every k-th file of `files` between 2 and 30 KB, `n` of them (the cost
 /// of a file grows with the square of its size: its functions times the
 /// reparses of each).
-pub fn sample(mut files: Vec<PathBuf>, n: usize) -> Vec<PathBuf> {
-    files.retain(|p| std::fs::metadata(p).is_ok_and(|m| (2_000..30_000).contains(&m.len())));
+pub fn sample(files: Vec<PathBuf>, n: usize) -> Vec<PathBuf> {
+    sample_from(files, n, 2_000)
+}
+
+/// [`sample`] with another smallest size (bytes).
+pub fn sample_from(mut files: Vec<PathBuf>, n: usize, min_bytes: u64) -> Vec<PathBuf> {
+    files.retain(|p| std::fs::metadata(p).is_ok_and(|m| (min_bytes..30_000).contains(&m.len())));
     files.sort();
     let step = (files.len() / n).max(1);
     files.into_iter().step_by(step).take(n).collect()
@@ -878,33 +869,24 @@ pub enum Judge<'a> {
     CPython,
     Syn,
     Tsc(&'a Path),
-    /// `gofmt -e` (Go's own parser).
-    Gofmt,
-    /// javac's parser through the compiler tree API (`JavaParse.java`).
-    Javac,
-    /// `clang -fsyntax-only` for `c` or `c++`, the original file's folder
-    /// and these folders on the include path (its headers resolve); only
-    /// files clang accepts without an error are judged ([`clang_accepts`]).
-    Clang(&'static str, &'a [PathBuf]),
+    /// A checker named in `tests/data/front_ends.toml`.
+    Command(&'a FrontEnd),
 }
 
 impl Judge<'_> {
     /// The extension of the judged files.
-    fn ext(&self) -> &'static str {
+    fn ext(&self) -> &str {
         match self {
             Judge::CPython => "py",
             Judge::Syn => "rs",
             Judge::Tsc(_) => "ts",
-            Judge::Gofmt => "go",
-            Judge::Javac => "java",
-            Judge::Clang("c", _) => "c",
-            Judge::Clang(..) => "cpp",
+            Judge::Command(fe) => &fe.ext,
         }
     }
 
     /// Files among `paths` the front end rejects, as `path | message`;
-    /// `include` is the folder whose headers the files use (C and C++).
-    fn rejects(&self, paths: &[PathBuf], include: Option<&Path>) -> Vec<String> {
+    /// `origin` is the folder the files were copied from (their headers).
+    fn rejects(&self, paths: &[PathBuf], origin: Option<&Path>) -> Vec<String> {
         match self {
             Judge::CPython => cpython_rejects(paths),
             Judge::Syn => paths
@@ -917,149 +899,22 @@ impl Judge<'_> {
                 })
                 .collect(),
             Judge::Tsc(ts) => tsc_rejects(ts, paths),
-            Judge::Gofmt => gofmt_rejects(paths),
-            Judge::Javac => javac_rejects(paths),
-            Judge::Clang(lang, more) => clang_rejects(lang, paths, include, more),
+            Judge::Command(fe) => fe.rejects(paths, origin),
         }
     }
-}
 
-/// Run a front end that takes the files as arguments and reports errors on
-/// stderr as `path:line:col: message` (gofmt, clang): `path | message` for
-/// the first error of each file it rejects. `command` makes the command
-/// without the files; `package` is the Debian package to install when the
-/// program is missing.
-fn stderr_judge(
-    command: impl Fn() -> Command + Sync,
-    package: &str,
-    paths: &[PathBuf],
-) -> Vec<String> {
-    // Chunks run on every core: clang reads a C++ file's standard headers
-    // in a second or so.
-    let per = paths
-        .len()
-        .div_ceil(std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, 200);
-    let results: Vec<Vec<String>> = std::thread::scope(|s| {
-        let runs: Vec<_> = paths
-            .chunks(per)
-            .map(|chunk| s.spawn(|| judge_chunk(&command, package, chunk)))
-            .collect();
-        runs.into_iter().map(|r| r.join().unwrap()).collect()
-    });
-    results.concat()
-}
-
-/// [`stderr_judge`] on one chunk of files, in one process.
-fn judge_chunk(command: &impl Fn() -> Command, package: &str, chunk: &[PathBuf]) -> Vec<String> {
-    let mut cmd = command();
-    let shown = format!("{cmd:?}");
-    let res = cmd.args(chunk).output().unwrap_or_else(|e| {
-        panic!("cannot run {shown}: {e}; the tests need it (Debian: apt-get install {package})")
-    });
-    let stderr = String::from_utf8_lossy(&res.stderr);
-    let mut out = Vec::new();
-    for p in chunk {
-        let prefix = format!("{}:", p.display());
-        let first = stderr.lines().find(|l| {
-            l.starts_with(&prefix) && !l.contains(": note:") && !l.contains(": warning:")
-        });
-        if let Some(line) = first {
-            out.push(format!("{} | {}", p.display(), &line[prefix.len()..]));
-        }
+    /// Is the original file's folder part of the judgement (the include
+    /// path of C and C++)?
+    fn wants_origin(&self) -> bool {
+        matches!(self, Judge::Command(fe) if fe.include_flag.is_some())
     }
-    assert!(
-        res.status.success() || !out.is_empty(),
-        "{shown} failed without naming a file: {stderr}"
-    );
-    out
-}
-
-/// Files `gofmt -e` rejects.
-pub fn gofmt_rejects(paths: &[PathBuf]) -> Vec<String> {
-    let gofmt = || {
-        let mut cmd = Command::new("gofmt");
-        cmd.args(["-e", "-l"]);
-        cmd
-    };
-    stderr_judge(gofmt, "golang-go", paths)
-}
-
-/// Files javac's parser rejects (`tests/support/JavaParse.java`, run by the
-/// JDK's source launcher).
-pub fn javac_rejects(paths: &[PathBuf]) -> Vec<String> {
-    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/JavaParse.java");
-    let mut cmd = Command::new("java");
-    cmd.arg(program);
-    run_judge_needing(cmd, paths, "openjdk-17-jdk-headless")
-}
-
-/// Files `clang -fsyntax-only` (`lang`: `c` or `c++`) reports an error in,
-/// with `include` (or each file's own folder) on the include path.
-pub fn clang_rejects(
-    lang: &str,
-    paths: &[PathBuf],
-    include: Option<&Path>,
-    more: &[PathBuf],
-) -> Vec<String> {
-    let mut by_dir: std::collections::BTreeMap<PathBuf, Vec<PathBuf>> = Default::default();
-    for p in paths {
-        let dir = include
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| p.parent().unwrap().to_path_buf());
-        by_dir.entry(dir).or_default().push(p.clone());
-    }
-    let std = if lang == "c" {
-        "-std=gnu11"
-    } else {
-        "-std=gnu++17"
-    };
-    let mut out = Vec::new();
-    for (dir, files) in by_dir {
-        let clang = || {
-            let mut cmd = Command::new("clang");
-            cmd.args([
-                "-fsyntax-only",
-                "-ferror-limit=1",
-                "-w",
-                "-x",
-                lang,
-                std,
-                "-I",
-            ]);
-            cmd.arg(&dir);
-            for m in more {
-                cmd.arg("-I").arg(m);
-            }
-            cmd
-        };
-        out.extend(stderr_judge(clang, "clang", &files));
-    }
-    out
-}
-
-/// The files clang accepts without an error (only those can be judged).
-pub fn clang_accepts(lang: &str, files: Vec<PathBuf>, more: &[PathBuf]) -> Vec<PathBuf> {
-    let rejects = clang_rejects(lang, &files, None, more);
-    accepted(files, rejects)
-}
-
-/// The files `gofmt -e` accepts.
-pub fn gofmt_accepts(files: Vec<PathBuf>) -> Vec<PathBuf> {
-    let rejects = gofmt_rejects(&files);
-    accepted(files, rejects)
-}
-
-/// The files javac's parser accepts.
-pub fn javac_accepts(files: Vec<PathBuf>) -> Vec<PathBuf> {
-    let rejects = javac_rejects(&files);
-    accepted(files, rejects)
 }
 
 /// Let the front end judge every new file of `t` (one process per batch,
 /// or `syn` in process), move them out of `t.judged`, and add the labels
-/// of those it rejects to `t.rejected`. C and C++ files are judged with
-/// their original's folder on the include path.
+/// of those it rejects to `t.rejected`. Files of a checker with an
+/// `include_flag` (C, C++) are judged with their original's folder on the
+/// include path.
 pub fn judge(t: &mut Tally, judge: &Judge) {
     let judged = std::mem::take(&mut t.judged);
     t.judged_count += judged.len();
@@ -1069,14 +924,15 @@ pub fn judge(t: &mut Tally, judge: &Judge) {
     for (i, (label, text)) in judged.iter().enumerate() {
         let p = dir.path().join(format!("n{i}.{}", judge.ext()));
         std::fs::write(&p, text).unwrap();
-        let include = matches!(judge, Judge::Clang(..))
+        let origin = judge
+            .wants_origin()
             .then(|| origin_of(label).parent().map(Path::to_path_buf))
             .flatten();
-        groups.entry(include).or_default().push((p, label.as_str()));
+        groups.entry(origin).or_default().push((p, label.as_str()));
     }
-    for (include, names) in groups {
+    for (origin, names) in groups {
         let paths: Vec<PathBuf> = names.iter().map(|(p, _)| p.clone()).collect();
-        let rejects = judge.rejects(&paths, include.as_deref());
+        let rejects = judge.rejects(&paths, origin.as_deref());
         t.rejected.extend(rejects.into_iter().map(|l| {
             let p = l.split(" | ").next().unwrap_or("");
             let label = names
@@ -1092,4 +948,389 @@ pub fn judge(t: &mut Tally, judge: &Judge) {
 fn origin_of(label: &str) -> PathBuf {
     let at = label.split(' ').next().unwrap_or("");
     PathBuf::from(at.rsplit_once(':').map_or(at, |(p, _)| p))
+}
+
+/// How a checker takes the files it judges (`batch` in
+/// `tests/data/front_ends.toml`).
+#[derive(serde::Deserialize, Clone, Copy, Debug, Default, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub enum Batch {
+    /// One process per file; a file is rejected when the exit status is
+    /// not 0 (`bash -n`, `ruby -c`, `php -l`, `mcs --parse`).
+    #[default]
+    Each,
+    /// Many files as arguments of one process; a file is rejected when a
+    /// line of stderr starting with its path reports an error (`gofmt -e`,
+    /// `clang -fsyntax-only`).
+    Arguments,
+    /// Paths on stdin, one per line; a `path | message` line on stdout for
+    /// each file rejected (`tests/support/JavaParse.java`).
+    Stdin,
+}
+
+/// A language's row of `tests/data/front_ends.toml` (see the comments
+/// there): the checker that judges its files and the corpus it judges.
+#[derive(serde::Deserialize, Clone, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct FrontEnd {
+    #[serde(skip)]
+    pub language: String,
+    pub judged_by: Option<String>,
+    #[serde(default)]
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub batch: Batch,
+    #[serde(default)]
+    pub package: String,
+    #[serde(default)]
+    pub ext: String,
+    include_flag: Option<String>,
+    #[serde(default)]
+    include: Vec<String>,
+    #[serde(default)]
+    one_line: String,
+    #[serde(default)]
+    one_line_when: Vec<(String, String)>,
+    #[serde(default)]
+    doc_first: String,
+    #[serde(default)]
+    braces: bool,
+    body_end: Option<String>,
+    #[serde(default)]
+    body_kinds: Vec<String>,
+    #[serde(default)]
+    corpus: std::collections::BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    under: String,
+    #[serde(default)]
+    files: String,
+    #[serde(default)]
+    pub sample: usize,
+    #[serde(default = "default_min_bytes")]
+    pub min_bytes: u64,
+}
+
+fn default_min_bytes() -> u64 {
+    2_000
+}
+
+/// Every row of `tests/data/front_ends.toml`, by language.
+pub fn front_ends() -> Vec<FrontEnd> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/front_ends.toml");
+    let table: std::collections::BTreeMap<String, FrontEnd> =
+        toml::from_str(&std::fs::read_to_string(&path).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    table
+        .into_iter()
+        .map(|(language, mut fe)| {
+            fe.language = language;
+            fe
+        })
+        .collect()
+}
+
+/// The rows whose checker is a command (the others name their own test).
+pub fn command_front_ends() -> Vec<FrontEnd> {
+    front_ends()
+        .into_iter()
+        .filter(|fe| fe.judged_by.is_none())
+        .collect()
+}
+
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_string().into_boxed_str())
+}
+
+impl FrontEnd {
+    /// The shapes' language knowledge of this row.
+    pub fn lang(&self) -> Lang {
+        Lang {
+            name: leak(&self.language),
+            one_line: leak(&self.one_line),
+            one_line_when: self
+                .one_line_when
+                .iter()
+                .map(|(w, b)| (leak(w), leak(b)))
+                .collect(),
+            doc_first: leak(&self.doc_first),
+            braces: self.braces,
+            body_end: self.body_end.as_deref().map(leak),
+            body_kinds: self.body_kinds.iter().map(|k| leak(k)).collect(),
+        }
+    }
+
+    /// Fail, naming the package, when the checker is not installed.
+    pub fn require(&self) {
+        let found = Command::new(&self.command[0])
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok();
+        assert!(
+            found,
+            "{}: the tests judge {} files with `{}`, which is not installed: \
+             apt-get install {} (see the README's prerequisites)",
+            self.language,
+            self.language,
+            self.command.join(" "),
+            self.package
+        );
+    }
+
+    /// The checker's command, without the files, run from the
+    /// repository's root (a relative path in it names a file of the
+    /// repository), `origin` and the `include` folders of the corpus after
+    /// `include_flag`.
+    fn command(&self, origin: Option<&Path>) -> Command {
+        let mut cmd = Command::new(&self.command[0]);
+        cmd.args(&self.command[1..])
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        if let Some(flag) = &self.include_flag {
+            let root = (!self.include.is_empty()).then(|| self.corpus_root());
+            let folders = origin
+                .map(Path::to_path_buf)
+                .into_iter()
+                .chain(self.include.iter().map(|i| root.as_ref().unwrap().join(i)));
+            for folder in folders {
+                cmd.arg(flag).arg(folder);
+            }
+        }
+        cmd
+    }
+
+    /// `path | message` for each of `paths` the checker rejects; `origin`
+    /// is the folder the files come from (None: each file's own folder),
+    /// for a checker with an `include_flag`.
+    pub fn rejects(&self, paths: &[PathBuf], origin: Option<&Path>) -> Vec<String> {
+        self.require();
+        if origin.is_none() && self.include_flag.is_some() {
+            let mut by_dir: std::collections::BTreeMap<&Path, Vec<PathBuf>> = Default::default();
+            for p in paths {
+                by_dir
+                    .entry(p.parent().unwrap())
+                    .or_default()
+                    .push(p.clone());
+            }
+            return by_dir
+                .into_iter()
+                .flat_map(|(dir, files)| self.rejects(&files, Some(dir)))
+                .collect();
+        }
+        let mut v = match self.batch {
+            Batch::Each => self.rejects_each(paths, origin),
+            Batch::Arguments => self.rejects_arguments(paths, origin),
+            Batch::Stdin => run_judge_needing(self.command(origin), paths, &self.package),
+        };
+        v.sort();
+        v
+    }
+
+    /// [`Batch::Each`]: one process per file, on every core.
+    fn rejects_each(&self, paths: &[PathBuf], origin: Option<&Path>) -> Vec<String> {
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let out = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            for _ in 0..cores() {
+                s.spawn(|| {
+                    while let Some(p) =
+                        paths.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                    {
+                        let o = self
+                            .command(origin)
+                            .arg(p)
+                            .stdin(Stdio::null())
+                            .output()
+                            .unwrap_or_else(|e| panic!("cannot run {:?}: {e}", self.command));
+                        if !o.status.success() {
+                            let said = format!(
+                                "{}{}",
+                                String::from_utf8_lossy(&o.stderr),
+                                String::from_utf8_lossy(&o.stdout)
+                            );
+                            let first = said
+                                .lines()
+                                .find(|l| !l.trim().is_empty())
+                                .unwrap_or("")
+                                .to_string();
+                            out.lock()
+                                .unwrap()
+                                .push(format!("{} | {first}", p.display()));
+                        }
+                    }
+                });
+            }
+        });
+        out.into_inner().unwrap()
+    }
+
+    /// [`Batch::Arguments`]: chunks of files, one process each, on every
+    /// core (clang reads a C++ file's standard headers in a second or so).
+    fn rejects_arguments(&self, paths: &[PathBuf], origin: Option<&Path>) -> Vec<String> {
+        let per = paths.len().div_ceil(cores()).clamp(1, 200);
+        std::thread::scope(|s| {
+            let runs: Vec<_> = paths
+                .chunks(per)
+                .map(|chunk| s.spawn(move || self.rejects_chunk(chunk, origin)))
+                .collect();
+            runs.into_iter().flat_map(|r| r.join().unwrap()).collect()
+        })
+    }
+
+    /// One process of [`Batch::Arguments`]: the first error line of each
+    /// file it names on stderr (`path:line:col: message`).
+    fn rejects_chunk(&self, chunk: &[PathBuf], origin: Option<&Path>) -> Vec<String> {
+        let mut cmd = self.command(origin);
+        let shown = format!("{cmd:?}");
+        let res = cmd.args(chunk).output().unwrap_or_else(|e| {
+            panic!(
+                "cannot run {shown}: {e}; the tests need it (Debian: apt-get install {})",
+                self.package
+            )
+        });
+        let stderr = String::from_utf8_lossy(&res.stderr);
+        let mut out = Vec::new();
+        for p in chunk {
+            let prefix = format!("{}:", p.display());
+            let first = stderr.lines().find(|l| {
+                l.starts_with(&prefix) && !l.contains(": note:") && !l.contains(": warning:")
+            });
+            if let Some(line) = first {
+                out.push(format!("{} | {}", p.display(), &line[prefix.len()..]));
+            }
+        }
+        assert!(
+            res.status.success() || !out.is_empty(),
+            "{shown} failed without naming a file: {stderr}"
+        );
+        out
+    }
+
+    /// [`sample`] of `files` with this row's `min_bytes`.
+    pub fn sample(&self, files: Vec<PathBuf>, n: usize) -> Vec<PathBuf> {
+        sample_from(files, n, self.min_bytes)
+    }
+
+    /// The files the checker accepts, among `files` (each judged with its
+    /// own folder on the include path).
+    pub fn accepts(&self, files: Vec<PathBuf>) -> Vec<PathBuf> {
+        let rejects = self.rejects(&files, None);
+        accepted(files, rejects)
+    }
+
+    /// The root of the pinned corpus, provisioned by `tests/provision`
+    /// (see `corpus` in `tests/data/front_ends.toml`).
+    fn corpus_root(&self) -> PathBuf {
+        let spec = |key: &str| self.corpus.get(key).and_then(|v| v.as_str());
+        let pin = |spec: &str| {
+            let (name, version) = spec.split_once('=').expect("a `name=version` pin");
+            (name.to_string(), version.to_string())
+        };
+        let root = if let Some(s) = spec("debian") {
+            let (name, version) = pin(s);
+            crate::provision::deb_package(&name, &version)
+        } else if let Some(s) = spec("debian_source") {
+            let (name, version) = pin(s);
+            crate::provision::deb_source(&name, &version)
+        } else if let Some(s) = spec("pypi") {
+            crate::provision::pypi_sdist(s)
+        } else if let Some(argv) = self.corpus.get("tool") {
+            let argv: Vec<&str> = argv
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap())
+                .collect();
+            let o = Command::new(argv[0])
+                .args(&argv[1..])
+                .output()
+                .unwrap_or_else(|e| panic!("{argv:?}: {e}: apt-get install {}", self.package));
+            PathBuf::from(String::from_utf8(o.stdout).unwrap().trim())
+        } else {
+            panic!("{}: no corpus in tests/data/front_ends.toml", self.language)
+        };
+        match spec("unzip") {
+            Some(zip) => crate::provision::unzipped(
+                &format!("{}-corpus", self.language),
+                &root.join(zip),
+                &format!("{:?}", self.corpus),
+            ),
+            None => root,
+        }
+    }
+
+    /// The corpus's files, sorted: under `under`, those whose path matches
+    /// `files`, regular files only (no symbolic links: bash-completion
+    /// links one script to many names).
+    pub fn corpus_files(&self) -> Vec<PathBuf> {
+        let dir = self.corpus_root().join(&self.under);
+        let re = regex::Regex::new(&self.files).unwrap();
+        let mut files: Vec<PathBuf> = scalpel::disk::walk_files(&dir)
+            .into_iter()
+            .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file()))
+            .filter(|p| re.is_match(&p.to_string_lossy()))
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// The language's fixtures (every file of `fixtures/<lang>/`).
+    pub fn fixtures(&self) -> Vec<PathBuf> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(&self.language);
+        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.is_file())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+}
+
+/// A bench's arguments, less the flags cargo passes (`--bench`).
+pub fn bench_args() -> Vec<String> {
+    std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect()
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+/// `update(S, extract(S).code)` for every symbol of `path`, whatever its
+/// kind: the file must come back byte for byte (counted as identity cases).
+pub fn every_symbol_identity(lang: &str, path: &Path, t: &mut Tally) -> usize {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return 0;
+    };
+    let Some(file) = parse(lang, &text).filter(|f| f.parse_error_count == 0) else {
+        return 0;
+    };
+    for s in &file.symbols {
+        let full = s.full_span();
+        let code = &text[full.start_byte..full.end_byte];
+        t.identity_cases += 1;
+        let label = format!(
+            "{}:{} {} [every symbol]",
+            path.display(),
+            s.start_line,
+            s.name_path
+        );
+        match edit::symbol::prepare(&file, s, Operation::Replace, Some(code)) {
+            Ok(p) if p.checked.edit.new_text == text => t.identity_kept += 1,
+            Ok(p) => t.identity_lost.push(format!(
+                "{label}: {}",
+                first_difference(&text, &p.checked.edit.new_text)
+            )),
+            Err(e) => t.failures.push(format!("{label}: {e}")),
+        }
+    }
+    file.symbols.len()
 }

@@ -1,0 +1,54 @@
+; Ruby definitions. When two patterns capture the same @name node, the
+; earlier pattern wins.
+
+(module
+  name: [(constant) (scope_resolution)] @name) @definition.module
+
+(class
+  name: [(constant) (scope_resolution)] @name) @definition.class
+
+; `def m` at the top level: a private method of Object, called like a
+; function.
+(program
+  (method
+    name: (_) @name) @definition.function)
+
+; `def m` in a class or module, and in `class << self` (a singleton method:
+; `Warehouse.registry`, as `def self.registry` is).
+(method
+  name: (_) @name) @definition.method
+
+(singleton_method
+  name: (_) @name) @definition.method
+
+; `attr_reader :a, :b`, `attr_writer`, `attr_accessor`: one property per
+; symbol (or string).
+((call
+  method: (identifier) @_attr
+  arguments: (argument_list
+    (simple_symbol) @name)) @definition.property
+  (#any-of? @_attr "attr_reader" "attr_writer" "attr_accessor" "attr"))
+((call
+  method: (identifier) @_attr
+  arguments: (argument_list
+    (string . (string_content) @name .))) @definition.property
+  (#any-of? @_attr "attr_reader" "attr_writer" "attr_accessor" "attr"))
+
+; `define_method(:name) { }` and `define_method("name") do end`, best
+; effort: a name built at run time (`"#{verb}_all"`) is no symbol.
+((call
+  method: (identifier) @_define
+  arguments: (argument_list
+    .
+    (simple_symbol) @name)) @definition.method
+  (#eq? @_define "define_method"))
+((call
+  method: (identifier) @_define
+  arguments: (argument_list
+    .
+    (string . (string_content) @name .))) @definition.method
+  (#eq? @_define "define_method"))
+
+; Constants: `VERSION = "1.0"`, `Point = Struct.new(:x, :y)`.
+(assignment
+  left: (constant) @name) @definition.constant
