@@ -300,6 +300,55 @@ def generate(repo, src, scalpel):
     return queries
 
 
+ANSWER = re.compile(r'\{ path = "([^"]+)", symbol = "([^"]+)"( \})')
+
+
+def symbols_of(scalpel, path):
+    out = subprocess.run([scalpel, "symbols", str(path), "--json"], capture_output=True, text=True)
+    syms = []
+    for line in out.stdout.splitlines():
+        try:
+            syms += json.loads(line).get("symbols", [])
+        except json.JSONDecodeError:
+            pass
+    return syms
+
+
+def norm(name):
+    return re.sub(r"::|/|#", ".", name)
+
+
+def resolve(repo, src, scalpel):
+    """Fill `lines` of the hand-written answers that name a `symbol`: the
+    symbol's lines (with its doc comment and decorators) as Scalpel lists
+    them; of several definitions of the name in the file (overloads, a
+    declaration and its body), the longest."""
+    qfile = HERE / "questions" / f"{repo['name']}.toml"
+    if not qfile.is_file():
+        return
+    text = qfile.read_text()
+    cache = {}
+
+    def fill(m):
+        path, sym = m.group(1), m.group(2)
+        if path not in cache:
+            cache[path] = symbols_of(scalpel, src / path)
+        want = norm(sym)
+        found = [s for s in cache[path]
+                 if norm(s["name_path"]) == want or norm(s["name_path"]).endswith("." + want)
+                 or (s.get("parent") and norm(f"{s['parent']}.{s['name']}") == want)]
+        if not found:
+            near = sorted({s["name_path"] for s in cache[path] if s["name"] == want.split(".")[-1]})
+            sys.exit(f"{qfile.name}: no symbol {sym!r} in {path} (same name: {near})")
+        best = max(found, key=lambda s: (s["end_line"] - s["start_line"], -s["start_line"]))
+        return f'{{ path = "{path}", symbol = "{sym}", lines = [{best["start_line"]}, {best["end_line"]}] }}'
+
+    new = ANSWER.sub(fill, text)
+    if new != text:
+        qfile.write_text(new)
+        print(f"  {qfile.name}: lines filled")
+
+
 def split(repos, seed):
     by_lang = {}
     for r in repos:
@@ -319,6 +368,8 @@ def main():
     ap.add_argument("--scalpel", default=str(REPO / "target" / "release" / "scalpel"))
     ap.add_argument("--split", action="store_true", help="print the split and check it, nothing else")
     ap.add_argument("--fetch-only", action="store_true", help="fetch and unpack, no generated queries")
+    ap.add_argument("--resolve", action="store_true",
+                    help="fill the lines of hand-written answers from their symbols")
     args = ap.parse_args()
     data = tomllib.loads((HERE / "repos.toml").read_text())
     repos = data["repo"]
@@ -338,6 +389,9 @@ def main():
         src = fetch(r)
         if args.fetch_only:
             continue
+        if args.resolve:
+            resolve(r, src, args.scalpel)
+            continue
         q = generate(r, src, args.scalpel)
         manifest.append({"name": r["name"], "lang": r["lang"], "half": r["half"],
                          "src": str(src), "stripped": str(OUT / "stripped" / r["name"]),
@@ -346,6 +400,8 @@ def main():
                          "generated_queries": len(q)})
         print(f"{r['name']:<12} {r['lang']:<10} {r['half']:<8} {manifest[-1]['files']:>5} files, "
               f"{len(q)} generated queries", flush=True)
+    if args.fetch_only or args.resolve:
+        return
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1))
     print(f"manifest: {OUT / 'manifest.json'}")
 
