@@ -160,6 +160,9 @@ def first_sentence(text):
     return s.rstrip(".").strip()
 
 
+TEST_PATH = re.compile(r"(^|/)(tests?|spec|__tests__|testing|testdata|examples?|benches|fuzzing)(/|$)|_test\.|\.test\.|\.spec\.|(^|/)test_")
+
+
 def usable(sentence):
     words = sentence.split()
     return len(words) >= MIN_WORDS and not sentence.lower().startswith(("todo", "deprecated", "see ", "copyright"))
@@ -283,6 +286,9 @@ def generate(repo, src, scalpel):
     if gen.is_file() and stripped.is_dir():
         return json.loads(gen.read_text())
     cands = python_candidates(src) if repo["lang"] == "python" else comment_candidates(src, scalpel)
+    # Tests and examples are left out: their docs describe a test, not code
+    # a user looks for.
+    cands = [c for c in cands if not TEST_PATH.search(c["path"])]
     # One query per sentence: a sentence shared by several functions names
     # none of them.
     seen = {}
@@ -318,6 +324,27 @@ def norm(name):
     return re.sub(r"::|/|#", ".", name)
 
 
+def text_definition(path, sym):
+    """Lines of a definition Scalpel does not list as a symbol (JavaScript's
+    `res.redirect = function redirect(...) {`): the first line that starts
+    with `sym`, to the brace that closes the first one opened there."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith(sym):
+            continue
+        depth, opened = 0, False
+        for j in range(i, len(lines)):
+            for ch in lines[j]:
+                if ch == "{":
+                    depth, opened = depth + 1, True
+                elif ch == "}":
+                    depth -= 1
+            if opened and depth <= 0:
+                return i + 1, j + 1
+        return None
+    return None
+
+
 def resolve(repo, src, scalpel):
     """Fill `lines` of the hand-written answers that name a `symbol`: the
     symbol's lines (with its doc comment and decorators) as Scalpel lists
@@ -338,6 +365,9 @@ def resolve(repo, src, scalpel):
                  if norm(s["name_path"]) == want or norm(s["name_path"]).endswith("." + want)
                  or (s.get("parent") and norm(f"{s['parent']}.{s['name']}") == want)]
         if not found:
+            span = text_definition(src / path, sym)
+            if span:
+                return f'{{ path = "{path}", symbol = "{sym}", lines = [{span[0]}, {span[1]}] }}'
             near = sorted({s["name_path"] for s in cache[path] if s["name"] == want.split(".")[-1]})
             sys.exit(f"{qfile.name}: no symbol {sym!r} in {path} (same name: {near})")
         best = max(found, key=lambda s: (s["end_line"] - s["start_line"], -s["start_line"]))
