@@ -22,10 +22,10 @@
 //! `target/search-eval/results-<half>.json` (to compare two runs).
 //! `SCALPEL_EVAL_VERBOSE=1` prints each question that hybrid misses.
 
-#[path = "../tests/search_support/mod.rs"]
-mod search_support;
 #[path = "search_eval/eval.rs"]
 mod eval;
+#[path = "../tests/search_support/mod.rs"]
+mod search_support;
 
 use eval::{Answer, ChunkBm25, Ranked};
 use scalpel::index::live::load_model;
@@ -106,8 +106,7 @@ fn hand_questions(repo: &str) -> Vec<QuestionData> {
     let Ok(text) = std::fs::read_to_string(&p) else {
         return Vec::new();
     };
-    let f: QuestionFile =
-        toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let f: QuestionFile = toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     assert_eq!(f.repo, repo, "{}", p.display());
     f.q
 }
@@ -145,7 +144,11 @@ fn baseline(root: &Path) -> ChunkBm25 {
         let Ok(text) = std::fs::read_to_string(&f) else {
             continue;
         };
-        let rel = f.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        let rel = f
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         b.add_file(&rel, &text);
     }
     b.finish();
@@ -187,7 +190,11 @@ fn evaluate(
     );
     for q in questions {
         let expected = answers(q, &root);
+        let modes = std::env::var("SCALPEL_EVAL_MODES").unwrap_or_default();
         for mode in MODES {
+            if !modes.is_empty() && !modes.split(',').any(|m| m == mode) {
+                continue;
+            }
             let hits: Vec<Ranked> = if mode == "bm25-chunks" {
                 base.search(&q.query, 30)
             } else {
@@ -336,7 +343,9 @@ fn main() {
     table("set", &scores, set);
     table("language", &scores, |s| s.lang.clone());
     table("kind", &scores, |s| s.kind.clone());
-    table("repository", &scores, |s| format!("{} ({})", s.repo, s.lang));
+    table("repository", &scores, |s| {
+        format!("{} ({})", s.repo, s.lang)
+    });
     // The mean of the repositories (each repository weighs the same).
     println!("\nmean of repositories (NDCG@10 per hit / per file):");
     for m in MODES {
@@ -344,14 +353,11 @@ fn main() {
         repos.sort();
         repos.dedup();
         let of = |f: fn(&Score) -> f64| {
-            mean(repos.iter().map(|r| {
-                mean(
-                    scores
-                        .iter()
-                        .filter(|s| s.repo == *r && s.mode == m)
-                        .map(f),
-                )
-            }))
+            mean(
+                repos
+                    .iter()
+                    .map(|r| mean(scores.iter().filter(|s| s.repo == *r && s.mode == m).map(f))),
+            )
         };
         println!(
             "  {m:<18} {:.3} / {:.3}",

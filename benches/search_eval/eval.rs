@@ -25,9 +25,7 @@ pub struct Ranked {
 /// Whether `hit` answers `a`: the same file, and where the answer has
 /// lines, lines that overlap them.
 pub fn answers(hit: &Ranked, a: &Answer) -> bool {
-    hit.path == a.path
-        && a.lines
-            .is_none_or(|(s, e)| hit.start <= e && s <= hit.end)
+    hit.path == a.path && a.lines.is_none_or(|(s, e)| hit.start <= e && s <= hit.end)
 }
 
 fn discount(rank: usize) -> f64 {
@@ -172,7 +170,8 @@ impl ChunkBm25 {
                 self.postings.entry(t).or_default().push((id, c));
             }
             let start = k * CHUNK_LINES + 1;
-            self.chunks.push((path.to_string(), start, start + window.len() - 1, len));
+            self.chunks
+                .push((path.to_string(), start, start + window.len() - 1, len));
         }
     }
 
@@ -190,7 +189,9 @@ impl ChunkBm25 {
         q.sort();
         q.dedup();
         for t in &q {
-            let Some(list) = self.postings.get(t) else { continue };
+            let Some(list) = self.postings.get(t) else {
+                continue;
+            };
             let df = list.len() as f64;
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
             for &(id, c) in list {
@@ -207,7 +208,11 @@ impl ChunkBm25 {
             .take(k)
             .map(|(id, _)| {
                 let c = &self.chunks[id as usize];
-                Ranked { path: c.0.clone(), start: c.1, end: c.2 }
+                Ranked {
+                    path: c.0.clone(),
+                    start: c.1,
+                    end: c.2,
+                }
             })
             .collect()
     }
