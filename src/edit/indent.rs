@@ -191,7 +191,7 @@ pub fn layout_penalty(
                     && leaf.parent() == Some(anchor)
                     && anchor.end_byte() == leaf.end_byte();
                 let aligned = (anchor_row < row)
-                    .then(|| aligned_item(anchor))
+                    .then(|| aligned_under(lang, anchor, leaf))
                     .flatten()
                     .map(|at| at - line_start(at));
                 let wrong = if anchor_row < row && closes {
@@ -272,8 +272,9 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
         } else {
             match leaf_and_anchor(tree, ls + leading_ws(line).len(), row) {
                 Some((leaf, _)) if is_comment(&leaf) => Role::Comment,
-                Some((_, anchor))
-                    if anchor.start_position().row < row && aligned_item(anchor).is_some() =>
+                Some((leaf, anchor))
+                    if anchor.start_position().row < row
+                        && aligned_under(lang, anchor, leaf).is_some() =>
                 {
                     Role::Follow
                 }
@@ -310,6 +311,28 @@ pub fn code_unit(
     super::rescale::steps_unit(&depths, &roles(lang, tree, body, code))
 }
 
+/// The indentation style of the code at `code` (body offsets in `body`,
+/// parsed as `tree`) as its own layout lines show it: its lines after the
+/// first, without those that begin inside a multi-line string or comment
+/// ([`content_lines`]), read as a file's are
+/// ([`crate::source::indent_of_lines`]).
+pub fn code_style(
+    lang: &Language,
+    tree: &Tree,
+    body: &str,
+    code: std::ops::Range<usize>,
+) -> Indent {
+    let content = content_lines(lang, tree, body, code.clone());
+    let text = &body[code.start.min(body.len())..code.end.min(body.len())];
+    let layout = text
+        .split('\n')
+        .enumerate()
+        .skip(1)
+        .filter(|(i, _)| !content.get(*i).copied().unwrap_or(false))
+        .map(|(_, l)| l);
+    crate::source::indent_of_lines(layout)
+}
+
 /// The first item of `node` when `node` opens with a bracket and that item
 /// follows the bracket on the same line (`(a,` of `def f(a,` / `b)`): the
 /// byte offset its continued lines may line up under. Read from the tree
@@ -323,6 +346,33 @@ fn aligned_item(node: Node<'_>) -> Option<usize> {
         && !item.is_extra()
         && item.start_position().row == open.end_position().row)
         .then(|| item.start_byte())
+}
+
+/// [`aligned_item`] of `anchor` for a line that begins with `leaf`, unless
+/// the line begins the anchor's body (a `symbols.body_fields` field) or
+/// closes it: the statements of Ruby's `x.select { |a, b|` block follow its
+/// parameters on the bracket's line, yet are a block's lines, counted in
+/// steps, and its `}` goes back to the line that opened it.
+fn aligned_under(lang: &Language, anchor: Node<'_>, leaf: Node<'_>) -> Option<usize> {
+    let at = aligned_item(anchor)?;
+    let closes =
+        !leaf.is_named() && leaf.parent() == Some(anchor) && anchor.end_byte() == leaf.end_byte();
+    if closes {
+        return None;
+    }
+    let mut child = leaf;
+    while let Some(parent) = child.parent() {
+        if parent == anchor {
+            break;
+        }
+        child = parent;
+    }
+    let in_body = lang
+        .rules()
+        .body_fields
+        .iter()
+        .any(|f| anchor.child_by_field_name(f) == Some(child));
+    (!in_body).then_some(at)
 }
 
 /// Is `node` an anonymous token with no letter or digit in it (an

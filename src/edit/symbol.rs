@@ -201,7 +201,7 @@ pub fn plan(
     match op {
         Operation::Replace => {
             let start = replace_start(src, target, overwrite);
-            let ctx = Ctx::new(file, target, start, style);
+            let ctx = Ctx::new(file, target, start, style).with_own_style(file, target);
             // Keep whatever line terminator the original range ended with.
             let trail = &original[original.trim_end_matches(['\r', '\n']).len()..];
             let code = needs_code()?;
@@ -265,6 +265,10 @@ struct Ctx {
     /// The unit new code's indentation is rescaled to: the target's own
     /// (a file that mixes units keeps each symbol's), else the file's.
     unit: usize,
+    /// The least column a line of code may keep: the symbol's own column,
+    /// or, for a replacement whose old lines sit further left (a doc
+    /// comment one space deeper than its property), the least of those.
+    floor: usize,
 }
 
 impl Ctx {
@@ -286,7 +290,41 @@ impl Ctx {
             indent: line[..ws_len].to_string(),
             style,
             unit: own.unwrap_or(indent::unit(style)),
+            floor: ws_len,
         }
+    }
+}
+
+impl Ctx {
+    /// For a replacement, the layout the old symbol had, so that its own
+    /// code sent back gives back the same file: a symbol indented with
+    /// spaces in a file of tabs (or the other way round) keeps its own
+    /// style, as it keeps its own unit (Go's `map0.go` has a function of
+    /// 8-space lines among tab ones), and its lines may sit as far left as
+    /// its old ones did ([`Ctx::floor`]).
+    fn with_own_style(mut self, file: &ParsedFile, target: &Symbol) -> Ctx {
+        let span = target.full_span();
+        let offset = file.source.body_offset();
+        let (body, code) = (
+            file.source.body(),
+            span.start_byte - offset..span.end_byte - offset,
+        );
+        let own = indent::code_style(&file.language, &file.tree, body, code.clone());
+        let content = indent::content_lines(&file.language, &file.tree, body, code.clone());
+        let least = body[code]
+            .split('\n')
+            .enumerate()
+            .skip(1)
+            .filter(|(i, l)| !is_blank(l) && !content.get(*i).copied().unwrap_or(false))
+            .map(|(_, l)| leading_ws(l).len())
+            .min();
+        self.floor = least.map_or(self.floor, |l| l.min(self.floor));
+        let tabs = |s: Indent| s == Indent::Tabs;
+        if own != Indent::Unknown && self.style != Indent::Unknown && tabs(own) != tabs(self.style)
+        {
+            self.style = own;
+        }
+        self
     }
 }
 
@@ -469,7 +507,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                 depths[i].is_none()
                     && !is_blank(line)
                     && all_roles[i] == indent::Role::Step
-                    && leading_ws(line).len() < t.len()
+                    && leading_ws(line).len() < ctx.floor
             });
             let unit = indent::steps_unit(&depths, &all_roles);
             Reading {
