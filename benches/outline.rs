@@ -9,13 +9,16 @@
 //!   `list_symbols` and every symbol edit pay.
 //!
 //! Corpora: the Python standard library of `python3`, the crates of the
-//! cargo registry (`~/.cargo/registry/src`), and the pinned packages the
-//! tests provision (`tests/provision`: npm's JavaScript, TypeScript and zod,
-//! Go's sources, the JDK's, Lua's C, yaml-cpp). Run: `cargo bench --bench
-//! outline` (optional argument: how many files per language, default 12).
+//! cargo registry (`~/.cargo/registry/src`), npm's JavaScript, TypeScript
+//! and zod (`tests/provision`), and for every other language the pinned
+//! corpus its front end judges in `tests/trust.rs`
+//! (`tests/data/front_ends.toml`). Run: `cargo bench --bench outline`
+//! (optional argument: how many files per language, default 12).
 
 #[path = "../tests/provision/mod.rs"]
 mod provision;
+#[path = "../tests/trust_support/mod.rs"]
+mod trust_support;
 
 use scalpel::ops::engine::Engine;
 use std::path::{Path, PathBuf};
@@ -51,9 +54,9 @@ fn stdlib() -> Option<PathBuf> {
     Some(PathBuf::from(String::from_utf8(out.stdout).ok()?.trim()))
 }
 
-/// The `n` largest files under `dir` that `engine` reads as `language`.
-fn largest(engine: &Engine, dir: &Path, language: &str, n: usize) -> Vec<PathBuf> {
-    let mut files: Vec<(u64, PathBuf)> = scalpel::disk::walk_files(dir)
+/// The `n` largest of `files` that `engine` reads as `language`.
+fn largest(engine: &Engine, files: Vec<PathBuf>, language: &str, n: usize) -> Vec<PathBuf> {
+    let mut files: Vec<(u64, PathBuf)> = files
         .into_iter()
         .filter(|p| {
             engine
@@ -107,27 +110,33 @@ fn main() {
         .unwrap_or(12);
     let engine = Engine::default();
     let home = PathBuf::from(std::env::var("HOME").unwrap_or_default());
-    let ts = provision::ts_corpus().join("node_modules");
-    let corpora: Vec<(&str, PathBuf)> = vec![
-        ("python", stdlib().expect("python3 prints its stdlib path")),
-        ("rust", home.join(".cargo/registry/src")),
-        ("typescript", ts.clone()),
-        ("javascript", provision::js_corpus()),
-        ("go", provision::go_corpus()),
-        ("java", provision::java_corpus()),
-        ("c", provision::c_corpus()),
-        ("cpp", provision::cpp_corpus()),
+    let walk = |dir: &Path| scalpel::disk::walk_files(dir);
+    let mut corpora: Vec<(String, Vec<PathBuf>)> = vec![
+        (
+            "python".into(),
+            walk(&stdlib().expect("python3 prints its stdlib path")),
+        ),
+        ("rust".into(), walk(&home.join(".cargo/registry/src"))),
+        (
+            "typescript".into(),
+            walk(&provision::ts_corpus().join("node_modules")),
+        ),
+        ("javascript".into(), walk(&provision::js_corpus())),
     ];
+    for fe in trust_support::command_front_ends() {
+        let files = fe.corpus_files();
+        corpora.push((fe.language, files));
+    }
     println!(
         "| language | files | MB | bare parse (CPU) | parse + outline (CPU) | ratio | symbols |"
     );
     println!("|---|---:|---:|---|---|---:|---:|");
-    for (language, dir) in corpora {
-        let files = largest(&engine, &dir, language, n);
+    for (language, files) in corpora {
+        let files = largest(&engine, files, &language, n);
         if files.is_empty() {
-            eprintln!("{language}: no files under {}", dir.display());
+            eprintln!("{language}: no files in its corpus");
             continue;
         }
-        measure(&engine, language, &files);
+        measure(&engine, &language, &files);
     }
 }
