@@ -48,6 +48,18 @@ struct GlobalArgs {
     /// 5 s plus 2 s per MiB of the file.
     #[arg(long, global = true, value_name = "SECONDS")]
     parse_timeout: Option<f64>,
+    /// Use COMMAND as LANG's language server for refs and rename
+    /// (e.g. python="pyright-langserver --stdio"); repeatable. Default: the
+    /// server named in grammars/LANG.toml, when on PATH.
+    #[arg(long, global = true, value_name = "LANG=COMMAND")]
+    lsp: Vec<String>,
+    /// No language servers: the syntax backend answers refs and rename.
+    #[arg(long, global = true, conflicts_with = "lsp")]
+    no_lsp: bool,
+    /// Give up on a language server's answer after this many seconds (the
+    /// syntax backend then answers, with a note).
+    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 30.0)]
+    lsp_timeout: f64,
 }
 
 /// `--root`, shared by every command that needs a workspace.
@@ -503,7 +515,23 @@ fn report(out: &mut Out, e: &Error, json: bool) {
 }
 
 fn engine(g: &GlobalArgs) -> Result<Engine> {
+    let mut lsp = crate::lsp::Settings {
+        enabled: !g.no_lsp,
+        ..Default::default()
+    };
+    for spec in &g.lsp {
+        lsp.add_command(spec)?;
+    }
+    if !(g.lsp_timeout.is_finite() && g.lsp_timeout > 0.0) {
+        return Err(crate::error::Error::invalid_argument(format!(
+            "the language server timeout must be a positive number of seconds, not {}",
+            g.lsp_timeout
+        ))
+        .with_suggestion("give --lsp-timeout in seconds, e.g. 30"));
+    }
+    lsp.timeout = std::time::Duration::from_secs_f64(g.lsp_timeout);
     Ok(Engine {
+        lsp: std::sync::Arc::new(crate::lsp::Servers::new(lsp)),
         registry: Registry::with_override(g.lang_dir.as_deref())?,
         max_file_size: g.max_file_size,
         parse_budget: match g.parse_timeout {

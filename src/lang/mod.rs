@@ -68,6 +68,10 @@ pub struct LanguageConfig {
     /// (see [`CompileRules`]).
     #[serde(default)]
     pub rules: CompileRules,
+    /// The language server for semantic references and renames (`[lsp]`,
+    /// see [`crate::lsp::ServerConfig`]). Absent: the syntax backend only.
+    #[serde(default)]
+    pub lsp: Option<crate::lsp::ServerConfig>,
 }
 
 /// Errors a language's compiler reports on text its grammar accepts
@@ -719,6 +723,9 @@ impl Registry {
                     ))
             })?;
             check_node_kinds(&path, &config, &grammar)?;
+            if let Some(lsp) = &config.lsp {
+                lsp.check(&path)?;
+            }
             let mut leading = Vec::new();
             for rule in &config.symbols.leading {
                 let re = match &rule.text {

@@ -55,8 +55,9 @@ pub enum Undecided {
 /// The receipt of `rename_symbol`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RenameReceipt {
-    /// What decided which sites bind: `syntax` (the language's scope rules).
-    pub backend: &'static str,
+    /// What decided which sites bind: `syntax` (the language's scope rules)
+    /// or a language server (`lsp:pyright 1.1.389`).
+    pub backend: String,
     pub symbol: String,
     #[serde(skip)]
     pub new_name: String,
@@ -273,7 +274,7 @@ pub fn rename_symbol(
         ));
     }
     Ok(RenameReceipt {
-        backend: BACKEND,
+        backend: BACKEND.to_string(),
         symbol: sym.name_path.clone(),
         new_name: new_name.to_string(),
         edit_id: t.edit_id,

@@ -1,0 +1,123 @@
+//! What both operations show a server first: the definition's file and the
+//! position of its name, and every file that mentions the name (opened in
+//! the server, so a server that only knows open files sees them).
+
+use super::client::Client;
+use super::convert;
+use super::transport::Failure;
+use crate::disk::search::{SearchParams, search_files};
+use crate::disk::{Purpose, Workspace};
+use crate::lang::Registry;
+use crate::refs::RefsRequest;
+use crate::symbols::{self, ParsedFile, Symbol};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Files that mention the name opened in the server at most.
+const MAX_OPENED: usize = 500;
+
+pub(crate) struct Target {
+    pub path: PathBuf,
+    pub display: String,
+    pub file: Arc<ParsedFile>,
+    pub symbol: Symbol,
+    /// Byte offset of the name in the file's body.
+    pub at: usize,
+    /// The other files that mention the name: path and parse.
+    pub others: Vec<(PathBuf, Arc<ParsedFile>)>,
+}
+
+pub(crate) type Load<'a> = &'a (dyn Fn(&Path) -> crate::error::Result<Arc<ParsedFile>> + Sync);
+
+impl Target {
+    /// The definition `req` names, or `None` when anything about it is
+    /// wrong (the syntax backend then answers, with its own errors).
+    pub fn find(
+        ws: &Workspace,
+        registry: &Registry,
+        req: &RefsRequest,
+        load: Load,
+    ) -> Option<Target> {
+        let (Some(path), Some(sym), None) = (&req.path, &req.symbol, &req.name) else {
+            return None;
+        };
+        let resolved = ws.resolve(Path::new(path), Purpose::Read).ok()?;
+        let file = load(&resolved.path).ok()?;
+        let symbol = symbols::resolve(&file.symbols, sym, req.kind.as_deref())
+            .ok()?
+            .clone();
+        let body = file.source.body();
+        let lines = symbols::occurrences::LineStarts::new(body);
+        // The name on its line, at or after the definition's start.
+        let at = symbols::occurrences::word_offsets(body, &symbol.name)
+            .into_iter()
+            .find(|&b| b >= symbol.start_byte && lines.position(body, b).0 == symbol.name_line)?;
+        let params = SearchParams {
+            keywords: vec![symbol.name.clone()],
+            include: req.include.clone(),
+            exclude: req.exclude.clone(),
+            case_sensitive: true,
+            whole_word: true,
+            max_results: Some(MAX_OPENED),
+            max_matches_per_file: Some(1),
+            max_total_matches: Some(1),
+            max_file_size: Some(ws.max_file_size()),
+            ..SearchParams::default()
+        };
+        let server = file.language.config.lsp.as_ref().map(|c| &c.command);
+        let mut others = Vec::new();
+        for f in search_files(ws.root(), &params, None).ok()?.files {
+            let Ok(r) = ws.resolve(Path::new(&f.path), Purpose::Read) else {
+                continue;
+            };
+            if r.path == resolved.path {
+                continue;
+            }
+            let same_server = registry
+                .detect(&r.path, None)
+                .is_some_and(|l| l.config.lsp.as_ref().map(|c| &c.command) == server);
+            if same_server && let Ok(p) = load(&r.path) {
+                others.push((r.path, p));
+            }
+        }
+        Some(Target {
+            path: resolved.path,
+            display: resolved.display,
+            file,
+            symbol,
+            at,
+            others,
+        })
+    }
+
+    /// Every file (the definition's first) with its body.
+    pub fn files(&self) -> impl Iterator<Item = (&Path, &Arc<ParsedFile>)> {
+        std::iter::once((self.path.as_path(), &self.file))
+            .chain(self.others.iter().map(|(p, f)| (p.as_path(), f)))
+    }
+
+    /// Show the server every file as it is on disk.
+    pub fn sync(&self, c: &mut Client) -> Result<(), Failure> {
+        for (p, f) in self.files() {
+            c.sync(p, f.source.body(), language_id(f))?;
+        }
+        Ok(())
+    }
+
+    /// `textDocument` and `position` of the name.
+    pub fn position(&self) -> serde_json::Value {
+        serde_json::json!({
+            "textDocument": {"uri": convert::uri(&self.path)},
+            "position": convert::position(self.file.source.body(), self.at),
+        })
+    }
+}
+
+/// The `languageId` a file is opened with.
+pub(crate) fn language_id(f: &ParsedFile) -> &str {
+    f.language
+        .config
+        .lsp
+        .as_ref()
+        .map_or(f.language.name(), |c| c.language_id.as_str())
+}
