@@ -3,7 +3,7 @@
 
 use super::config::{ServerConfig, section};
 use super::convert;
-use super::transport::{Failure, Process};
+use super::transport::{Failure, Process, Published};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -168,57 +168,65 @@ impl Client {
         self.process.request(method, params, t)
     }
 
-    /// The error diagnostics the server last published for `path`, when
-    /// it published them for the version it holds (within `deadline`).
+    /// How many diagnostics the server published so far (a mark for
+    /// [`Client::errors`]' `after`).
+    pub fn published(&self) -> u64 {
+        self.process.published
+    }
+
+    /// The error diagnostics of each of `paths` (1-based line, message): those
+    /// published after the mark `after` for the version the server holds,
+    /// waited for until `deadline`; a file with none such when the server
+    /// stays quiet for `quiet` keeps its last ones (a server that does not
+    /// republish unchanged diagnostics). `None`: some file has none at all.
     pub fn errors(
         &mut self,
         paths: &[PathBuf],
+        after: u64,
+        quiet: Duration,
         deadline: Instant,
-    ) -> Result<Option<Vec<Vec<String>>>, Failure> {
+    ) -> Result<Option<Vec<Vec<(usize, String)>>>, Failure> {
         let want: Vec<(String, Option<i32>)> = paths
             .iter()
             .map(|p| (convert::uri(p), self.version(p)))
             .collect();
-        let current = |d: &HashMap<String, (Option<i64>, Value)>| {
-            want.iter().all(|(u, v)| match (d.get(u), v) {
-                (Some((Some(got), _)), Some(v)) => *got == *v as i64,
-                (Some((None, _)), _) => true,
-                _ => false,
+        let fresh = |d: &HashMap<String, Published>| {
+            want.iter().all(|(u, v)| {
+                d.get(u).is_some_and(|p| {
+                    p.seq > after
+                        && match (p.version, v) {
+                            (Some(got), Some(v)) => got == *v as i64,
+                            _ => true,
+                        }
+                })
             })
         };
-        if !self.process.wait_diagnostics(deadline, &current)? {
-            return Ok(None);
+        self.process.wait_diagnostics(deadline, quiet, &fresh)?;
+        let mut out = Vec::new();
+        for (u, _) in &want {
+            let Some(p) = self.process.diagnostics.get(u) else {
+                return Ok(None);
+            };
+            out.push(
+                p.params
+                    .get("diagnostics")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter(|d| d.get("severity").and_then(Value::as_i64) == Some(1))
+                    .map(|d| {
+                        let line = d
+                            .pointer("/range/start/line")
+                            .and_then(Value::as_u64)
+                            .unwrap_or(0) as usize
+                            + 1;
+                        let msg = d.get("message").and_then(Value::as_str).unwrap_or("");
+                        (line, msg.lines().next().unwrap_or("").to_string())
+                    })
+                    .collect(),
+            );
         }
-        Ok(Some(
-            want.iter()
-                .map(|(u, _)| {
-                    let params = &self.process.diagnostics[u].1;
-                    params
-                        .get("diagnostics")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter(|d| d.get("severity").and_then(Value::as_i64) == Some(1))
-                        .map(|d| {
-                            let line = d
-                                .pointer("/range/start/line")
-                                .and_then(Value::as_i64)
-                                .unwrap_or(0)
-                                + 1;
-                            let msg = d.get("message").and_then(Value::as_str).unwrap_or("");
-                            format!("{line}: {}", msg.lines().next().unwrap_or(""))
-                        })
-                        .collect()
-                })
-                .collect(),
-        ))
-    }
-
-    /// Forget the diagnostics of `paths` (before showing new texts).
-    pub fn forget_diagnostics(&mut self, paths: &[PathBuf]) {
-        for p in paths {
-            self.process.diagnostics.remove(&convert::uri(p));
-        }
+        Ok(Some(out))
     }
 
     pub fn shutdown(mut self) {

@@ -32,9 +32,18 @@ pub struct ServerConfig {
     /// `initializationOptions` of `initialize`.
     #[serde(default)]
     pub init_options: Option<toml::Value>,
+    /// How long the server stays silent before its diagnostics count as
+    /// complete, when it does not republish unchanged ones (the rename's
+    /// check in memory waits this long at most past its last message).
+    #[serde(default = "default_quiet")]
+    pub diagnostics_quiet_ms: u64,
     /// Answers to `workspace/configuration`, by section (`python.analysis`).
     #[serde(default)]
     pub settings: Option<toml::Value>,
+}
+
+fn default_quiet() -> u64 {
+    1000
 }
 
 impl ServerConfig {

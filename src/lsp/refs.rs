@@ -78,8 +78,8 @@ fn answer(
             outside += 1;
             continue;
         };
-        let file = match t.files().find(|(p, _)| *p == resolved.path) {
-            Some((_, f)) => f.clone(),
+        let file = match t.files().find(|(p, ..)| *p == resolved.path) {
+            Some((.., f)) => f.clone(),
             None => load(&resolved.path).map_err(|e| e.message)?,
         };
         let body = file.source.body();

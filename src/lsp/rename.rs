@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Rename through the language server when there is one, else (or when it
 /// fails: with a note) through the syntax backend.
@@ -117,7 +118,15 @@ fn ask(
                 )));
             }
         };
-        let verdict = verify(c, &plan, &label)?;
+        let quiet = Duration::from_millis(
+            t.file
+                .language
+                .config
+                .lsp
+                .as_ref()
+                .map_or(1000, |l| l.diagnostics_quiet_ms),
+        );
+        let verdict = verify(c, t, &plan, quiet, &label)?;
         Ok(verdict.map(|warnings| (plan, warnings, label)))
     });
     match plan {
@@ -219,8 +228,8 @@ fn plan(
                 .with_details(json!({"path": path.display().to_string()})),
             )
         })?;
-        let file = match t.files().find(|(p, _)| *p == resolved.path) {
-            Some((_, f)) => f.clone(),
+        let file = match t.files().find(|(p, ..)| *p == resolved.path) {
+            Some((.., f)) => f.clone(),
             None => load(&resolved.path).map_err(Planning::Refused)?,
         };
         let body = file.source.body();
@@ -248,48 +257,66 @@ fn plan(
 }
 
 /// Show the server the new texts (in memory) and compare its error
-/// diagnostics with those of the texts on disk: `Err` when new errors
-/// appear; warnings when it published none in time. The server holds the
-/// disk's texts again afterwards.
+/// diagnostics, in the touched files and every file that mentions the old
+/// name, with those of the texts on disk: `Err` when new errors appear;
+/// a warning when it published none in time. The server holds the disk's
+/// texts again afterwards.
 fn verify(
     c: &mut super::client::Client,
+    t: &Target,
     plan: &[Planned],
+    quiet: Duration,
     label: &str,
 ) -> std::result::Result<std::result::Result<Vec<String>, Error>, Failure> {
-    let paths: Vec<PathBuf> = plan.iter().map(|p| p.path.clone()).collect();
-    let wait = c.timeout.min(std::time::Duration::from_secs(10));
-    for p in plan {
-        c.sync(&p.path, p.file.source.body(), language_id(&p.file))?;
+    let mut files: Vec<(&Path, &str, &ParsedFile)> = plan
+        .iter()
+        .map(|p| (p.path.as_path(), p.display.as_str(), &*p.file))
+        .collect();
+    for (path, display, f) in t.files() {
+        if !files.iter().any(|(p, ..)| *p == path) {
+            files.push((path, display, f));
+        }
     }
-    let Some(before) = c.errors(&paths, super::deadline(wait))? else {
-        return Ok(Ok(vec![format!(
+    let paths: Vec<PathBuf> = files.iter().map(|(p, ..)| p.to_path_buf()).collect();
+    let wait = c.timeout.min(Duration::from_secs(10));
+    let unverified = || {
+        vec![format!(
             "not verified by {label}: it published no diagnostics within {} s",
             wait.as_secs()
-        )]));
+        )]
     };
-    c.forget_diagnostics(&paths);
+    for (path, _, f) in &files {
+        c.sync(path, f.source.body(), language_id(f))?;
+    }
+    let Some(before) = c.errors(&paths, 0, quiet, super::deadline(wait))? else {
+        return Ok(Ok(unverified()));
+    };
+    let mark = c.published();
     for p in plan {
         c.sync(&p.path, &p.new_body, language_id(&p.file))?;
     }
-    let after = c.errors(&paths, super::deadline(wait))?;
+    let after = c.errors(&paths, mark, quiet, super::deadline(wait))?;
     for p in plan {
         c.sync(&p.path, p.file.source.body(), language_id(&p.file))?;
     }
     let Some(after) = after else {
-        return Ok(Ok(vec![format!(
-            "not verified by {label}: it published no diagnostics within {} s",
-            wait.as_secs()
-        )]));
+        return Ok(Ok(unverified()));
     };
     let mut new_errors = Vec::new();
-    for ((p, was), now) in plan.iter().zip(&before).zip(&after) {
-        let mut was: Vec<&str> = was.iter().map(|e| message(e)).collect();
-        for e in now {
-            match was.iter().position(|w| *w == message(e)) {
+    for (((path, display, f), was), now) in files.iter().zip(&before).zip(&after) {
+        let text = plan
+            .iter()
+            .find(|p| p.path == *path)
+            .map_or(f.source.body(), |p| p.new_body.as_str());
+        let mut was: Vec<&str> = was.iter().map(|e| e.1.as_str()).collect();
+        for (line, message) in now {
+            match was.iter().position(|w| w == message) {
                 Some(i) => {
                     was.swap_remove(i);
                 }
-                None => new_errors.push(json!({"path": p.display, "error": e})),
+                None => new_errors.push(json!({"path": display, "line": line,
+                    "why": format!("new error: {message}"),
+                    "preview": text.lines().nth(line - 1).unwrap_or("").trim()})),
             }
         }
     }
@@ -298,15 +325,13 @@ fn verify(
     }
     Ok(Err(Error::new(
         ErrorCode::Conflict,
-        format!("the rename would bring {} new error(s) the language server ({label}) reports; nothing was written", new_errors.len()),
+        format!(
+            "the rename would bring {} new error(s) the language server ({label}) reports; nothing was written",
+            new_errors.len()
+        ),
     )
     .with_suggestion("choose another name, or fix the listed errors' cause first")
-    .with_details(json!({"backend": label, "new_errors": new_errors}))))
-}
-
-/// A diagnostic without its line (`12: message` → `message`).
-fn message(e: &str) -> &str {
-    e.split_once(": ").map_or(e, |(_, m)| m)
+    .with_details(json!({"backend": label, "sites": new_errors}))))
 }
 
 /// Validate each planned text and commit them as one transaction.

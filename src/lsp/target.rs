@@ -24,7 +24,7 @@ pub(crate) struct Target {
     /// Byte offset of the name in the file's body.
     pub at: usize,
     /// The other files that mention the name: path and parse.
-    pub others: Vec<(PathBuf, Arc<ParsedFile>)>,
+    pub others: Vec<(PathBuf, String, Arc<ParsedFile>)>,
 }
 
 pub(crate) type Load<'a> = &'a (dyn Fn(&Path) -> crate::error::Result<Arc<ParsedFile>> + Sync);
@@ -77,7 +77,7 @@ impl Target {
                 .detect(&r.path, None)
                 .is_some_and(|l| l.config.lsp.as_ref().map(|c| &c.command) == server);
             if same_server && let Ok(p) = load(&r.path) {
-                others.push((r.path, p));
+                others.push((r.path, r.display, p));
             }
         }
         Some(Target {
@@ -90,15 +90,18 @@ impl Target {
         })
     }
 
-    /// Every file (the definition's first) with its body.
-    pub fn files(&self) -> impl Iterator<Item = (&Path, &Arc<ParsedFile>)> {
-        std::iter::once((self.path.as_path(), &self.file))
-            .chain(self.others.iter().map(|(p, f)| (p.as_path(), f)))
+    /// Every file (the definition's first): path, display, parse.
+    pub fn files(&self) -> impl Iterator<Item = (&Path, &str, &Arc<ParsedFile>)> {
+        std::iter::once((self.path.as_path(), self.display.as_str(), &self.file)).chain(
+            self.others
+                .iter()
+                .map(|(p, d, f)| (p.as_path(), d.as_str(), f)),
+        )
     }
 
     /// Show the server every file as it is on disk.
     pub fn sync(&self, c: &mut Client) -> Result<(), Failure> {
-        for (p, f) in self.files() {
+        for (p, _, f) in self.files() {
             c.sync(p, f.source.body(), language_id(f))?;
         }
         Ok(())

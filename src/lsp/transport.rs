@@ -41,6 +41,27 @@ impl std::fmt::Display for Failure {
     }
 }
 
+/// One `textDocument/publishDiagnostics`.
+pub struct Published {
+    /// The document version it is about, when the server says.
+    pub version: Option<i64>,
+    pub params: Value,
+    /// Its rank among all diagnostics received ([`Process::published`]).
+    pub seq: u64,
+}
+
+/// How a wait for diagnostics ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settled {
+    /// What was waited for arrived.
+    Arrived,
+    /// Nothing more came for the quiet period (a server that does not
+    /// republish unchanged diagnostics).
+    Quiet,
+    /// The deadline passed.
+    Deadline,
+}
+
 enum Incoming {
     Message(Value),
     Garbage(String),
@@ -53,8 +74,10 @@ pub struct Process {
     stdin: ChildStdin,
     rx: Receiver<Incoming>,
     next_id: i64,
-    /// The last `textDocument/publishDiagnostics` per URI: (version, params).
-    pub diagnostics: HashMap<String, (Option<i64>, Value)>,
+    /// The last `textDocument/publishDiagnostics` per URI.
+    pub diagnostics: HashMap<String, Published>,
+    /// How many diagnostics notifications arrived so far.
+    pub published: u64,
     /// Answers to the server's `workspace/configuration` requests.
     pub configuration: Box<dyn Fn(Option<&str>) -> Value + Send>,
     dead: Option<String>,
@@ -105,6 +128,7 @@ impl Process {
             rx,
             next_id: 0,
             diagnostics: HashMap::new(),
+            published: 0,
             configuration: Box::new(|_| Value::Null),
             dead: None,
         })
@@ -175,25 +199,37 @@ impl Process {
     }
 
     /// Read what the server sends until `until` holds for the
-    /// diagnostics, at most until `deadline` (false: the deadline passed).
+    /// diagnostics, or no diagnostics came for `quiet`, at most until
+    /// `deadline`.
     pub fn wait_diagnostics(
         &mut self,
         deadline: Instant,
-        until: &dyn Fn(&HashMap<String, (Option<i64>, Value)>) -> bool,
-    ) -> Result<bool, Failure> {
+        quiet: Duration,
+        until: &dyn Fn(&HashMap<String, Published>) -> bool,
+    ) -> Result<Settled, Failure> {
+        let mut last = Instant::now();
         while !until(&self.diagnostics) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.next(deadline, left) {
+            let calm = last + quiet;
+            let (end, settled) = if calm < deadline {
+                (calm, Settled::Quiet)
+            } else {
+                (deadline, Settled::Deadline)
+            };
+            let left = end.saturating_duration_since(Instant::now());
+            match self.next(end, left) {
                 Ok(msg) => {
                     if let Some(m) = msg.get("method").and_then(Value::as_str) {
+                        if m == "textDocument/publishDiagnostics" {
+                            last = Instant::now();
+                        }
                         self.serve(m, &msg)?;
                     }
                 }
-                Err(Failure::Timeout(_)) => return Ok(false),
+                Err(Failure::Timeout(_)) => return Ok(settled),
                 Err(e) => return Err(e),
             }
         }
-        Ok(true)
+        Ok(Settled::Arrived)
     }
 
     fn next(&mut self, deadline: Instant, timeout: Duration) -> Result<Value, Failure> {
@@ -220,9 +256,13 @@ impl Process {
             if method == "textDocument/publishDiagnostics"
                 && let Some(uri) = params.get("uri").and_then(Value::as_str)
             {
-                let version = params.get("version").and_then(Value::as_i64);
-                self.diagnostics
-                    .insert(uri.to_string(), (version, params.clone()));
+                self.published += 1;
+                let published = Published {
+                    version: params.get("version").and_then(Value::as_i64),
+                    params: params.clone(),
+                    seq: self.published,
+                };
+                self.diagnostics.insert(uri.to_string(), published);
             }
             return Ok(());
         };
