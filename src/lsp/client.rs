@@ -9,6 +9,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// A file's error diagnostics: 1-based line, message.
+pub type Errors = Vec<(usize, String)>;
+
 pub struct Client {
     process: Process,
     /// `lsp:<name> <version>`, from the server's `serverInfo` (else the
@@ -109,6 +112,10 @@ impl Client {
         })
     }
 
+    pub fn pid(&self) -> u32 {
+        self.process.pid()
+    }
+
     pub fn is_dead(&mut self) -> bool {
         self.process.is_dead()
     }
@@ -185,7 +192,7 @@ impl Client {
         after: u64,
         quiet: Duration,
         deadline: Instant,
-    ) -> Result<Option<Vec<Vec<(usize, String)>>>, Failure> {
+    ) -> Result<Option<Vec<Errors>>, Failure> {
         let want: Vec<(String, Option<i32>)> = paths
             .iter()
             .map(|p| (convert::uri(p), self.version(p)))

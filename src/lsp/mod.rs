@@ -35,12 +35,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use transport::Failure;
 
+/// One language and root's server, when running.
+type Slot = Arc<Mutex<Option<Client>>>;
+
 /// The language servers of one process: one per language and root, started
 /// on first need, dropped after a failure (restarted at the next need),
 /// shut down when idle past [`Settings::idle`] and killed when dropped.
 pub struct Servers {
     pub settings: Settings,
-    live: Mutex<HashMap<(String, PathBuf), Arc<Mutex<Option<Client>>>>>,
+    live: Mutex<HashMap<(String, PathBuf), Slot>>,
 }
 
 impl std::fmt::Debug for Servers {
@@ -170,6 +173,14 @@ impl Servers {
                 c.shutdown();
             }
         }
+    }
+
+    /// The process ids of the running servers (for tests and the log).
+    pub fn pids(&self) -> Vec<u32> {
+        let live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        live.values()
+            .filter_map(|s| s.lock().ok().and_then(|g| g.as_ref().map(Client::pid)))
+            .collect()
     }
 
     /// How many servers are running (for tests and the log).

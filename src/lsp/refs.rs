@@ -123,6 +123,9 @@ fn answer(
         (a.tier, &a.path, a.line, a.column).cmp(&(b.tier, &b.path, b.line, b.column))
     });
     refs.dedup();
+    if !refs.iter().any(|r| r.tier == Tier::Definition) {
+        return Err("its references do not include the definition itself".into());
+    }
     let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();
     for r in &refs {
         *per_file.entry(&r.path).or_default() += 1;

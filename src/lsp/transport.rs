@@ -68,6 +68,9 @@ enum Incoming {
     Closed,
 }
 
+/// Answers a `workspace/configuration` item by its section.
+pub type Configuration = Box<dyn Fn(Option<&str>) -> Value + Send>;
+
 /// A running server.
 pub struct Process {
     child: Child,
@@ -79,7 +82,7 @@ pub struct Process {
     /// How many diagnostics notifications arrived so far.
     pub published: u64,
     /// Answers to the server's `workspace/configuration` requests.
-    pub configuration: Box<dyn Fn(Option<&str>) -> Value + Send>,
+    pub configuration: Configuration,
     dead: Option<String>,
 }
 
@@ -132,6 +135,10 @@ impl Process {
             configuration: Box::new(|_| Value::Null),
             dead: None,
         })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Whether the process has exited (or broke the protocol).
