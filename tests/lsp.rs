@@ -5,6 +5,7 @@
 //! or edit the wrong text: the syntax backend answers with a note, nothing
 //! of theirs is written.
 
+mod mcp_support;
 mod provision;
 
 use assert_cmd::Command;
@@ -423,4 +424,66 @@ fn one_server_per_language_and_root_is_reused_and_restarted_after_a_crash() {
     assert_ne!(restarted, pids, "a new server was started");
     servers.shutdown();
     assert_eq!(servers.running(), 0);
+}
+
+/// Over MCP (`scalpel serve`): the same backend, one server for the
+/// session, the answer's `backend` and text saying which.
+#[tokio::test]
+async fn mcp_rename_and_references_go_through_the_server_and_say_so() {
+    use mcp_support::{TestClient, call, ok, text};
+    use rmcp::ServiceExt;
+    use rmcp::transport::TokioChildProcess;
+    let path = server_path();
+    let p = project(&[("two.py", TWO), ("use.py", USE)]);
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_scalpel"));
+    cmd.env("PATH", &path)
+        .arg("serve")
+        .arg("--root")
+        .arg(p.path());
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = TestClient::default().serve(transport).await.unwrap();
+    let refs = call(
+        &client,
+        "find_references",
+        serde_json::json!({"path": "two.py", "symbol": "A.m"}),
+    )
+    .await;
+    assert_eq!(
+        ok(&refs)["backend"],
+        "lsp:pyright 1.1.389",
+        "{}",
+        text(&refs)
+    );
+    assert_eq!(ok(&refs)["total"], 3);
+    let renamed = call(
+        &client,
+        "rename_symbol",
+        serde_json::json!({"path": "two.py", "symbol": "A.m", "new_name": "mm", "dry_run": false}),
+    )
+    .await;
+    let r = ok(&renamed);
+    assert_eq!(
+        (r["backend"].as_str(), r["renamed"].as_u64()),
+        (Some("lsp:pyright 1.1.389"), Some(3)),
+        "{r}"
+    );
+    assert!(
+        text(&renamed).contains("(lsp:pyright 1.1.389 backend)"),
+        "{}",
+        text(&renamed)
+    );
+    assert_eq!(read(p.path(), "use.py"), USE.replace("a.m()", "a.mm()"));
+    // The server saw the write: the next answer is about the new text.
+    let again = call(
+        &client,
+        "find_references",
+        serde_json::json!({"path": "two.py", "symbol": "A.mm"}),
+    )
+    .await;
+    assert_eq!(ok(&again)["total"], 3, "{}", text(&again));
+    assert_eq!(ok(&again)["backend"], "lsp:pyright 1.1.389");
+    client.cancel().await.unwrap();
 }

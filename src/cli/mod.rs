@@ -594,6 +594,10 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             no_watch,
             http,
         } => {
+            // Language servers: started on first need, shut down when idle
+            // and when the server ends.
+            let lsp = engine.lsp.clone();
+            lsp.reap_every(std::time::Duration::from_secs(60));
             let mut options = crate::mcp::ServerOptions::from_env(root, engine);
             options.index = crate::mcp::IndexOptions {
                 model: model.model,
@@ -616,6 +620,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                     crate::mcp::serve_http(options, http, &log_level)?
                 }
             }
+            lsp.shutdown();
             Ok(0)
         }
         Command::Languages { json } => {

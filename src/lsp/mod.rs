@@ -159,6 +159,22 @@ impl Servers {
         });
     }
 
+    /// Shut down idle servers every `period` from a thread of their own,
+    /// until the pool is dropped (`scalpel serve`: a server left idle does
+    /// not wait for the next request to be shut down).
+    pub fn reap_every(self: &Arc<Self>, period: std::time::Duration) {
+        let pool = Arc::downgrade(self);
+        std::thread::spawn(move || {
+            loop {
+                std::thread::sleep(period);
+                match pool.upgrade() {
+                    Some(p) => p.reap_idle(),
+                    None => return,
+                }
+            }
+        });
+    }
+
     /// Shut every server down (`shutdown`, `exit`), each briefly bounded.
     pub fn shutdown(&self) {
         let slots: Vec<_> = self

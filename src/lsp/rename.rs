@@ -37,6 +37,9 @@ pub fn rename_symbol(
 ) -> Result<RenameReceipt> {
     let note = match Target::find(ws, registry, req, load) {
         None => None,
+        // A method the language calls itself (`__eq__`): no server's rename
+        // sees those calls; the syntax backend refuses it.
+        Some(t) if protocol(&t) => None,
         Some(t) => match ask(servers, ws, &t, new_name, dry_run, load) {
             Asked::NoServer => None,
             Asked::Answer(r, _) => return r,
@@ -46,6 +49,14 @@ pub fn rename_symbol(
     let answer =
         crate::ops::rename::rename_symbol(ws, registry, req, new_name, undecided, dry_run, load);
     with_note(answer, note, |r, n| r.warnings.insert(0, n))
+}
+
+fn protocol(t: &Target) -> bool {
+    crate::refs::MEMBER_KINDS.contains(&t.symbol.kind.as_str())
+        && t.file
+            .language
+            .refs_rules()
+            .is_protocol_name(&t.symbol.name)
 }
 
 /// The syntax backend's answer with the note of a failed server: among the
