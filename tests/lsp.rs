@@ -487,3 +487,73 @@ async fn mcp_rename_and_references_go_through_the_server_and_say_so() {
     assert_eq!(ok(&again)["backend"], "lsp:pyright 1.1.389");
     client.cancel().await.unwrap();
 }
+
+#[test]
+fn lsp_flags_name_languages_by_their_names_or_aliases() {
+    let p = project(&[("two.py", TWO), ("use.py", USE)]);
+    let bare = "/usr/bin:/bin";
+    let (code, _, err) = scalpel(
+        p.path(),
+        bare,
+        &["--lsp", "cobol=x", "refs", "two.py", "A.m"],
+    );
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("unknown language `cobol`") && err.contains("python"),
+        "{err}"
+    );
+    let (code, _, err) = scalpel(
+        p.path(),
+        bare,
+        &["--lsp-timeout", "0", "refs", "two.py", "A.m"],
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("--lsp-timeout"), "{err}");
+    // An alias names the language too.
+    let (_, out, _) = scalpel(
+        p.path(),
+        bare,
+        &[
+            "--lsp",
+            "py=no-such-language-server",
+            "refs",
+            "two.py",
+            "A.m",
+            "--json",
+        ],
+    );
+    assert!(
+        json(&out)["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("`no-such-language-server` could not be started"),
+        "{out}"
+    );
+    // A language without `[lsp]` (Rust) can be given a server.
+    fs::write(
+        p.path().join("lib.rs"),
+        "pub fn indent() {}\npub fn go() { indent() }\n",
+    )
+    .unwrap();
+    let (_, out, _) = scalpel(
+        p.path(),
+        bare,
+        &[
+            "--lsp",
+            "rust=no-such-rust-server",
+            "refs",
+            "lib.rs",
+            "indent",
+            "--json",
+        ],
+    );
+    let r = json(&out);
+    assert_eq!(r["backend"], "syntax");
+    assert!(
+        r["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("`no-such-rust-server` could not be started"),
+        "{r}"
+    );
+}

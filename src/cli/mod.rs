@@ -515,24 +515,11 @@ fn report(out: &mut Out, e: &Error, json: bool) {
 }
 
 fn engine(g: &GlobalArgs) -> Result<Engine> {
-    let mut lsp = crate::lsp::Settings {
-        enabled: !g.no_lsp,
-        ..Default::default()
-    };
-    for spec in &g.lsp {
-        lsp.add_command(spec)?;
-    }
-    if !(g.lsp_timeout.is_finite() && g.lsp_timeout > 0.0) {
-        return Err(crate::error::Error::invalid_argument(format!(
-            "the language server timeout must be a positive number of seconds, not {}",
-            g.lsp_timeout
-        ))
-        .with_suggestion("give --lsp-timeout in seconds, e.g. 30"));
-    }
-    lsp.timeout = std::time::Duration::from_secs_f64(g.lsp_timeout);
+    let registry = Registry::with_override(g.lang_dir.as_deref())?;
+    let lsp = crate::lsp::Settings::from_flags(&g.lsp, g.no_lsp, g.lsp_timeout, &registry)?;
     Ok(Engine {
         lsp: std::sync::Arc::new(crate::lsp::Servers::new(lsp)),
-        registry: Registry::with_override(g.lang_dir.as_deref())?,
+        registry,
         max_file_size: g.max_file_size,
         parse_budget: match g.parse_timeout {
             Some(s) if s.is_finite() && s > 0.0 => {

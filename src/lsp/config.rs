@@ -47,6 +47,20 @@ fn default_quiet() -> u64 {
 }
 
 impl ServerConfig {
+    /// A language without `[lsp]` given a server by `--lsp`.
+    pub fn bare(language: &str, command: Vec<String>) -> ServerConfig {
+        ServerConfig {
+            command,
+            name: None,
+            version_command: Vec::new(),
+            language_id: language.to_string(),
+            root_markers: Vec::new(),
+            init_options: None,
+            diagnostics_quiet_ms: default_quiet(),
+            settings: None,
+        }
+    }
+
     /// Check a language's `[lsp]` table (`path` names the file in errors).
     pub fn check(&self, path: &str) -> Result<()> {
         let bad = |why: &str| {
@@ -111,6 +125,43 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// `--lsp LANG=COMMAND...`, `--no-lsp`, `--lsp-timeout SECONDS`, the
+    /// languages named by their canonical names.
+    pub fn from_flags(
+        specs: &[String],
+        no_lsp: bool,
+        timeout: f64,
+        registry: &crate::lang::Registry,
+    ) -> Result<Settings> {
+        let mut s = Settings {
+            enabled: !no_lsp,
+            ..Settings::default()
+        };
+        for spec in specs {
+            s.add_command(spec)?;
+        }
+        let given = std::mem::take(&mut s.commands);
+        for (lang, command) in given {
+            let Some(l) = registry.by_name(&lang) else {
+                let names: Vec<&str> = registry.languages().iter().map(|l| l.name()).collect();
+                return Err(Error::invalid_argument(format!(
+                    "--lsp names an unknown language `{lang}`"
+                ))
+                .with_suggestion(format!("use one of: {}", names.join(", ")))
+                .with_details(serde_json::json!({"language": lang})));
+            };
+            s.commands.insert(l.name().to_string(), command);
+        }
+        if !(timeout.is_finite() && timeout > 0.0) {
+            return Err(Error::invalid_argument(format!(
+                "the language server timeout must be a positive number of seconds, not {timeout}"
+            ))
+            .with_suggestion("give --lsp-timeout in seconds, e.g. 30"));
+        }
+        s.timeout = Duration::from_secs_f64(timeout);
+        Ok(s)
+    }
+
     /// Read one `--lsp LANG=COMMAND` (the command split on spaces).
     pub fn add_command(&mut self, spec: &str) -> Result<()> {
         let bad = || {

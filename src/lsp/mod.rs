@@ -102,11 +102,14 @@ impl Servers {
         ws_root: &Path,
         f: impl FnOnce(&mut Client) -> Result<T, Failure>,
     ) -> Asked<T> {
-        let (Some((command, explicit)), Some(config)) =
-            (self.command(language), language.config.lsp.as_ref())
-        else {
+        let Some((command, explicit)) = self.command(language) else {
             return Asked::NoServer;
         };
+        let config = match &language.config.lsp {
+            Some(c) => c.clone(),
+            None => ServerConfig::bare(language.name(), command.clone()),
+        };
+        let config = &config;
         let root = server_root(&config.root_markers, file, ws_root);
         self.reap_idle();
         let slot = {

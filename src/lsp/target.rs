@@ -73,9 +73,10 @@ impl Target {
             if r.path == resolved.path {
                 continue;
             }
-            let same_server = registry
-                .detect(&r.path, None)
-                .is_some_and(|l| l.config.lsp.as_ref().map(|c| &c.command) == server);
+            let same_server = registry.detect(&r.path, None).is_some_and(|l| {
+                l.name() == file.language.name()
+                    || (server.is_some() && l.config.lsp.as_ref().map(|c| &c.command) == server)
+            });
             if same_server && let Ok(p) = load(&r.path) {
                 others.push((r.path, r.display, p));
             }
