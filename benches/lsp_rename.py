@@ -52,7 +52,11 @@ def lsp_own():
                 return m.get("result")
 
     uri = "file://" + root
-    request("initialize", {"processId": os.getpid(), "rootUri": uri, "capabilities": {"workspace": {"configuration": True}}})
+    # The same initialize as Scalpel's (src/lsp/client.rs).
+    request("initialize", {"processId": os.getpid(), "rootUri": uri, "rootPath": root,
+                           "workspaceFolders": [{"uri": uri, "name": os.path.basename(root)}],
+                           "capabilities": {"workspace": {"workspaceEdit": {"documentChanges": True}, "configuration": True},
+                                            "textDocument": {"rename": {"prepareSupport": True}, "publishDiagnostics": {"versionSupport": True}}}})
     send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
     doc = uri + "/" + file
     # The files naming the symbol opened, as Scalpel opens them.

@@ -397,7 +397,8 @@ fn one_server_per_language_and_root_is_reused_and_restarted_after_a_crash() {
         ..RefsRequest::default()
     };
     let ask = || {
-        scalpel::lsp::refs::find_references(&servers, &ws, &engine.registry, &req, &load).unwrap()
+        scalpel::ops::lsp::refs::find_references(&servers, &ws, &engine.registry, &req, &load)
+            .unwrap()
     };
     let first = ask();
     assert_eq!(first.backend, "lsp:pyright-langserver");

@@ -9,6 +9,7 @@
 
 mod grammars;
 pub mod query;
+pub mod server;
 
 use crate::error::{Error, ErrorCode, Result};
 use query::{ImportsQuery, ReferencesQuery, TagsQuery};
@@ -69,9 +70,9 @@ pub struct LanguageConfig {
     #[serde(default)]
     pub rules: CompileRules,
     /// The language server for semantic references and renames (`[lsp]`,
-    /// see [`crate::lsp::ServerConfig`]). Absent: the syntax backend only.
+    /// see [`server::ServerConfig`]). Absent: the syntax backend only.
     #[serde(default)]
-    pub lsp: Option<crate::lsp::ServerConfig>,
+    pub lsp: Option<server::ServerConfig>,
 }
 
 /// Errors a language's compiler reports on text its grammar accepts

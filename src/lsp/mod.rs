@@ -7,10 +7,10 @@
 //!   our log.
 //! - [`client`]: `initialize`, the documents shown to it, its diagnostics.
 //! - [`convert`]: URIs, UTF-16 positions, a `WorkspaceEdit` → new texts.
-//! - [`rename`], [`refs`]: the operations. The server never writes: its
-//!   `WorkspaceEdit` becomes Scalpel's own [`crate::ops::change::Change`]s,
-//!   validated, verified by the server's diagnostics in memory, and
-//!   committed by the one write path.
+//! - the operations that ask them are `ops::lsp` (`rename`, `refs`): the
+//!   server never writes: its `WorkspaceEdit` becomes Scalpel's own
+//!   `ops::change::Change`s, validated, verified by the server's
+//!   diagnostics in memory, and committed by the one write path.
 //!
 //! A server that is missing (when asked for by `--lsp`), crashes, hangs
 //! past the bound or answers garbage is dropped (restarted at the next
@@ -20,9 +20,6 @@
 pub mod client;
 pub mod config;
 pub mod convert;
-pub mod refs;
-pub mod rename;
-mod target;
 pub mod transport;
 
 pub use config::{ServerConfig, Settings};

@@ -621,7 +621,7 @@ impl ScalpelServer {
             };
             let load = |path: &Path| env.parse_path(path);
             let e = env.engine();
-            crate::lsp::refs::find_references(&e.lsp, env.ws(), &e.registry, &req, &load)
+            crate::ops::lsp::refs::find_references(&e.lsp, env.ws(), &e.registry, &req, &load)
         })
         .await
         .map(Json)
@@ -643,7 +643,7 @@ impl ScalpelServer {
                 ..RefsRequest::default()
             };
             let load = |path: &Path| env.parse_path(path);
-            crate::lsp::rename::rename_symbol(
+            crate::ops::lsp::rename::rename_symbol(
                 &env.engine().lsp,
                 env.ws(),
                 &env.engine().registry,

@@ -2,12 +2,12 @@
 //! position of its name, and every file that mentions the name (opened in
 //! the server, so a server that only knows open files sees them).
 
-use super::client::Client;
-use super::convert;
-use super::transport::Failure;
 use crate::disk::search::{SearchParams, search_files};
 use crate::disk::{Purpose, Workspace};
 use crate::lang::Registry;
+use crate::lsp::client::Client;
+use crate::lsp::convert;
+use crate::lsp::transport::Failure;
 use crate::refs::RefsRequest;
 use crate::symbols::{self, ParsedFile, Symbol};
 use std::path::{Path, PathBuf};
@@ -52,33 +52,44 @@ impl Target {
         let at = symbols::occurrences::word_offsets(body, &symbol.name)
             .into_iter()
             .find(|&b| b >= symbol.start_byte && lines.position(body, b).0 == symbol.name_line)?;
-        let params = SearchParams {
-            keywords: vec![symbol.name.clone()],
-            include: req.include.clone(),
-            exclude: req.exclude.clone(),
-            case_sensitive: true,
-            whole_word: true,
-            max_results: Some(MAX_OPENED),
-            max_matches_per_file: Some(1),
-            max_total_matches: Some(1),
-            max_file_size: Some(ws.max_file_size()),
-            ..SearchParams::default()
-        };
+        // The files naming the symbol, and for a member those naming its
+        // owner too (where an instance is made or typed: a rename that
+        // breaks the owner's contract shows there).
+        let mut names = vec![symbol.name.clone()];
+        if crate::refs::MEMBER_KINDS.contains(&symbol.kind.as_str())
+            && let [.., owner, _] = symbol.segments.as_slice()
+        {
+            names.push(owner.clone());
+        }
         let server = file.language.config.lsp.as_ref().map(|c| &c.command);
-        let mut others = Vec::new();
-        for f in search_files(ws.root(), &params, None).ok()?.files {
-            let Ok(r) = ws.resolve(Path::new(&f.path), Purpose::Read) else {
-                continue;
+        let mut others: Vec<(PathBuf, String, Arc<ParsedFile>)> = Vec::new();
+        for name in names {
+            let params = SearchParams {
+                keywords: vec![name],
+                include: req.include.clone(),
+                exclude: req.exclude.clone(),
+                case_sensitive: true,
+                whole_word: true,
+                max_results: Some(MAX_OPENED),
+                max_matches_per_file: Some(1),
+                max_total_matches: Some(1),
+                max_file_size: Some(ws.max_file_size()),
+                ..SearchParams::default()
             };
-            if r.path == resolved.path {
-                continue;
-            }
-            let same_server = registry.detect(&r.path, None).is_some_and(|l| {
-                l.name() == file.language.name()
-                    || (server.is_some() && l.config.lsp.as_ref().map(|c| &c.command) == server)
-            });
-            if same_server && let Ok(p) = load(&r.path) {
-                others.push((r.path, r.display, p));
+            for f in search_files(ws.root(), &params, None).ok()?.files {
+                let Ok(r) = ws.resolve(Path::new(&f.path), Purpose::Read) else {
+                    continue;
+                };
+                if r.path == resolved.path || others.iter().any(|o| o.0 == r.path) {
+                    continue;
+                }
+                let same_server = registry.detect(&r.path, None).is_some_and(|l| {
+                    l.name() == file.language.name()
+                        || (server.is_some() && l.config.lsp.as_ref().map(|c| &c.command) == server)
+                });
+                if same_server && let Ok(p) = load(&r.path) {
+                    others.push((r.path, r.display, p));
+                }
             }
         }
         Some(Target {

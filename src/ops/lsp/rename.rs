@@ -6,12 +6,12 @@
 //! a server, or when it fails, the syntax backend renames (with a note).
 
 use super::target::{Load, Target, language_id};
-use super::transport::Failure;
-use super::{Asked, Servers, convert};
 use crate::disk::{Purpose, Workspace};
 use crate::edit::validate::{self, Splice};
 use crate::error::{Error, ErrorCode, Result};
 use crate::lang::Registry;
+use crate::lsp::transport::Failure;
+use crate::lsp::{Asked, Servers, convert};
 use crate::ops::change::{self, Change, Judged};
 use crate::ops::receipt::Renamed;
 use crate::ops::rename::{RenameReceipt, Undecided};
@@ -273,7 +273,7 @@ fn plan(
 /// a warning when it published none in time. The server holds the disk's
 /// texts again afterwards.
 fn verify(
-    c: &mut super::client::Client,
+    c: &mut crate::lsp::client::Client,
     t: &Target,
     plan: &[Planned],
     quiet: Duration,
@@ -299,14 +299,22 @@ fn verify(
     for (path, _, f) in &files {
         c.sync(path, f.source.body(), language_id(f))?;
     }
-    let Some(before) = c.errors(&paths, 0, quiet, super::deadline(wait))? else {
+    let Some(before) = c.errors(&paths, 0, quiet, crate::lsp::deadline(wait))? else {
         return Ok(Ok(unverified()));
     };
     let mark = c.published();
     for p in plan {
         c.sync(&p.path, &p.new_body, language_id(&p.file))?;
     }
-    let after = c.errors(&paths, mark, quiet, super::deadline(wait))?;
+    // The other files shown again as a new version: a server that versions
+    // its diagnostics checks them again and says so for that version,
+    // rather than leaving us to guess when it is done.
+    for (path, _, f) in &files {
+        if !plan.iter().any(|p| p.path == *path) {
+            c.touch(path, f.source.body(), language_id(f))?;
+        }
+    }
+    let after = c.errors(&paths, mark, quiet, crate::lsp::deadline(wait))?;
     for p in plan {
         c.sync(&p.path, p.file.source.body(), language_id(&p.file))?;
     }

@@ -5,10 +5,10 @@
 //! answers. A bare name (no definition) is always the syntax backend's.
 
 use super::target::{Load, Target};
-use super::{Asked, Servers, convert};
 use crate::disk::Workspace;
 use crate::error::Result;
 use crate::lang::Registry;
+use crate::lsp::{Asked, Servers, convert};
 use crate::refs::{
     DEFAULT_MAX_RESULTS, FileCount, Reference, References, RefsRequest, Tier, TierCounts,
 };
@@ -28,7 +28,7 @@ pub fn find_references(
     if let Some(t) = Target::find(ws, registry, req, load) {
         let asked = servers.with(&t.file.language, &t.path, ws.root(), |c| {
             if !c.can_find_references() {
-                return Err(super::transport::Failure::Refused(
+                return Err(crate::lsp::transport::Failure::Refused(
                     "it does not find references".into(),
                 ));
             }
@@ -43,9 +43,9 @@ pub fn find_references(
             Asked::Answer(v, label) => match answer(ws, &t, req, v, &label, load) {
                 Ok(r) => return Ok(r),
                 Err(why) => {
-                    note = Some(super::note(
+                    note = Some(crate::lsp::note(
                         &label,
-                        &super::transport::Failure::Garbage(why),
+                        &crate::lsp::transport::Failure::Garbage(why),
                     ))
                 }
             },
