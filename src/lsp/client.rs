@@ -3,7 +3,7 @@
 
 use super::config::{ServerConfig, section};
 use super::convert;
-use super::transport::{Failure, Process, Published};
+use super::transport::{Failure, Process, Published, Settled};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -194,7 +194,9 @@ impl Client {
     /// published after the mark `after` for the version the server holds,
     /// waited for until `deadline`; a file with none such when the server
     /// stays quiet for `quiet` keeps its last ones (a server that does not
-    /// republish unchanged diagnostics). `None`: some file has none at all.
+    /// republish unchanged diagnostics and does not version them). `None`:
+    /// not known in time (some file has none at all, or a versioning server
+    /// did not answer for the version it holds).
     pub fn errors(
         &mut self,
         paths: &[PathBuf],
@@ -217,7 +219,18 @@ impl Client {
                 })
             })
         };
-        self.process.wait_diagnostics(deadline, quiet, &fresh)?;
+        // A server that versions its diagnostics says when they are about
+        // the text it holds: wait for that, never guess by its silence.
+        let versioned = self
+            .process
+            .diagnostics
+            .values()
+            .any(|p| p.version.is_some());
+        let quiet = if versioned { Duration::MAX / 4 } else { quiet };
+        let settled = self.process.wait_diagnostics(deadline, quiet, &fresh)?;
+        if settled == Settled::Deadline && !fresh(&self.process.diagnostics) {
+            return Ok(None);
+        }
         let mut out = Vec::new();
         for (u, _) in &want {
             let Some(p) = self.process.diagnostics.get(u) else {

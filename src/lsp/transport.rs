@@ -216,7 +216,7 @@ impl Process {
     ) -> Result<Settled, Failure> {
         let mut last = Instant::now();
         while !until(&self.diagnostics) {
-            let calm = last + quiet;
+            let calm = last.checked_add(quiet).unwrap_or(deadline);
             let (end, settled) = if calm < deadline {
                 (calm, Settled::Quiet)
             } else {

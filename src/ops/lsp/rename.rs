@@ -91,7 +91,7 @@ fn ask(
     dry_run: bool,
     load: Load,
 ) -> Asked<Result<RenameReceipt>> {
-    if let Err(e) = check_name(t, new_name) {
+    if let Err(e) = crate::ops::rename::check_new_name(&t.file, &t.symbol, new_name) {
         return Asked::Answer(Err(e), String::new());
     }
     let plan = servers.with(&t.file.language, &t.path, ws.root(), |c| {
@@ -148,43 +148,6 @@ fn ask(
             Asked::Answer(commit(ws, t, new_name, plan, warnings, label, dry_run), l)
         }
     }
-}
-
-/// The new name's own checks, as the syntax backend makes them: an
-/// identifier, not the old name, not a sibling's name.
-fn check_name(t: &Target, new_name: &str) -> Result<()> {
-    let sym = &t.symbol;
-    if new_name.is_empty()
-        || new_name == sym.name
-        || new_name.starts_with(|c: char| c.is_ascii_digit())
-        || !new_name
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-    {
-        return Err(Error::invalid_argument(format!(
-            "`{new_name}` is not a valid {} identifier here",
-            t.file.language.name()
-        ))
-        .with_suggestion("choose a name made of letters, digits and _ that is not a keyword")
-        .with_details(json!({"new_name": new_name})));
-    }
-    if let Some(other) = t
-        .file
-        .symbols
-        .iter()
-        .find(|s| s.parent == sym.parent && s.name == new_name)
-    {
-        return Err(Error::new(
-            ErrorCode::Conflict,
-            format!(
-                "`{}` is already defined in the same scope as `{}` (line {})",
-                other.name_path, sym.name_path, other.start_line
-            ),
-        )
-        .with_suggestion("choose another name, or rename or remove the other definition first")
-        .with_details(json!({"existing": other.name_path, "line": other.start_line})));
-    }
-    Ok(())
 }
 
 fn cannot(t: &Target, label: &str) -> Error {
