@@ -220,16 +220,20 @@ impl Client {
             })
         };
         // A server that versions its diagnostics says when they are about
-        // the text it holds: wait for that, never guess by its silence.
+        // the text it holds: wait for that (and for it to go quiet: it may
+        // publish in stages), never take its silence for it.
         let versioned = self
             .process
             .diagnostics
             .values()
             .any(|p| p.version.is_some());
-        let quiet = if versioned { Duration::MAX / 4 } else { quiet };
-        let settled = self.process.wait_diagnostics(deadline, quiet, &fresh)?;
-        if settled == Settled::Deadline && !fresh(&self.process.diagnostics) {
-            return Ok(None);
+        loop {
+            match self.process.wait_diagnostics(deadline, quiet, &fresh)? {
+                Settled::Arrived => break,
+                Settled::Quiet if !versioned => break,
+                Settled::Quiet => continue,
+                Settled::Deadline => return Ok(None),
+            }
         }
         let mut out = Vec::new();
         for (u, _) in &want {

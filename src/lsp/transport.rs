@@ -205,9 +205,10 @@ impl Process {
         }
     }
 
-    /// Read what the server sends until `until` holds for the
-    /// diagnostics, or no diagnostics came for `quiet`, at most until
-    /// `deadline`.
+    /// Read what the server sends until it has published no diagnostics
+    /// for `quiet` (a server can publish a file's diagnostics in stages),
+    /// at most until `deadline`: `Arrived` when `until` then holds, else
+    /// `Quiet`; `Deadline` when it passed.
     pub fn wait_diagnostics(
         &mut self,
         deadline: Instant,
@@ -215,7 +216,7 @@ impl Process {
         until: &dyn Fn(&HashMap<String, Published>) -> bool,
     ) -> Result<Settled, Failure> {
         let mut last = Instant::now();
-        while !until(&self.diagnostics) {
+        loop {
             let calm = last.checked_add(quiet).unwrap_or(deadline);
             let (end, settled) = if calm < deadline {
                 (calm, Settled::Quiet)
@@ -232,11 +233,15 @@ impl Process {
                         self.serve(m, &msg)?;
                     }
                 }
+                Err(Failure::Timeout(_))
+                    if settled == Settled::Quiet && until(&self.diagnostics) =>
+                {
+                    return Ok(Settled::Arrived);
+                }
                 Err(Failure::Timeout(_)) => return Ok(settled),
                 Err(e) => return Err(e),
             }
         }
-        Ok(Settled::Arrived)
     }
 
     fn next(&mut self, deadline: Instant, timeout: Duration) -> Result<Value, Failure> {
