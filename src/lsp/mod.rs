@@ -91,6 +91,16 @@ impl Servers {
             .map(|c| (c.command.clone(), false))
     }
 
+    /// Whether a server may answer for `language`: one is named, and it is
+    /// running, given by `--lsp`, or its program is on `PATH` (so nothing
+    /// is prepared for a server that is not installed).
+    pub fn may_answer(&self, language: &Language) -> bool {
+        let Some((command, explicit)) = self.command(language) else {
+            return false;
+        };
+        explicit || on_path(&command[0])
+    }
+
     /// Run `f` with the server of `language` for `file` (inside `ws_root`).
     pub fn with<T>(
         &self,
@@ -206,6 +216,15 @@ impl Servers {
             .filter(|s| s.lock().map(|g| g.is_some()).unwrap_or(false))
             .count()
     }
+}
+
+/// Whether `program` names a file, directly or in a folder of `PATH`.
+fn on_path(program: &str) -> bool {
+    if program.contains('/') {
+        return Path::new(program).is_file();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
 }
 
 /// The note shown beside the syntax backend's answer.

@@ -25,7 +25,7 @@ pub fn find_references(
     load: Load,
 ) -> Result<References> {
     let mut note = None;
-    if let Some(t) = Target::find(ws, registry, req, load) {
+    if let Some(t) = Target::find(servers, ws, registry, req, load) {
         let asked = servers.with(&t.file.language, &t.path, ws.root(), |c| {
             if !c.can_find_references() {
                 return Err(crate::lsp::transport::Failure::Refused(

@@ -35,7 +35,7 @@ pub fn rename_symbol(
     dry_run: bool,
     load: Load,
 ) -> Result<RenameReceipt> {
-    let note = match Target::find(ws, registry, req, load) {
+    let note = match Target::find(servers, ws, registry, req, load) {
         None => None,
         // A method the language calls itself (`__eq__`): no server's rename
         // sees those calls; the syntax backend refuses it.

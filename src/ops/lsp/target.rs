@@ -32,7 +32,9 @@ pub(crate) type Load<'a> = &'a (dyn Fn(&Path) -> crate::error::Result<Arc<Parsed
 impl Target {
     /// The definition `req` names, or `None` when anything about it is
     /// wrong (the syntax backend then answers, with its own errors).
+    /// Nothing is parsed unless a server may answer (`servers.may_answer`).
     pub fn find(
+        servers: &crate::lsp::Servers,
         ws: &Workspace,
         registry: &Registry,
         req: &RefsRequest,
@@ -42,6 +44,10 @@ impl Target {
             return None;
         };
         let resolved = ws.resolve(Path::new(path), Purpose::Read).ok()?;
+        if !servers.may_answer(registry.detect(&resolved.path, None)?) {
+            return None;
+        }
+        let cancel = crate::symbols::Cancel::current();
         let file = load(&resolved.path).ok()?;
         let symbol = symbols::resolve(&file.symbols, sym, req.kind.as_deref())
             .ok()?
@@ -77,6 +83,9 @@ impl Target {
                 ..SearchParams::default()
             };
             for f in search_files(ws.root(), &params, None).ok()?.files {
+                if cancel.is_set() {
+                    return None;
+                }
                 let Ok(r) = ws.resolve(Path::new(&f.path), Purpose::Read) else {
                     continue;
                 };
