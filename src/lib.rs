@@ -10,6 +10,7 @@ pub mod error;
 pub mod hint;
 pub mod index;
 pub mod lang;
+pub mod lsp;
 pub mod mcp;
 pub mod ops;
 pub mod refs;

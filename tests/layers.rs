@@ -28,6 +28,7 @@ const LAYERS: &[&str] = &[
     "symbols", // parsing, outlines, name paths: pure
     "edit",    // planning and validating symbol edits: pure
     "disk",    // the door to the disk: the only writer
+    "lsp",     // language servers as child processes (the semantic backend's transport)
     "refs",    // references across files: the binding rules
     "ops",     // operations on a Session: planners, the one write path, receipts
     "index",   // the search index

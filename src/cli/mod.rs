@@ -48,6 +48,18 @@ struct GlobalArgs {
     /// 5 s plus 2 s per MiB of the file.
     #[arg(long, global = true, value_name = "SECONDS")]
     parse_timeout: Option<f64>,
+    /// Use COMMAND as LANG's language server for refs and rename
+    /// (e.g. python="pyright-langserver --stdio"); repeatable. Default: the
+    /// server named in grammars/LANG.toml, when on PATH.
+    #[arg(long, global = true, value_name = "LANG=COMMAND")]
+    lsp: Vec<String>,
+    /// No language servers: the syntax backend answers refs and rename.
+    #[arg(long, global = true, conflicts_with = "lsp")]
+    no_lsp: bool,
+    /// Give up on a language server's answer after this many seconds (the
+    /// syntax backend then answers, with a note).
+    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 30.0)]
+    lsp_timeout: f64,
 }
 
 /// `--root`, shared by every command that needs a workspace.
@@ -503,8 +515,11 @@ fn report(out: &mut Out, e: &Error, json: bool) {
 }
 
 fn engine(g: &GlobalArgs) -> Result<Engine> {
+    let registry = Registry::with_override(g.lang_dir.as_deref())?;
+    let lsp = crate::lsp::Settings::from_flags(&g.lsp, g.no_lsp, g.lsp_timeout, &registry)?;
     Ok(Engine {
-        registry: Registry::with_override(g.lang_dir.as_deref())?,
+        lsp: std::sync::Arc::new(crate::lsp::Servers::new(lsp)),
+        registry,
         max_file_size: g.max_file_size,
         parse_budget: match g.parse_timeout {
             Some(s) if s.is_finite() && s > 0.0 => {
@@ -566,6 +581,10 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
             no_watch,
             http,
         } => {
+            // Language servers: started on first need, shut down when idle
+            // and when the server ends.
+            let lsp = engine.lsp.clone();
+            lsp.reap_every(std::time::Duration::from_secs(60));
             let mut options = crate::mcp::ServerOptions::from_env(root, engine);
             options.index = crate::mcp::IndexOptions {
                 model: model.model,
@@ -588,6 +607,7 @@ fn run(cli: Cli, out: &mut Out) -> Result<u8> {
                     crate::mcp::serve_http(options, http, &log_level)?
                 }
             }
+            lsp.shutdown();
             Ok(0)
         }
         Command::Languages { json } => {

@@ -9,7 +9,7 @@ use super::{RootArg, WriteOpts};
 use crate::error::{Error, Result};
 use crate::ops::engine::Engine;
 use crate::ops::textops::{self, EditFilesParams, FileEdits};
-use crate::refs::{self, References, RefsRequest};
+use crate::refs::{References, RefsRequest};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -106,7 +106,8 @@ fn rename_cmd(a: RenameArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         exclude: a.exclude,
         ..RefsRequest::default()
     };
-    let mut r = crate::ops::rename::rename_symbol(
+    let mut r = crate::ops::lsp::rename::rename_symbol(
+        &engine.lsp,
         ws,
         &engine.registry,
         &req,
@@ -215,9 +216,10 @@ fn refs_cmd(a: RefsArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         max_results: a.max_results,
         max_files: None,
     };
-    let mut r = refs::find_references(ws, &engine.registry, &req, &|p| {
-        engine.load(p, None).map(std::sync::Arc::new)
-    })?;
+    let mut r =
+        crate::ops::lsp::refs::find_references(&engine.lsp, ws, &engine.registry, &req, &|p| {
+            engine.load(p, None).map(std::sync::Arc::new)
+        })?;
     r.hint = r.hint.map(|h| cli_text(&h));
     if a.json {
         out.line(&to_json(&r));

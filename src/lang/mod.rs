@@ -9,6 +9,7 @@
 
 mod grammars;
 pub mod query;
+pub mod server;
 
 use crate::error::{Error, ErrorCode, Result};
 use query::{ImportsQuery, ReferencesQuery, TagsQuery};
@@ -68,6 +69,10 @@ pub struct LanguageConfig {
     /// (see [`CompileRules`]).
     #[serde(default)]
     pub rules: CompileRules,
+    /// The language server for semantic references and renames (`[lsp]`,
+    /// see [`server::ServerConfig`]). Absent: the syntax backend only.
+    #[serde(default)]
+    pub lsp: Option<server::ServerConfig>,
 }
 
 /// Errors a language's compiler reports on text its grammar accepts
@@ -746,6 +751,9 @@ impl Registry {
                     ))
             })?;
             check_node_kinds(&path, &config, &grammar)?;
+            if let Some(lsp) = &config.lsp {
+                lsp.check(&path)?;
+            }
             let mut leading = Vec::new();
             for rule in &config.symbols.leading {
                 let re = match &rule.text {

@@ -620,7 +620,8 @@ impl ScalpelServer {
                 max_files: None,
             };
             let load = |path: &Path| env.parse_path(path);
-            crate::refs::find_references(env.ws(), &env.engine().registry, &req, &load)
+            let e = env.engine();
+            crate::ops::lsp::refs::find_references(&e.lsp, env.ws(), &e.registry, &req, &load)
         })
         .await
         .map(Json)
@@ -642,7 +643,8 @@ impl ScalpelServer {
                 ..RefsRequest::default()
             };
             let load = |path: &Path| env.parse_path(path);
-            crate::ops::rename::rename_symbol(
+            crate::ops::lsp::rename::rename_symbol(
+                &env.engine().lsp,
                 env.ws(),
                 &env.engine().registry,
                 &req,

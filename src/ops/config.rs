@@ -16,6 +16,8 @@ pub struct Engine {
     /// How long parsing a file (and listing its symbols) may take before it
     /// is answered with `TIMEOUT`.
     pub parse_budget: symbols::ParseBudget,
+    /// The language servers of the semantic backend ([`crate::lsp`]).
+    pub lsp: Arc<crate::lsp::Servers>,
 }
 
 impl Default for Engine {
@@ -24,6 +26,7 @@ impl Default for Engine {
             registry: Registry::builtin(),
             max_file_size: disk::DEFAULT_MAX_FILE_SIZE,
             parse_budget: symbols::ParseBudget::default(),
+            lsp: Arc::default(),
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod cache;
 pub mod change;
 pub mod config;
 pub mod engine;
+pub mod lsp;
 pub mod receipt;
 pub mod rename;
 pub mod session;

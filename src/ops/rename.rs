@@ -55,8 +55,9 @@ pub enum Undecided {
 /// The receipt of `rename_symbol`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RenameReceipt {
-    /// What decided which sites bind: `syntax` (the language's scope rules).
-    pub backend: &'static str,
+    /// What decided which sites bind: `syntax` (the language's scope rules)
+    /// or a language server (`lsp:pyright 1.1.389`).
+    pub backend: String,
     pub symbol: String,
     #[serde(skip)]
     pub new_name: String,
@@ -126,32 +127,7 @@ pub fn rename_symbol(
         .with_suggestion("choose a name made of letters, digits and _ that is not a keyword")
         .with_details(json!({"new_name": new_name}))
     };
-    if new_name.is_empty()
-        || new_name == name
-        || new_name.starts_with(|c: char| c.is_ascii_digit())
-        || !new_name
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-    {
-        return Err(bad_name());
-    }
-    // A collision in the same scope: a sibling already has the new name.
-    if let Some(other) = target
-        .file
-        .symbols
-        .iter()
-        .find(|s| s.parent == sym.parent && s.name == new_name)
-    {
-        return Err(Error::new(
-            ErrorCode::Conflict,
-            format!(
-                "`{}` is already defined in the same scope as `{}` (line {})",
-                other.name_path, sym.name_path, other.start_line
-            ),
-        )
-        .with_suggestion("choose another name, or rename or remove the other definition first")
-        .with_details(json!({"existing": other.name_path, "line": other.start_line})));
-    }
+    check_new_name(&target.file, &sym, new_name)?;
 
     // The sites: renamed (bound), undecided (listed), and the rest.
     let mut uncertain = Vec::new();
@@ -273,7 +249,7 @@ pub fn rename_symbol(
         ));
     }
     Ok(RenameReceipt {
-        backend: BACKEND,
+        backend: BACKEND.to_string(),
         symbol: sym.name_path.clone(),
         new_name: new_name.to_string(),
         edit_id: t.edit_id,
@@ -290,6 +266,50 @@ pub fn rename_symbol(
             )
         }),
     })
+}
+
+/// The new name's own checks, whichever backend renames: an identifier,
+/// not the old name, not a sibling's name (`CONFLICT`).
+pub(crate) fn check_new_name(
+    file: &ParsedFile,
+    sym: &crate::symbols::Symbol,
+    new_name: &str,
+) -> Result<()> {
+    let name = &sym.name;
+    let bad_name = || {
+        Error::invalid_argument(format!(
+            "`{new_name}` is not a valid {} identifier here",
+            file.language.name()
+        ))
+        .with_suggestion("choose a name made of letters, digits and _ that is not a keyword")
+        .with_details(json!({"new_name": new_name}))
+    };
+    if new_name.is_empty()
+        || new_name == *name
+        || new_name.starts_with(|c: char| c.is_ascii_digit())
+        || !new_name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+    {
+        return Err(bad_name());
+    }
+    // A collision in the same scope: a sibling already has the new name.
+    if let Some(other) = file
+        .symbols
+        .iter()
+        .find(|s| s.parent == sym.parent && s.name == new_name)
+    {
+        return Err(Error::new(
+            ErrorCode::Conflict,
+            format!(
+                "`{}` is already defined in the same scope as `{}` (line {})",
+                other.name_path, sym.name_path, other.start_line
+            ),
+        )
+        .with_suggestion("choose another name, or rename or remove the other definition first")
+        .with_details(json!({"existing": other.name_path, "line": other.start_line})));
+    }
+    Ok(())
 }
 
 /// Most undecided sites listed in an `UNCERTAIN` error.

@@ -143,8 +143,9 @@ pub struct TierCounts {
 /// The result of `find_references`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct References {
-    /// What decided the tiers: `syntax` (the language's scope rules).
-    pub backend: &'static str,
+    /// What decided the tiers: `syntax` (the language's scope rules) or a
+    /// language server (`lsp:pyright 1.1.389`).
+    pub backend: String,
     pub name: String,
     /// The definition's name path and kind (absent for a bare name).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -168,6 +169,9 @@ pub struct References {
     pub hint: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<SearchError>,
+    /// Why the language server did not answer (the syntax backend did).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// The definition the references are tied to.
@@ -496,7 +500,7 @@ pub fn find_references(
     }
     let symbol = c.target.as_ref().map(|t| t.symbol());
     Ok(References {
-        backend: BACKEND,
+        backend: BACKEND.to_string(),
         name: c.name.clone(),
         symbol: symbol.map(|s| format!("{} ({})", s.name_path, s.kind)),
         references: refs,
@@ -513,6 +517,7 @@ pub fn find_references(
         truncated: !hints.is_empty(),
         hint: (!hints.is_empty()).then(|| hints.join("; ")),
         errors: c.errors,
+        warnings: Vec::new(),
     })
 }
 

@@ -67,6 +67,9 @@ impl References {
         for e in &self.errors {
             let _ = writeln!(out, "warning: {}: {}", e.path, e.message);
         }
+        for w in &self.warnings {
+            let _ = writeln!(out, "warning: {w}");
+        }
         out
     }
 }

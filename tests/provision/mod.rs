@@ -296,3 +296,44 @@ pub fn unzipped(name: &str, zip: &Path, stamp: &str) -> PathBuf {
             .arg(dir))
     })
 }
+
+/// The pinned language servers of the semantic backend (#27), from the npm
+/// registry: pyright (its package ships `pyright-langserver`),
+/// typescript-language-server and the TypeScript it drives.
+pub const LSP_PACKAGES: [&str; 3] = [
+    "pyright@1.1.389",
+    "typescript-language-server@4.4.1",
+    "typescript@5.6.3",
+];
+
+/// The folder of the language servers' programs (`node_modules/.bin`), for
+/// the front of `PATH`; each program is checked, a missing one fails naming
+/// its npm package.
+pub fn lsp_servers() -> PathBuf {
+    let dir = provisioned("lsp-servers", &LSP_PACKAGES.join(" "), |dir| {
+        run(Command::new("npm")
+            .args(["install", "--prefix"])
+            .arg(dir)
+            .args(LSP_PACKAGES)
+            .args([
+                "--ignore-scripts",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+            ]))
+    });
+    let bin = dir.join("node_modules/.bin");
+    for (program, package) in [
+        ("pyright-langserver", LSP_PACKAGES[0]),
+        ("pyright", LSP_PACKAGES[0]),
+        ("typescript-language-server", LSP_PACKAGES[1]),
+        ("tsc", LSP_PACKAGES[2]),
+    ] {
+        assert!(
+            bin.join(program).exists(),
+            "`{program}` is missing from {}: install the npm package {package} there (tests/provision installs it)",
+            bin.display()
+        );
+    }
+    bin
+}

@@ -1,0 +1,127 @@
+//! `[lsp]` of a language file: which language server the semantic backend
+//! ([`crate::lsp`]) asks, as data, checked when the language loads.
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// `[lsp]` in `grammars/<lang>.toml`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerConfig {
+    /// The program and its arguments, found on `PATH`
+    /// (`["pyright-langserver", "--stdio"]`).
+    pub command: Vec<String>,
+    /// The server's name in answers (`backend: "lsp:NAME VERSION"`);
+    /// default: the program's.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// A command printing the server's version (its last word of the first
+    /// line is taken), run when the server starts, bounded.
+    #[serde(default)]
+    pub version_command: Vec<String>,
+    /// The `languageId` of the files opened in the server.
+    pub language_id: String,
+    /// Files or folders that mark a project's root: the server's root is
+    /// the nearest folder above the file holding one, inside the workspace
+    /// root (else the workspace root).
+    #[serde(default)]
+    pub root_markers: Vec<String>,
+    /// `initializationOptions` of `initialize`.
+    #[serde(default)]
+    pub init_options: Option<toml::Value>,
+    /// How long the server stays silent before its diagnostics count as
+    /// complete, when it does not republish unchanged ones (the rename's
+    /// check in memory waits this long at most past its last message).
+    #[serde(default = "default_quiet")]
+    pub diagnostics_quiet_ms: u64,
+    /// Answers to `workspace/configuration`, by section (`python.analysis`).
+    #[serde(default)]
+    pub settings: Option<toml::Value>,
+}
+
+fn default_quiet() -> u64 {
+    1000
+}
+
+impl ServerConfig {
+    /// A language without `[lsp]` given a server by `--lsp`.
+    pub fn bare(language: &str, command: Vec<String>) -> ServerConfig {
+        ServerConfig {
+            command,
+            name: None,
+            version_command: Vec::new(),
+            language_id: language.to_string(),
+            root_markers: Vec::new(),
+            init_options: None,
+            diagnostics_quiet_ms: default_quiet(),
+            settings: None,
+        }
+    }
+
+    /// Check a language's `[lsp]` table (`path` names the file in errors).
+    pub fn check(&self, path: &str) -> Result<()> {
+        let bad = |why: &str| {
+            Error::invalid_argument(format!("{path}: bad [lsp] table: {why}")).with_suggestion(
+                "give command = [\"program\", \"args\"...] and language_id; see grammars/python.toml",
+            )
+        };
+        match self.command.first() {
+            None => return Err(bad("`command` is empty")),
+            Some(p) if p.trim().is_empty() || p.contains(char::is_whitespace) => {
+                return Err(bad("the program name (first word of `command`) has spaces"));
+            }
+            Some(_) => {}
+        }
+        if self.language_id.trim().is_empty() {
+            return Err(bad("`language_id` is empty"));
+        }
+        if self
+            .root_markers
+            .iter()
+            .any(|m| m.is_empty() || m.contains(['/', '\\']) || m == "..")
+        {
+            return Err(bad("a root marker is a file or folder name, not a path"));
+        }
+        for (key, v) in [
+            ("init_options", &self.init_options),
+            ("settings", &self.settings),
+        ] {
+            if v.as_ref().is_some_and(|v| !v.is_table()) {
+                return Err(bad(&format!("`{key}` is not a table")));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> ServerConfig {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn bad_tables_are_refused_at_load() {
+        let ok = config("command = [\"x\", \"--stdio\"]\nlanguage_id = \"python\"");
+        assert!(ok.check("g.toml").is_ok());
+        for text in [
+            "command = []\nlanguage_id = \"python\"",
+            "command = [\"a b\"]\nlanguage_id = \"python\"",
+            "command = [\"x\"]\nlanguage_id = \"\"",
+            "command = [\"x\"]\nlanguage_id = \"p\"\nroot_markers = [\"../up\"]",
+            "command = [\"x\"]\nlanguage_id = \"p\"\nsettings = 3",
+        ] {
+            let e = config(text).check("g.toml").unwrap_err();
+            assert!(
+                e.message.contains("g.toml: bad [lsp] table"),
+                "{text}: {e:?}"
+            );
+        }
+        assert!(
+            toml::from_str::<ServerConfig>("command = [\"x\"]\nlanguage_id = \"p\"\nport = 1")
+                .is_err()
+        );
+    }
+}

@@ -1,0 +1,295 @@
+//! One language server for one language and root: started and initialized,
+//! the documents it was shown, and the requests Scalpel makes.
+
+use super::config::{ServerConfig, section};
+use super::convert;
+use super::transport::{Failure, Process, Published, Settled};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// A file's error diagnostics: 1-based line, message.
+pub type Errors = Vec<(usize, String)>;
+
+pub struct Client {
+    process: Process,
+    /// `lsp:<name> <version>`, from the server's `serverInfo` (else the
+    /// program's name).
+    pub label: String,
+    /// What the server holds of each opened document: version, text.
+    open: HashMap<PathBuf, (i32, String)>,
+    pub timeout: Duration,
+    capabilities: Value,
+    pub last_used: Instant,
+}
+
+impl Client {
+    /// Start `command` for `root` and initialize it.
+    pub fn start(
+        config: &ServerConfig,
+        command: &[String],
+        root: &Path,
+        timeout: Duration,
+    ) -> Result<Client, Failure> {
+        let mut process = Process::spawn(command, root)?;
+        let settings = config.settings.clone();
+        process.configuration = Box::new(move |s| section(&settings, s));
+        let root_uri = convert::uri(root);
+        let init_options = config
+            .init_options
+            .as_ref()
+            .map(|v| serde_json::to_value(v).unwrap_or_default());
+        let params = json!({
+            "processId": std::process::id(),
+            "clientInfo": {"name": "scalpel", "version": env!("CARGO_PKG_VERSION")},
+            "rootUri": root_uri,
+            "rootPath": root.to_string_lossy(),
+            "workspaceFolders": [{"uri": root_uri, "name": root.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()}],
+            "initializationOptions": init_options,
+            "capabilities": {
+                "workspace": {
+                    "workspaceEdit": {"documentChanges": true},
+                    // Not `workspaceFolders`: pyright 1.1.389 then waits
+                    // for folders it never asks for, and answers nothing.
+                    "configuration": true
+                },
+                "textDocument": {
+                    "synchronization": {"didSave": false},
+                    "rename": {"prepareSupport": true},
+                    "references": {},
+                    "publishDiagnostics": {"versionSupport": true}
+                },
+                "general": {"positionEncodings": ["utf-16"]}
+            }
+        });
+        let answer = process.request("initialize", params, timeout)?;
+        let Some(capabilities) = answer.get("capabilities").filter(|c| c.is_object()) else {
+            return Err(Failure::Garbage(
+                "an initialize answer without capabilities".into(),
+            ));
+        };
+        let program = Path::new(&command[0])
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // The language's own server (not one given by --lsp): its name and
+        // version as the language file says.
+        let own = command == config.command.as_slice();
+        let info = answer.get("serverInfo");
+        let name = match (
+            &config.name,
+            info.and_then(|i| i.get("name")).and_then(Value::as_str),
+        ) {
+            (Some(n), _) if own => n.clone(),
+            (_, Some(n)) => n.to_lowercase(),
+            _ => program,
+        };
+        let version = match info.and_then(|i| i.get("version")).and_then(Value::as_str) {
+            Some(v) => Some(v.to_string()),
+            None if own => version(&config.version_command, root, timeout),
+            None => None,
+        };
+        let label = match version {
+            Some(v) => format!("lsp:{name} {v}"),
+            None => format!("lsp:{name}"),
+        };
+        let capabilities = capabilities.clone();
+        process.notify("initialized", json!({}))?;
+        if let Some(s) = &config.settings {
+            process.notify(
+                "workspace/didChangeConfiguration",
+                json!({"settings": serde_json::to_value(s).unwrap_or_default()}),
+            )?;
+        }
+        Ok(Client {
+            process,
+            label,
+            open: HashMap::new(),
+            timeout,
+            capabilities,
+            last_used: Instant::now(),
+        })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.process.pid()
+    }
+
+    pub fn is_dead(&mut self) -> bool {
+        self.process.is_dead()
+    }
+
+    /// Whether the server renames (and prepares renames).
+    pub fn can_rename(&self) -> (bool, bool) {
+        let r = self.capabilities.get("renameProvider");
+        let renames = r.is_some_and(|r| r.as_bool() != Some(false) && !r.is_null());
+        let prepares = r
+            .and_then(|r| r.get("prepareProvider"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        (renames, prepares)
+    }
+
+    pub fn can_find_references(&self) -> bool {
+        self.capabilities
+            .get("referencesProvider")
+            .is_some_and(|r| r.as_bool() != Some(false) && !r.is_null())
+    }
+
+    /// Show the server `text` as the content of `path` (open it, or change
+    /// it when it holds another text).
+    pub fn sync(&mut self, path: &Path, text: &str, language_id: &str) -> Result<(), Failure> {
+        let uri = convert::uri(path);
+        match self.open.get_mut(path) {
+            Some((_, held)) if held == text => Ok(()),
+            Some((version, held)) => {
+                *version += 1;
+                *held = text.to_string();
+                let v = *version;
+                self.process.notify(
+                    "textDocument/didChange",
+                    json!({"textDocument": {"uri": uri, "version": v},
+                           "contentChanges": [{"text": text}]}),
+                )
+            }
+            None => {
+                self.open.insert(path.to_path_buf(), (1, text.to_string()));
+                self.process.notify(
+                    "textDocument/didOpen",
+                    json!({"textDocument": {"uri": uri, "languageId": language_id,
+                                            "version": 1, "text": text}}),
+                )
+            }
+        }
+    }
+
+    /// Show `path` again as a new version of `text` (a change that changes
+    /// nothing), so the server checks it again.
+    pub fn touch(&mut self, path: &Path, text: &str, language_id: &str) -> Result<(), Failure> {
+        if let Some((_, held)) = self.open.get_mut(path) {
+            held.clear();
+        }
+        self.sync(path, text, language_id)
+    }
+
+    /// The version of `path` the server holds, when opened.
+    pub fn version(&self, path: &Path) -> Option<i32> {
+        self.open.get(path).map(|o| o.0)
+    }
+
+    pub fn request(&mut self, method: &str, params: Value) -> Result<Value, Failure> {
+        self.last_used = Instant::now();
+        let t = self.timeout;
+        self.process.request(method, params, t)
+    }
+
+    /// How many diagnostics the server published so far (a mark for
+    /// [`Client::errors`]' `after`).
+    pub fn published(&self) -> u64 {
+        self.process.published
+    }
+
+    /// The error diagnostics of each of `paths` (1-based line, message): those
+    /// published after the mark `after` for the version the server holds,
+    /// waited for until `deadline`; a file with none such when the server
+    /// stays quiet for `quiet` keeps its last ones (a server that does not
+    /// republish unchanged diagnostics and does not version them). `None`:
+    /// not known in time (some file has none at all, or a versioning server
+    /// did not answer for the version it holds).
+    pub fn errors(
+        &mut self,
+        paths: &[PathBuf],
+        after: u64,
+        quiet: Duration,
+        deadline: Instant,
+    ) -> Result<Option<Vec<Errors>>, Failure> {
+        let want: Vec<(String, Option<i32>)> = paths
+            .iter()
+            .map(|p| (convert::uri(p), self.version(p)))
+            .collect();
+        let fresh = |d: &HashMap<String, Published>| {
+            want.iter().all(|(u, v)| {
+                d.get(u).is_some_and(|p| {
+                    p.seq > after
+                        && match (p.version, v) {
+                            (Some(got), Some(v)) => got == *v as i64,
+                            _ => true,
+                        }
+                })
+            })
+        };
+        // A server that versions its diagnostics says when they are about
+        // the text it holds: wait for that (and for it to go quiet: it may
+        // publish in stages), never take its silence for it.
+        let versioned = self
+            .process
+            .diagnostics
+            .values()
+            .any(|p| p.version.is_some());
+        loop {
+            match self.process.wait_diagnostics(deadline, quiet, &fresh)? {
+                Settled::Arrived => break,
+                Settled::Quiet if !versioned => break,
+                Settled::Quiet => continue,
+                Settled::Deadline => return Ok(None),
+            }
+        }
+        let mut out = Vec::new();
+        for (u, _) in &want {
+            let Some(p) = self.process.diagnostics.get(u) else {
+                return Ok(None);
+            };
+            out.push(
+                p.params
+                    .get("diagnostics")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter(|d| d.get("severity").and_then(Value::as_i64) == Some(1))
+                    .map(|d| {
+                        let line = d
+                            .pointer("/range/start/line")
+                            .and_then(Value::as_u64)
+                            .unwrap_or(0) as usize
+                            + 1;
+                        let msg = d.get("message").and_then(Value::as_str).unwrap_or("");
+                        (line, msg.lines().next().unwrap_or("").to_string())
+                    })
+                    .collect(),
+            );
+        }
+        Ok(Some(out))
+    }
+
+    pub fn shutdown(mut self) {
+        self.process.shutdown();
+    }
+}
+
+/// The last word of the first line `command` prints, waited for at most
+/// `timeout` (then killed).
+fn version(command: &[String], dir: &Path, timeout: Duration) -> Option<String> {
+    let (program, args) = command.split_first()?;
+    let mut child = std::process::Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = Instant::now() + timeout.min(Duration::from_secs(10));
+    while matches!(child.try_wait(), Ok(None)) {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
+    let word = out.lines().next()?.split_whitespace().last()?;
+    (word.len() <= 40 && word.starts_with(|c: char| c.is_ascii_digit())).then(|| word.to_string())
+}

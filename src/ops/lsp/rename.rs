@@ -1,0 +1,377 @@
+//! `rename_symbol` through a language server: `prepareRename` and
+//! `rename`, the `WorkspaceEdit` turned into one [`Change`] per file
+//! (each edit must replace the old name; each file validated like any
+//! write), the new texts shown to the server in memory and refused if it
+//! reports new errors in them, then committed by the one write path. Without
+//! a server, or when it fails, the syntax backend renames (with a note).
+
+use super::target::{Load, Target, language_id};
+use crate::disk::{Purpose, Workspace};
+use crate::edit::validate::{self, Splice};
+use crate::error::{Error, ErrorCode, Result};
+use crate::lang::Registry;
+use crate::lsp::transport::Failure;
+use crate::lsp::{Asked, Servers, convert};
+use crate::ops::change::{self, Change, Judged};
+use crate::ops::receipt::Renamed;
+use crate::ops::rename::{RenameReceipt, Undecided};
+use crate::refs::RefsRequest;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Rename through the language server when there is one, else (or when it
+/// fails: with a note) through the syntax backend.
+#[allow(clippy::too_many_arguments)]
+pub fn rename_symbol(
+    servers: &Servers,
+    ws: &Workspace,
+    registry: &Registry,
+    req: &RefsRequest,
+    new_name: &str,
+    undecided: Undecided,
+    dry_run: bool,
+    load: Load,
+) -> Result<RenameReceipt> {
+    let note = match Target::find(servers, ws, registry, req, load) {
+        None => None,
+        // A method the language calls itself (`__eq__`): no server's rename
+        // sees those calls; the syntax backend refuses it.
+        Some(t) if protocol(&t) => None,
+        Some(t) => match ask(servers, ws, &t, new_name, dry_run, load) {
+            Asked::NoServer => None,
+            Asked::Answer(r, _) => return r,
+            Asked::Failed(note) => Some(note),
+        },
+    };
+    let answer =
+        crate::ops::rename::rename_symbol(ws, registry, req, new_name, undecided, dry_run, load);
+    with_note(answer, note, |r, n| r.warnings.insert(0, n))
+}
+
+fn protocol(t: &Target) -> bool {
+    crate::refs::MEMBER_KINDS.contains(&t.symbol.kind.as_str())
+        && t.file
+            .language
+            .refs_rules()
+            .is_protocol_name(&t.symbol.name)
+}
+
+/// The syntax backend's answer with the note of a failed server: among the
+/// answer's warnings, or in a refusal's details (`lsp_note`).
+pub(crate) fn with_note<T>(
+    answer: Result<T>,
+    note: Option<String>,
+    add: impl FnOnce(&mut T, String),
+) -> Result<T> {
+    let Some(note) = note else { return answer };
+    match answer {
+        Ok(mut r) => {
+            add(&mut r, note);
+            Ok(r)
+        }
+        Err(mut e) => {
+            if let Value::Object(m) = &mut e.details {
+                m.insert("lsp_note".into(), Value::String(note));
+            }
+            Err(e)
+        }
+    }
+}
+
+/// The server's rename, planned, verified and committed; `Answer(Err)` is
+/// a refusal the server's answers justify.
+fn ask(
+    servers: &Servers,
+    ws: &Workspace,
+    t: &Target,
+    new_name: &str,
+    dry_run: bool,
+    load: Load,
+) -> Asked<Result<RenameReceipt>> {
+    if let Err(e) = crate::ops::rename::check_new_name(&t.file, &t.symbol, new_name) {
+        return Asked::Answer(Err(e), String::new());
+    }
+    let plan = servers.with(&t.file.language, &t.path, ws.root(), |c| {
+        let label = c.label.clone();
+        let (renames, prepares) = c.can_rename();
+        if !renames {
+            return Err(Failure::Refused(
+                "it does not rename (no renameProvider)".into(),
+            ));
+        }
+        t.sync(c)?;
+        if prepares {
+            let p = c.request("textDocument/prepareRename", t.position())?;
+            if p.is_null() {
+                return Ok(Err(cannot(t, &label)));
+            }
+        }
+        let mut params = t.position();
+        params["newName"] = json!(new_name);
+        let edit = c.request("textDocument/rename", params)?;
+        if edit.is_null() {
+            return Ok(Err(cannot(t, &label)));
+        }
+        let edit: lsp_types::WorkspaceEdit = serde_json::from_value(edit).map_err(|e| {
+            Failure::Garbage(format!("a rename answer that is not a WorkspaceEdit: {e}"))
+        })?;
+        let by_file = convert::edits_by_file(edit)
+            .map_err(|why| Failure::Garbage(format!("its rename cannot be taken: {why}")))?;
+        let plan = match plan(ws, t, new_name, by_file, load) {
+            Ok(p) => p,
+            Err(Planning::Refused(e)) => return Ok(Err(e)),
+            Err(Planning::Stale(why)) => {
+                return Err(Failure::Garbage(format!(
+                    "its rename does not fit the files on disk: {why}"
+                )));
+            }
+        };
+        let quiet = Duration::from_millis(
+            t.file
+                .language
+                .config
+                .lsp
+                .as_ref()
+                .map_or(1000, |l| l.diagnostics_quiet_ms),
+        );
+        let verdict = verify(c, t, &plan, quiet, &label)?;
+        Ok(verdict.map(|warnings| (plan, warnings, label)))
+    });
+    match plan {
+        Asked::NoServer => Asked::NoServer,
+        Asked::Failed(n) => Asked::Failed(n),
+        Asked::Answer(Err(e), label) => Asked::Answer(Err(e), label),
+        Asked::Answer(Ok((plan, warnings, label)), l) => {
+            Asked::Answer(commit(ws, t, new_name, plan, warnings, label, dry_run), l)
+        }
+    }
+}
+
+fn cannot(t: &Target, label: &str) -> Error {
+    Error::new(
+        ErrorCode::Conflict,
+        format!(
+            "the language server ({label}) says `{}` cannot be renamed here",
+            t.symbol.name_path
+        ),
+    )
+    .with_suggestion(
+        "rename the definition the name comes from, or pass --no-lsp to use the syntax backend",
+    )
+    .with_details(json!({"backend": label}))
+}
+
+/// One file of the plan: its path, parse, new text and sites.
+struct Planned {
+    path: PathBuf,
+    display: String,
+    file: Arc<ParsedFile>,
+    new_body: String,
+    sites: usize,
+}
+
+use crate::symbols::ParsedFile;
+
+enum Planning {
+    Refused(Error),
+    /// The server's edits do not replace the old name where they say:
+    /// its view of a file is not the file on disk.
+    Stale(String),
+}
+
+/// The server's edits as new file texts, each validated.
+fn plan(
+    ws: &Workspace,
+    t: &Target,
+    new_name: &str,
+    by_file: BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>,
+    load: Load,
+) -> std::result::Result<Vec<Planned>, Planning> {
+    let mut out = Vec::new();
+    for (path, edits) in by_file {
+        let resolved = ws.resolve(&path, Purpose::Write).map_err(|e| {
+            Planning::Refused(
+                Error::new(
+                    e.code(),
+                    format!("the language server's rename also edits {}, which Scalpel may not write: {}", path.display(), e.message),
+                )
+                .with_suggestion("nothing was written; rename inside the root, or pass --no-lsp")
+                .with_details(json!({"path": path.display().to_string()})),
+            )
+        })?;
+        let file = match t.files().find(|(p, ..)| *p == resolved.path) {
+            Some((.., f)) => f.clone(),
+            None => load(&resolved.path).map_err(Planning::Refused)?,
+        };
+        let body = file.source.body();
+        let (new_body, sites) = convert::apply(body, &edits, &t.symbol.name)
+            .map_err(|why| Planning::Stale(format!("{}: {why}", resolved.display)))?;
+        if new_body == body {
+            continue;
+        }
+        let _ = new_name;
+        out.push(Planned {
+            path: resolved.path,
+            display: resolved.display,
+            file,
+            new_body,
+            sites,
+        });
+    }
+    if !out.iter().any(|p| p.path == t.path) {
+        return Err(Planning::Stale(format!(
+            "it does not rename the definition in {}",
+            t.display
+        )));
+    }
+    Ok(out)
+}
+
+/// Show the server the new texts (in memory) and compare its error
+/// diagnostics, in the touched files and every file that mentions the old
+/// name, with those of the texts on disk: `Err` when new errors appear;
+/// a warning when it published none in time. The server holds the disk's
+/// texts again afterwards.
+fn verify(
+    c: &mut crate::lsp::client::Client,
+    t: &Target,
+    plan: &[Planned],
+    quiet: Duration,
+    label: &str,
+) -> std::result::Result<std::result::Result<Vec<String>, Error>, Failure> {
+    let mut files: Vec<(&Path, &str, &ParsedFile)> = plan
+        .iter()
+        .map(|p| (p.path.as_path(), p.display.as_str(), &*p.file))
+        .collect();
+    for (path, display, f) in t.files() {
+        if !files.iter().any(|(p, ..)| *p == path) {
+            files.push((path, display, f));
+        }
+    }
+    let paths: Vec<PathBuf> = files.iter().map(|(p, ..)| p.to_path_buf()).collect();
+    let wait = c.timeout.min(Duration::from_secs(10));
+    let unverified = || {
+        vec![format!(
+            "not verified by {label}: it published no diagnostics within {} s",
+            wait.as_secs()
+        )]
+    };
+    for (path, _, f) in &files {
+        c.sync(path, f.source.body(), language_id(f))?;
+    }
+    let Some(before) = c.errors(&paths, 0, quiet, crate::lsp::deadline(wait))? else {
+        return Ok(Ok(unverified()));
+    };
+    let mark = c.published();
+    for p in plan {
+        c.sync(&p.path, &p.new_body, language_id(&p.file))?;
+    }
+    // The other files shown again as a new version: a server that versions
+    // its diagnostics checks them again and says so for that version,
+    // rather than leaving us to guess when it is done.
+    for (path, _, f) in &files {
+        if !plan.iter().any(|p| p.path == *path) {
+            c.touch(path, f.source.body(), language_id(f))?;
+        }
+    }
+    let after = c.errors(&paths, mark, quiet, crate::lsp::deadline(wait))?;
+    for p in plan {
+        c.sync(&p.path, p.file.source.body(), language_id(&p.file))?;
+    }
+    let Some(after) = after else {
+        return Ok(Ok(unverified()));
+    };
+    let mut new_errors = Vec::new();
+    for (((path, display, f), was), now) in files.iter().zip(&before).zip(&after) {
+        let text = plan
+            .iter()
+            .find(|p| p.path == *path)
+            .map_or(f.source.body(), |p| p.new_body.as_str());
+        let mut was: Vec<&str> = was.iter().map(|e| e.1.as_str()).collect();
+        for (line, message) in now {
+            match was.iter().position(|w| w == message) {
+                Some(i) => {
+                    was.swap_remove(i);
+                }
+                None => new_errors.push(json!({"path": display, "line": line,
+                    "why": format!("new error: {message}"),
+                    "preview": text.lines().nth(line - 1).unwrap_or("").trim()})),
+            }
+        }
+    }
+    if new_errors.is_empty() {
+        return Ok(Ok(Vec::new()));
+    }
+    Ok(Err(Error::new(
+        ErrorCode::Conflict,
+        format!(
+            "the rename would bring {} new error(s) the language server ({label}) reports; nothing was written",
+            new_errors.len()
+        ),
+    )
+    .with_suggestion("choose another name, or fix the listed errors' cause first")
+    .with_details(json!({"backend": label, "sites": new_errors}))))
+}
+
+/// Validate each planned text and commit them as one transaction.
+fn commit(
+    ws: &Workspace,
+    t: &Target,
+    new_name: &str,
+    plan: Vec<Planned>,
+    mut warnings: Vec<String>,
+    label: String,
+    dry_run: bool,
+) -> Result<RenameReceipt> {
+    let mut changes = Vec::new();
+    let mut renamed = 0;
+    for p in plan {
+        let body = p.file.source.body();
+        let offset = p.file.source.body_offset();
+        let splice = Splice::between(body, &p.new_body);
+        let (_, introduced, preexisting) =
+            validate::reparse(&p.file.language, &p.file.tree, body, &p.new_body, splice)?;
+        let validation = validate::judge(introduced, preexisting, false, &p.display)?;
+        renamed += p.sites;
+        let text = format!("{}{}", &p.file.source.text[..offset], p.new_body);
+        changes.push(Change::new(
+            ws.resolve(Path::new(&p.path), Purpose::Write)?,
+            Some(p.file.source.clone()),
+            Judged {
+                new: Some(text),
+                validation,
+                tree: None,
+            },
+            Renamed {
+                symbol: t.symbol.name_path.clone(),
+                new_name: new_name.to_string(),
+                occurrences: p.sites,
+            },
+            Vec::new(),
+        ));
+    }
+    let committed = change::commit_all(
+        ws,
+        changes,
+        "rename_symbol",
+        Some(&t.symbol.name_path),
+        dry_run,
+    )?;
+    warnings.extend(committed.warnings);
+    Ok(RenameReceipt {
+        backend: label,
+        symbol: t.symbol.name_path.clone(),
+        new_name: new_name.to_string(),
+        edit_id: committed.edit_id,
+        dry_run,
+        renamed,
+        files: committed.files,
+        skipped: Vec::new(),
+        skipped_count: 0,
+        warnings,
+        hint: None,
+    })
+}

@@ -1,0 +1,560 @@
+//! The semantic backend (#27, src/lsp): rename and references through real
+//! language servers (pyright-langserver, typescript-language-server,
+//! provisioned from npm by tests/provision) on real files, judged by the
+//! languages' own checkers; and servers that hang, crash, answer garbage
+//! or edit the wrong text: the syntax backend answers with a note, nothing
+//! of theirs is written.
+
+mod mcp_support;
+mod provision;
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// `PATH` with the provisioned language servers first.
+fn server_path() -> String {
+    let bin = provision::lsp_servers();
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// Run `scalpel ARGS` in `dir` with `path` as PATH: exit code, stdout,
+/// stderr. Bounded: a hang fails the test.
+fn scalpel(dir: &Path, path: &str, args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("scalpel")
+        .unwrap()
+        .current_dir(dir)
+        .env("PATH", path)
+        .args(args)
+        .timeout(Duration::from_secs(180))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(out: &str) -> Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
+/// A folder (a git work tree, so it is the root) holding `files`.
+fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir.path())
+        .status()
+        .unwrap();
+    for (name, text) in files {
+        let p = dir.path().join(name);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+fn read(dir: &Path, name: &str) -> String {
+    fs::read_to_string(dir.join(name)).unwrap()
+}
+
+/// The reproduction: two classes with a method `m` each.
+const TWO: &str = "class A:\n    def m(self): return 1\n    def run(self): return self.m()\nclass B:\n    def m(self): return 2\n    def run(self): return self.m()\n";
+const USE: &str =
+    "from two import A, B\n\n\ndef go(a: A, b: B) -> int:\n    return a.m() + b.m()\n";
+
+/// pyright's own verdict on a folder: its exit code and output.
+fn pyright(dir: &Path, path: &str) -> (bool, String) {
+    let out = std::process::Command::new("pyright")
+        .env("PATH", path)
+        .current_dir(dir)
+        .arg(".")
+        .output()
+        .expect("pyright (npm package pyright) runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn pyright_renames_a_method_and_not_the_same_named_method_of_another_class() {
+    let path = server_path();
+    let p = project(&[("two.py", TWO), ("use.py", USE)]);
+    let (code, out, err) = scalpel(
+        p.path(),
+        &path,
+        &["rename", "two.py", "A.m", "mm", "--apply", "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let r = json(&out);
+    assert_eq!(r["backend"], "lsp:pyright 1.1.389", "{r}");
+    assert_eq!(r["renamed"], 3);
+    assert_eq!(r["warnings"], serde_json::json!([]), "{r}");
+    assert!(r["edit_id"].is_string());
+    assert_eq!(
+        read(p.path(), "two.py"),
+        TWO.replacen("def m(self): return 1", "def mm(self): return 1", 1)
+            .replacen("return self.m()", "return self.mm()", 1)
+    );
+    assert_eq!(read(p.path(), "use.py"), USE.replace("a.m()", "a.mm()"));
+    let (ok, report) = pyright(p.path(), &path);
+    assert!(ok, "pyright rejects the renamed code:\n{report}");
+    // The text says which backend answered too; one undo reverts both files.
+    let (code, _, err) = scalpel(p.path(), &path, &["undo", "two.py"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(read(p.path(), "two.py"), TWO);
+    assert_eq!(read(p.path(), "use.py"), USE);
+    let (_, text, _) = scalpel(p.path(), &path, &["rename", "two.py", "B.m", "mb"]);
+    assert!(
+        text.starts_with(
+            "would rename `B.m` -> `mb`: 3 occurrences in 2 files (lsp:pyright 1.1.389 backend)"
+        ),
+        "{text}"
+    );
+    assert_eq!(read(p.path(), "two.py"), TWO, "a dry run writes nothing");
+}
+
+#[test]
+fn pyright_finds_the_references_of_one_definition() {
+    let path = server_path();
+    let p = project(&[("two.py", TWO), ("use.py", USE)]);
+    let (code, out, err) = scalpel(p.path(), &path, &["refs", "two.py", "B.m", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let r = json(&out);
+    assert_eq!(r["backend"], "lsp:pyright 1.1.389");
+    let sites: Vec<(String, u64, u64, String)> = r["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["path"].as_str().unwrap().to_string(),
+                x["line"].as_u64().unwrap(),
+                x["column"].as_u64().unwrap(),
+                x["tier"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let site = |p: &str, l, c, t: &str| (p.to_string(), l, c, t.to_string());
+    assert_eq!(
+        sites,
+        [
+            site("two.py", 5, 9, "definition"),
+            site("two.py", 6, 32, "proven"),
+            site("use.py", 5, 22, "proven"),
+        ]
+    );
+    assert_eq!(r["total"], 3);
+    let (_, text, _) = scalpel(p.path(), &path, &["refs", "two.py", "B.m"]);
+    assert!(text.contains("backend: lsp:pyright 1.1.389"), "{text}");
+}
+
+#[test]
+fn pyright_refuses_a_rename_that_brings_new_errors_and_writes_nothing() {
+    let path = server_path();
+    let over = "class Base:\n    def run(self, x: int) -> int:\n        return x\n\n\nclass D(Base):\n    def helper(self) -> str:\n        return \"a\"\n\n\ndef use(d: D) -> str:\n    return d.helper()\n";
+    let p = project(&[("over.py", over)]);
+    let (code, out, err) = scalpel(
+        p.path(),
+        &path,
+        &["rename", "over.py", "D.helper", "run", "--apply", "--json"],
+    );
+    assert_ne!(code, 0, "{out}");
+    let e = json(&out);
+    let e = if e.get("error").is_some() {
+        e["error"].clone()
+    } else {
+        e
+    };
+    let text = format!("{e}{err}");
+    assert!(
+        text.contains("CONFLICT") || text.contains("conflict"),
+        "{text}"
+    );
+    assert!(text.contains("new error"), "{text}");
+    assert!(
+        text.contains("overrides class \\\"Base\\\" in an incompatible manner")
+            || text.contains("overrides class \"Base\" in an incompatible manner"),
+        "{text}"
+    );
+    assert_eq!(read(p.path(), "over.py"), over);
+}
+
+#[test]
+fn typescript_language_server_renames_across_files() {
+    let path = server_path();
+    let shapes = "export class Circle {\n  constructor(public r: number) {}\n  area(): number { return Math.PI * this.r * this.r; }\n}\nexport class Square {\n  constructor(public s: number) {}\n  area(): number { return this.s * this.s; }\n}\n";
+    let main = "import { Circle, Square } from \"./shapes\";\n\nexport function total(c: Circle, s: Square): number {\n  return c.area() + s.area();\n}\n";
+    let tsconfig =
+        "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"*.ts\"]}\n";
+    let p = project(&[
+        ("shapes.ts", shapes),
+        ("main.ts", main),
+        ("tsconfig.json", tsconfig),
+    ]);
+    let (code, out, err) = scalpel(
+        p.path(),
+        &path,
+        &[
+            "rename",
+            "shapes.ts",
+            "Circle.area",
+            "surface",
+            "--apply",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let r = json(&out);
+    assert_eq!(r["backend"], "lsp:typescript-language-server 4.4.1", "{r}");
+    assert_eq!(r["renamed"], 2);
+    assert_eq!(
+        read(p.path(), "shapes.ts"),
+        shapes.replacen("area()", "surface()", 1)
+    );
+    assert_eq!(
+        read(p.path(), "main.ts"),
+        main.replace("c.area()", "c.surface()")
+    );
+    let tsc = std::process::Command::new("tsc")
+        .env("PATH", &path)
+        .current_dir(p.path())
+        .args(["--noEmit", "-p", "."])
+        .output()
+        .expect("tsc (npm package typescript) runs");
+    assert!(
+        tsc.status.success(),
+        "tsc rejects the renamed code: {}",
+        String::from_utf8_lossy(&tsc.stdout)
+    );
+}
+
+/// The fake server of tests/support/fake_lsp.py in `mode`.
+fn fake(mode: &str) -> String {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/fake_lsp.py");
+    format!("python={} {} {mode}", "python3", script.display())
+}
+
+#[test]
+fn a_failing_server_leaves_the_answer_to_the_syntax_backend_with_a_note() {
+    let path = std::env::var("PATH").unwrap_or_default();
+    let p = project(&[("two.py", TWO), ("use.py", USE)]);
+    for (mode, note) in [
+        ("hang", "did not answer within 2 s"),
+        ("crash", "exited (exit status: 3)"),
+        ("garbage", "answered with something that is not LSP"),
+        (
+            "stale",
+            "its rename does not fit the files on disk: two.py: an edit at line 1 replaces `cla`, not `m`",
+        ),
+    ] {
+        let lsp = fake(mode);
+        let args = ["--lsp", &lsp, "--lsp-timeout", "2"];
+        let rename: Vec<&str> = args
+            .iter()
+            .copied()
+            .chain(["rename", "two.py", "A.m", "mm", "--json"])
+            .collect();
+        let (code, out, err) = scalpel(p.path(), &path, &rename);
+        assert_eq!(code, 0, "{mode}: {err}");
+        let r = json(&out);
+        assert_eq!(r["backend"], "syntax", "{mode}: {r}");
+        let w = r["warnings"][0].as_str().unwrap_or_default();
+        assert!(
+            w.starts_with("language server `python3` ")
+                && w.contains(note)
+                && w.ends_with("the syntax backend answered instead"),
+            "{mode}: {w}"
+        );
+        assert_eq!(read(p.path(), "two.py"), TWO, "{mode}");
+        assert_eq!(read(p.path(), "use.py"), USE, "{mode}");
+        let refs: Vec<&str> = args
+            .iter()
+            .copied()
+            .chain(["refs", "two.py", "A.m", "--json"])
+            .collect();
+        let (code, out, err) = scalpel(p.path(), &path, &refs);
+        assert_eq!(code, 0, "{mode}: {err}");
+        let r = json(&out);
+        assert_eq!(r["backend"], "syntax", "{mode}: {r}");
+        assert!(
+            r["warnings"][0]
+                .as_str()
+                .unwrap_or_default()
+                .contains("the syntax backend answered instead"),
+            "{mode}: {r}"
+        );
+    }
+    // With --apply, the server's stale edit is not written: the syntax
+    // backend's own rename is.
+    let lsp = fake("stale");
+    let (code, out, err) = scalpel(
+        p.path(),
+        &path,
+        &[
+            "--lsp", &lsp, "rename", "two.py", "A.m", "mm", "--apply", "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["backend"], "syntax");
+    assert!(read(p.path(), "two.py").starts_with("class A:\n    def mm(self)"));
+}
+
+#[test]
+fn a_missing_server_is_a_note_only_when_asked_for() {
+    let p = project(&[("two.py", TWO), ("use.py", USE)]);
+    // The language's own server not on PATH: the syntax backend, silently.
+    let bare = "/usr/bin:/bin";
+    let (code, out, err) = scalpel(p.path(), bare, &["rename", "two.py", "A.m", "mm", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let r = json(&out);
+    assert_eq!(
+        (
+            r["backend"].as_str(),
+            r["warnings"].as_array().map(Vec::len)
+        ),
+        (Some("syntax"), Some(0)),
+        "{r}"
+    );
+    // One named by --lsp that cannot start: a note.
+    let (code, out, err) = scalpel(
+        p.path(),
+        bare,
+        &[
+            "--lsp",
+            "python=no-such-language-server --stdio",
+            "rename",
+            "two.py",
+            "A.m",
+            "mm",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let r = json(&out);
+    assert!(
+        r["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("`no-such-language-server` could not be started"),
+        "{r}"
+    );
+    // --no-lsp: the syntax backend even with the server on PATH.
+    let (_, out, _) = scalpel(
+        p.path(),
+        &server_path(),
+        &["--no-lsp", "refs", "two.py", "A.m", "--json"],
+    );
+    assert_eq!(json(&out)["backend"], "syntax");
+    // A bad --lsp is refused with the flag's vocabulary.
+    let (code, _, err) = scalpel(
+        p.path(),
+        bare,
+        &["--lsp", "python", "refs", "two.py", "A.m"],
+    );
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("is not LANG=COMMAND") && err.contains("--lsp python="),
+        "{err}"
+    );
+}
+
+/// `scalpel serve` keeps one server per language and root: reused by the
+/// next request, started again after it died, shut down on demand.
+#[test]
+fn one_server_per_language_and_root_is_reused_and_restarted_after_a_crash() {
+    use scalpel::disk::Workspace;
+    use scalpel::lsp::{Servers, Settings};
+    use scalpel::ops::engine::Engine;
+    use scalpel::refs::RefsRequest;
+    use std::sync::Arc;
+    let bin = provision::lsp_servers();
+    let mut settings = Settings::default();
+    settings
+        .add_command(&format!(
+            "python={} --stdio",
+            bin.join("pyright-langserver").display()
+        ))
+        .unwrap();
+    let servers = Servers::new(settings);
+    let engine = Engine::default();
+    let p = project(&[("two.py", TWO), ("use.py", USE)]);
+    let root = p.path().canonicalize().unwrap();
+    let ws = Workspace::new(root.clone()).unwrap();
+    let load = |f: &Path| engine.load(f, None).map(Arc::new);
+    let req = RefsRequest {
+        path: Some(root.join("two.py").to_string_lossy().into_owned()),
+        symbol: Some("A.m".into()),
+        ..RefsRequest::default()
+    };
+    let ask = || {
+        scalpel::ops::lsp::refs::find_references(&servers, &ws, &engine.registry, &req, &load)
+            .unwrap()
+    };
+    let first = ask();
+    assert_eq!(first.backend, "lsp:pyright-langserver");
+    assert_eq!(first.total, 3);
+    let pids = servers.pids();
+    assert_eq!(pids.len(), 1);
+    assert_eq!(ask().total, 3);
+    assert_eq!(servers.pids(), pids, "the running server answered again");
+    std::process::Command::new("kill")
+        .args(["-9", &pids[0].to_string()])
+        .status()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let after = ask();
+    assert_eq!(
+        (after.backend.as_str(), after.total),
+        ("lsp:pyright-langserver", 3),
+        "{:?}",
+        after.warnings
+    );
+    assert!(after.warnings.is_empty(), "{:?}", after.warnings);
+    let restarted = servers.pids();
+    assert_eq!(restarted.len(), 1);
+    assert_ne!(restarted, pids, "a new server was started");
+    servers.shutdown();
+    assert_eq!(servers.running(), 0);
+}
+
+/// Over MCP (`scalpel serve`): the same backend, one server for the
+/// session, the answer's `backend` and text saying which.
+#[tokio::test]
+async fn mcp_rename_and_references_go_through_the_server_and_say_so() {
+    use mcp_support::{TestClient, call, ok, text};
+    use rmcp::ServiceExt;
+    use rmcp::transport::TokioChildProcess;
+    let path = server_path();
+    let p = project(&[("two.py", TWO), ("use.py", USE)]);
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_scalpel"));
+    cmd.env("PATH", &path)
+        .arg("serve")
+        .arg("--root")
+        .arg(p.path());
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = TestClient::default().serve(transport).await.unwrap();
+    let refs = call(
+        &client,
+        "find_references",
+        serde_json::json!({"path": "two.py", "symbol": "A.m"}),
+    )
+    .await;
+    assert_eq!(
+        ok(&refs)["backend"],
+        "lsp:pyright 1.1.389",
+        "{}",
+        text(&refs)
+    );
+    assert_eq!(ok(&refs)["total"], 3);
+    let renamed = call(
+        &client,
+        "rename_symbol",
+        serde_json::json!({"path": "two.py", "symbol": "A.m", "new_name": "mm", "dry_run": false}),
+    )
+    .await;
+    let r = ok(&renamed);
+    assert_eq!(
+        (r["backend"].as_str(), r["renamed"].as_u64()),
+        (Some("lsp:pyright 1.1.389"), Some(3)),
+        "{r}"
+    );
+    assert!(
+        text(&renamed).contains("(lsp:pyright 1.1.389 backend)"),
+        "{}",
+        text(&renamed)
+    );
+    assert_eq!(read(p.path(), "use.py"), USE.replace("a.m()", "a.mm()"));
+    // The server saw the write: the next answer is about the new text.
+    let again = call(
+        &client,
+        "find_references",
+        serde_json::json!({"path": "two.py", "symbol": "A.mm"}),
+    )
+    .await;
+    assert_eq!(ok(&again)["total"], 3, "{}", text(&again));
+    assert_eq!(ok(&again)["backend"], "lsp:pyright 1.1.389");
+    client.cancel().await.unwrap();
+}
+
+#[test]
+fn lsp_flags_name_languages_by_their_names_or_aliases() {
+    let p = project(&[("two.py", TWO), ("use.py", USE)]);
+    let bare = "/usr/bin:/bin";
+    let (code, _, err) = scalpel(
+        p.path(),
+        bare,
+        &["--lsp", "cobol=x", "refs", "two.py", "A.m"],
+    );
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("unknown language `cobol`") && err.contains("python"),
+        "{err}"
+    );
+    let (code, _, err) = scalpel(
+        p.path(),
+        bare,
+        &["--lsp-timeout", "0", "refs", "two.py", "A.m"],
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("--lsp-timeout"), "{err}");
+    // An alias names the language too.
+    let (_, out, _) = scalpel(
+        p.path(),
+        bare,
+        &[
+            "--lsp",
+            "py=no-such-language-server",
+            "refs",
+            "two.py",
+            "A.m",
+            "--json",
+        ],
+    );
+    assert!(
+        json(&out)["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("`no-such-language-server` could not be started"),
+        "{out}"
+    );
+    // A language without `[lsp]` (Rust) can be given a server.
+    fs::write(
+        p.path().join("lib.rs"),
+        "pub fn indent() {}\npub fn go() { indent() }\n",
+    )
+    .unwrap();
+    let (_, out, _) = scalpel(
+        p.path(),
+        bare,
+        &[
+            "--lsp",
+            "rust=no-such-rust-server",
+            "refs",
+            "lib.rs",
+            "indent",
+            "--json",
+        ],
+    );
+    let r = json(&out);
+    assert_eq!(r["backend"], "syntax");
+    assert!(
+        r["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("`no-such-rust-server` could not be started"),
+        "{r}"
+    );
+}

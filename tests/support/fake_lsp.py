@@ -1,0 +1,65 @@
+"""A language server that misbehaves, for tests/lsp.rs: started as
+`python3 fake_lsp.py MODE`.
+
+hang     reads requests and never answers
+crash    exits with status 3 on the first request
+garbage  answers the first request with bytes that are not LSP
+stale    a well-behaved server whose rename edits replace the wrong text
+         (its view of the file is not the file on disk)
+"""
+import json
+import sys
+
+mode = sys.argv[1]
+inp = sys.stdin.buffer
+out = sys.stdout.buffer
+
+
+def read():
+    length = None
+    while True:
+        line = inp.readline()
+        if not line:
+            sys.exit(0)
+        line = line.strip()
+        if not line:
+            break
+        key, _, value = line.partition(b":")
+        if key.lower() == b"content-length":
+            length = int(value)
+    return json.loads(inp.read(length))
+
+
+def send(msg):
+    body = json.dumps(msg).encode()
+    out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    out.flush()
+
+
+while True:
+    msg = read()
+    if "id" not in msg:
+        continue
+    if mode == "hang":
+        continue
+    if mode == "crash":
+        sys.stderr.write("fake_lsp: crashing on purpose\n")
+        sys.exit(3)
+    if mode == "garbage":
+        out.write(b"this is not a language server\r\n\r\n{}")
+        out.flush()
+        continue
+    method = msg["method"]
+    if method == "initialize":
+        result = {"capabilities": {"renameProvider": True, "referencesProvider": True},
+                  "serverInfo": {"name": "fake", "version": "0.1"}}
+    elif method == "textDocument/rename":
+        doc = msg["params"]["textDocument"]["uri"]
+        # Line 1, columns 0-3: `cla` of `class`, not the name.
+        edit = {"range": {"start": {"line": 0, "character": 0},
+                          "end": {"line": 0, "character": 3}},
+                "newText": msg["params"]["newName"]}
+        result = {"changes": {doc: [edit]}}
+    else:
+        result = None
+    send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
