@@ -1060,9 +1060,36 @@ fn a_delete_receipt_says_the_symbol_is_removed() {
 /// 4-space Python class, a 2-space Rust method into a 4-space impl, and a
 /// 4-space method into a 2-space TypeScript class, whose closing `}` once
 /// landed at column 0 in the middle of the class.
+/// A symbol laid out unlike its file (8 spaces in a Go file of tabs; a
+/// PHP doc comment one column right of its property) comes back unchanged
+/// when its own code, as `extract_code` prints it, replaces it.
+#[test]
+fn a_symbol_laid_out_unlike_its_file_survives_its_own_code() {
+    let cases = [
+        (
+            "m.go",
+            "package m\n\nfunc A() int {\n\treturn 1\n}\n\nfunc New() int {\n        return 2\n}\n",
+            "New",
+            "func New() int {\n        return 2\n}\n",
+        ),
+        (
+            "p.php",
+            "<?php\nclass P\n{\n     /** @var int */\n    protected $uow;\n\n    /** @var int */\n    protected $other;\n}\n",
+            "P.uow",
+            "/** @var int */\n    protected $uow;\n",
+        ),
+    ];
+    for (path, src, symbol, code) in cases {
+        let ws = Ws::new(&[(path, src.as_bytes())]);
+        ws.update(path, symbol, Operation::Replace, Some(code))
+            .unwrap();
+        assert_eq!(String::from_utf8(ws.read(path)).unwrap(), src, "{path}");
+    }
+}
+
 #[test]
 fn another_indent_width_is_rescaled_to_the_files() {
-    let cases: [(&str, &str, &str, &str, &str); 5] = [
+    let cases: [(&str, &str, &str, &str, &str); 6] = [
         (
             "a.py",
             "class A:\n    def ok(self) -> bool:\n        return True\n\n    def other(self):\n        if self:\n            return 1\n",
@@ -1102,6 +1129,15 @@ fn another_indent_width_is_rescaled_to_the_files() {
             "S::S",
             "S::S()\n        : a(1),\n            b(2),\n            c(3) {}\n",
             "namespace N {\nS::S()\n    : a(1),\n        b(2),\n        c(3) {}\n\nvoid g() {\n  if (x) {\n    y();\n  }\n}\n}\n",
+        ),
+        (
+            // A brace block whose parameters follow `{` on its line: its
+            // body is a block's lines (steps), its `}` goes back.
+            "f.rb",
+            "class A\n  def f(x)\n    x.select { |a, b|\n      y = a\n      y > 1\n    }\n  end\nend\n",
+            "A.f",
+            "def f(x)\n    x.select { |a, b|\n        y = a\n        y > 2\n    }\nend\n",
+            "class A\n  def f(x)\n    x.select { |a, b|\n      y = a\n      y > 2\n    }\n  end\nend\n",
         ),
     ];
     for (path, src, symbol, code, want) in cases {
