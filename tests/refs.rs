@@ -1047,7 +1047,7 @@ fn renames_that_succeed_are_accepted_by_cargo_check() {
     let (mut applied, mut refused, mut wrong) = (0, 0, Vec::new());
     for (addr, name) in &targets {
         let ran = Command::new(&bin)
-            .args(["rename", "--apply", "--root"])
+            .args(["rename", "--apply", "--no-lsp", "--root"])
             .arg(&krate)
             .arg(&lib)
             .args([addr.as_str(), &format!("{name}_judged")])
@@ -1136,7 +1136,7 @@ fn typescript_renames_that_succeed_are_accepted_by_tsc() {
     let (mut applied, mut refused, mut wrong) = (0, 0, Vec::new());
     for (file, addr, name) in &sample {
         let ran = Command::new(&bin)
-            .args(["rename", "--apply", "--root"])
+            .args(["rename", "--apply", "--no-lsp", "--root"])
             .arg(&root)
             .arg(file)
             .args([addr.as_str(), &format!("{name}Judged")])
@@ -1240,7 +1240,7 @@ fn python_renames_that_succeed_are_accepted_by_pyright() {
     for (file, addr, name) in &sample {
         let new = format!("{name}_judged");
         let ran = Command::new(&bin)
-            .args(["rename", "--apply", "--root"])
+            .args(["rename", "--apply", "--no-lsp", "--root"])
             .arg(&root)
             .arg(file)
             .args([addr.as_str(), &new])
@@ -1293,7 +1293,7 @@ fn a_function_declared_as_a_local_is_renamed_with_its_uses() {
     let bin = assert_cmd::cargo::cargo_bin("scalpel");
     let rename = |sym: &str, new: &str| {
         let out = Command::new(&bin)
-            .args(["rename", "--apply", "--root"])
+            .args(["rename", "--apply", "--no-lsp", "--root"])
             .arg(dir.path())
             .arg(&f)
             .args([sym, new])
