@@ -43,17 +43,6 @@ fn best(mut f: impl FnMut()) -> Duration {
         .unwrap_or_default()
 }
 
-fn stdlib() -> Option<PathBuf> {
-    let out = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
-        ])
-        .output()
-        .ok()?;
-    Some(PathBuf::from(String::from_utf8(out.stdout).ok()?.trim()))
-}
-
 /// The `n` largest of `files` that `engine` reads as `language`.
 fn largest(engine: &Engine, files: Vec<PathBuf>, language: &str, n: usize) -> Vec<PathBuf> {
     let mut files: Vec<(u64, PathBuf)> = files
@@ -112,10 +101,7 @@ fn main() {
     let home = PathBuf::from(std::env::var("HOME").unwrap_or_default());
     let walk = |dir: &Path| scalpel::disk::walk_files(dir);
     let mut corpora: Vec<(String, Vec<PathBuf>)> = vec![
-        (
-            "python".into(),
-            walk(&stdlib().expect("python3 prints its stdlib path")),
-        ),
+        ("python".into(), walk(&trust_support::stdlib_dir())),
         ("rust".into(), walk(&home.join(".cargo/registry/src"))),
         (
             "typescript".into(),

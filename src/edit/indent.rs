@@ -187,9 +187,7 @@ pub fn layout_penalty(
             {
                 let here = indent_at(ls);
                 let anchor_row = anchor.start_position().row;
-                let closes = !leaf.is_named()
-                    && leaf.parent() == Some(anchor)
-                    && anchor.end_byte() == leaf.end_byte();
+                let closes = closes(leaf, anchor);
                 let aligned = (anchor_row < row)
                     .then(|| aligned_under(lang, anchor, leaf))
                     .flatten()
@@ -311,28 +309,6 @@ pub fn code_unit(
     super::rescale::steps_unit(&depths, &roles(lang, tree, body, code))
 }
 
-/// The indentation style of the code at `code` (body offsets in `body`,
-/// parsed as `tree`) as its own layout lines show it: its lines after the
-/// first, without those that begin inside a multi-line string or comment
-/// ([`content_lines`]), read as a file's are
-/// ([`crate::source::indent_of_lines`]).
-pub fn code_style(
-    lang: &Language,
-    tree: &Tree,
-    body: &str,
-    code: std::ops::Range<usize>,
-) -> Indent {
-    let content = content_lines(lang, tree, body, code.clone());
-    let text = &body[code.start.min(body.len())..code.end.min(body.len())];
-    let layout = text
-        .split('\n')
-        .enumerate()
-        .skip(1)
-        .filter(|(i, _)| !content.get(*i).copied().unwrap_or(false))
-        .map(|(_, l)| l);
-    crate::source::indent_of_lines(layout)
-}
-
 /// The first item of `node` when `node` opens with a bracket and that item
 /// follows the bracket on the same line (`(a,` of `def f(a,` / `b)`): the
 /// byte offset its continued lines may line up under. Read from the tree
@@ -355,9 +331,7 @@ fn aligned_item(node: Node<'_>) -> Option<usize> {
 /// steps, and its `}` goes back to the line that opened it.
 fn aligned_under(lang: &Language, anchor: Node<'_>, leaf: Node<'_>) -> Option<usize> {
     let at = aligned_item(anchor)?;
-    let closes =
-        !leaf.is_named() && leaf.parent() == Some(anchor) && anchor.end_byte() == leaf.end_byte();
-    if closes {
+    if closes(leaf, anchor) {
         return None;
     }
     let mut child = leaf;
@@ -373,6 +347,11 @@ fn aligned_under(lang: &Language, anchor: Node<'_>, leaf: Node<'_>) -> Option<us
         .iter()
         .any(|f| anchor.child_by_field_name(f) == Some(child));
     (!in_body).then_some(at)
+}
+
+/// Does `leaf` close `anchor` (its last token, a `}` or `)`)?
+fn closes(leaf: Node<'_>, anchor: Node<'_>) -> bool {
+    !leaf.is_named() && leaf.parent() == Some(anchor) && anchor.end_byte() == leaf.end_byte()
 }
 
 /// Is `node` an anonymous token with no letter or digit in it (an

@@ -309,15 +309,18 @@ impl Ctx {
             file.source.body(),
             span.start_byte - offset..span.end_byte - offset,
         );
-        let own = indent::code_style(&file.language, &file.tree, body, code.clone());
+        // Its layout lines: after the first, not inside a multi-line string
+        // or comment (their indentation is content).
         let content = indent::content_lines(&file.language, &file.tree, body, code.clone());
-        let least = body[code]
+        let layout: Vec<&str> = body[code]
             .split('\n')
             .enumerate()
             .skip(1)
             .filter(|(i, l)| !is_blank(l) && !content.get(*i).copied().unwrap_or(false))
-            .map(|(_, l)| leading_ws(l).len())
-            .min();
+            .map(|(_, l)| l)
+            .collect();
+        let own = crate::source::indent_of_lines(layout.iter().copied());
+        let least = layout.iter().map(|l| leading_ws(l).len()).min();
         self.floor = least.map_or(self.floor, |l| l.min(self.floor));
         let tabs = |s: Indent| s == Indent::Tabs;
         if own != Indent::Unknown && self.style != Indent::Unknown && tabs(own) != tabs(self.style)
