@@ -11,7 +11,7 @@ use std::fmt;
 
 /// Stable error codes. The serialized form (`NOT_FOUND`, ...) is a public
 /// contract: agents match on it. Never rename a variant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
     NotFound,
@@ -125,7 +125,7 @@ impl fmt::Display for ErrorCode {
 }
 
 /// A failure with everything an agent needs to recover from it.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Error {
     pub error_code: ErrorCode,
     /// One line: what went wrong.
@@ -135,7 +135,6 @@ pub struct Error {
     /// Structured context: candidates, nearest match, line numbers, ...
     /// Always a JSON object on the wire (`{}` when there is nothing to add).
     #[serde(serialize_with = "details_object")]
-    #[schemars(with = "serde_json::Map<String, Value>")]
     pub details: Value,
 }
 

@@ -16,7 +16,7 @@ const BINARY_SNIFF: usize = 8000;
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Eol {
     Lf,
@@ -38,7 +38,7 @@ impl Eol {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase", tag = "style", content = "width")]
 pub enum Indent {
     Tabs,
@@ -46,7 +46,7 @@ pub enum Indent {
     Unknown,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FileProfile {
     pub bom: bool,
     pub eol: Eol,

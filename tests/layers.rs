@@ -485,8 +485,12 @@ fn calls_outside(allowed: &[&str], calls: &[&str]) -> Vec<String> {
         if allowed.iter().any(|a| f.starts_with(src_dir().join(a))) {
             continue;
         }
+        // A `tests.rs` is a test module (`#[cfg(test)] mod tests;`) and may
+        // write fixtures, like the test modules that come last in a file.
+        if f.file_name().is_some_and(|n| n == "tests.rs") {
+            continue;
+        }
         let text = std::fs::read_to_string(&f).unwrap();
-        // Test modules come last in every file and may write fixtures.
         let code = text.split("#[cfg(test)]").next().unwrap_or("");
         for (n, line) in code.lines().enumerate() {
             if line.trim_start().starts_with("//") {
@@ -513,6 +517,19 @@ fn only_disk_writes() {
     assert!(
         found.is_empty(),
         "writes outside src/disk (route them through disk):\n{}",
+        found.join("\n")
+    );
+}
+
+/// Only the MCP adapter knows the wire schema (#26 item 7): the library's
+/// types are serializable payloads, but no schema or schema text below
+/// `mcp/` (rust-analyzer's rule: only the protocol layer speaks protocol).
+#[test]
+fn only_mcp_knows_the_schema() {
+    let found = calls_outside(&["mcp"], &["schemars", "JsonSchema"]);
+    assert!(
+        found.is_empty(),
+        "schemas outside src/mcp (put the wire type in src/mcp/params.rs):\n{}",
         found.join("\n")
     );
 }

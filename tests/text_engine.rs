@@ -6,10 +6,10 @@
 use assert_cmd::Command;
 use proptest::prelude::*;
 use scalpel::ErrorCode;
-use scalpel::disk::search::SearchParams;
 use scalpel::disk::tree::TreeParams;
 use scalpel::disk::{Workspace, undo};
 use scalpel::ops::engine::Engine;
+use scalpel::ops::search::SearchParams;
 use scalpel::ops::textops::{self, EditParams, FragmentParams, WriteParams};
 use scalpel::text::window::WindowRequest;
 use scalpel::text::{Anchor, LineRange, MatchMode, TextEdit};
@@ -73,8 +73,8 @@ impl Repo {
     fn fragment(&self, p: FragmentParams) -> scalpel::Result<textops::Fragment> {
         textops::read_fragment(&self.ws, &self.engine, &p)
     }
-    fn search(&self, p: SearchParams) -> scalpel::Result<scalpel::disk::search::SearchResult> {
-        textops::search(&self.ws, &self.engine, &p)
+    fn search(&self, p: SearchParams) -> scalpel::Result<scalpel::ops::search::SearchResult> {
+        scalpel::ops::search::search(&self.ws, &self.engine, &p)
     }
 }
 
@@ -1191,7 +1191,7 @@ fn definition_line_patterns_do_not_change_the_ranking() {
             ..SearchParams::default()
         };
         let ranked = |engine: &Engine| {
-            let res = textops::search(&ws, engine, &params).unwrap();
+            let res = scalpel::ops::search::search(&ws, engine, &params).unwrap();
             let files: Vec<(String, f64, Vec<String>)> = res
                 .files
                 .into_iter()

@@ -34,7 +34,7 @@ const LINE_CHARS: usize = 120;
 const DIFF_TIMEOUT: Duration = Duration::from_millis(200);
 
 /// What the parser found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DiagnosticKind {
     /// Text the grammar could not fit (an `ERROR` node).
@@ -47,7 +47,7 @@ pub enum DiagnosticKind {
 }
 
 /// One parse error, located and quoted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     /// 1-based line.
     pub line: usize,
@@ -62,7 +62,6 @@ pub struct Diagnostic {
     pub source_line: String,
     /// Character offset of the column within `source_line`, for the caret.
     #[serde(skip)]
-    #[schemars(skip)]
     pub caret: usize,
     /// `true` when the compared revision already had this error: it is
     /// reported but does not fail the check.

@@ -26,7 +26,7 @@ pub const HOOK_MARKER: &str = "# scalpel-pre-commit-hook";
 const BACKUP_SUFFIX: &str = ".scalpel-backup";
 
 /// What `install` or `uninstall` did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HookAction {
     /// A new hook was written.
@@ -43,7 +43,7 @@ pub enum HookAction {
     LeftForeign,
 }
 
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct HookOutcome {
     pub action: HookAction,
     /// The hook file.

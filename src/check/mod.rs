@@ -79,7 +79,7 @@ pub struct CheckOptions {
 }
 
 /// Why a file was not parsed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SkipReason {
     /// No grammar claims its name or `#!` line.
@@ -107,14 +107,14 @@ impl SkipReason {
     }
 }
 
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Skipped {
     pub path: String,
     pub reason: SkipReason,
 }
 
 /// A checked file that has parse errors (new or pre-existing).
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct FileErrors {
     pub path: String,
     pub language: String,
@@ -124,7 +124,7 @@ pub struct FileErrors {
 }
 
 /// The result of a check (`scalpel check --json` prints it as it is).
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct CheckReport {
     /// No error counts against the files: exit status 0.
     pub ok: bool,

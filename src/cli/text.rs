@@ -11,14 +11,14 @@ use super::output::Out;
 use super::words::cli_text;
 use super::{RootArg as Common, WriteOpts};
 use super::{plural, to_json};
-use crate::disk::search::SearchParams;
-use crate::disk::search::SearchResult;
 use crate::disk::tree::TreeListing;
 use crate::disk::tree::TreeParams;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ops::Session;
 use crate::ops::engine::Engine;
 use crate::ops::receipt::{Describe, Planned, Receipt};
+use crate::ops::search::SearchParams;
+use crate::ops::search::SearchResult;
 use crate::ops::textops::{self, EditParams, FileWindow, Fragment, FragmentParams, WriteParams};
 use crate::text::window::WindowRequest;
 use crate::text::{Anchor, FuzzyMode, LineRange, TextEdit, lines::strip_eol};
@@ -291,7 +291,7 @@ fn search_cmd(a: SearchArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         hidden: a.hidden,
         max_file_size: Some(engine.max_file_size),
     };
-    let r = textops::search(ws, engine, &params)?;
+    let r = crate::ops::search::search(ws, engine, &params)?;
     emit(out, a.json, &r, print_search);
     Ok(if r.files_matched == 0 { 1 } else { 0 })
 }

@@ -47,7 +47,7 @@ pub struct WriteMeta {
 }
 
 /// The receipt of a write.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WriteOutcome {
     /// Id for `undo`; `None` for a dry run or when nothing changed.
     pub edit_id: Option<String>,

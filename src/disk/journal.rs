@@ -79,7 +79,7 @@ const MAX_ID_TRIES: usize = 10_000;
 const SKIPPED_SHOWN: usize = 3;
 
 /// One journaled change of one file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JournalEntry {
     pub edit_id: String,
     /// UTC, RFC 3339 with milliseconds.

@@ -8,13 +8,13 @@
 pub mod commit;
 pub mod current;
 pub mod door;
+pub mod grep;
 pub mod ignores;
 pub mod install;
 pub mod journal;
 pub mod locks;
 pub mod read;
 pub mod recover;
-pub mod search;
 pub mod store;
 pub(crate) mod tracked;
 pub mod transaction;

@@ -46,7 +46,7 @@ pub struct FileChange {
 }
 
 /// The receipt of a transaction.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TxnOutcome {
     /// The transaction's id (undo it with this id); `None` for a dry run or
     /// when nothing changed.

@@ -8,9 +8,8 @@
 //! levels take what is left, and a folder that does not fit ends with a
 //! "… N more" line, so the agent knows what it is not seeing and where.
 
-use crate::disk::search::{rel_path, resolve_dir, walk_builder};
+use crate::disk::grep::{rel_path, resolve_dir, walk_builder};
 use crate::error::{Error, Result};
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -19,7 +18,7 @@ pub const DEFAULT_TREE_DEPTH: usize = 3;
 pub const DEFAULT_TREE_MAX_ITEMS: usize = 200;
 
 /// What to list.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TreeParams {
     /// Folder, relative to the root (default: the root).
@@ -29,20 +28,18 @@ pub struct TreeParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<usize>,
     /// Most entries shown (default 200); the rest are counted in "… N more" lines.
-    #[schemars(description = "Most entries shown (default 200).")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_items: Option<usize>,
     /// Show file sizes.
     #[serde(default)]
     pub sizes: bool,
     /// Include hidden files and folders (never `.git`).
-    #[schemars(description = "Include hidden entries.")]
     #[serde(default)]
     pub hidden: bool,
 }
 
 /// The rendered tree.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TreeListing {
     /// One entry per line: `├── name`, folders with a trailing `/`.
     pub text: String,

@@ -39,7 +39,7 @@ use std::path::Path;
 const RECENT_IDS: usize = 10;
 
 /// The receipt of an undo.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct UndoOutcome {
     /// The undo's own journal entry (undo it to redo); `None` when the file
     /// already had the restored content and nothing was written.

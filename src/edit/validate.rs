@@ -17,7 +17,7 @@ const MAX_LISTED: usize = 20;
 
 /// One place where the new file breaks the language: a parser recovery or
 /// a rule the language enforces beyond its grammar (Python indentation).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SyntaxProblem {
     pub line: usize,
     /// 1-based column, in bytes.
@@ -36,7 +36,7 @@ pub struct SyntaxProblem {
 struct Judged;
 
 /// The outcome of validating an edit, part of every write receipt.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Validation {
     pub status: ValidationStatus,
     /// Errors the edit introduced (empty unless `errors_allowed`).
@@ -47,12 +47,11 @@ pub struct Validation {
     /// [`Validation::not_checked`]), so a change that carries one was
     /// judged (or says it was not).
     #[serde(skip)]
-    #[schemars(skip)]
     _judged: Judged,
 }
 
 /// How an edit was validated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ValidationStatus {
     /// The edit adds no problem the file did not have.

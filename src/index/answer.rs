@@ -23,7 +23,7 @@ pub const SNIPPET_LINES: usize = 8;
 const LINE_CHARS: usize = 160;
 
 /// One ranked code unit.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Hit {
     pub path: String,
     pub start_line: usize,
@@ -41,7 +41,7 @@ pub struct Hit {
 }
 
 /// The answer of `search_codebase` / `scalpel find`.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct SearchAnswer {
     pub query: String,
     /// `hybrid` (keyword + structure + embeddings) or `keyword` (keyword +

@@ -31,7 +31,7 @@ const REPORT_EVERY: Duration = Duration::from_millis(100);
 pub use super::watch::Watch;
 
 /// The state of an index, for `scalpel index --status` and answers.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct IndexStatus {
     pub root: String,
     pub indexed_files: usize,
@@ -264,12 +264,12 @@ impl LiveIndex {
 
     /// Every file the index should hold: the workspace walker's files.
     fn walk(&self) -> Vec<(PathBuf, String)> {
-        let walk = disk::search::walk_builder(&self.root, &self.root, false, None);
+        let walk = disk::grep::walk_builder(&self.root, &self.root, false, None);
         walk.build()
             .flatten()
             .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
             .map(|e| {
-                let rel = disk::search::rel_path(&self.root, e.path());
+                let rel = disk::grep::rel_path(&self.root, e.path());
                 (e.into_path(), rel)
             })
             .collect()
@@ -417,7 +417,7 @@ impl LiveIndex {
     pub(super) fn update_known(&self, paths: &[PathBuf]) -> bool {
         let mut unknown = false;
         for abs in paths {
-            let rel = disk::search::rel_path(&self.root, abs);
+            let rel = disk::grep::rel_path(&self.root, abs);
             if rel.starts_with("..")
                 || rel
                     .split('/')

@@ -99,8 +99,8 @@ impl SearchRequest {
 
 struct Filter {
     path: Option<String>,
-    include: Option<crate::disk::search::Globs>,
-    exclude: Option<crate::disk::search::Globs>,
+    include: Option<crate::disk::grep::Globs>,
+    exclude: Option<crate::disk::grep::Globs>,
     kind: Option<String>,
     language: Option<String>,
     /// Nothing is filtered out.
@@ -114,8 +114,8 @@ impl Filter {
             .as_deref()
             .map(|p| p.trim_start_matches("./").trim_end_matches('/').to_string())
             .filter(|p| !p.is_empty() && p != ".");
-        let include = crate::disk::search::globs(&req.include, "include")?;
-        let exclude = crate::disk::search::globs(&req.exclude, "exclude")?;
+        let include = crate::disk::grep::globs(&req.include, "include")?;
+        let exclude = crate::disk::grep::globs(&req.exclude, "exclude")?;
         let none = path.is_none()
             && include.is_none()
             && exclude.is_none()

@@ -22,6 +22,7 @@
 mod framing;
 mod http;
 mod index;
+mod params;
 mod render;
 pub mod reply;
 mod root;
@@ -30,7 +31,7 @@ mod tools;
 
 pub use framing::line_limit;
 pub use http::{HttpOptions, STATE_FILE, ServerState, TOKEN_FILE, serve_http};
-pub use reply::{Json, Render, ToolError};
+pub use reply::{Answer, Render, ToolError};
 pub use tools::{ExtractCodeParams, ListSymbolsParams, SearchCodebaseParams, UndoEditParams};
 
 use crate::disk::{Purpose, ResolvedPath};
@@ -180,10 +181,9 @@ impl ScalpelServer {
             let mut router = Self::tool_router();
             for route in router.map.values_mut() {
                 let attr = &mut route.attr;
-                attr.input_schema = Arc::new(schema::tidy(&attr.input_schema, schema::Side::Input));
-                if let Some(out) = &attr.output_schema {
-                    attr.output_schema = Some(Arc::new(schema::tidy(out, schema::Side::Output)));
-                }
+                attr.input_schema = Arc::new(schema::tidy(&attr.input_schema));
+                // Every tool answers with `structuredContent` (`Answer<T>`).
+                attr.output_schema = Some(Arc::new(schema::output()));
             }
             router
         })

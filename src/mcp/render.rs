@@ -5,10 +5,10 @@
 
 use super::reply::Render;
 use crate::disk::UndoOutcome;
-use crate::disk::search::SearchResult;
 use crate::disk::tree::TreeListing;
 use crate::ops::engine::{Extraction, FileSymbols};
 use crate::ops::receipt::{Describe, Planned, Receipt};
+use crate::ops::search::SearchResult;
 use crate::ops::textops::{FileWindow, Fragment};
 use crate::text::count;
 use std::fmt::Write;

@@ -1,11 +1,13 @@
 //! How a tool's outcome becomes an MCP `CallToolResult`.
 //!
-//! - Success: [`Json<T>`] puts `T` in `structuredContent` and a compact text
-//!   rendering ([`Render`]) in `content`. It is named `Json` on purpose: the
-//!   `#[tool]` macro emits an `outputSchema` only for a return type written
-//!   literally as `Json<T>` or `Result<Json<T>, E>` (it matches the last path
-//!   segment), and this type keeps that while replacing rmcp's JSON-dump text
-//!   with a rendering that costs a fraction of the tokens.
+//! - Success: [`Answer<T>`] puts `T` in `structuredContent` and a compact
+//!   text rendering ([`Render`]) in `content`, in place of rmcp's JSON-dump
+//!   text, at a fraction of the tokens. It is not named `Json` on purpose:
+//!   the `#[tool]` macro derives an `outputSchema` from `T` for a return type
+//!   written `Json<T>`, which would make every result type below this adapter
+//!   carry a schema (and its doc comments as schema text). Every tool's output
+//!   schema is `{"type": "object"}` instead, set once where the router is
+//!   built (`ScalpelServer::router`; why that is enough: `schema.rs`).
 //! - Failure: [`ToolError`] becomes `isError: true` with `structuredContent`
 //!   `{error_code, message, suggestion, details}` and one line of text.
 //!   Never a JSON-RPC error: those are for malformed requests only.
@@ -15,10 +17,8 @@ use crate::error::{Error, ErrorCode};
 use crate::hint::Term;
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
-use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::json;
-use std::borrow::Cow;
 
 /// A compact, human- and model-readable rendering of a result.
 pub trait Render {
@@ -26,19 +26,9 @@ pub trait Render {
 }
 
 /// A successful result: `structuredContent` plus `T::render()` as text.
-pub struct Json<T>(pub T);
+pub struct Answer<T>(pub T);
 
-impl<T: JsonSchema> JsonSchema for Json<T> {
-    fn schema_name() -> Cow<'static, str> {
-        T::schema_name()
-    }
-
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        T::json_schema(generator)
-    }
-}
-
-impl<T: Serialize + Render> IntoCallToolResult for Json<T> {
+impl<T: Serialize + Render> IntoCallToolResult for Answer<T> {
     fn into_call_tool_result(self) -> Result<CallToolResponse, rmcp::ErrorData> {
         // Hints name fields and tools through marked terms (crate::hint).
         let text = crate::hint::render(&self.0.render(), mcp_words);

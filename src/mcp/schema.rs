@@ -21,20 +21,15 @@ use serde_json::{Map, Value};
 /// How deep `$ref`s are followed; a recursive type keeps its `$ref` below this.
 const MAX_INLINE_DEPTH: usize = 8;
 
-/// Which side of a tool a schema describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    Input,
-    Output,
+/// Every tool's output schema: an object (see the module doc).
+pub fn output() -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert("type".into(), Value::from("object"));
+    out
 }
 
-/// The tidied copy of `schema`.
-pub fn tidy(schema: &Map<String, Value>, side: Side) -> Map<String, Value> {
-    if side == Side::Output {
-        let mut out = Map::new();
-        out.insert("type".into(), Value::from("object"));
-        return out;
-    }
+/// The tidied copy of an input schema.
+pub fn tidy(schema: &Map<String, Value>) -> Map<String, Value> {
     let mut out = schema.clone();
     out.remove("$schema");
     let defs = out.remove("$defs");
@@ -205,7 +200,7 @@ mod tests {
             },
             "$defs": {"Item": {"type": "object", "properties": {"line": {"type": ["integer", "null"], "format": "uint32"}}}}
         }));
-        let t = tidy(&s, Side::Input);
+        let t = tidy(&s);
         assert!(t.get("$defs").is_none());
         assert_eq!(t["properties"]["items"]["items"]["type"], "object");
         assert!(
@@ -233,7 +228,7 @@ mod tests {
                 "description": {"type": "string", "description": "A field named description."}
             }
         }));
-        let i = tidy(&s, Side::Input);
+        let i = tidy(&s);
         assert!(i.get("$schema").is_none());
         assert_eq!(
             i["properties"]["kind"],
@@ -256,12 +251,8 @@ mod tests {
                 "one": {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}
             }
         }));
-        let o = tidy(&s, Side::Output);
-        assert_eq!(Value::Object(o), json!({"type": "object"}));
-        assert_eq!(
-            tidy(&s, Side::Input)["properties"]["one"]["required"],
-            json!(["b"])
-        );
+        assert_eq!(Value::Object(output()), json!({"type": "object"}));
+        assert_eq!(tidy(&s)["properties"]["one"]["required"], json!(["b"]));
     }
 
     #[test]
@@ -271,7 +262,7 @@ mod tests {
             "properties": {"node": {"$ref": "#/$defs/Node"}},
             "$defs": {"Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}}}}
         }));
-        let t = tidy(&s, Side::Input);
+        let t = tidy(&s);
         assert!(t.get("$defs").is_some());
         assert!(serde_json::to_string(&t).unwrap().contains("#/$defs/Node"));
     }
@@ -290,7 +281,7 @@ mod tests {
                 ], "description": "a or b"}
             }
         });
-        let t = tidy(s.as_object().unwrap(), Side::Input);
+        let t = tidy(s.as_object().unwrap());
         assert_eq!(
             t["properties"]["op"],
             json!({"description": "a or b", "type": "string", "enum": ["a", "b"]})

@@ -1,7 +1,7 @@
 //! The tools: one parameter struct and one thin adapter each. An adapter
 //! resolves its path through the workspace sandbox, calls the library on the
 //! blocking pool (through [`ScalpelServer::read`] or [`ScalpelServer::write`])
-//! and returns `Result<Json<T>, ToolError>` — written literally like that, so
+//! and returns `Result<Answer<T>, ToolError>` — written literally like that, so
 //! the `#[tool]` macro emits the output schema.
 //!
 //! Adding a tool: a `#[derive(Deserialize, JsonSchema)]` parameter struct
@@ -16,20 +16,22 @@
 //! costs tokens in every session.
 
 use super::ScalpelServer;
-use super::reply::{Json, ToolError};
-use crate::disk::search::{SearchControl, SearchParams, SearchResult};
-use crate::disk::tree::{TreeListing, TreeParams};
+use super::params::{
+    EditFilesParams, EditParams, FragmentParams, Operation, TreeParams, WriteParams,
+};
+use super::reply::{Answer, ToolError};
+use crate::disk::grep::SearchControl;
+use crate::disk::tree::TreeListing;
 use crate::disk::{Purpose, UndoOutcome};
-use crate::edit::Operation;
 use crate::index::answer::{DEFAULT_MAX_RESULTS, DEFAULT_MAX_TOKENS};
 use crate::index::{SearchAnswer, SearchRequest};
 use crate::ops::engine::{
     ExtractRequest, Extraction, FileSymbols, UpdateReceipt, UpdateRequest, extract_from,
 };
 use crate::ops::rename::{RenameReceipt, Undecided};
+use crate::ops::search::{SearchParams, SearchResult};
 use crate::ops::textops::{
-    self, EditFilesParams, EditFilesReceipt, EditParams, EditReceipt, FileWindow, Fragment,
-    FragmentParams, WriteParams, WriteReceipt,
+    self, EditFilesReceipt, EditReceipt, FileWindow, Fragment, WriteReceipt,
 };
 use crate::refs::{References, RefsRequest};
 use crate::text::window::WindowRequest;
@@ -282,7 +284,7 @@ impl ScalpelServer {
         &self,
         Parameters(p): Parameters<ListSymbolsParams>,
         ctx: RequestContext<RoleServer>,
-    ) -> Result<Json<FileSymbols>, ToolError> {
+    ) -> Result<Answer<FileSymbols>, ToolError> {
         self.read("list_symbols", &ctx, move |env| {
             let file = env.resolve(&p.path, Purpose::Read)?;
             if file.path.is_dir() {
@@ -326,7 +328,7 @@ impl ScalpelServer {
             })
         })
         .await
-        .map(Json)
+        .map(Answer)
     }
 
     #[tool(
@@ -337,7 +339,7 @@ impl ScalpelServer {
         &self,
         Parameters(p): Parameters<ExtractCodeParams>,
         ctx: RequestContext<RoleServer>,
-    ) -> Result<Json<Extraction>, ToolError> {
+    ) -> Result<Answer<Extraction>, ToolError> {
         self.read("extract_code", &ctx, move |env| {
             let (file, parsed) = env.read_parsed(&p.path)?;
             let req = ExtractRequest {
@@ -350,7 +352,7 @@ impl ScalpelServer {
             extract_from(&parsed, &file.display, &req)
         })
         .await
-        .map(Json)
+        .map(Answer)
     }
 
     #[tool(
@@ -361,7 +363,7 @@ impl ScalpelServer {
         &self,
         Parameters(p): Parameters<UpdateSymbolParams>,
         ctx: RequestContext<RoleServer>,
-    ) -> Result<Json<UpdateReceipt>, ToolError> {
+    ) -> Result<Answer<UpdateReceipt>, ToolError> {
         self.write(
             "update_symbol",
             &ctx,
@@ -372,7 +374,7 @@ impl ScalpelServer {
                 let req = UpdateRequest {
                     symbol: p.symbol,
                     kind: p.kind,
-                    operation: p.operation,
+                    operation: p.operation.map(Into::into),
                     new_code: p.new_code,
                     expected_hash: p.expected_hash,
                     dry_run: p.dry_run,
@@ -387,7 +389,7 @@ impl ScalpelServer {
             },
         )
         .await
-        .map(Json)
+        .map(Answer)
     }
 
     #[tool(
@@ -398,7 +400,7 @@ impl ScalpelServer {
         &self,
         Parameters(p): Parameters<SearchFilesParams>,
         ctx: RequestContext<RoleServer>,
-    ) -> Result<Json<SearchResult>, ToolError> {
+    ) -> Result<Answer<SearchResult>, ToolError> {
         // The request's cancellation stops the walk; a progress token gets a
         // notification every PROGRESS_EVERY files.
         let cancel = Arc::new(AtomicBool::new(false));
@@ -442,11 +444,11 @@ impl ScalpelServer {
                     context_lines: p.context_lines,
                     ..SearchParams::default()
                 };
-                textops::search_with(env.ws(), env.engine(), &params, control)
+                crate::ops::search::search_with(env.ws(), env.engine(), &params, control)
             })
             .await;
         watcher.abort();
-        result.map(Json)
+        result.map(Answer)
     }
 
     #[tool(
@@ -457,7 +459,7 @@ impl ScalpelServer {
         &self,
         Parameters(p): Parameters<ReadFileParams>,
         ctx: RequestContext<RoleServer>,
-    ) -> Result<Json<FileWindow>, ToolError> {
+    ) -> Result<Answer<FileWindow>, ToolError> {
         self.read("read_file", &ctx, move |env| {
             let req = WindowRequest {
                 start_line: p.start_line,
@@ -471,7 +473,7 @@ impl ScalpelServer {
                 .map_err(|e| e.or_path(&p.path))
         })
         .await
-        .map(Json)
+        .map(Answer)
     }
 
     #[tool(
@@ -482,12 +484,13 @@ impl ScalpelServer {
         &self,
         Parameters(p): Parameters<FragmentParams>,
         ctx: RequestContext<RoleServer>,
-    ) -> Result<Json<Fragment>, ToolError> {
+    ) -> Result<Answer<Fragment>, ToolError> {
+        let p = textops::FragmentParams::from(p);
         self.read("read_fragment", &ctx, move |env| {
             textops::read_fragment(env.ws(), env.engine(), &p).map_err(|e| e.or_path(&p.path))
         })
         .await
-        .map(Json)
+        .map(Answer)
     }
 
     #[tool(
@@ -498,7 +501,8 @@ impl ScalpelServer {
         &self,
         Parameters(p): Parameters<EditParams>,
         ctx: RequestContext<RoleServer>,
-    ) -> Result<Json<EditReceipt>, ToolError> {
+    ) -> Result<Answer<EditReceipt>, ToolError> {
+        let p = textops::EditParams::from(p);
         let path = p.path.clone();
         self.write(
             "edit_file",
@@ -516,7 +520,7 @@ impl ScalpelServer {
             },
         )
         .await
-        .map(Json)
+        .map(Answer)
     }
 
     #[tool(
@@ -527,7 +531,8 @@ impl ScalpelServer {
         &self,
         Parameters(p): Parameters<WriteParams>,
         ctx: RequestContext<RoleServer>,
-    ) -> Result<Json<WriteReceipt>, ToolError> {
+    ) -> Result<Answer<WriteReceipt>, ToolError> {
+        let p = textops::WriteParams::from(p);
         let path = p.path.clone();
         self.write(
             "write_file",
@@ -537,7 +542,7 @@ impl ScalpelServer {
             move |env, target| textops::write_resolved(env.ws(), env.engine(), &target, &p),
         )
         .await
-        .map(Json)
+        .map(Answer)
     }
 
     #[tool(
@@ -548,7 +553,7 @@ impl ScalpelServer {
         &self,
         Parameters(p): Parameters<SearchCodebaseParams>,
         ctx: RequestContext<RoleServer>,
-    ) -> Result<Json<SearchAnswer>, ToolError> {
+    ) -> Result<Answer<SearchAnswer>, ToolError> {
         // A progress token hears how the first indexing goes while the
         // search waits for it.
         let token = ctx.meta.get_progress_token();
@@ -580,7 +585,7 @@ impl ScalpelServer {
             )
         })
         .await
-        .map(Json)
+        .map(Answer)
     }
 
     #[tool(
@@ -591,12 +596,13 @@ impl ScalpelServer {
         &self,
         Parameters(p): Parameters<TreeParams>,
         ctx: RequestContext<RoleServer>,
-    ) -> Result<Json<TreeListing>, ToolError> {
+    ) -> Result<Answer<TreeListing>, ToolError> {
+        let p = crate::disk::tree::TreeParams::from(p);
         self.read("list_directory", &ctx, move |env| {
             textops::tree(env.ws(), &p)
         })
         .await
-        .map(Json)
+        .map(Answer)
     }
 
     #[tool(
@@ -607,7 +613,7 @@ impl ScalpelServer {
         &self,
         Parameters(p): Parameters<FindReferencesParams>,
         ctx: RequestContext<RoleServer>,
-    ) -> Result<Json<References>, ToolError> {
+    ) -> Result<Answer<References>, ToolError> {
         self.read("find_references", &ctx, move |env| {
             let req = RefsRequest {
                 path: p.path,
@@ -624,7 +630,7 @@ impl ScalpelServer {
             crate::ops::lsp::refs::find_references(&e.lsp, env.ws(), &e.registry, &req, &load)
         })
         .await
-        .map(Json)
+        .map(Answer)
     }
 
     #[tool(
@@ -635,7 +641,7 @@ impl ScalpelServer {
         &self,
         Parameters(p): Parameters<RenameSymbolParams>,
         ctx: RequestContext<RoleServer>,
-    ) -> Result<Json<RenameReceipt>, ToolError> {
+    ) -> Result<Answer<RenameReceipt>, ToolError> {
         self.write_set("rename_symbol", &ctx, move |env| {
             let req = RefsRequest {
                 path: Some(p.path),
@@ -667,7 +673,7 @@ impl ScalpelServer {
             )
         })
         .await
-        .map(Json)
+        .map(Answer)
     }
 
     #[tool(
@@ -678,12 +684,13 @@ impl ScalpelServer {
         &self,
         Parameters(p): Parameters<EditFilesParams>,
         ctx: RequestContext<RoleServer>,
-    ) -> Result<Json<EditFilesReceipt>, ToolError> {
+    ) -> Result<Answer<EditFilesReceipt>, ToolError> {
+        let p = textops::EditFilesParams::from(p);
         self.write_set("edit_files", &ctx, move |env| {
             textops::edit_files(env.ws(), env.engine(), &p)
         })
         .await
-        .map(Json)
+        .map(Answer)
     }
 
     #[tool(
@@ -694,12 +701,12 @@ impl ScalpelServer {
         &self,
         Parameters(p): Parameters<UndoEditParams>,
         ctx: RequestContext<RoleServer>,
-    ) -> Result<Json<UndoOutcome>, ToolError> {
+    ) -> Result<Answer<UndoOutcome>, ToolError> {
         // An edit may be one of a transaction: its writer locks every file.
         self.write_set("undo_edit", &ctx, move |env| {
             crate::disk::undo(env.ws(), Path::new(&p.path), p.edit_id.as_deref(), p.force)
         })
         .await
-        .map(Json)
+        .map(Answer)
     }
 }

@@ -24,7 +24,6 @@ use crate::lang::Language;
 use crate::ops::receipt::{Planned, Receipt};
 use crate::source::SourceText;
 use crate::symbols::{self, ParsedFile};
-use schemars::JsonSchema;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -140,7 +139,7 @@ impl<P: Planned> Change<P> {
 }
 
 /// Several files written as one transaction.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Committed<P> {
     /// The transaction's id (undo_edit reverts every file); `None` for a
     /// dry run or when nothing changed.

@@ -19,7 +19,7 @@ pub use super::cache::{CacheStats, ParseCache};
 pub use super::config::Engine;
 
 /// The outline of one file (`list_symbols`, `scalpel symbols --json`).
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct FileSymbols {
     pub path: String,
     pub language: String,
@@ -47,7 +47,7 @@ pub struct FileSymbols {
 }
 
 /// One file of a folder's outline.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct FolderFile {
     pub path: String,
     pub language: String,
@@ -101,7 +101,7 @@ pub fn folder_outline(
         .depth
         .or(Some(1))
         .filter(|_| req.symbol.is_none() || req.depth.is_some());
-    let mut walk = disk::search::walk_builder(ws.root(), &dir.path, false, None);
+    let mut walk = disk::grep::walk_builder(ws.root(), &dir.path, false, None);
     walk.sort_by_file_path(|a, b| a.cmp(b));
     let (mut files, mut left_out, mut unreadable) = (Vec::new(), 0usize, 0usize);
     for entry in walk.build().flatten() {
@@ -115,7 +115,7 @@ pub fn folder_outline(
             left_out += 1;
             continue;
         }
-        let display = disk::search::rel_path(ws.root(), path);
+        let display = disk::grep::rel_path(ws.root(), path);
         let narrowed = parse(path).and_then(|parsed| {
             outline(
                 &parsed,
@@ -308,7 +308,7 @@ fn parse_cursor(cursor: &str, file_hash: &str) -> Result<usize> {
 }
 
 /// One symbol's code (`extract_code`, `scalpel extract --json`).
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Extraction {
     pub path: String,
     pub language: String,
@@ -331,7 +331,7 @@ pub struct Extraction {
     pub parse_errors: usize,
 }
 
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct DependencyCode {
     pub address: String,
     pub kind: String,

@@ -26,6 +26,7 @@ pub mod engine;
 pub mod lsp;
 pub mod receipt;
 pub mod rename;
+pub mod search;
 pub mod session;
 pub mod textops;
 

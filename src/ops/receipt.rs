@@ -16,11 +16,10 @@ use crate::edit::{Operation, SyntaxProblem, Validation};
 use crate::hint::{Term, term};
 use crate::text::intervals::LineRange;
 use crate::text::replace::MatchMode;
-use schemars::JsonSchema;
 use serde::Serialize;
 
 /// What a write did to one file.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Receipt<P> {
     pub path: String,
     /// What was planned: the operation's own fields.
@@ -169,7 +168,7 @@ impl<P: Planned> Describe for Receipt<P> {
 }
 
 /// A symbol operation (`update_symbol`, `scalpel update`).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct SymbolChange {
     pub operation: Operation,
     /// Name path of the symbol the operation was applied to.
@@ -227,13 +226,13 @@ impl Planned for SymbolChange {
 }
 
 /// Text edits (`edit_file`, `scalpel edit`).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct TextEdits {
     pub edits: Vec<EditSummary>,
 }
 
 /// How one edit of a batch landed.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EditSummary {
     pub index: usize,
     /// `exact`, `whitespace`, `levenshtein`, or `noop` (identical texts).
@@ -293,7 +292,7 @@ impl Planned for TextEdits {
 }
 
 /// A whole file (`write_file`, `scalpel write`).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct WholeFile {
     /// The file did not exist before.
     pub created: bool,
@@ -320,7 +319,7 @@ impl Planned for WholeFile {
 }
 
 /// One file of a rename (`rename_symbol`, `scalpel rename`).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Renamed {
     /// The symbol's name path before the rename.
     pub symbol: String,

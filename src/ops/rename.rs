@@ -23,14 +23,13 @@ use crate::ops::receipt::{Receipt, Renamed};
 use crate::refs::bind::Verdict;
 use crate::refs::{BACKEND, Collected, RefsRequest, Tier, collect, previewer};
 use crate::symbols::{self, ParsedFile};
-use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
 
 /// An undecided site a rename left alone.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Skipped {
     pub path: String,
     pub line: usize,
@@ -53,7 +52,7 @@ pub enum Undecided {
 }
 
 /// The receipt of `rename_symbol`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct RenameReceipt {
     /// What decided which sites bind: `syntax` (the language's scope rules)
     /// or a language server (`lsp:pyright 1.1.389`).

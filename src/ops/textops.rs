@@ -1,5 +1,6 @@
 //! The text tools' library facade: `read_file`, `read_fragment`, `edit_file`,
-//! `write_file`, `search_files` and `list_directory`, one function each.
+//! `write_file` and `list_directory`, one function each (`search_files`
+//! is [`crate::ops::search`], where its ranking lives).
 //!
 //! The algorithms live elsewhere and are pure (`text`: intervals, safe
 //! replace; `disk`: windows, the search walk, the tree) or are the single way
@@ -10,9 +11,6 @@
 //! sandboxed before a byte is read, and every result names its file relative
 //! to the root.
 
-use crate::disk::search::{
-    DefinitionsFn, SearchControl, SearchParams, SearchResult, search_files_with,
-};
 use crate::disk::tree::{TreeListing, TreeParams, list_directory};
 use crate::disk::{self, Purpose, ResolvedPath, Workspace, WriteMeta};
 use crate::edit::validate::{self, Splice, Validation};
@@ -27,7 +25,6 @@ use crate::text::{
     DroppedRegion, LineIndex, LineRange, LineRequest, RangeNote, TextEdit, apply_budget,
     keyword_lines, merge, plan_edits, validate_ranges,
 };
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::Arc;
@@ -46,7 +43,7 @@ const BOM: &str = "\u{FEFF}";
 // read_file
 
 /// A line window of one file (`read_file`).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct FileWindow {
     /// The file, relative to the root.
     pub path: String,
@@ -83,7 +80,7 @@ fn read_target(ws: &Workspace, engine: &Engine, path: &Path) -> Result<(Resolved
 
 /// What to read from one file (`read_fragment`): line ranges, lines holding
 /// keywords, and symbols by name path, in any combination.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FragmentParams {
     // A file, relative to the root (the instructions say so once).
@@ -93,14 +90,10 @@ pub struct FragmentParams {
     pub ranges: Vec<LineRange>,
     /// Read the lines that contain any of these (literal text). With
     /// `symbols`, only lines inside those symbols are searched and read.
-    #[schemars(
-        description = "Read lines containing any of these; with `symbols`, only inside them."
-    )]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keywords: Vec<String>,
     /// Read these symbols (name paths such as `Parser.run`), decorators and
     /// doc comments included.
-    #[schemars(description = "Name paths of symbols to read.")]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub symbols: Vec<String>,
     /// Lines of context around each piece (default 3).
@@ -108,7 +101,6 @@ pub struct FragmentParams {
     pub context_lines: Option<usize>,
     /// Most lines returned (default 500); what does not fit is listed in
     /// `dropped`.
-    #[schemars(description = "Line budget (default 500).")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_lines: Option<usize>,
     /// Keywords match case exactly.
@@ -120,7 +112,7 @@ pub struct FragmentParams {
 }
 
 /// One merged region of lines and the requests that formed it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FragmentRegion {
     pub start_line: usize,
     pub end_line: usize,
@@ -132,7 +124,7 @@ pub struct FragmentRegion {
 }
 
 /// Where a requested symbol was found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FragmentSymbol {
     /// The name path as requested.
     pub requested: String,
@@ -144,7 +136,7 @@ pub struct FragmentSymbol {
 }
 
 /// The answer of `read_fragment`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Fragment {
     pub path: String,
     /// Regions in line order; adjacent and overlapping requests are merged.
@@ -314,7 +306,7 @@ fn dropped_hint(dropped: &[DroppedRegion], max_lines: usize) -> String {
 // edit_file
 
 /// A batch of text edits to one file (`edit_file`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EditParams {
     // A file, relative to the root (the instructions say so once).
@@ -327,7 +319,6 @@ pub struct EditParams {
     #[serde(default)]
     pub dry_run: bool,
     /// Refuse with STALE_FILE unless the file still has this hash (from a read).
-    #[schemars(description = "Refuse unless the file has this file_hash.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_hash: Option<String>,
     // Write even if the result has new parse errors.
@@ -459,14 +450,10 @@ fn plan_file(
 /// Text edits to several files (`edit_files`): each file's batch as in
 /// `edit_file`, all matched and validated first, then written as one
 /// transaction (one edit id; undo restores every file).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EditFilesParams {
     /// One entry per file: path, edits, optional expected_hash.
-    #[schemars(
-        description = "[{path, edits, expected_hash?}], each as in edit_file.",
-        with = "Vec<serde_json::Map<String, serde_json::Value>>"
-    )]
     pub files: Vec<FileEdits>,
     /// Match, validate and show the diffs, but write nothing.
     #[serde(default)]
@@ -477,7 +464,7 @@ pub struct EditFilesParams {
 }
 
 /// The edits of one file in `edit_files`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileEdits {
     pub path: String,
@@ -565,17 +552,15 @@ fn summarize(planned: &[crate::text::PlannedEdit]) -> Vec<EditSummary> {
 // write_file
 
 /// A whole file to create or overwrite (`write_file`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WriteParams {
     /// The file, relative to the root or absolute inside it; missing parent
     /// folders are created (inside the root only).
-    #[schemars(description = "Missing parent folders are created.")]
     pub path: String,
     /// The complete new content.
     pub content: String,
     /// Refuse with STALE_FILE unless the file still has this hash.
-    #[schemars(description = "Refuse unless the file has this file_hash.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_hash: Option<String>,
     // Validate and show the diff, but write nothing.
@@ -679,7 +664,7 @@ fn keep_shape(old: &SourceText, content: &str, warnings: &mut Vec<String>) -> St
     out
 }
 
-fn strip_bom(s: &str) -> &str {
+pub(super) fn strip_bom(s: &str) -> &str {
     s.strip_prefix(BOM).unwrap_or(s)
 }
 
@@ -769,295 +754,9 @@ fn problems(
 }
 
 // ---------------------------------------------------------------------------
-// search_files and list_directory
-
-/// Search the workspace (`search_files`), ranking files that define a
-/// keyword (per the grammar's tags query) above files that only mention it.
-/// `params.path` is a folder relative to the root or absolute inside it.
-pub fn search(ws: &Workspace, engine: &Engine, params: &SearchParams) -> Result<SearchResult> {
-    search_with(ws, engine, params, SearchControl::default())
-}
-
-/// [`search`] that can be cancelled and reports progress (the MCP server
-/// wires these to the request's cancellation and progress token).
-pub fn search_with(
-    ws: &Workspace,
-    engine: &Engine,
-    params: &SearchParams,
-    control: SearchControl<'_>,
-) -> Result<SearchResult> {
-    let registry = Arc::clone(&engine.registry);
-    // Built once per search, not once per parsed file (a regex compile
-    // costs about as much as parsing a small file).
-    let lines = match &params.pattern {
-        None => KeywordLines::new(&params.keywords, params.case_sensitive).map(Some),
-        Some(_) => Ok(None),
-    };
-    let definitions = move |path: &Path, text: &str| -> Vec<String> {
-        let body = strip_bom(text);
-        let found = match (&lines, registry.detect(path, body.lines().next())) {
-            (_, None) => return Vec::new(),
-            (Ok(lines), Some(lang)) => defined_names(lang, body, lines.as_ref()),
-            (Err(e), Some(_)) => Err(e.clone()),
-        };
-        found.unwrap_or_else(|e| {
-            tracing::debug!(path = %path.display(), error = %e, "no definitions");
-            Vec::new()
-        })
-    };
-    let definitions: &DefinitionsFn = &definitions;
-    search_files_with(ws.root(), params, Some(definitions), control)
-}
-
-/// Above this many keyword lines, the tags query runs over the whole file.
-const MAX_QUERY_RANGES: usize = 64;
-
-/// Names of the definitions in `body` (the `@name` of every match with a
-/// `@definition.*` capture). With `words`, the query runs only over the
-/// lines that mention one of them: the ranking only asks whether a keyword
-/// is defined, and a definition whose name is a keyword intersects such a
-/// line, so this finds the same answer for a fraction of the query cost.
-fn defined_names(lang: &Language, body: &str, lines: Option<&KeywordLines>) -> Result<Vec<String>> {
-    let ranges = match lines {
-        Some(lines) => lines.spans(body),
-        None => std::iter::once(0..body.len()).collect(),
-    };
-    if ranges.is_empty() {
-        return Ok(Vec::new());
-    }
-    // The grammar's definition-line patterns are a necessary condition:
-    // a file none of whose keyword lines could hold a definition's name is
-    // not parsed (and, when no file is, the tags query is never compiled).
-    if let Some(lines) = lines
-        && !lines.may_define(lang, body, &ranges)
-    {
-        return Ok(Vec::new());
-    }
-    let tree = symbols::parse_tree(lang, body, None)?;
-    let mut names: Vec<String> = Vec::new();
-    for range in ranges {
-        symbols::for_each_tag(lang, &tree, body, Some(range), None, |m| {
-            if m.definition.is_none() {
-                return;
-            }
-            for n in &m.names {
-                if let Some(name) = body.get(n.byte_range())
-                    && !names.iter().any(|have| have == name)
-                {
-                    names.push(name.to_string());
-                }
-            }
-        })?;
-    }
-    Ok(names)
-}
-
-/// Finds the lines of a text that contain one of some keywords as a whole
-/// word; built once per search and shared by the threads that parse.
-struct KeywordLines {
-    matcher: crate::text::KeywordMatcher,
-    re: regex::Regex,
-    case_sensitive: bool,
-    /// Per language: its `definition_lines` with the keywords put in,
-    /// compiled on first use (`None`: the language has none, or they do
-    /// not compile with these keywords; then every candidate is parsed).
-    definition_lines:
-        std::sync::Mutex<std::collections::HashMap<String, Option<Arc<regex::Regex>>>>,
-}
-
-impl KeywordLines {
-    fn new(words: &[String], case_sensitive: bool) -> Result<Self> {
-        // The matcher's own whole-word rule decides (the same as search
-        // hits): its alternation finds candidate lines, `find_in_line`
-        // confirms them.
-        let matcher = crate::text::KeywordMatcher::keywords(words, case_sensitive, true)?;
-        let re = regex::RegexBuilder::new(matcher.alternation())
-            .case_insensitive(!case_sensitive)
-            .build()
-            .map_err(|e| {
-                Error::invalid_argument(format!("cannot search for these keywords: {e}"))
-                    .with_suggestion("pass plain words as ⟦keywords⟧")
-            })?;
-        Ok(KeywordLines {
-            matcher,
-            re,
-            case_sensitive,
-            definition_lines: Default::default(),
-        })
-    }
-
-    /// Whether one of `spans` of `body` (keyword lines) matches one of
-    /// `lang`'s definition-line patterns; true when it has none.
-    fn may_define(&self, lang: &Language, body: &str, spans: &[std::ops::Range<usize>]) -> bool {
-        let re = {
-            let mut cache = self
-                .definition_lines
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            cache
-                .entry(lang.name().to_string())
-                .or_insert_with(|| self.definition_regex(lang).map(Arc::new))
-                .clone()
-        };
-        match re {
-            Some(re) => spans.iter().any(|r| re.is_match(&body[r.clone()])),
-            None => true,
-        }
-    }
-
-    fn definition_regex(&self, lang: &Language) -> Option<regex::Regex> {
-        let templates = lang.definition_lines();
-        if templates.is_empty() {
-            return None;
-        }
-        let name = format!("(?:{})", self.matcher.alternation());
-        let alternatives: Vec<String> = templates
-            .iter()
-            .map(|t| format!("(?:{})", t.replace("{name}", &name)))
-            .collect();
-        regex::RegexBuilder::new(&format!("(?m){}", alternatives.join("|")))
-            .case_insensitive(!self.case_sensitive)
-            .build()
-            .inspect_err(
-                |e| tracing::debug!(language = lang.name(), error = %e, "definition lines"),
-            )
-            .ok()
-    }
-
-    /// Byte spans of the lines of `body` that contain one of the words as a
-    /// whole word; the whole body when there are more than
-    /// [`MAX_QUERY_RANGES`].
-    fn spans(&self, body: &str) -> Vec<std::ops::Range<usize>> {
-        let bytes = body.as_bytes();
-        let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
-        let mut from = 0;
-        while let Some(m) = self.re.find_at(body, from) {
-            let start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |p| p + 1);
-            let end = memchr::memchr(b'\n', &bytes[m.end()..]).map_or(body.len(), |p| m.end() + p);
-            from = (end + 1).min(body.len());
-            if self.matcher.find_in_line(&body[start..end]).is_empty() {
-                if end >= body.len() {
-                    break;
-                }
-                continue;
-            }
-            if spans.len() == MAX_QUERY_RANGES {
-                return std::iter::once(0..body.len()).collect();
-            }
-            spans.push(start..end);
-            if end >= body.len() {
-                break;
-            }
-        }
-        spans
-    }
-}
+// list_directory
 
 /// A token-lean tree of a folder (`list_directory`).
 pub fn tree(ws: &Workspace, params: &TreeParams) -> Result<TreeListing> {
     list_directory(ws.root(), params)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The matcher's whole-word rule (neighbours are not word characters),
-    /// not a regex `\b`: a keyword that starts with a symbol still matches,
-    /// and part of a longer identifier does not.
-    #[test]
-    fn keyword_lines_follow_the_matchers_whole_word_rule() {
-        let body = "x = 1\n@property\ndef f(): pass\nfoo_bar = 2\nfoo = 3\n";
-        let lines = |words: &[&str]| -> Vec<&str> {
-            let w: Vec<String> = words.iter().map(|s| s.to_string()).collect();
-            KeywordLines::new(&w, true)
-                .unwrap()
-                .spans(body)
-                .into_iter()
-                .map(|r| &body[r])
-                .collect()
-        };
-        assert_eq!(lines(&["@property"]), ["@property"]);
-        assert_eq!(lines(&["foo"]), ["foo = 3"]);
-        assert_eq!(lines(&["foo", "x"]), ["x = 1", "foo = 3"]);
-        assert!(lines(&["oo"]).is_empty());
-    }
-
-    fn python() -> Arc<Language> {
-        Engine::default()
-            .registry
-            .by_name("python")
-            .cloned()
-            .unwrap()
-    }
-
-    #[test]
-    fn defined_names_only_looks_at_keyword_lines() {
-        let body =
-            "class Store:\n    def get(self):\n        return load()\n\n\ndef load():\n    pass\n";
-        let all = defined_names(&python(), body, None).unwrap();
-        assert_eq!(all, vec!["Store", "get", "load"]);
-        // `load` is mentioned on line 3 and defined on line 6: found once.
-        let load = KeywordLines::new(&["LOAD".to_string()], false).unwrap();
-        let some = defined_names(&python(), body, Some(&load)).unwrap();
-        assert!(some.contains(&"load".to_string()), "{some:?}");
-        // Not mentioned as a whole word: nothing parsed, nothing found.
-        let oad = KeywordLines::new(&["oad".to_string()], true).unwrap();
-        let none = defined_names(&python(), body, Some(&oad)).unwrap();
-        assert!(none.is_empty());
-    }
-
-    /// The grammars' definition-line patterns: every kind of line that
-    /// the tags query finds a definition on passes (a superset), and a
-    /// file that only uses the name does not, so it is not parsed.
-    #[test]
-    fn definition_lines_pass_definitions_and_skip_mere_uses() {
-        let engine = Engine::default();
-        let check = |lang: &str, body: &str, word: &str| -> (bool, bool) {
-            let lang = engine.registry.by_name(lang).cloned().unwrap();
-            let lines = KeywordLines::new(&[word.to_string()], false).unwrap();
-            let spans = lines.spans(body);
-            let defined = defined_names(&lang, body, None)
-                .unwrap()
-                .iter()
-                .any(|n| n.eq_ignore_ascii_case(word));
-            (lines.may_define(&lang, body, &spans), defined)
-        };
-        for (lang, body, word) in [
-            ("python", "def f(): pass\n", "f"),
-            ("python", "async def f(): pass\n", "f"),
-            ("python", "class F:\n    pass\n", "f"),
-            ("python", "F = 1\n", "f"),
-            ("python", "f: int = 2\n", "f"),
-            ("python", "a = 1; f = 2\n", "f"),
-            ("python", "class C: f = 1\n", "f"),
-            ("javascript", "function f() {}\n", "f"),
-            ("javascript", "class C {\n  static async f() {}\n}\n", "f"),
-            ("javascript", "const a = 1, f = () => 2;\n", "f"),
-            ("javascript", "class C {\n  f = () => 1\n}\n", "f"),
-            ("typescript", "interface I {\n  f?: string;\n}\n", "f"),
-            ("typescript", "enum E { A, F }\n", "f"),
-            (
-                "typescript",
-                "declare global {\n  var x: number;\n}\n",
-                "global",
-            ),
-            ("typescript", "class C {\n  @dec() f(): void {}\n}\n", "f"),
-        ] {
-            assert_eq!(check(lang, body, word), (true, true), "{lang}: {body}");
-        }
-        for (lang, body) in [
-            ("python", "import x\nx.f()\nprint(f(1))\n"),
-            ("python", "if f == 2:\n    g(f)\n"),
-            ("javascript", "a.f(1);\nconst g = b.f;\nreturn f(x) + 1;\n"),
-            ("javascript", "read(path, function (err) {});\n"),
-        ] {
-            let word = if body.contains("function") {
-                "function"
-            } else {
-                "f"
-            };
-            assert_eq!(check(lang, body, word), (false, false), "{lang}: {body}");
-        }
-    }
 }

@@ -2,7 +2,7 @@
 //! name) across the root, tiered by how sure the tie to the definition is.
 //!
 //! 1. Candidates: a whole-word, case-sensitive text search for the name
-//!    (`disk::search`, the same gitignore-aware walk as `search_files`).
+//!    (`disk::grep`, the same gitignore-aware walk as `search_files`).
 //! 2. Confirmation: each candidate file with a grammar is parsed and every
 //!    occurrence classified by the language's queries
 //!    ([`crate::symbols::occurrences`]): uses in code count, strings,
@@ -23,7 +23,7 @@ pub(crate) mod verify;
 
 pub use remaining::remaining_references;
 
-use crate::disk::search::{SearchError, SearchParams, search_files};
+use crate::disk::grep::{GrepQuery, SearchError, matching_files};
 use crate::disk::{Purpose, Workspace};
 use crate::error::{Error, ErrorCode, Result};
 use crate::hint::{Term, term};
@@ -33,7 +33,6 @@ use crate::symbols::{self, ParsedFile, Symbol};
 use crate::text::preview::{PREVIEW_WIDTH, preview};
 use bind::{Binder, Verdict};
 use rayon::prelude::*;
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::Arc;
@@ -53,7 +52,7 @@ pub(crate) const MEMBER_KINDS: &[&str] =
 const PACKAGE_STEMS: &[&str] = &["__init__", "index", "mod", "lib", "main"];
 
 /// What to look for.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct RefsRequest {
     /// With `symbol`: the file defining it. With `name`: a folder or file to
     /// search (default: the root).
@@ -72,7 +71,7 @@ pub struct RefsRequest {
 }
 
 /// How surely a reference is tied to the definition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tier {
     /// The definition itself (or one of its family, renamed with it).
@@ -98,7 +97,7 @@ impl Tier {
 }
 
 /// One reference.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Reference {
     pub path: String,
     pub line: usize,
@@ -117,7 +116,7 @@ pub struct Reference {
 }
 
 /// An occurrence of the name that is not a reference, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LeftAlone {
     pub path: String,
     pub line: usize,
@@ -126,14 +125,14 @@ pub struct LeftAlone {
     pub preview: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FileCount {
     pub path: String,
     pub count: usize,
 }
 
 /// References per tier.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct TierCounts {
     pub proven: usize,
     pub probable: usize,
@@ -141,7 +140,7 @@ pub struct TierCounts {
 }
 
 /// The result of `find_references`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct References {
     /// What decided the tiers: `syntax` (the language's scope rules) or a
     /// language server (`lsp:pyright 1.1.389`).
@@ -274,22 +273,21 @@ pub(crate) fn scan(
         .with_suggestion("references are found for one identifier: a function, method, class, field or variable")
         .with_details(serde_json::json!({"name": name})));
     }
-    let params = SearchParams {
-        keywords: vec![name.clone()],
-        path: scope,
-        include: req.include.clone(),
-        exclude: req.exclude.clone(),
-        case_sensitive: true,
-        whole_word: true,
-        max_results: Some(req.max_files.unwrap_or(MAX_CANDIDATE_FILES)),
-        max_matches_per_file: Some(1),
-        max_total_matches: Some(1),
-        max_file_size: Some(ws.max_file_size()),
-        ..SearchParams::default()
+    let words = [name.clone()];
+    let matcher = crate::text::KeywordMatcher::keywords(&words, true, true)?;
+    let query = GrepQuery {
+        matcher: &matcher,
+        path: scope.as_deref(),
+        include: &req.include,
+        exclude: &req.exclude,
+        hidden: false,
+        context: 0,
+        per_file: 1,
+        max_size: ws.max_file_size(),
     };
-    let found = search_files(ws.root(), &params, None)?;
-    let candidates_cut = found.files_matched.saturating_sub(found.files.len());
-    let mut paths: Vec<String> = found.files.into_iter().map(|f| f.path).collect();
+    let max_files = req.max_files.unwrap_or(MAX_CANDIDATE_FILES);
+    let (mut paths, walked) = matching_files(ws.root(), &query, max_files)?;
+    let candidates_cut = walked.matched.saturating_sub(paths.len());
     let mut extra: Vec<&String> = also.iter().collect();
     extra.extend(target.as_ref().map(|t| &t.display));
     for p in extra {
@@ -298,7 +296,8 @@ pub(crate) fn scan(
         }
     }
     paths.sort();
-    let mut errors = found.errors;
+    let mut errors = walked.errors;
+    errors.truncate(crate::disk::grep::MAX_ERRORS);
     let cancel = crate::symbols::Cancel::current();
     let parsed: Vec<(String, Result<Option<Scanned>>)> = paths
         .into_par_iter()
@@ -367,7 +366,7 @@ pub(crate) fn scan(
         name,
         target,
         files,
-        files_searched: found.files_searched,
+        files_searched: walked.searched,
         candidates_cut,
         errors,
         refusal,

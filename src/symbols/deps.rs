@@ -17,7 +17,7 @@ const MEMBER_KINDS: &[&str] = &["method", "constructor", "field", "property", "e
 /// Kinds whose nested definitions are locals, invisible from outside.
 const LOCAL_SCOPE_KINDS: &[&str] = &["function", "method", "constructor"];
 
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct DependencySymbol {
     pub name_path: String,
     /// Pass this to extract_code to get its code.
@@ -27,7 +27,7 @@ pub struct DependencySymbol {
     pub end_line: usize,
 }
 
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct ImportRef {
     pub start_line: usize,
     pub end_line: usize,
@@ -37,7 +37,7 @@ pub struct ImportRef {
     pub names: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Dependencies {
     pub symbols: Vec<DependencySymbol>,
     pub imports: Vec<ImportRef>,

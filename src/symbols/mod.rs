@@ -37,7 +37,7 @@ const MAX_SIGNATURE: usize = 160;
 
 /// A byte and line range: bytes are file offsets (BOM included), lines are
 /// 1-based and inclusive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Span {
     pub start_byte: usize,
     pub end_byte: usize,
@@ -46,7 +46,7 @@ pub struct Span {
 }
 
 /// One definition in a file.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Symbol {
     pub name: String,
     /// Path from the top level, joined with the language's separator.
@@ -71,42 +71,33 @@ pub struct Symbol {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
     #[serde(skip)]
-    #[schemars(skip)]
     pub(crate) segments: Vec<String>,
     /// A second way to address a member: through its owner symbol when the
     /// owner is also a scope (`impl Display for Point::fmt`), with the
     /// display form of that path. Matched only as a whole, never as a suffix.
     #[serde(skip)]
-    #[schemars(skip)]
     pub(crate) alias: Option<(Vec<String>, String)>,
     /// The name is a phrase built from several `@name` captures (`impl
     /// From<Error> for io::Error`): the path matches only as a whole, so the
     /// `Error` inside it is not a suffix that names this symbol.
     #[serde(skip)]
-    #[schemars(skip)]
     pub(crate) phrase: bool,
     /// For a definition that is also a scope (a Rust `impl`): the name path
     /// its members hang from (`Point` for `impl<T> Display for Point<T>`),
     /// so an outline of the type can list the block.
     #[serde(skip)]
-    #[schemars(skip)]
     pub(crate) scope_of: Option<Vec<String>>,
     #[serde(skip)]
-    #[schemars(skip)]
     pub(crate) full: Span,
     #[serde(skip)]
-    #[schemars(skip)]
     pub(crate) bare: Span,
     /// File offset of the name's first byte.
     #[serde(skip)]
-    #[schemars(skip)]
     pub(crate) name_byte: usize,
     /// Index of the parent symbol in the outline (scopes are not symbols).
     #[serde(skip)]
-    #[schemars(skip)]
     pub(crate) parent_index: Option<usize>,
     #[serde(skip)]
-    #[schemars(skip)]
     pub(crate) depth: usize,
 }
 
@@ -164,7 +155,7 @@ impl Symbol {
 }
 
 /// Where the parser had to recover.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ParseErrorLoc {
     pub line: usize,
     /// 1-based column, in bytes.

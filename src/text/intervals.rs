@@ -12,12 +12,11 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::text::lines::LineIndex;
 use crate::text::matcher::KeywordMatcher;
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 // A 1-based inclusive line range, as passed in `ranges` and `line_range`
 // (a plain comment: the fields that take one describe it, once).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LineRange {
     // Plain comments, not doc comments: the fields that take a range say
@@ -48,7 +47,7 @@ impl LineRequest {
 }
 
 /// A merged region of lines and the requests that formed it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Region {
     pub start: usize,
     pub end: usize,
@@ -98,7 +97,7 @@ pub fn merge(requests: &[LineRequest], context_lines: usize, total_lines: usize)
 
 /// What a budget cut off: lines `start..=end` (ask for them as a range to
 /// read them), with the labels of the region they belonged to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DroppedRegion {
     pub start: usize,
     pub end: usize,
@@ -108,7 +107,7 @@ pub struct DroppedRegion {
 }
 
 /// The regions that fit in a line budget and what did not.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BudgetOutcome {
     pub kept: Vec<Region>,
     pub truncated: bool,
@@ -185,7 +184,7 @@ pub fn keyword_lines(
 }
 
 /// A note about a requested range that was adjusted or left out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RangeNote {
     /// The range as requested, e.g. `"90-120"`.
     pub requested: String,

@@ -31,7 +31,6 @@ use crate::text::intervals::LineRange;
 use crate::text::lines::LineIndex;
 use crate::text::matcher::is_whole_word;
 use crate::text::preview::{PREVIEW_WIDTH, preview};
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -65,7 +64,7 @@ const MAX_DIFF_LINES: usize = 30;
 const BOM: char = '\u{FEFF}';
 
 /// How far an edit may deviate from the file's text.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FuzzyMode {
     /// `old_text` must occur verbatim (line endings aside).
@@ -80,7 +79,7 @@ pub enum FuzzyMode {
 }
 
 /// Which rule matched an edit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MatchMode {
     Exact,
@@ -91,7 +90,7 @@ pub enum MatchMode {
 }
 
 /// Context that must surround the intended occurrence of `old_text`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Anchor {
     // Text that must occur within 50 lines before the match (the part of the
@@ -108,7 +107,7 @@ pub struct Anchor {
 }
 
 /// One replacement of `old_text` by `new_text`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TextEdit {
     // The current text to replace; must be unique in the file unless
@@ -119,16 +118,12 @@ pub struct TextEdit {
     // The replacement text. Written with the file's line ending.
     pub new_text: String,
     /// Context that picks one of several matches.
-    #[schemars(description = "Picks a match: text 50 lines before/after or line_range.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anchor: Option<Anchor>,
     /// Fallback when there is no exact match: "exact" (default),
     /// "whitespace" (every run of whitespace forgiven: indentation, trailing
     /// spaces, spacing inside lines; line breaks still count), or
     /// "levenshtein".
-    #[schemars(
-        description = "Fallback: whitespace (any spacing) or levenshtein within max_distance (default len/10)."
-    )]
     #[serde(default)]
     pub fuzzy: FuzzyMode,
     // Largest edit distance accepted by "levenshtein" (default: a tenth of
@@ -137,7 +132,6 @@ pub struct TextEdit {
     pub max_distance: Option<usize>,
     /// Replace exactly this many occurrences (a deliberate replace-all);
     /// fails if the file has a different number.
-    #[schemars(description = "Replace exactly N matches.")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_matches: Option<usize>,
     // Match only where `old_text` is not part of a longer word: neither
@@ -160,7 +154,7 @@ impl TextEdit {
 
 /// Where one occurrence was replaced: byte span and lines in the original
 /// text, and the lines the new text occupies in the result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EditMatch {
     pub start_byte: usize,
     pub end_byte: usize,
@@ -171,7 +165,7 @@ pub struct EditMatch {
 }
 
 /// The outcome of planning one edit.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlannedEdit {
     /// Index of the edit in the batch.
     pub index: usize,

@@ -11,7 +11,6 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::source::SourceText;
 use crate::text::lines::LineIndex;
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Default line limit of one window.
@@ -20,7 +19,7 @@ pub const DEFAULT_READ_MAX_LINES: usize = 1000;
 pub const DEFAULT_READ_MAX_BYTES: usize = 48 * 1024;
 
 /// Which lines to read. With nothing set, the file from line 1.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WindowRequest {
     /// First line to read (1-based).
@@ -44,7 +43,7 @@ pub struct WindowRequest {
 }
 
 /// A window of lines and where it sits in the file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Window {
     /// The lines, with their original line endings (no BOM).
     pub text: String,

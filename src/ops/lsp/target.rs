@@ -2,7 +2,7 @@
 //! position of its name, and every file that mentions the name (opened in
 //! the server, so a server that only knows open files sees them).
 
-use crate::disk::search::{SearchParams, search_files};
+use crate::disk::grep::{GrepQuery, matching_files};
 use crate::disk::{Purpose, Workspace};
 use crate::lang::Registry;
 use crate::lsp::client::Client;
@@ -70,23 +70,23 @@ impl Target {
         let server = file.language.config.lsp.as_ref().map(|c| &c.command);
         let mut others: Vec<(PathBuf, String, Arc<ParsedFile>)> = Vec::new();
         for name in names {
-            let params = SearchParams {
-                keywords: vec![name],
-                include: req.include.clone(),
-                exclude: req.exclude.clone(),
-                case_sensitive: true,
-                whole_word: true,
-                max_results: Some(MAX_OPENED),
-                max_matches_per_file: Some(1),
-                max_total_matches: Some(1),
-                max_file_size: Some(ws.max_file_size()),
-                ..SearchParams::default()
+            let words = [name];
+            let matcher = crate::text::KeywordMatcher::keywords(&words, true, true).ok()?;
+            let query = GrepQuery {
+                matcher: &matcher,
+                path: None,
+                include: &req.include,
+                exclude: &req.exclude,
+                hidden: false,
+                context: 0,
+                per_file: 1,
+                max_size: ws.max_file_size(),
             };
-            for f in search_files(ws.root(), &params, None).ok()?.files {
+            for path in matching_files(ws.root(), &query, MAX_OPENED).ok()?.0 {
                 if cancel.is_set() {
                     return None;
                 }
-                let Ok(r) = ws.resolve(Path::new(&f.path), Purpose::Read) else {
+                let Ok(r) = ws.resolve(Path::new(&path), Purpose::Read) else {
                     continue;
                 };
                 if r.path == resolved.path || others.iter().any(|o| o.0 == r.path) {

@@ -1,5 +1,16 @@
 use super::*;
 use std::fs;
+use crate::disk::grep::WHOLE_READ_MIN_SIZE;
+use crate::error::ErrorCode;
+use std::sync::atomic::AtomicBool;
+
+fn search_files(
+    root: &Path,
+    params: &SearchParams,
+    definitions: Option<&DefinitionsFn>,
+) -> Result<SearchResult> {
+    search_files_with(root, params, definitions, SearchControl::default())
+}
 
 /// A small workspace with every kind of file the walk must handle.
 fn tree() -> tempfile::TempDir {
@@ -484,14 +495,12 @@ fn oversized_files_are_reported() {
 }
 
 #[test]
-fn params_schema_and_serde() {
+fn params_serde() {
     let p: SearchParams =
         serde_json::from_value(serde_json::json!({"keywords": ["a"], "include": ["*.rs"]}))
             .unwrap();
     assert_eq!(p.include, vec!["*.rs"]);
     assert!(serde_json::from_value::<SearchParams>(serde_json::json!({"keyword": ["a"]})).is_err());
-    let schema = schemars::schema_for!(SearchParams);
-    assert!(schema.as_value()["properties"]["max_results"]["description"].is_string());
 }
 
 #[test]
@@ -568,4 +577,106 @@ fn progress_is_reported_and_cancel_stops_the_walk() {
     assert!(res.cancelled && res.truncated);
     assert_eq!(res.files_searched, 0);
     assert!(res.hint.unwrap().contains("cancelled"));
+}
+
+// ---------------------------------------------------------------------------
+// Which keywords a file defines (the boost)
+
+/// The matcher's whole-word rule (neighbours are not word characters),
+/// not a regex `\b`: a keyword that starts with a symbol still matches,
+/// and part of a longer identifier does not.
+#[test]
+fn keyword_lines_follow_the_matchers_whole_word_rule() {
+    let body = "x = 1\n@property\ndef f(): pass\nfoo_bar = 2\nfoo = 3\n";
+    let lines = |words: &[&str]| -> Vec<&str> {
+        let w: Vec<String> = words.iter().map(|s| s.to_string()).collect();
+        KeywordLines::new(&w, true)
+            .unwrap()
+            .spans(body)
+            .into_iter()
+            .map(|r| &body[r])
+            .collect()
+    };
+    assert_eq!(lines(&["@property"]), ["@property"]);
+    assert_eq!(lines(&["foo"]), ["foo = 3"]);
+    assert_eq!(lines(&["foo", "x"]), ["x = 1", "foo = 3"]);
+    assert!(lines(&["oo"]).is_empty());
+}
+
+fn python() -> Arc<Language> {
+    Engine::default()
+        .registry
+        .by_name("python")
+        .cloned()
+        .unwrap()
+}
+
+#[test]
+fn defined_names_only_looks_at_keyword_lines() {
+    let body =
+        "class Store:\n    def get(self):\n        return load()\n\n\ndef load():\n    pass\n";
+    let all = defined_names(&python(), body, None).unwrap();
+    assert_eq!(all, vec!["Store", "get", "load"]);
+    // `load` is mentioned on line 3 and defined on line 6: found once.
+    let load = KeywordLines::new(&["LOAD".to_string()], false).unwrap();
+    let some = defined_names(&python(), body, Some(&load)).unwrap();
+    assert!(some.contains(&"load".to_string()), "{some:?}");
+    // Not mentioned as a whole word: nothing parsed, nothing found.
+    let oad = KeywordLines::new(&["oad".to_string()], true).unwrap();
+    let none = defined_names(&python(), body, Some(&oad)).unwrap();
+    assert!(none.is_empty());
+}
+
+/// The grammars' definition-line patterns: every kind of line that
+/// the tags query finds a definition on passes (a superset), and a
+/// file that only uses the name does not, so it is not parsed.
+#[test]
+fn definition_lines_pass_definitions_and_skip_mere_uses() {
+    let engine = Engine::default();
+    let check = |lang: &str, body: &str, word: &str| -> (bool, bool) {
+        let lang = engine.registry.by_name(lang).cloned().unwrap();
+        let lines = KeywordLines::new(&[word.to_string()], false).unwrap();
+        let spans = lines.spans(body);
+        let defined = defined_names(&lang, body, None)
+            .unwrap()
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(word));
+        (lines.may_define(&lang, body, &spans), defined)
+    };
+    for (lang, body, word) in [
+        ("python", "def f(): pass\n", "f"),
+        ("python", "async def f(): pass\n", "f"),
+        ("python", "class F:\n    pass\n", "f"),
+        ("python", "F = 1\n", "f"),
+        ("python", "f: int = 2\n", "f"),
+        ("python", "a = 1; f = 2\n", "f"),
+        ("python", "class C: f = 1\n", "f"),
+        ("javascript", "function f() {}\n", "f"),
+        ("javascript", "class C {\n  static async f() {}\n}\n", "f"),
+        ("javascript", "const a = 1, f = () => 2;\n", "f"),
+        ("javascript", "class C {\n  f = () => 1\n}\n", "f"),
+        ("typescript", "interface I {\n  f?: string;\n}\n", "f"),
+        ("typescript", "enum E { A, F }\n", "f"),
+        (
+            "typescript",
+            "declare global {\n  var x: number;\n}\n",
+            "global",
+        ),
+        ("typescript", "class C {\n  @dec() f(): void {}\n}\n", "f"),
+    ] {
+        assert_eq!(check(lang, body, word), (true, true), "{lang}: {body}");
+    }
+    for (lang, body) in [
+        ("python", "import x\nx.f()\nprint(f(1))\n"),
+        ("python", "if f == 2:\n    g(f)\n"),
+        ("javascript", "a.f(1);\nconst g = b.f;\nreturn f(x) + 1;\n"),
+        ("javascript", "read(path, function (err) {});\n"),
+    ] {
+        let word = if body.contains("function") {
+            "function"
+        } else {
+            "f"
+        };
+        assert_eq!(check(lang, body, word), (false, false), "{lang}: {body}");
+    }
 }

@@ -1,6 +1,7 @@
-//! `search_files`, the "scout": find which files mention the given keywords
-//! (or match a regex) across the workspace, ranked, without loading whole
-//! files into the agent's context.
+//! The search walk under `search_files`: which files mention some keywords
+//! (or match a regex) across the workspace, each handed with its matching
+//! lines to the caller as it is found. Nothing here ranks: ranking lives in
+//! `ops::search`, which consumes these files (and prunes them) as they come.
 //!
 //! The walk is ripgrep's: the `ignore` crate in parallel, honouring
 //! `.gitignore` (even outside a git repository), `.ignore` and our own
@@ -11,20 +12,6 @@
 //! keywords finds candidate lines fast; within a matching line the shared
 //! [`KeywordMatcher`] decides which keywords hit and where, so `search_files`
 //! and `read_fragment` agree on what a match is.
-//!
-//! Results are ranked: the number of distinct keywords a file matches
-//! dominates, then frequency normalised for file length, then a boost when a
-//! keyword names a definition in that file (supplied by the symbol engine
-//! through a callback, so this module needs no parser). Ties are broken by
-//! path so the output is deterministic. Every list is bounded and says how to
-//! get the rest.
-//!
-//! Parsing is two orders of magnitude slower than grepping, so the boost is
-//! computed after the walk, for a bounded set of candidates only: files where
-//! a keyword occurs as a whole word (a definition's name is a whole word),
-//! that could still reach the requested top results with the boost, best
-//! first, at most [`DEFINITION_CANDIDATES`] of them and about 1 MiB of
-//! source in all, parsed in parallel.
 
 use crate::disk::workspace::{Purpose, Workspace, is_git_dir};
 use crate::error::{Error, ErrorCode, Result};
@@ -36,89 +23,28 @@ use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
 };
 use ignore::{WalkBuilder, WalkState};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-pub const DEFAULT_MAX_RESULTS: usize = 100;
-pub const DEFAULT_MAX_MATCHES_PER_FILE: usize = 20;
-/// Matches shown across all files; keeps the response well under 25k tokens.
-pub const DEFAULT_MAX_TOTAL_MATCHES: usize = 300;
+/// At most this many distinct matched words per file are kept as
+/// definition candidates in regex mode.
+const MAX_IDENTS: usize = 32;
+/// At most this many non-fatal errors are listed in an answer.
+pub const MAX_ERRORS: usize = 50;
 /// Files larger than this are not searched (reported in `errors`).
 pub const DEFAULT_SEARCH_MAX_FILE_SIZE: u64 = crate::disk::DEFAULT_MAX_FILE_SIZE;
 /// Our own ignore file, read like `.gitignore` in every directory.
 pub const SCALPEL_IGNORE: &str = ".scalpelignore";
 /// Directories never searched or listed: git's store and our backups/journal.
 pub const ALWAYS_SKIPPED_DIRS: [&str; 2] = [".git", ".scalpel"];
-/// At most this many non-fatal errors are listed.
-const MAX_ERRORS: usize = 50;
 /// Context lines are cut to this many characters.
 const CONTEXT_LINE_CHARS: usize = 200;
 /// Files of at least this many bytes are read whole and searched as a slice.
-const WHOLE_READ_MIN_SIZE: u64 = 1024 * 1024;
-/// At most this many files are parsed for the definition boost.
-pub const DEFINITION_CANDIDATES: usize = 32;
-/// Files larger than this are not parsed for the definition boost.
-const DEFINITION_MAX_FILE_SIZE: u64 = 1024 * 1024;
-/// At most this many bytes, over all candidates, are parsed for the boost
-/// (parsing runs at a few MB/s; this keeps it near the cost of the walk).
-const DEFINITION_MAX_BYTES: u64 = 1024 * 1024;
-/// The largest boost [`score`] gives for definitions.
-const MAX_DEFINITION_BOOST: f64 = 5.5;
-/// At most this many distinct matched words per file are kept as
-/// definition candidates in regex mode.
-const MAX_IDENTS: usize = 32;
-
-/// What to search for and where.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SearchParams {
-    /// Literal keywords; a line matches if it contains any of them.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub keywords: Vec<String>,
-    /// A regular expression (Rust regex syntax), instead of keywords.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pattern: Option<String>,
-    /// Folder (or file) to search, relative to the root; default: the root.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    /// Only files matching one of these globs, e.g. "*.rs" (a name) or
-    /// "src/**/*.py" (a path from the root).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub include: Vec<String>,
-    /// Skip files and folders matching any of these globs, e.g. "tests" or "*.min.js".
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub exclude: Vec<String>,
-    /// Match case exactly (default: false, case-insensitive).
-    #[serde(default)]
-    pub case_sensitive: bool,
-    /// Only match whole words (not "parse" inside "parser").
-    #[serde(default)]
-    pub whole_word: bool,
-    /// Most files returned (default 100).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_results: Option<usize>,
-    /// Most matching lines listed per file (default 20); all are counted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_matches_per_file: Option<usize>,
-    /// Most matching lines listed over all files (default 300).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_total_matches: Option<usize>,
-    /// Lines of context before and after each match (default 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context_lines: Option<usize>,
-    /// Also search hidden files and folders (never `.git`).
-    #[serde(default)]
-    pub hidden: bool,
-    /// Skip files larger than this many bytes (default 32 MiB).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_file_size: Option<u64>,
-}
-
+pub(crate) const WHOLE_READ_MIN_SIZE: u64 = 1024 * 1024;
 /// One matching line (a line with several hits is one row).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SearchMatch {
     /// The keyword of the line's first hit (the pattern, in regex mode).
     pub keyword: String,
@@ -136,66 +62,11 @@ pub struct SearchMatch {
     pub context_after: Vec<String>,
 }
 
-/// A file with matches.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct FileMatches {
-    /// Relative to the root, with `/` separators.
-    pub path: String,
-    pub file_size: u64,
-    /// All matches in the file (may exceed the matches listed).
-    pub match_count: usize,
-    pub score: f64,
-    /// Distinct keywords found in this file.
-    pub keywords_matched: Vec<String>,
-    /// Keywords that name a definition in this file (ranking boost).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub defines: Vec<String>,
-    pub matches: Vec<SearchMatch>,
-    /// True when not every match is listed.
-    pub matches_truncated: bool,
-}
-
 /// A file that could not be searched; the search went on without it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SearchError {
     pub path: String,
     pub message: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct SearchResult {
-    /// Files ordered by score (best first), then path.
-    pub files: Vec<FileMatches>,
-    /// Matches in all matching files, listed or not.
-    pub total_matches: usize,
-    /// Files with at least one match (may exceed `files`).
-    pub files_matched: usize,
-    pub files_searched: usize,
-    /// True when files or matches were left out.
-    pub truncated: bool,
-    /// The caller cancelled the search; the results are partial.
-    pub cancelled: bool,
-    /// How to get what was left out.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-    pub binary_files_skipped: usize,
-    /// Files parsed to find which keywords they define (the ranking boost).
-    pub definitions_checked: usize,
-    /// Non-fatal problems (unreadable or oversized files), at most 50.
-    pub errors: Vec<SearchError>,
-    /// Total number of errors, listed or not.
-    pub error_count: usize,
-}
-
-/// Names defined in a file, for the ranking boost: called with the file's
-/// absolute path and its text, only for the best-ranked files that matched
-/// (see [`DEFINITION_CANDIDATES`]), possibly from several threads.
-pub type DefinitionsFn = dyn Fn(&Path, &str) -> Vec<String> + Sync;
-
-struct Limits {
-    per_file: usize,
-    context: usize,
-    max_size: u64,
 }
 
 /// How often (in files searched) progress is reported.
@@ -211,25 +82,70 @@ pub struct SearchControl<'a> {
     pub progress: Option<&'a (dyn Fn(usize) + Sync)>,
 }
 
-/// Search `params.path` (default: all of `root`).
-pub fn search_files(
-    root: &Path,
-    params: &SearchParams,
-    definitions: Option<&DefinitionsFn>,
-) -> Result<SearchResult> {
-    search_files_with(root, params, definitions, SearchControl::default())
+/// What to look for and where: the matcher (keywords or a regex, built by
+/// the caller) and the walk's bounds.
+pub struct GrepQuery<'a> {
+    pub matcher: &'a KeywordMatcher,
+    /// Folder (or file) to search, relative to the root; `None`: the root.
+    pub path: Option<&'a str>,
+    pub include: &'a [String],
+    pub exclude: &'a [String],
+    pub hidden: bool,
+    /// Lines of context before and after each listed match.
+    pub context: usize,
+    /// Matching lines listed per file (all are counted).
+    pub per_file: usize,
+    /// Files larger than this are reported in `errors`, not searched.
+    pub max_size: u64,
 }
 
-/// [`search_files`] that can be cancelled and reports progress.
-pub fn search_files_with(
+/// A file with matches, as the walk found it.
+#[derive(Debug, Clone)]
+pub struct FileHits {
+    /// Relative to the root, with `/` separators.
+    pub path: String,
+    pub abs: PathBuf,
+    pub size: u64,
+    /// All matches in the file (may exceed the matches listed).
+    pub match_count: usize,
+    /// Distinct keywords found in this file, in the matcher's order.
+    pub keywords_matched: Vec<String>,
+    /// Keywords (or, for a regex, matched texts) that occur as whole words:
+    /// the only ones that can name a definition here.
+    pub idents: Vec<String>,
+    pub matches: Vec<SearchMatch>,
+    /// True when not every match is listed.
+    pub matches_truncated: bool,
+}
+
+/// What the walk saw besides the files it handed over.
+#[derive(Debug)]
+pub struct Walked {
+    /// The canonical root the paths are relative to.
+    pub root: PathBuf,
+    pub searched: usize,
+    pub binary: usize,
+    /// Files with at least one match.
+    pub matched: usize,
+    /// Matches in all matching files.
+    pub total: usize,
+    /// Non-fatal problems, sorted by path, all of them.
+    pub errors: Vec<SearchError>,
+    /// The caller's cancel was set: the walk stopped early.
+    pub cancelled: bool,
+}
+
+/// Walk `query.path` (default: all of `root`) and hand every file with a
+/// match to `found`, from the walker's threads, in no particular order.
+pub fn grep(
     root: &Path,
-    params: &SearchParams,
-    definitions: Option<&DefinitionsFn>,
+    query: &GrepQuery<'_>,
     control: SearchControl<'_>,
-) -> Result<SearchResult> {
-    let matcher = build_matcher(params)?;
+    found: &(dyn Fn(FileHits) + Sync),
+) -> Result<Walked> {
+    let matcher = query.matcher;
     let grep = RegexMatcherBuilder::new()
-        .case_insensitive(!params.case_sensitive)
+        .case_insensitive(!matcher.case_sensitive())
         .line_terminator(Some(b'\n'))
         .crlf(true)
         .build(matcher.alternation())
@@ -237,25 +153,20 @@ pub fn search_files_with(
             Error::invalid_argument(format!("cannot search for this pattern: {e}"))
                 .with_suggestion("patterns match within one line; remove \\n from the pattern")
         })?;
-    let (root, dir) = resolve_dir(root, params.path.as_deref())?;
-    let include = globs(&params.include, "include")?;
-    let exclude = globs(&params.exclude, "exclude")?;
-    let max_results = params.max_results.unwrap_or(DEFAULT_MAX_RESULTS).max(1);
+    let (root, dir) = resolve_dir(root, query.path)?;
+    let include = globs(query.include, "include")?;
+    let exclude = globs(query.exclude, "exclude")?;
     let limits = Limits {
-        per_file: params
-            .max_matches_per_file
-            .unwrap_or(DEFAULT_MAX_MATCHES_PER_FILE),
-        context: params.context_lines.unwrap_or(0),
-        max_size: params.max_file_size.unwrap_or(DEFAULT_SEARCH_MAX_FILE_SIZE),
+        per_file: query.per_file,
+        context: query.context,
+        max_size: query.max_size,
     };
 
-    let builder = walk_builder(&root, &dir, params.hidden, exclude);
+    let builder = walk_builder(&root, &dir, query.hidden, exclude);
     let searched = AtomicUsize::new(0);
     let binary = AtomicUsize::new(0);
     let matched = AtomicUsize::new(0);
     let total = AtomicUsize::new(0);
-    let best: Mutex<Vec<Scored>> = Mutex::new(Vec::new());
-    let boost = definitions.is_some();
     let errors: Mutex<Vec<SearchError>> = Mutex::new(Vec::new());
     // Files the door refused because a folder on their way became a symlink
     // after the walker listed it, or that were gone when opened: counted,
@@ -280,7 +191,7 @@ pub fn search_files_with(
             .build();
         let (matcher, grep, include, root) = (&matcher, &grep, &include, &root);
         let (limits, push_error, swapped) = (&limits, &push_error, &swapped);
-        let (searched, binary, matched, total, best) = (&searched, &binary, &matched, &total, &best);
+        let (searched, binary, matched, total) = (&searched, &binary, &matched, &total);
         Box::new(move |entry| {
             if control.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return WalkState::Quit;
@@ -354,56 +265,11 @@ pub fn search_files_with(
             }
             matched.fetch_add(1, Ordering::Relaxed);
             total.fetch_add(sink.match_count, Ordering::Relaxed);
-            let file = sink.finish(rel_path(root, path), size, path);
-            let mut best = best.lock().unwrap_or_else(|p| p.into_inner());
-            best.push(file);
-            if best.len() >= 2 * (max_results + DEFINITION_CANDIDATES) + 64 {
-                prune(&mut best, max_results, boost);
-            }
+            found(sink.finish(rel_path(root, path), size, path));
             WalkState::Continue
         })
     });
 
-    let mut scored = best.into_inner().unwrap_or_else(|p| p.into_inner());
-    rank(&mut scored);
-    let definitions_checked = match definitions {
-        Some(defs) => boost_definitions(&mut scored, max_results, defs, matcher.case_sensitive()),
-        None => 0,
-    };
-    let mut files: Vec<FileMatches> = scored.into_iter().map(|s| s.file).collect();
-    let files_matched = matched.into_inner();
-    let more_files = files_matched > max_results;
-    files.truncate(max_results);
-    let max_total = params
-        .max_total_matches
-        .unwrap_or(DEFAULT_MAX_TOTAL_MATCHES);
-    let mut shown = 0;
-    for f in &mut files {
-        let room = max_total.saturating_sub(shown);
-        if f.matches.len() > room {
-            f.matches.truncate(room);
-            f.matches_truncated = true;
-        }
-        shown += f.matches.len();
-    }
-    let some_cut = files.iter().any(|f| f.matches_truncated);
-    let cancelled = control.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
-    let hint = match (more_files, some_cut) {
-        _ if cancelled => Some(format!(
-            "cancelled after {}: results are partial",
-            crate::text::count(searched.load(Ordering::Relaxed), "file")
-        )),
-        (false, false) => None,
-        (true, _) => Some(format!(
-            "{} of {files_matched} matching files shown; narrow with ⟦path⟧ or ⟦include⟧, add keywords, or raise ⟦max_results⟧",
-            files.len()
-        )),
-        // Only what both interfaces offer: the per-file and total caps of
-        // listed lines are library and CLI settings, not MCP fields.
-        (false, true) => Some(
-            "some matching lines are not listed; read them with ⟦read_fragment⟧ on a file with the same keywords, or narrow with ⟦path⟧ or ⟦include⟧".to_string(),
-        ),
-    };
     let mut errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
     let swapped = swapped.into_inner();
     if swapped > 0 {
@@ -415,21 +281,38 @@ pub fn search_files_with(
         });
     }
     errors.sort_by(|a, b| a.path.cmp(&b.path));
-    let error_count = errors.len();
-    errors.truncate(MAX_ERRORS);
-    Ok(SearchResult {
-        truncated: more_files || some_cut || cancelled,
-        cancelled,
-        hint,
-        files,
-        total_matches: total.into_inner(),
-        files_matched,
-        files_searched: searched.into_inner(),
-        binary_files_skipped: binary.into_inner(),
-        definitions_checked,
+    let cancelled = control.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    Ok(Walked {
+        root,
+        searched: searched.into_inner(),
+        binary: binary.into_inner(),
+        matched: matched.into_inner(),
+        total: total.into_inner(),
         errors,
-        error_count,
+        cancelled,
     })
+}
+
+/// The files that match `query`, sorted by path, at most `max` of them (the
+/// first by path: deterministic whatever order the walk finds them in), with
+/// how many matched in all and the walk's errors. For callers that parse
+/// every candidate and need no ranking (references, the language-server
+/// backend's neighbours).
+pub fn matching_files(
+    root: &Path,
+    query: &GrepQuery<'_>,
+    max: usize,
+) -> Result<(Vec<String>, Walked)> {
+    let kept: Mutex<std::collections::BTreeSet<String>> = Mutex::default();
+    let walked = grep(root, query, SearchControl::default(), &|f: FileHits| {
+        let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+        kept.insert(f.path);
+        if kept.len() > max {
+            kept.pop_last();
+        }
+    })?;
+    let kept = kept.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok((kept.into_iter().collect(), walked))
 }
 
 /// Search one file opened through the door. A large file is read whole,
@@ -461,161 +344,10 @@ fn search_one(
     searcher.search_slice(grep, &bytes, sink)
 }
 
-fn build_matcher(params: &SearchParams) -> Result<KeywordMatcher> {
-    match (&params.pattern, params.keywords.is_empty()) {
-        (Some(_), false) => Err(Error::invalid_argument(
-            "pass either keywords or pattern, not both",
-        )
-        .with_suggestion("put alternatives in the regex (a|b), or drop ⟦pattern⟧")),
-        (Some(p), true) => KeywordMatcher::pattern(p, params.case_sensitive, params.whole_word),
-        (None, _) => {
-            KeywordMatcher::keywords(&params.keywords, params.case_sensitive, params.whole_word)
-        }
-    }
-}
-
-/// A matching file during the search: its result plus what the definition
-/// boost needs.
-struct Scored {
-    file: FileMatches,
-    abs: PathBuf,
-    /// Keywords (or, for a regex, matched texts) that occur as whole words:
-    /// the only ones that can name a definition here.
-    idents: Vec<String>,
-}
-
-/// Best first: higher score, then path.
-fn rank(files: &mut [Scored]) {
-    files.sort_by(|a, b| {
-        b.file
-            .score
-            .total_cmp(&a.file.score)
-            .then_with(|| a.file.path.cmp(&b.file.path))
-    });
-}
-
-/// Bound memory during the walk: keep the best `max_results` files, plus
-/// (when the boost is on) the best [`DEFINITION_CANDIDATES`] of the rest that
-/// could be boosted. Both are top-n sets under a total order, so pruning at
-/// any moment of the parallel walk leaves the same final answer.
-fn prune(files: &mut Vec<Scored>, max_results: usize, boost: bool) {
-    rank(files);
-    if !boost {
-        files.truncate(max_results);
-        return;
-    }
-    let mut spare = DEFINITION_CANDIDATES;
-    let mut i = 0;
-    files.retain(|s| {
-        i += 1;
-        if i <= max_results {
-            return true;
-        }
-        let keep = spare > 0 && !s.idents.is_empty();
-        spare -= usize::from(keep);
-        keep
-    });
-}
-
-/// Ask `defs` which keywords the best candidates define, in parallel, and
-/// re-rank. Candidates: files with a whole-word occurrence, small enough to
-/// parse, whose score plus the largest boost reaches the score of the
-/// `max_results`-th file (others cannot move into the results), best first,
-/// at most [`DEFINITION_CANDIDATES`]. Returns how many files were parsed.
-fn boost_definitions(
-    files: &mut [Scored],
-    max_results: usize,
-    defs: &DefinitionsFn,
-    case_sensitive: bool,
-) -> usize {
-    use rayon::prelude::*;
-    let floor = files
-        .get(max_results.saturating_sub(1))
-        .map_or(f64::NEG_INFINITY, |s| s.file.score - MAX_DEFINITION_BOOST);
-    let mut bytes = 0u64;
-    let picked: Vec<usize> = files
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| {
-            !s.idents.is_empty()
-                && s.file.file_size <= DEFINITION_MAX_FILE_SIZE
-                && s.file.score >= floor
-        })
-        .take_while(|(_, s)| {
-            bytes += s.file.file_size;
-            bytes <= DEFINITION_MAX_BYTES.max(s.file.file_size)
-        })
-        .map(|(i, _)| i)
-        .take(DEFINITION_CANDIDATES)
-        .collect();
-    // The request's cancellation reaches rayon's workers (the parses'
-    // deadlines check it); a cancelled item just defines nothing.
-    let cancel = crate::symbols::Cancel::current();
-    let found: Vec<(usize, Vec<String>)> = picked
-        .par_iter()
-        .map(|&i| {
-            let defines = cancel.run(|| defined_here(&files[i], defs, case_sensitive));
-            (i, defines.unwrap_or_default())
-        })
-        .collect();
-    for (i, defines) in found {
-        if defines.is_empty() {
-            continue;
-        }
-        let f = &mut files[i].file;
-        f.score = score(
-            f.keywords_matched.len(),
-            f.match_count,
-            f.file_size,
-            defines.len(),
-        );
-        f.defines = defines;
-    }
-    rank(files);
-    picked.len()
-}
-
-/// The candidate words of `s` that name a definition in its file.
-fn defined_here(s: &Scored, defs: &DefinitionsFn, case_sensitive: bool) -> Vec<String> {
-    // Read again, bounded like the candidates (a file swapped for a huge
-    // one since it was searched is not read whole).
-    let text = match crate::disk::read_bytes(&s.abs, DEFINITION_MAX_FILE_SIZE) {
-        Ok(b) => String::from_utf8(b)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
-        Err(_) => return Vec::new(),
-    };
-    let names = defs(&s.abs, &text);
-    let mut defines: Vec<String> = Vec::new();
-    for k in &s.idents {
-        let hit = if case_sensitive {
-            names.iter().any(|n| n == k)
-        } else {
-            let k = k.to_lowercase();
-            names.iter().any(|n| n.to_lowercase() == k)
-        };
-        if hit && !defines.contains(k) {
-            defines.push(k.clone());
-        }
-    }
-    defines
-}
-
-/// Relevance: 10 per distinct keyword (dominant), plus up to 4 for
-/// frequency (log-scaled, divided by a log-scaled file-size factor so a huge
-/// file full of mentions does not beat a small focused one), plus 5 (5.5 for
-/// several) when keywords name definitions in the file: where a thing is
-/// defined beats where it is merely mentioned. The extras stay below 10, so
-/// they never outweigh one more distinct keyword.
-pub fn score(distinct: usize, match_count: usize, file_size: u64, defined: usize) -> f64 {
-    let size_factor = 1.0 + (1.0 + file_size as f64 / 4096.0).ln();
-    let freq = ((1.0 + match_count as f64).ln() / size_factor).min(3.99);
-    let boost = match defined {
-        0 => 0.0,
-        1 => 5.0,
-        _ => 5.5,
-    };
-    let s = 10.0 * distinct as f64 + freq + boost;
-    (s * 1000.0).round() / 1000.0
+struct Limits {
+    per_file: usize,
+    context: usize,
+    max_size: u64,
 }
 
 /// Collects the matches of one file.
@@ -651,28 +383,24 @@ impl<'a> FileSink<'a> {
         }
     }
 
-    fn finish(self, rel: String, size: u64, abs: &Path) -> Scored {
-        let labels = self.matcher.labels();
-        let keywords_matched: Vec<String> = labels
+    fn finish(self, path: String, size: u64, abs: &Path) -> FileHits {
+        let keywords_matched: Vec<String> = self
+            .matcher
+            .labels()
             .iter()
             .zip(&self.per_keyword)
             .filter(|(_, n)| **n > 0)
             .map(|(k, _)| k.clone())
             .collect();
-        let file = FileMatches {
-            score: score(keywords_matched.len(), self.match_count, size, 0),
-            path: rel,
-            file_size: size,
+        FileHits {
+            path,
+            abs: abs.to_path_buf(),
+            size,
             match_count: self.match_count,
             keywords_matched,
-            defines: Vec::new(),
+            idents: self.idents,
             matches: self.matches,
             matches_truncated: self.truncated,
-        };
-        Scored {
-            file,
-            abs: abs.to_path_buf(),
-            idents: self.idents,
         }
     }
 }
@@ -901,6 +629,3 @@ pub(crate) fn globs(patterns: &[String], field: &str) -> Result<Option<Globs>> {
         paths: build(paths)?,
     }))
 }
-
-#[cfg(test)]
-mod tests;
