@@ -162,114 +162,43 @@ pub fn grep(
         max_size: query.max_size,
     };
 
-    let builder = walk_builder(&root, &dir, query.hidden, exclude);
-    let searched = AtomicUsize::new(0);
-    let binary = AtomicUsize::new(0);
-    let matched = AtomicUsize::new(0);
-    let total = AtomicUsize::new(0);
-    let errors: Mutex<Vec<SearchError>> = Mutex::new(Vec::new());
-    // Files the door refused because a folder on their way became a symlink
-    // after the walker listed it, or that were gone when opened: counted,
-    // never named, as the listing may have been of a folder outside the
-    // root swapped in for a moment.
-    let swapped = AtomicUsize::new(0);
-    let push_error = |path: &Path, message: String| {
-        let mut errs = errors.lock().unwrap_or_else(|p| p.into_inner());
-        errs.push(SearchError {
-            path: rel_path(&root, path),
-            message,
-        });
+    let walk = Walk {
+        matcher,
+        grep: &grep,
+        include: include.as_ref(),
+        root: &root,
+        limits: &limits,
+        control,
+        found,
+        searched: AtomicUsize::new(0),
+        binary: AtomicUsize::new(0),
+        matched: AtomicUsize::new(0),
+        total: AtomicUsize::new(0),
+        errors: Mutex::new(Vec::new()),
+        swapped: AtomicUsize::new(0),
     };
-
-    builder.build_parallel().run(|| {
-        let mut searcher = SearcherBuilder::new()
-            .binary_detection(BinaryDetection::quit(0))
-            .line_number(true)
-            .line_terminator(grep_matcher::LineTerminator::crlf())
-            .before_context(limits.context)
-            .after_context(limits.context)
-            .build();
-        let (matcher, grep, include, root) = (&matcher, &grep, &include, &root);
-        let (limits, push_error, swapped) = (&limits, &push_error, &swapped);
-        let (searched, binary, matched, total) = (&searched, &binary, &matched, &total);
-        Box::new(move |entry| {
-            if control.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                return WalkState::Quit;
-            }
-            let entry = match entry {
-                Ok(e) => e,
-                Err(err) => {
-                    let path = error_path(&err).unwrap_or_else(|| root.clone());
-                    push_error(&path, err.to_string());
-                    return WalkState::Continue;
-                }
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return WalkState::Continue;
-            }
-            let path = entry.path();
-            if let Some(inc) = include
-                && !inc.is_match(root, path)
-            {
-                return WalkState::Continue;
-            }
-            // Open first and ask the open file for its size: one path lookup
-            // per file instead of two (a stat by path, then the open). The
-            // open goes through the door: a folder swapped for a symlink since
-            // the walker listed it makes it fail instead of reading outside.
-            let opened = crate::disk::door::open_file(path).and_then(|f| {
-                let len = f.metadata()?.len();
-                Ok((f, len))
-            });
-            let (file, size) = match opened {
-                Ok(x) => x,
-                Err(err)
-                    if crate::disk::door::is_swap(&err)
-                        || err.kind() == std::io::ErrorKind::NotFound =>
-                {
-                    swapped.fetch_add(1, Ordering::Relaxed);
-                    return WalkState::Continue;
-                }
-                Err(err) => {
-                    push_error(path, err.to_string());
-                    return WalkState::Continue;
-                }
-            };
-            if size > limits.max_size {
-                push_error(
-                    path,
-                    format!(
-                        "skipped: {size} bytes, over the search limit of {} bytes (raise the file size limit)",
-                        limits.max_size
-                    ),
-                );
-                return WalkState::Continue;
-            }
-            let n = searched.fetch_add(1, Ordering::Relaxed) + 1;
-            if n % PROGRESS_EVERY == 0
-                && let Some(report) = control.progress
-            {
-                report(n);
-            }
-            let mut sink = FileSink::new(matcher, limits);
-            if let Err(err) = search_one(&mut searcher, grep, &file, size, &mut sink) {
-                push_error(path, err.to_string());
-                return WalkState::Continue;
-            }
-            if sink.binary {
-                binary.fetch_add(1, Ordering::Relaxed);
-                return WalkState::Continue;
-            }
-            if sink.match_count == 0 {
-                return WalkState::Continue;
-            }
-            matched.fetch_add(1, Ordering::Relaxed);
-            total.fetch_add(sink.match_count, Ordering::Relaxed);
-            found(sink.finish(rel_path(root, path), size, path));
-            WalkState::Continue
-        })
-    });
-
+    walk_builder(&root, &dir, query.hidden, exclude)
+        .build_parallel()
+        .run(|| {
+            let mut searcher = SearcherBuilder::new()
+                .binary_detection(BinaryDetection::quit(0))
+                .line_number(true)
+                .line_terminator(grep_matcher::LineTerminator::crlf())
+                .before_context(limits.context)
+                .after_context(limits.context)
+                .build();
+            let walk = &walk;
+            Box::new(move |entry| walk.visit(&mut searcher, entry))
+        });
+    let Walk {
+        searched,
+        binary,
+        matched,
+        total,
+        errors,
+        swapped,
+        ..
+    } = walk;
     let mut errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
     let swapped = swapped.into_inner();
     if swapped > 0 {
@@ -291,6 +220,123 @@ pub fn grep(
         errors,
         cancelled,
     })
+}
+
+/// One walk in progress: what every walker thread shares.
+struct Walk<'a> {
+    matcher: &'a KeywordMatcher,
+    grep: &'a grep_regex::RegexMatcher,
+    include: Option<&'a Globs>,
+    root: &'a Path,
+    limits: &'a Limits,
+    control: SearchControl<'a>,
+    found: &'a (dyn Fn(FileHits) + Sync),
+    searched: AtomicUsize,
+    binary: AtomicUsize,
+    matched: AtomicUsize,
+    total: AtomicUsize,
+    errors: Mutex<Vec<SearchError>>,
+    // Files the door refused because a folder on their way became a symlink
+    // after the walker listed it, or that were gone when opened: counted,
+    // never named, as the listing may have been of a folder outside the
+    // root swapped in for a moment.
+    swapped: AtomicUsize,
+}
+
+impl Walk<'_> {
+    fn push_error(&self, path: &Path, message: String) {
+        let mut errs = self.errors.lock().unwrap_or_else(|p| p.into_inner());
+        errs.push(SearchError {
+            path: rel_path(self.root, path),
+            message,
+        });
+    }
+
+    /// One entry of the walk: searched, and handed over if it matches.
+    fn visit(
+        &self,
+        searcher: &mut Searcher,
+        entry: std::result::Result<ignore::DirEntry, ignore::Error>,
+    ) -> WalkState {
+        if self
+            .control
+            .cancel
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return WalkState::Quit;
+        }
+        let entry = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                let path = error_path(&err).unwrap_or_else(|| self.root.to_path_buf());
+                self.push_error(&path, err.to_string());
+                return WalkState::Continue;
+            }
+        };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            return WalkState::Continue;
+        }
+        let path = entry.path();
+        if let Some(inc) = self.include
+            && !inc.is_match(self.root, path)
+        {
+            return WalkState::Continue;
+        }
+        // Open first and ask the open file for its size: one path lookup
+        // per file instead of two (a stat by path, then the open). The
+        // open goes through the door: a folder swapped for a symlink since
+        // the walker listed it makes it fail instead of reading outside.
+        let opened = crate::disk::door::open_file(path).and_then(|f| {
+            let len = f.metadata()?.len();
+            Ok((f, len))
+        });
+        let (file, size) = match opened {
+            Ok(x) => x,
+            Err(err)
+                if crate::disk::door::is_swap(&err)
+                    || err.kind() == std::io::ErrorKind::NotFound =>
+            {
+                self.swapped.fetch_add(1, Ordering::Relaxed);
+                return WalkState::Continue;
+            }
+            Err(err) => {
+                self.push_error(path, err.to_string());
+                return WalkState::Continue;
+            }
+        };
+        let max_size = self.limits.max_size;
+        if size > max_size {
+            self.push_error(
+                path,
+                format!(
+                    "skipped: {size} bytes, over the search limit of {max_size} bytes (raise the file size limit)"
+                ),
+            );
+            return WalkState::Continue;
+        }
+        let n = self.searched.fetch_add(1, Ordering::Relaxed) + 1;
+        if n.is_multiple_of(PROGRESS_EVERY)
+            && let Some(report) = self.control.progress
+        {
+            report(n);
+        }
+        let mut sink = FileSink::new(self.matcher, self.limits);
+        if let Err(err) = search_one(searcher, self.grep, &file, size, &mut sink) {
+            self.push_error(path, err.to_string());
+            return WalkState::Continue;
+        }
+        if sink.binary {
+            self.binary.fetch_add(1, Ordering::Relaxed);
+            return WalkState::Continue;
+        }
+        if sink.match_count == 0 {
+            return WalkState::Continue;
+        }
+        self.matched.fetch_add(1, Ordering::Relaxed);
+        self.total.fetch_add(sink.match_count, Ordering::Relaxed);
+        (self.found)(sink.finish(rel_path(self.root, path), size, path));
+        WalkState::Continue
+    }
 }
 
 /// The files that match `query`, sorted by path, at most `max` of them (the

@@ -365,36 +365,16 @@ fn search_files_with(
     let files_matched = walked.matched;
     let more_files = files_matched > max_results;
     files.truncate(max_results);
-    let max_total = params
-        .max_total_matches
-        .unwrap_or(DEFAULT_MAX_TOTAL_MATCHES);
-    let mut shown = 0;
-    for f in &mut files {
-        let room = max_total.saturating_sub(shown);
-        if f.matches.len() > room {
-            f.matches.truncate(room);
-            f.matches_truncated = true;
-        }
-        shown += f.matches.len();
-    }
-    let some_cut = files.iter().any(|f| f.matches_truncated);
+    let some_cut = cut_listing(&mut files, params.max_total_matches);
     let cancelled = walked.cancelled;
-    let hint = match (more_files, some_cut) {
-        _ if cancelled => Some(format!(
-            "cancelled after {}: results are partial",
-            crate::text::count(walked.searched, "file")
-        )),
-        (false, false) => None,
-        (true, _) => Some(format!(
-            "{} of {files_matched} matching files shown; narrow with ⟦path⟧ or ⟦include⟧, add keywords, or raise ⟦max_results⟧",
-            files.len()
-        )),
-        // Only what both interfaces offer: the per-file and total caps of
-        // listed lines are library and CLI settings, not MCP fields.
-        (false, true) => Some(
-            "some matching lines are not listed; read them with ⟦read_fragment⟧ on a file with the same keywords, or narrow with ⟦path⟧ or ⟦include⟧".to_string(),
-        ),
-    };
+    let hint = hint(
+        cancelled,
+        walked.searched,
+        more_files,
+        some_cut,
+        files.len(),
+        files_matched,
+    );
     let mut errors = walked.errors;
     let error_count = errors.len();
     errors.truncate(MAX_ERRORS);
@@ -411,6 +391,48 @@ fn search_files_with(
         errors,
         error_count,
     })
+}
+
+/// Cut the listed lines to `max_total` over all files (best files keep
+/// theirs first); whether any file's listing is now incomplete.
+fn cut_listing(files: &mut [FileMatches], max_total: Option<usize>) -> bool {
+    let max_total = max_total.unwrap_or(DEFAULT_MAX_TOTAL_MATCHES);
+    let mut shown = 0;
+    for f in files.iter_mut() {
+        let room = max_total.saturating_sub(shown);
+        if f.matches.len() > room {
+            f.matches.truncate(room);
+            f.matches_truncated = true;
+        }
+        shown += f.matches.len();
+    }
+    files.iter().any(|f| f.matches_truncated)
+}
+
+/// How to get what an answer left out.
+fn hint(
+    cancelled: bool,
+    searched: usize,
+    more_files: bool,
+    some_cut: bool,
+    shown: usize,
+    files_matched: usize,
+) -> Option<String> {
+    match (more_files, some_cut) {
+        _ if cancelled => Some(format!(
+            "cancelled after {}: results are partial",
+            crate::text::count(searched, "file")
+        )),
+        (false, false) => None,
+        (true, _) => Some(format!(
+            "{shown} of {files_matched} matching files shown; narrow with ⟦path⟧ or ⟦include⟧, add keywords, or raise ⟦max_results⟧"
+        )),
+        // Only what both interfaces offer: the per-file and total caps of
+        // listed lines are library and CLI settings, not MCP fields.
+        (false, true) => Some(
+            "some matching lines are not listed; read them with ⟦read_fragment⟧ on a file with the same keywords, or narrow with ⟦path⟧ or ⟦include⟧".to_string(),
+        ),
+    }
 }
 
 fn build_matcher(params: &SearchParams) -> Result<KeywordMatcher> {

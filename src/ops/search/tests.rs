@@ -1,7 +1,7 @@
 use super::*;
-use std::fs;
 use crate::disk::grep::WHOLE_READ_MIN_SIZE;
 use crate::error::ErrorCode;
+use std::fs;
 use std::sync::atomic::AtomicBool;
 
 fn search_files(
