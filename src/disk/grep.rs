@@ -190,36 +190,8 @@ pub fn grep(
             let walk = &walk;
             Box::new(move |entry| walk.visit(&mut searcher, entry))
         });
-    let Walk {
-        searched,
-        binary,
-        matched,
-        total,
-        errors,
-        swapped,
-        ..
-    } = walk;
-    let mut errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
-    let swapped = swapped.into_inner();
-    if swapped > 0 {
-        errors.push(SearchError {
-            path: rel_path(&root, &root),
-            message: format!(
-                "{swapped} listed files skipped: they vanished, or a folder on their way became a symlink, while in use"
-            ),
-        });
-    }
-    errors.sort_by(|a, b| a.path.cmp(&b.path));
     let cancelled = control.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
-    Ok(Walked {
-        root,
-        searched: searched.into_inner(),
-        binary: binary.into_inner(),
-        matched: matched.into_inner(),
-        total: total.into_inner(),
-        errors,
-        cancelled,
-    })
+    Ok(walk.finish(cancelled))
 }
 
 /// One walk in progress: what every walker thread shares.
@@ -244,12 +216,74 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    /// What the walk saw, its errors sorted by path.
+    fn finish(self, cancelled: bool) -> Walked {
+        let mut errors = self.errors.into_inner().unwrap_or_else(|p| p.into_inner());
+        let swapped = self.swapped.into_inner();
+        if swapped > 0 {
+            errors.push(SearchError {
+                path: rel_path(self.root, self.root),
+                message: format!(
+                    "{swapped} listed files skipped: they vanished, or a folder on their way became a symlink, while in use"
+                ),
+            });
+        }
+        errors.sort_by(|a, b| a.path.cmp(&b.path));
+        Walked {
+            root: self.root.to_path_buf(),
+            searched: self.searched.into_inner(),
+            binary: self.binary.into_inner(),
+            matched: self.matched.into_inner(),
+            total: self.total.into_inner(),
+            errors,
+            cancelled,
+        }
+    }
+
     fn push_error(&self, path: &Path, message: String) {
         let mut errs = self.errors.lock().unwrap_or_else(|p| p.into_inner());
         errs.push(SearchError {
             path: rel_path(self.root, path),
             message,
         });
+    }
+
+    /// The file at `path` and its size, or `None` (counted or reported)
+    /// when it cannot be searched.
+    fn open(&self, path: &Path) -> Option<(std::fs::File, u64)> {
+        // Open first and ask the open file for its size: one path lookup
+        // per file instead of two (a stat by path, then the open). The
+        // open goes through the door: a folder swapped for a symlink since
+        // the walker listed it makes it fail instead of reading outside.
+        let opened = crate::disk::door::open_file(path).and_then(|f| {
+            let len = f.metadata()?.len();
+            Ok((f, len))
+        });
+        let (file, size) = match opened {
+            Ok(x) => x,
+            Err(err)
+                if crate::disk::door::is_swap(&err)
+                    || err.kind() == std::io::ErrorKind::NotFound =>
+            {
+                self.swapped.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
+            Err(err) => {
+                self.push_error(path, err.to_string());
+                return None;
+            }
+        };
+        let max_size = self.limits.max_size;
+        if size > max_size {
+            self.push_error(
+                    path,
+                    format!(
+                        "skipped: {size} bytes, over the search limit of {max_size} bytes (raise the file size limit)"
+                    ),
+                );
+            return None;
+        }
+        Some((file, size))
     }
 
     /// One entry of the walk: searched, and handed over if it matches.
@@ -282,38 +316,9 @@ impl Walk<'_> {
         {
             return WalkState::Continue;
         }
-        // Open first and ask the open file for its size: one path lookup
-        // per file instead of two (a stat by path, then the open). The
-        // open goes through the door: a folder swapped for a symlink since
-        // the walker listed it makes it fail instead of reading outside.
-        let opened = crate::disk::door::open_file(path).and_then(|f| {
-            let len = f.metadata()?.len();
-            Ok((f, len))
-        });
-        let (file, size) = match opened {
-            Ok(x) => x,
-            Err(err)
-                if crate::disk::door::is_swap(&err)
-                    || err.kind() == std::io::ErrorKind::NotFound =>
-            {
-                self.swapped.fetch_add(1, Ordering::Relaxed);
-                return WalkState::Continue;
-            }
-            Err(err) => {
-                self.push_error(path, err.to_string());
-                return WalkState::Continue;
-            }
-        };
-        let max_size = self.limits.max_size;
-        if size > max_size {
-            self.push_error(
-                path,
-                format!(
-                    "skipped: {size} bytes, over the search limit of {max_size} bytes (raise the file size limit)"
-                ),
-            );
+        let Some((file, size)) = self.open(path) else {
             return WalkState::Continue;
-        }
+        };
         let n = self.searched.fetch_add(1, Ordering::Relaxed) + 1;
         if n.is_multiple_of(PROGRESS_EVERY)
             && let Some(report) = self.control.progress
