@@ -521,6 +521,31 @@ fn only_disk_writes() {
     );
 }
 
+/// ARCHITECTURE.md's layer list is this test's: its "**Layers.**"
+/// paragraph names the top-level modules in [`LAYERS`]'s order.
+#[test]
+fn the_documented_layers_are_the_checked_ones() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+            .unwrap();
+    let para = doc
+        .split("\n\n")
+        .find(|p| p.starts_with("**Layers.**"))
+        .expect("ARCHITECTURE.md has a **Layers.** paragraph");
+    // The list runs from "in this order:" to the first ';'.
+    let para = para.split_whitespace().collect::<Vec<_>>().join(" ");
+    let list = para
+        .split_once("in this order:")
+        .and_then(|(_, rest)| rest.split_once(';'))
+        .map(|(list, _)| list)
+        .expect("the paragraph says `in this order: a, b, ...;`");
+    let named: Vec<&str> = list.split('`').skip(1).step_by(2).collect();
+    assert_eq!(
+        named, LAYERS,
+        "ARCHITECTURE.md's layer list and LAYERS differ"
+    );
+}
+
 /// Only the MCP adapter knows the wire schema (#26 item 7): the library's
 /// types are serializable payloads, but no schema or schema text below
 /// `mcp/` (rust-analyzer's rule: only the protocol layer speaks protocol).
