@@ -411,6 +411,8 @@ pub struct Kinds {
     pub verbatim: KindSet,
     /// `symbols.to_end`
     pub to_end: KindSet,
+    /// every kind a compile rule (`rules.scoped`, `rules.unique`) is about
+    pub ruled: KindSet,
 }
 
 impl Kinds {
@@ -420,6 +422,14 @@ impl Kinds {
             identifiers: KindSet::resolve(grammar, &config.symbols.identifiers),
             verbatim: KindSet::resolve(grammar, &config.edit.verbatim),
             to_end: KindSet::resolve(grammar, &config.symbols.to_end),
+            ruled: KindSet::resolve(
+                grammar,
+                &(config.rules.scoped.iter().map(|r| &r.kinds))
+                    .chain(config.rules.unique.iter().map(|r| &r.kinds))
+                    .flatten()
+                    .cloned()
+                    .collect::<Vec<String>>(),
+            ),
         }
     }
 }

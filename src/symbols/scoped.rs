@@ -26,7 +26,9 @@ pub fn violations(
     if rules.scoped.is_empty() && rules.unique.is_empty() {
         return Vec::new();
     }
-    let identifiers = &lang.rules().identifiers;
+    // Kinds resolved to ids at load: most nodes are skipped by one lookup
+    // (this walk covers whole files when either version has a parse error).
+    let kinds = lang.kinds();
     let has = |list: &[String], kind: &str| list.iter().any(|k| k == kind);
     let mut out = Vec::new();
     let root = tree.root_node();
@@ -40,6 +42,9 @@ pub fn violations(
             // Named nodes only: the keyword inside `yield` is a `yield` too.
             if !node.is_named() {
                 return false;
+            }
+            if !kinds.ruled.contains(&node) {
+                return true;
             }
             let kind = node.kind();
             for rule in rules.scoped.iter().filter(|r| has(&r.kinds, kind)) {
@@ -61,7 +66,7 @@ pub fn violations(
                 for child in node.named_children(&mut c) {
                     let mut name = None;
                     walk_preorder(child, |n| {
-                        if name.is_none() && has(identifiers, n.kind()) {
+                        if name.is_none() && kinds.identifiers.contains(&n) {
                             name = Some(n);
                         }
                         name.is_none()
