@@ -33,6 +33,7 @@ const LAYERS: &[&str] = &[
     "ops",     // operations on a Session: planners, the one write path, receipts
     "index",   // the search index
     "check",   // the pre-commit check
+    "render",  // one rendering of every result, laid out by each adapter
     "mcp",     // the MCP adapter
     "cli",     // the CLI adapter
 ];

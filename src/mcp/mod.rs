@@ -22,7 +22,6 @@
 mod framing;
 mod http;
 mod index;
-mod render;
 pub mod reply;
 mod root;
 mod schema;

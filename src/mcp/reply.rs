@@ -1,7 +1,8 @@
 //! How a tool's outcome becomes an MCP `CallToolResult`.
 //!
-//! - Success: [`Json<T>`] puts `T` in `structuredContent` and a compact text
-//!   rendering ([`Render`]) in `content`. It is named `Json` on purpose: the
+//! - Success: [`Json<T>`] puts `T` in `structuredContent` and its one text
+//!   rendering ([`Render`], in `crate::render`, shared with the CLI) in
+//!   `content`. It is named `Json` on purpose: the
 //!   `#[tool]` macro emits an `outputSchema` only for a return type written
 //!   literally as `Json<T>` or `Result<Json<T>, E>` (it matches the last path
 //!   segment), and this type keeps that while replacing rmcp's JSON-dump text
@@ -20,10 +21,7 @@ use serde::Serialize;
 use serde_json::json;
 use std::borrow::Cow;
 
-/// A compact, human- and model-readable rendering of a result.
-pub trait Render {
-    fn render(&self) -> String;
-}
+pub use crate::render::Render;
 
 /// A successful result: `structuredContent` plus `T::render()` as text.
 pub struct Json<T>(pub T);
@@ -40,8 +38,9 @@ impl<T: JsonSchema> JsonSchema for Json<T> {
 
 impl<T: Serialize + Render> IntoCallToolResult for Json<T> {
     fn into_call_tool_result(self) -> Result<CallToolResponse, rmcp::ErrorData> {
-        // Hints name fields and tools through marked terms (crate::hint).
-        let text = crate::hint::render(&self.0.render(), mcp_words);
+        // The one rendering of the result (crate::render), every part in
+        // order; hints name fields and tools through marked terms.
+        let text = self.0.rendering().text(&mcp_words);
         match serde_json::to_value(&self.0) {
             Ok(mut value) => {
                 if let Some(serde_json::Value::String(h)) = value.get_mut("hint") {
