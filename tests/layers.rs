@@ -38,6 +38,29 @@ const LAYERS: &[&str] = &[
     "cli",     // the CLI adapter
 ];
 
+/// ARCHITECTURE.md's list of the layers ("**Layers.** … in this order:
+/// `a`, `b`, …; and no two files …") is [`LAYERS`], in the same order.
+#[test]
+fn the_documented_layers_are_the_checked_ones() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+            .unwrap();
+    let from = doc
+        .find("**Layers.**")
+        .expect("ARCHITECTURE.md has a **Layers.** paragraph");
+    // One paragraph, its lines joined.
+    let paragraph = doc[from..].split("\n\n").next().unwrap().replace('\n', " ");
+    let list = &paragraph[paragraph
+        .find("in this order:")
+        .expect("the paragraph gives the order")..];
+    let list = &list[..list.find("; and").expect("the list ends with `; and`")];
+    let documented: Vec<&str> = list.split('`').skip(1).step_by(2).collect();
+    assert_eq!(
+        documented, LAYERS,
+        "ARCHITECTURE.md's layers differ from tests/layers.rs"
+    );
+}
+
 fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
