@@ -75,6 +75,7 @@ terms! {
     MaxLines = "max_lines",
     Ranges = "ranges",
     Lines = "start_line/end_line",
+    StartLine = "start_line",
     Head = "head",
     Tail = "tail",
     Depth = "depth",

@@ -14,6 +14,7 @@ pub mod lsp;
 pub mod mcp;
 pub mod ops;
 pub mod refs;
+pub mod render;
 pub mod source;
 pub mod symbols;
 pub mod text;

@@ -62,13 +62,17 @@ fn extract_prints_the_exact_code() {
         .assert()
         .success()
         .stdout(predicate::str::starts_with("    def add(self"));
-    // --context appends the same-file dependencies under a comment header.
+    // --context appends the same-file dependencies, each under a `---` line
+    // (the line the MCP text has); what it uses is said on stderr.
     scalpel()
         .args(["extract", f.to_str().unwrap(), "Warehouse.add", "--context"])
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "# --- uses log_calls (function, lines 13-21)",
+            "\n--- log_calls (function 13-21)\ndef log_calls(func):\n",
+        ))
+        .stderr(predicate::str::contains(
+            "uses: log_calls (function 13-21), retry (function 24-28)",
         ));
 }
 
@@ -234,7 +238,7 @@ fn human_symbols_output() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "method Point::new  pub fn new(x: f64, y: f64) -> Self",
+            "  Point::new method 33-36: pub fn new(x: f64, y: f64) -> Self\n",
         ));
 }
 
@@ -492,7 +496,7 @@ fn read_keywords_inside_symbols_only() {
         .assert()
         .success()
         .stderr(predicate::str::contains(
-            "keyword \"gather\" occurs nowhere inside the symbols",
+            "not found (inside the symbols): gather\n",
         ));
 }
 
@@ -514,8 +518,8 @@ fn symbols_of_one_symbol_and_its_members() {
         .stdout
         .clone();
     let text = String::from_utf8(out).unwrap();
-    assert!(text.contains("method Warehouse.find"), "{text}");
-    assert!(!text.contains("function find"), "{text}");
+    assert!(text.contains("  Warehouse.find method 68-69: "), "{text}");
+    assert!(!text.contains("find function"), "{text}");
     json_error(
         &[
             "symbols",

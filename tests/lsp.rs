@@ -114,10 +114,12 @@ fn pyright_renames_a_method_and_not_the_same_named_method_of_another_class() {
     assert_eq!(read(p.path(), "two.py"), TWO);
     assert_eq!(read(p.path(), "use.py"), USE);
     let (_, text, _) = scalpel(p.path(), &path, &["rename", "two.py", "B.m", "mb"]);
+    // The diffs, then the summary (like every write of the CLI).
     assert!(
-        text.starts_with(
-            "would rename `B.m` -> `mb`: 3 occurrences in 2 files (lsp:pyright 1.1.389 backend)"
-        ),
+        text.starts_with("--- a/two.py\n")
+            && text.contains(
+                "\nwould rename `B.m` -> `mb`: 3 occurrences in 2 files (lsp:pyright 1.1.389 backend)\n"
+            ),
         "{text}"
     );
     assert_eq!(read(p.path(), "two.py"), TWO, "a dry run writes nothing");

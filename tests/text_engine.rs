@@ -808,8 +808,12 @@ fn cli_search() {
         .stdout
         .clone();
     let text = String::from_utf8_lossy(&out);
-    assert!(text.starts_with("src/lexer.py  (score"), "{text}");
-    assert!(text.contains("4:5  def tokenize(text):"), "{text}");
+    assert!(text.starts_with("5 matches in 2 files ("), "{text}");
+    assert!(
+        text.contains("\nsrc/lexer.py (1 match, defines tokenize)\n"),
+        "{text}"
+    );
+    assert!(text.contains("\n  4:5: def tokenize(text):\n"), "{text}");
     // Nothing found: exit 1, like grep.
     scalpel()
         .current_dir(r.ws.root())
@@ -853,7 +857,9 @@ fn cli_read() {
         .args(["read", "a.py", "--symbols", "Store.get", "--context", "0"])
         .assert()
         .success()
-        .stdout(predicates::str::contains("10│     def get(self, key):"));
+        .stdout(predicates::str::contains(
+            "@@ 10-11 [symbol:Store.get]\n    def get(self, key):\n",
+        ));
     let out = scalpel()
         .current_dir(&root)
         .args(["read", "a.py", "--symbols", "Nope", "--json"])

@@ -1,21 +1,28 @@
 //! Many MCP clients show the model only a tool result's text, not its
 //! `structuredContent`. So for every tool and every kind of result and
 //! error, the text must carry each fact the agent needs for its next call.
+//! And a CLI user reads the CLI's text, not its `--json`: the same facts
+//! must be there too (both texts come from one rendering, `src/render/`;
+//! the CLI only lays it out, stdout and stderr).
 //!
-//! One table: a call (after some setup calls), and the facts it must show,
-//! named as JSON pointers into `structuredContent` (`*` for every element of
-//! an array). Each pointer must find at least one value, and every value
-//! found must appear in the text: a string line by line (trimmed), a number
-//! or boolean as written, an object or array leaf by leaf.
+//! Two tables, one per interface, sharing the facts of each result: a call
+//! (after some setup calls) or a command, and the facts it must show, named
+//! as JSON pointers into `structuredContent` or the `--json` output (`*`
+//! for every element of an array). Each pointer must find at least one
+//! value, and every value found must appear in the text: a string line by
+//! line (trimmed), a number or boolean as written, an object or array leaf
+//! by leaf.
 
 mod mcp_support;
 
+use assert_cmd::Command;
 use mcp_support::{Repo, TestClient, call, start_with, text};
-use scalpel::mcp::ServerOptions;
+use scalpel::mcp::{IndexOptions, ServerOptions};
 use serde_json::{Value, json};
+use std::path::PathBuf;
 
-/// Two classes with a method of the same name, and code for the text
-/// edits.
+/// Two classes with a method of the same name, a function used once, and
+/// code for the text edits.
 const SHAPES_PY: &str = "import math
 
 
@@ -39,7 +46,83 @@ def parse(text):
     count = count + 1
     count = count + 1
     return parser
+
+
+def square(side):
+    return area(side, side)
 ";
+
+// The facts of each result, shown by both interfaces.
+const OUTLINE: &[&str] = &[
+    "/file_hash",
+    "/symbols/*/name_path",
+    "/symbols/*/kind",
+    "/symbols/*/start_line",
+    "/symbols/*/end_line",
+    "/symbols/*/signature",
+];
+const OUTLINE_CUT: &[&str] = &["/omitted_symbols", "/hint", "/symbols/*/name_path"];
+const OUTLINE_OF_A_CLASS: &[&str] = &["/symbols/*/name_path", "/symbols/*/start_line"];
+const EXTRACT_WITH_CONTEXT: &[&str] = &[
+    "/code",
+    "/file_hash",
+    "/start_line",
+    "/end_line",
+    "/dependencies/symbols/*/address",
+    "/dependency_code/*/code",
+];
+const SEARCH_WITH_CONTEXT: &[&str] = &[
+    "/total_matches",
+    "/files/*/path",
+    "/files/*/matches/*/line",
+    "/files/*/matches/*/preview",
+    "/files/*/matches/*/context_before/*",
+    "/files/*/matches/*/context_after/*",
+];
+const SEARCH_CUT: &[&str] = &["/files_matched", "/hint"];
+const WINDOW: &[&str] = &[
+    "/text",
+    "/start_line",
+    "/end_line",
+    "/total_lines",
+    "/next_start_line",
+    "/file_hash",
+];
+const FRAGMENTS: &[&str] = &[
+    "/file_hash",
+    "/regions/*/start_line",
+    "/regions/*/end_line",
+    "/regions/*/text",
+    "/keywords_not_found/*",
+];
+const TREE_CUT: &[&str] = &["/text", "/hint"];
+const REFERENCES: &[&str] = &[
+    "/total",
+    "/backend",
+    "/references/*/path",
+    "/references/*/line",
+    "/references/*/column",
+    "/references/*/role",
+    "/references/*/preview",
+    "/files_searched",
+];
+const FIND: &[&str] = &[
+    "/results/*/path",
+    "/results/*/start_line",
+    "/results/*/end_line",
+    "/results/*/summary",
+    "/results/*/snippet",
+    "/mode",
+];
+const SYMBOL_REPLACED: &[&str] = &[
+    "/previous_hash",
+    "/file_hash",
+    "/start_line",
+    "/end_line",
+    "/kept_trivia/*",
+    "/diff",
+];
+const TEXT_EDIT: &[&str] = &["/file_hash", "/edits/*/start_line", "/diff"];
 
 struct Case {
     name: &'static str,
@@ -84,28 +167,21 @@ fn cases() -> Vec<Case> {
             "list_symbols",
             json!({"path": "src/inventory.py"}),
             None,
-            &[
-                "/file_hash",
-                "/symbols/*/name_path",
-                "/symbols/*/kind",
-                "/symbols/*/start_line",
-                "/symbols/*/end_line",
-                "/symbols/*/signature",
-            ],
+            OUTLINE,
         ),
         case(
             "outline cut to its budget",
             "list_symbols",
             json!({"path": "src/many.py"}),
             None,
-            &["/omitted_symbols", "/hint", "/symbols/*/name_path"],
+            OUTLINE_CUT,
         ),
         case(
             "outline of one class",
             "list_symbols",
             json!({"path": "src/shapes.py", "symbol": "Circle"}),
             None,
-            &["/symbols/*/name_path", "/symbols/*/start_line"],
+            OUTLINE_OF_A_CLASS,
         ),
         case(
             "outline of a folder",
@@ -119,62 +195,49 @@ fn cases() -> Vec<Case> {
             "extract_code",
             json!({"path": "src/inventory.py", "symbol": "Warehouse.add", "include_context": true}),
             None,
-            &[
-                "/code",
-                "/file_hash",
-                "/start_line",
-                "/end_line",
-                "/dependencies/symbols/*/address",
-                "/dependency_code/*/code",
-            ],
+            EXTRACT_WITH_CONTEXT,
         ),
         case(
             "search with context lines",
             "search_files",
             json!({"keywords": ["count"], "context_lines": 2}),
             None,
-            &[
-                "/total_matches",
-                "/files/*/path",
-                "/files/*/matches/*/line",
-                "/files/*/matches/*/preview",
-                "/files/*/matches/*/context_before/*",
-                "/files/*/matches/*/context_after/*",
-            ],
+            SEARCH_WITH_CONTEXT,
         ),
         case(
             "search cut to max_results",
             "search_files",
             json!({"keywords": ["def"], "max_results": 1}),
             None,
-            &["/files_matched", "/hint"],
+            SEARCH_CUT,
         ),
         case(
             "a window of a file",
             "read_file",
             json!({"path": "src/inventory.py", "start_line": 3, "max_lines": 5}),
             None,
-            &[
-                "/text",
-                "/start_line",
-                "/end_line",
-                "/total_lines",
-                "/next_start_line",
-                "/file_hash",
-            ],
+            WINDOW,
         ),
         case(
             "fragments with a missing keyword",
             "read_fragment",
             json!({"path": "src/shapes.py", "keywords": ["strip", "nowhere"], "symbols": ["parse"]}),
             None,
-            &[
-                "/file_hash",
-                "/regions/*/start_line",
-                "/regions/*/end_line",
-                "/regions/*/text",
-                "/keywords_not_found/*",
-            ],
+            FRAGMENTS,
+        ),
+        case(
+            "references to a method",
+            "find_references",
+            json!({"path": "src/shapes.py", "symbol": "/area"}),
+            None,
+            REFERENCES,
+        ),
+        case(
+            "code found by what it does",
+            "search_codebase",
+            json!({"query": "area of a circle"}),
+            None,
+            FIND,
         ),
         case(
             "a symbol replaced, its trivia kept",
@@ -218,7 +281,7 @@ fn cases() -> Vec<Case> {
             "list_directory",
             json!({"max_items": 2}),
             None,
-            &["/text", "/hint"],
+            TREE_CUT,
         ),
         Case {
             before: vec![("edit_file", edit("return w * h", "return h * w"))],
@@ -400,11 +463,10 @@ fn shown_as(v: &Value, out: &mut Vec<String>) {
 async fn every_fact_an_agent_needs_is_in_the_text() {
     let mut failures = Vec::new();
     for c in cases() {
-        let repo = Repo::new();
-        std::fs::write(repo.file("src/shapes.py"), SHAPES_PY).unwrap();
-        std::fs::write(repo.file("src/many.py"), many_functions(1500)).unwrap();
+        let repo = sample_repo();
         let options = ServerOptions {
             root: Some(repo.root()),
+            index: keywords_only(),
             ..ServerOptions::default()
         };
         let (_server, client) = start_with(options, TestClient::default()).await;
@@ -418,7 +480,18 @@ async fn every_fact_an_agent_needs_is_in_the_text() {
                 text(&r)
             );
         }
-        let r = call(&client, c.tool, c.args.clone()).await;
+        let mut r = call(&client, c.tool, c.args.clone()).await;
+        // The index is built in the background: ask until it is complete.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while c.tool == "search_codebase"
+            && r.structured_content
+                .as_ref()
+                .is_some_and(|s| s["complete"] != true)
+            && std::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            r = call(&client, c.tool, c.args.clone()).await;
+        }
         let shown = text(&r);
         let s = r.structured_content.clone().unwrap_or_default();
         let outcome = match c.code {
@@ -429,25 +502,244 @@ async fn every_fact_an_agent_needs_is_in_the_text() {
             failures.push(format!("{}: expected {:?}, got {shown}", c.name, c.code));
             continue;
         }
-        for pointer in c.facts {
-            let values = find(&s, pointer);
-            if values.is_empty() {
-                failures.push(format!("{}: nothing at {pointer} in {s}", c.name));
-            }
-            let mut pieces = Vec::new();
-            values.iter().for_each(|v| shown_as(v, &mut pieces));
-            for p in pieces {
-                if !shown.contains(&p) {
-                    failures.push(format!(
-                        "{}: {pointer} = {p:?} is not in the text:\n{shown}",
-                        c.name
-                    ));
-                }
-            }
-        }
+        failures.extend(missing(c.name, &s, &shown, c.facts));
         let _ = client.cancel().await;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Each of `facts` in `value` that `shown` lacks (or that finds nothing),
+/// as a failure of case `name`.
+fn missing(name: &str, value: &Value, shown: &str, facts: &[&str]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for pointer in facts {
+        let values = find(value, pointer);
+        if values.is_empty() {
+            failures.push(format!("{name}: nothing at {pointer} in {value}"));
+        }
+        let mut pieces = Vec::new();
+        values.iter().for_each(|v| shown_as(v, &mut pieces));
+        for p in pieces {
+            if !shown.contains(&p) {
+                failures.push(format!(
+                    "{name}: {pointer} = {p:?} is not in the text:\n{shown}"
+                ));
+            }
+        }
+    }
+    failures
+}
+
+/// The search index without an embedding model: the same answers on every
+/// machine.
+fn keywords_only() -> IndexOptions {
+    IndexOptions {
+        model: Some(PathBuf::from("off")),
+        at_start: true,
+        no_watch: true,
+    }
+}
+
+/// The repository every case starts from: the MCP tests' sample, the
+/// shapes and a file too long for one outline page.
+fn sample_repo() -> Repo {
+    let repo = Repo::new();
+    std::fs::write(repo.file("src/shapes.py"), SHAPES_PY).unwrap();
+    std::fs::write(repo.file("src/many.py"), many_functions(1500)).unwrap();
+    repo
+}
+
+/// New code for `Warehouse.add` without its decorators (they are kept),
+/// given to `scalpel update --code-file`.
+const NEW_ADD: &str = "def add(self, item: Item) -> None:\n    self.items.append(item)\n";
+
+/// The read commands (and dry runs of the writing ones) of the CLI, each
+/// with the facts of the same result as over MCP. `{new_add}` is a file
+/// holding [`NEW_ADD`].
+fn cli_cases() -> Vec<(&'static str, Vec<&'static str>, &'static [&'static str])> {
+    vec![
+        (
+            "outline of a file",
+            vec!["symbols", "src/inventory.py"],
+            OUTLINE,
+        ),
+        (
+            "outline cut to a page",
+            vec!["symbols", "src/many.py", "--max-symbols", "5"],
+            OUTLINE_CUT,
+        ),
+        (
+            "outline of one class",
+            vec!["symbols", "src/shapes.py", "--symbol", "Circle"],
+            OUTLINE_OF_A_CLASS,
+        ),
+        (
+            "outline of a folder (one JSON object per file)",
+            vec!["symbols", "src", "--max-symbols", "50"],
+            &[
+                "/*/path",
+                "/*/language",
+                "/*/file_hash",
+                "/*/symbols/*/name_path",
+                "/*/symbols/*/kind",
+                "/*/symbols/*/start_line",
+                "/*/symbols/*/end_line",
+                "/*/symbols/*/signature",
+            ],
+        ),
+        (
+            "a symbol with its context",
+            vec!["extract", "src/inventory.py", "Warehouse.add", "--context"],
+            EXTRACT_WITH_CONTEXT,
+        ),
+        (
+            "search with context lines",
+            vec!["search", "count", "--context", "2"],
+            SEARCH_WITH_CONTEXT,
+        ),
+        (
+            "search cut to max results",
+            vec!["search", "def", "--max-results", "1"],
+            SEARCH_CUT,
+        ),
+        (
+            "a window of a file",
+            vec![
+                "read",
+                "src/inventory.py",
+                "--from",
+                "3",
+                "--max-lines",
+                "5",
+            ],
+            WINDOW,
+        ),
+        (
+            "fragments with a missing keyword",
+            vec![
+                "read",
+                "src/shapes.py",
+                "--keywords",
+                "strip,nowhere",
+                "--symbols",
+                "parse",
+            ],
+            FRAGMENTS,
+        ),
+        (
+            "a folder tree cut",
+            vec!["tree", "--max-items", "2"],
+            TREE_CUT,
+        ),
+        (
+            "references",
+            vec!["refs", "src/shapes.py", "/area"],
+            REFERENCES,
+        ),
+        (
+            "code found by what it does",
+            vec!["find", "area of a circle"],
+            FIND,
+        ),
+        (
+            "a symbol replaced, its trivia kept (dry run)",
+            vec![
+                "update",
+                "src/inventory.py",
+                "Warehouse.add",
+                "--code-file",
+                "{new_add}",
+                "--dry-run",
+            ],
+            SYMBOL_REPLACED,
+        ),
+        (
+            "a text edit (dry run)",
+            vec![
+                "edit",
+                "src/shapes.py",
+                "--old",
+                "return w * h",
+                "--new",
+                "return h * w",
+                "--dry-run",
+            ],
+            TEXT_EDIT,
+        ),
+    ]
+}
+
+/// `scalpel ARGS` (with `--json` when asked) in `repo`: its `--json` output
+/// (one value, or an array of the values of a JSON-lines output) and its
+/// text (stdout, then stderr).
+fn run_cli(repo: &Repo, args: &[&str], json: bool) -> (Option<Value>, String) {
+    let new_add = repo.dir.path().join("new_add.py");
+    std::fs::write(&new_add, NEW_ADD).unwrap();
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.replace("{new_add}", &new_add.to_string_lossy()))
+        .collect();
+    let out = Command::cargo_bin("scalpel")
+        .unwrap()
+        .current_dir(repo.root())
+        .env_remove("SCALPEL_LANG_DIR")
+        .env("SCALPEL_MODEL", "off")
+        // The syntax backend answers `refs`, whatever servers are on PATH.
+        .arg("--no-lsp")
+        .args(&args)
+        .args(json.then_some("--json"))
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "scalpel {args:?}: {stdout}{stderr}");
+    let value = json.then(|| {
+        let mut values: Vec<Value> = stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect();
+        if values.len() == 1 {
+            values.remove(0)
+        } else {
+            Value::Array(values)
+        }
+    });
+    (value, format!("{stdout}\n{stderr}"))
+}
+
+#[test]
+fn every_fact_of_the_json_is_in_the_cli_text() {
+    let mut failures = Vec::new();
+    for (name, args, facts) in cli_cases() {
+        let repo = sample_repo();
+        let (value, _) = run_cli(&repo, &args, true);
+        let (_, shown) = run_cli(&repo, &args, false);
+        failures.extend(missing(name, &value.unwrap(), &shown, facts));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The CLI check fails when a fact is dropped from the text: the outline
+/// without one of its symbol lines.
+#[test]
+fn a_fact_dropped_from_the_cli_text_is_found_missing() {
+    let repo = sample_repo();
+    let args = ["symbols", "src/inventory.py"];
+    let (value, _) = run_cli(&repo, &args, true);
+    let (_, shown) = run_cli(&repo, &args, false);
+    let value = value.unwrap();
+    assert!(missing("whole", &value, &shown, OUTLINE).is_empty());
+    let dropped: String = shown
+        .lines()
+        .filter(|l| !l.contains("Warehouse.normalize"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let found = missing("dropped", &value, &dropped, OUTLINE);
+    assert!(
+        found.iter().any(|f| f.contains("Warehouse.normalize")),
+        "{found:#?}"
+    );
 }
 
 /// The check can fail: a fact missing from a text is reported.

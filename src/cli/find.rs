@@ -5,11 +5,10 @@
 //! the same root.
 
 use super::output::Out;
-use super::words::cli_text;
 use super::{RootArg, to_json};
 use crate::error::{Error, ErrorCode, Result};
 use crate::index::answer::{DEFAULT_MAX_RESULTS, DEFAULT_MAX_TOKENS};
-use crate::index::{LiveIndex, SearchAnswer, SearchRequest, live, model};
+use crate::index::{LiveIndex, SearchRequest, live, model};
 use crate::ops::engine::Engine;
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
@@ -133,13 +132,8 @@ pub(super) fn run(cmd: FindCommand, engine: &Engine, out: &mut Out) -> Result<u8
             req.kind = a.kind;
             req.language = a.language;
             req.max_results = a.max_results.max(1);
-            let mut answer = ix.search(&req, a.max_tokens)?;
-            answer.hint = answer.hint.map(|h| cli_text(&h));
-            if a.json {
-                out.line(&to_json(&answer));
-            } else {
-                print_answer(out, &answer);
-            }
+            let answer = ix.search(&req, a.max_tokens)?;
+            super::text::emit(out, a.json, &answer, super::layout::Head::Above);
             Ok(if answer.results.is_empty() { 1 } else { 0 })
         }
         FindCommand::Index(a) => {
@@ -180,27 +174,6 @@ pub(super) fn run(cmd: FindCommand, engine: &Engine, out: &mut Out) -> Result<u8
             out.line(&format!("downloaded {name} to {}", dir.display()));
             Ok(0)
         }
-    }
-}
-
-fn print_answer(out: &mut Out, a: &SearchAnswer) {
-    for h in &a.results {
-        out.line(&format!(
-            "{}:{}-{}  {}",
-            h.path, h.start_line, h.end_line, h.summary
-        ));
-        for line in h.snippet.lines() {
-            out.line(&format!("    {line}"));
-        }
-    }
-    if a.results.is_empty() {
-        out.line(&format!("no results for {:?}", a.query));
-    }
-    for n in &a.notes {
-        eprintln!("note: {n}");
-    }
-    if let Some(h) = &a.hint {
-        eprintln!("hint: {h}");
     }
 }
 

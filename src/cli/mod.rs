@@ -4,6 +4,7 @@
 //! ambiguous, syntax error, check failed), 2 usage or I/O error.
 
 mod find;
+mod layout;
 mod output;
 mod refs;
 mod text;
@@ -18,6 +19,7 @@ use crate::ops::engine::{Engine, ExtractRequest, FileSymbols, UpdateRequest};
 use crate::ops::{Session, session};
 use crate::text::count as plural;
 use clap::{Args, Parser, Subcommand};
+use layout::Head;
 use output::Out;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -657,29 +659,7 @@ fn extract_cmd(a: ExtractArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         language,
     };
     let x = engine.extract(&real, &display(&file), &req)?;
-    if json {
-        out.line(&to_json(&x));
-    } else {
-        out.raw(&x.printed());
-        if !x.code.ends_with('\n') {
-            out.raw("\n");
-        }
-        let comment = engine
-            .language_for(&file, None, req.language.as_deref())
-            .ok()
-            .and_then(|l| l.config.comment_tokens.first().cloned())
-            .unwrap_or_else(|| "#".into());
-        for d in &x.dependency_code {
-            out.line(&format!(
-                "\n{comment} --- uses {} ({}, lines {}-{})",
-                d.address, d.kind, d.start_line, d.end_line
-            ));
-            out.raw(&d.printed());
-            if !d.code.ends_with('\n') {
-                out.raw("\n");
-            }
-        }
-    }
+    text::emit(out, json, &x, Head::Stderr);
     Ok(0)
 }
 
@@ -722,11 +702,7 @@ fn update_cmd(a: UpdateArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         language,
     };
     let r = engine.update_symbol(ws, &file, &req)?;
-    if json {
-        out.line(&to_json(&r));
-    } else {
-        text::print_receipt(&r, out);
-    }
+    text::emit(out, json, &r, Head::Below);
     Ok(0)
 }
 
@@ -742,11 +718,7 @@ fn undo_cmd(a: UndoArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let session = root.session(Some(&file), engine)?;
     let ws = session.ws();
     let u = crate::disk::undo(ws, &file, edit_id.as_deref(), force)?;
-    if json {
-        out.line(&to_json(&u));
-    } else {
-        text::print_described(&u, out);
-    }
+    text::emit(out, json, &u, Head::Below);
     Ok(0)
 }
 
@@ -969,38 +941,7 @@ fn symbols_cmd(
 }
 
 fn print_symbols(fs: &FileSymbols, json: bool, out: &mut Out) {
-    if json {
-        let mut shown = fs.clone();
-        shown.hint = shown.hint.map(|h| words::cli_text(&h));
-        out.line(&to_json(&shown));
-        return;
-    }
-    let errors = if fs.parse_errors > 0 {
-        format!(", {}", plural(fs.parse_errors, "parse error"))
-    } else {
-        String::new()
-    };
-    out.line(&format!(
-        "{} ({}, {}{errors})",
-        fs.path,
-        fs.language,
-        plural(fs.symbols.len(), "symbol")
-    ));
-    for s in &fs.symbols {
-        let depth = s.depth().min(8);
-        out.line(&format!(
-            "{:>11} {:indent$}{} {}  {}",
-            format!("{}-{}", s.start_line, s.end_line),
-            "",
-            s.kind,
-            s.address(),
-            s.signature,
-            indent = depth * 2
-        ));
-    }
-    if let Some(h) = &fs.hint {
-        eprintln!("note: {}: {}", fs.path, words::cli_text(h));
-    }
+    text::emit(out, json, fs, Head::Above);
 }
 
 fn languages_cmd(engine: &Engine, json: bool, out: &mut Out) {

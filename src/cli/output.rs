@@ -25,6 +25,13 @@ impl Out {
         self.raw("\n");
     }
 
+    /// Write out what is buffered (before printing to stderr).
+    pub fn flush(&mut self) {
+        if let Err(e) = self.inner.flush() {
+            Self::fail(e);
+        }
+    }
+
     fn fail(e: io::Error) -> ! {
         if e.kind() == io::ErrorKind::BrokenPipe {
             std::process::exit(0);

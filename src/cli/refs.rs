@@ -1,15 +1,14 @@
 //! The cross-file commands (`refs`, `rename`): thin adapters over
 //! [`crate::refs`]. `--json` prints the payload the MCP tool returns.
 
+use super::layout::Head;
 use super::output::Out;
-use super::text::absolute;
-use super::to_json;
-use super::words::cli_text;
+use super::text::{absolute, emit};
 use super::{RootArg, WriteOpts};
 use crate::error::{Error, Result};
 use crate::ops::engine::Engine;
 use crate::ops::textops::{self, EditFilesParams, FileEdits};
-use crate::refs::{References, RefsRequest};
+use crate::refs::RefsRequest;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -106,7 +105,7 @@ fn rename_cmd(a: RenameArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         exclude: a.exclude,
         ..RefsRequest::default()
     };
-    let mut r = crate::ops::lsp::rename::rename_symbol(
+    let r = crate::ops::lsp::rename::rename_symbol(
         &engine.lsp,
         ws,
         &engine.registry,
@@ -122,14 +121,7 @@ fn rename_cmd(a: RenameArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         !a.apply,
         &|p| engine.load(p, None).map(std::sync::Arc::new),
     )?;
-    r.hint = r.hint.map(|h| cli_text(&h));
-    if a.json {
-        out.line(&to_json(&r));
-    } else {
-        for line in r.text().lines() {
-            out.line(&cli_text(line));
-        }
-    }
+    emit(out, a.json, &r, Head::Below);
     Ok(0)
 }
 
@@ -170,27 +162,7 @@ fn edit_files_cmd(a: EditFilesArgs, engine: &Engine, out: &mut Out) -> Result<u8
         allow_syntax_errors: a.write.allow_syntax_errors,
     };
     let r = textops::edit_files(ws, engine, &params)?;
-    if a.json {
-        out.line(&to_json(&r));
-    } else {
-        for f in &r.files {
-            out.raw(&f.diff);
-        }
-        let changed = r.files.iter().filter(|f| f.changed).count();
-        out.line(&match &r.edit_id {
-            Some(id) => format!(
-                "edited {changed} of {}; edit {id}",
-                crate::text::count(r.files.len(), "file")
-            ),
-            None => format!(
-                "would edit {changed} of {}; nothing written",
-                crate::text::count(r.files.len(), "file")
-            ),
-        });
-        for w in r.files.iter().flat_map(|f| &f.warnings).chain(&r.warnings) {
-            eprintln!("warning: {}", cli_text(w));
-        }
-    }
+    emit(out, a.json, &r, Head::Below);
     Ok(0)
 }
 
@@ -216,21 +188,10 @@ fn refs_cmd(a: RefsArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         max_results: a.max_results,
         max_files: None,
     };
-    let mut r =
+    let r =
         crate::ops::lsp::refs::find_references(&engine.lsp, ws, &engine.registry, &req, &|p| {
             engine.load(p, None).map(std::sync::Arc::new)
         })?;
-    r.hint = r.hint.map(|h| cli_text(&h));
-    if a.json {
-        out.line(&to_json(&r));
-    } else {
-        print_refs(&r, out);
-    }
+    emit(out, a.json, &r, Head::Above);
     Ok(if r.total == 0 { 1 } else { 0 })
-}
-
-fn print_refs(r: &References, out: &mut Out) {
-    for line in r.text().lines() {
-        out.line(&cli_text(line));
-    }
 }

@@ -7,21 +7,19 @@
 //! library, which checks that they lie inside the root. The root is `--root`,
 //! else the git work tree around the path, else the current directory.
 
+use super::layout::{Head, show};
 use super::output::Out;
-use super::words::cli_text;
+use super::to_json;
 use super::{RootArg as Common, WriteOpts};
-use super::{plural, to_json};
-use crate::disk::tree::TreeListing;
 use crate::disk::tree::TreeParams;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ops::Session;
 use crate::ops::engine::Engine;
-use crate::ops::receipt::{Describe, Planned, Receipt};
 use crate::ops::search::SearchParams;
-use crate::ops::search::SearchResult;
-use crate::ops::textops::{self, EditParams, FileWindow, Fragment, FragmentParams, WriteParams};
+use crate::ops::textops::{self, EditParams, FragmentParams, WriteParams};
+use crate::render::Render;
 use crate::text::window::WindowRequest;
-use crate::text::{Anchor, FuzzyMode, LineRange, TextEdit, lines::strip_eol};
+use crate::text::{Anchor, FuzzyMode, LineRange, TextEdit};
 use clap::{Args, Subcommand};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -292,7 +290,7 @@ fn search_cmd(a: SearchArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         max_file_size: Some(engine.max_file_size),
     };
     let r = crate::ops::search::search(ws, engine, &params)?;
-    emit(out, a.json, &r, print_search);
+    emit(out, a.json, &r, Head::Above);
     Ok(if r.files_matched == 0 { 1 } else { 0 })
 }
 
@@ -322,19 +320,7 @@ fn read_cmd(a: ReadArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
             ..WindowRequest::default()
         };
         let w = textops::read_file(ws, engine, &file, &req)?;
-        emit(out, a.json, &w, print_window);
-        if let (false, Some(next)) = (a.json, w.window.next_start_line) {
-            let limit = a
-                .max_lines
-                .map(|n| format!(" --max-lines {n}"))
-                .unwrap_or_default();
-            eprintln!(
-                "note: cut at line {} of {}; continue with: scalpel read {} --from {next}{limit}",
-                w.window.end_line,
-                w.window.total_lines,
-                super::words::shell_word(&a.file.to_string_lossy())
-            );
-        }
+        emit(out, a.json, &w, Head::Stderr);
         return Ok(0);
     }
     let params = FragmentParams {
@@ -352,42 +338,8 @@ fn read_cmd(a: ReadArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         whole_word: a.whole_word,
     };
     let f = textops::read_fragment(ws, engine, &params)?;
-    emit(out, a.json, &f, print_fragment);
+    emit(out, a.json, &f, Head::Above);
     Ok(0)
-}
-
-fn print_fragment(f: &Fragment, out: &mut Out) {
-    let width = f.total_lines.max(1).to_string().len();
-    for r in &f.regions {
-        out.line(&format!(
-            "── {} lines {}-{} ({}) ──",
-            f.path,
-            r.start_line,
-            r.end_line,
-            r.sources.join(", ")
-        ));
-        for (i, line) in r.text.split_inclusive('\n').enumerate() {
-            out.line(&format!(
-                "{:>width$}│ {}",
-                r.start_line + i,
-                strip_eol(line)
-            ));
-        }
-    }
-    let nowhere = if f.symbols.is_empty() {
-        "on no line"
-    } else {
-        "nowhere inside the symbols"
-    };
-    for k in &f.keywords_not_found {
-        eprintln!("note: keyword {k:?} occurs {nowhere}");
-    }
-    for n in &f.notes {
-        eprintln!("note: range {}: {}", n.requested, n.note);
-    }
-    if let Some(h) = &f.hint {
-        eprintln!("note: {}", cli_text(h));
-    }
 }
 
 fn read_input(from: Option<&Path>, what: &str) -> Result<Vec<u8>> {
@@ -491,25 +443,8 @@ fn edit_cmd(a: EditArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         allow_syntax_errors: a.write.allow_syntax_errors,
     };
     let r = textops::edit_file(ws, engine, &params)?;
-    emit(out, a.json, &r, print_receipt);
+    emit(out, a.json, &r, Head::Below);
     Ok(0)
-}
-
-/// A write's receipt: the diff, then the summary (like `git`); its notes
-/// (new parse errors, warnings) on stderr. The words are the receipt's own
-/// ([`crate::ops::receipt`]), in the CLI's vocabulary.
-pub(super) fn print_receipt<P: Planned>(r: &Receipt<P>, out: &mut Out) {
-    print_described(r, out);
-}
-
-/// A write or an undo ([`Describe`]): the diff, the summary, the notes on
-/// stderr.
-pub(super) fn print_described(r: &dyn Describe, out: &mut Out) {
-    out.raw(r.diff_to_show());
-    out.line(&cli_text(&r.summary()));
-    for n in r.notes() {
-        eprintln!("{}", cli_text(&n));
-    }
 }
 
 fn write_cmd(a: WriteArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
@@ -532,7 +467,7 @@ fn write_cmd(a: WriteArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         allow_syntax_errors: a.write.allow_syntax_errors,
     };
     let r = textops::write_file(ws, engine, &params)?;
-    emit(out, a.json, &r, print_receipt);
+    emit(out, a.json, &r, Head::Below);
     Ok(0)
 }
 
@@ -548,80 +483,25 @@ fn tree_cmd(a: TreeArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         hidden: a.hidden,
     };
     let t = textops::tree(ws, &params)?;
-    emit(out, a.json, &t, print_tree);
+    emit(out, a.json, &t, Head::Above);
     Ok(0)
 }
 
-fn print_search(r: &SearchResult, out: &mut Out) {
-    for f in &r.files {
-        let defines = if f.defines.is_empty() {
-            String::new()
-        } else {
-            format!("; defines {}", f.defines.join(", "))
-        };
-        out.line(&format!(
-            "{}  (score {}, {}{defines})",
-            f.path,
-            f.score,
-            plural(f.match_count, "match")
-        ));
-        for m in &f.matches {
-            for c in &m.context_before {
-                out.line(&format!("{:>8}  {c}", "-"));
+/// Print `value` as the JSON payload with `--json` (its `hint` in the CLI's
+/// words, as the MCP adapter puts it in its own), else its one rendering in
+/// the CLI's layout, the head where `head` says.
+pub(super) fn emit<T: serde::Serialize + Render>(out: &mut Out, json: bool, value: &T, head: Head) {
+    if !json {
+        show(out, value, head);
+        return;
+    }
+    match serde_json::to_value(value) {
+        Ok(mut v) => {
+            if let Some(serde_json::Value::String(h)) = v.get_mut("hint") {
+                *h = super::words::cli_text(h);
             }
-            out.line(&format!(
-                "{:>8}  {}",
-                format!("{}:{}", m.line, m.column),
-                m.preview
-            ));
-            for c in &m.context_after {
-                out.line(&format!("{:>8}  {c}", "+"));
-            }
+            out.line(&to_json(&v));
         }
-        if f.matches_truncated {
-            out.line(&format!(
-                "{:>8}  … {} more",
-                "",
-                f.match_count - f.matches.len()
-            ));
-        }
-    }
-    eprintln!(
-        "{} matched, {}, {} searched",
-        plural(r.files_matched, "file"),
-        plural(r.total_matches, "match"),
-        r.files_searched
-    );
-    if let Some(h) = &r.hint {
-        eprintln!("note: {}", cli_text(h));
-    }
-    for e in &r.errors {
-        eprintln!("warning: {}: {}", e.path, e.message);
-    }
-}
-
-fn print_window(w: &FileWindow, out: &mut Out) {
-    out.raw(&w.window.text);
-    if !w.window.text.is_empty() && !w.window.text.ends_with('\n') {
-        out.raw("\n");
-    }
-}
-
-fn print_tree(t: &TreeListing, out: &mut Out) {
-    out.raw(&t.text);
-    if !t.text.is_empty() && !t.text.ends_with('\n') {
-        out.raw("\n");
-    }
-    if let Some(h) = &t.hint {
-        eprintln!("note: {}", cli_text(h));
-    }
-}
-
-/// Print `value` as the JSON payload with `--json`, else in human form.
-fn emit<T: serde::Serialize>(out: &mut Out, json: bool, value: &T, human: fn(&T, &mut Out)) {
-    if json {
-        out.line(&to_json(value));
-    } else {
-        human(value, out);
+        Err(_) => out.line(&to_json(value)),
     }
 }

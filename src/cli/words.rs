@@ -51,6 +51,7 @@ pub fn cli_words(term: Term, value: Option<&str>) -> String {
         Term::MaxFiles => "a narrower folder (`scalpel symbols` lists every file)".into(),
         Term::MaxLines => flag("--max-lines"),
         Term::Ranges | Term::Lines => flag("--lines"),
+        Term::StartLine => flag("--from"),
         Term::Head => flag("--head"),
         Term::Tail => flag("--tail"),
         Term::Depth => flag("--depth"),

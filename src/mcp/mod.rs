@@ -23,7 +23,6 @@ mod framing;
 mod http;
 mod index;
 mod params;
-mod render;
 pub mod reply;
 mod root;
 mod schema;

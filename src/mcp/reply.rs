@@ -1,7 +1,8 @@
 //! How a tool's outcome becomes an MCP `CallToolResult`.
 //!
 //! - Success: [`Answer<T>`] puts `T` in `structuredContent` and a compact
-//!   text rendering ([`Render`]) in `content`, in place of rmcp's JSON-dump
+//!   text rendering ([`Render`], in `crate::render`, shared with the CLI) in
+//!   `content`, in place of rmcp's JSON-dump
 //!   text, at a fraction of the tokens. It is not named `Json` on purpose:
 //!   the `#[tool]` macro derives an `outputSchema` from `T` for a return type
 //!   written `Json<T>`, which would make every result type below this adapter
@@ -20,18 +21,16 @@ use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
 use serde::Serialize;
 use serde_json::json;
 
-/// A compact, human- and model-readable rendering of a result.
-pub trait Render {
-    fn render(&self) -> String;
-}
+pub use crate::render::Render;
 
 /// A successful result: `structuredContent` plus `T::render()` as text.
 pub struct Answer<T>(pub T);
 
 impl<T: Serialize + Render> IntoCallToolResult for Answer<T> {
     fn into_call_tool_result(self) -> Result<CallToolResponse, rmcp::ErrorData> {
-        // Hints name fields and tools through marked terms (crate::hint).
-        let text = crate::hint::render(&self.0.render(), mcp_words);
+        // The one rendering of the result (crate::render), every part in
+        // order; hints name fields and tools through marked terms.
+        let text = self.0.rendering().text(&mcp_words);
         match serde_json::to_value(&self.0) {
             Ok(mut value) => {
                 if let Some(serde_json::Value::String(h)) = value.get_mut("hint") {

@@ -6,7 +6,7 @@
 //!
 //! Adding a tool: a `#[derive(Deserialize, JsonSchema)]` parameter struct
 //! with a doc comment on every field (they become the input schema's
-//! descriptions), a `Render` impl for its result type (`render.rs`), and one
+//! descriptions), a `Render` impl for its result type (`crate::render`), and one
 //! `#[tool]` method below. Readers get `read_only_hint = true`; writers use
 //! `self.write(...)` (one file: serializes calls per file) or
 //! `self.write_set(...)` (a transaction: its writer locks every file), and

@@ -18,7 +18,6 @@
 
 pub(crate) mod bind;
 mod remaining;
-mod text;
 pub(crate) mod verify;
 
 pub use remaining::remaining_references;
