@@ -7,8 +7,7 @@
 ; addressed apart by `#N`. `template <...>` is a wrapper (see the TOML).
 
 ; Constructors: a function named like its class, in the class body or
-; defined outside it (`Circle::Circle`; a template's `Matrix<T>::Matrix`
-; is a method here: the scope is no plain name to compare).
+; defined outside it (`Circle::Circle`, a template's `Matrix<T>::Matrix`).
 (class_specifier
   name: (type_identifier) @_class
   body: (field_declaration_list
@@ -35,6 +34,12 @@
       scope: (namespace_identifier) @qualifier
       name: (identifier) @name))
   (#eq? @qualifier @name)) @definition.constructor
+(function_definition
+  declarator: (function_declarator
+    declarator: (qualified_identifier
+      scope: (template_type name: (type_identifier) @_class) @qualifier
+      name: (identifier) @name))
+  (#eq? @_class @name)) @definition.constructor
 
 (field_declaration_list
   (function_definition
