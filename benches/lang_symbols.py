@@ -16,6 +16,11 @@ under target/tmp by `cargo test --test trust`):
   `.h`) of golang-1.19-src, and over yaml-cpp 0.7.0 (`src/`, `include/`)
   and cereal 1.3.2's headers (Debian's libcereal-dev, downloaded here):
   per kind, as (file, line of the name, name);
+- c_sharp: mono's C# parser (benches/support/CsNames.cs over
+  Mono.CSharp.dll: Debian's libmono-csharp4.0c-cil; C# 7 and mcs's
+  experimental features, so newer files are left out as rejected) over
+  pythonnet 3.0.5's `src/runtime`: types, members, enum members, per kind,
+  as (file, line of the name, name);
 - bash: functions, against `shfmt --tojson` (FuncDecl), bash-completion;
 - ruby: modules, classes, `def` and `def self.` methods, against Ripper,
   the installed Ruby's own library;
@@ -28,7 +33,7 @@ symbols are best effort), are left out and counted.
 
     python3 benches/lang_symbols.py [--scalpel target/debug/scalpel] [LANG...]
 
-LANG is any of go java c cpp bash ruby php (default: all).
+LANG is any of go java c cpp c_sharp bash ruby php (default: all).
 """
 import argparse, collections, glob, json, os, shutil, subprocess, sys, tempfile
 
@@ -222,6 +227,14 @@ def by_kind(label, lang, files, includes):
             # `namespace a::b` is one symbol here, two namespaces there.
             for name in s["name"].split("::") if s["kind"] == "namespace" else [s["name"]]:
                 ours[s["kind"]].add((path, line, same_name(name)))
+    kind_table(label, files, oracle, ours, rejected, with_errors,
+               f"; {in_skipped} of Scalpel's symbols in branches the preprocessor skipped: "
+               "left out")
+
+
+def kind_table(label, files, oracle, ours, rejected, with_errors, more):
+    """Recall per oracle kind and precision per Scalpel kind, over the
+    files neither side left out; then a few misses and extras."""
     skip = rejected | with_errors
     for k in list(oracle):
         oracle[k] = {x for x in oracle[k] if x[0] not in skip}
@@ -230,19 +243,19 @@ def by_kind(label, lang, files, includes):
     every_oracle = set().union(*oracle.values())
     every_ours = set().union(*ours.values())
     left = len({f for f in files if f not in skip})
-    print(f"{label}: {len(files)} files, {left} compared ({len(rejected)} libclang reads with "
-          f"errors, {len(with_errors - rejected)} tree-sitter reads with errors: left out); "
-          f"{in_skipped} of Scalpel's symbols in branches the preprocessor skipped: left out")
-    print(f"| kind (libclang) | symbols | found by Scalpel | recall |")
+    print(f"{label}: {len(files)} files, {left} compared ({len(rejected)} the oracle rejects "
+          f"or reads with errors, {len(with_errors - rejected)} tree-sitter reads with errors: "
+          f"left out){more}")
+    print(f"| kind (oracle) | symbols | found by Scalpel | recall |")
     print(f"|---|---|---|---|")
-    for k in sorted(oracle, key=lambda k: -len(oracle[k])):
+    for k in sorted((k for k in oracle if oracle[k]), key=lambda k: -len(oracle[k])):
         hit = len(oracle[k] & every_ours)
         print(f"| {k} | {len(oracle[k]):,} | {hit:,} | {pct(hit, len(oracle[k]))} |")
     hit = len(every_oracle & every_ours)
     print(f"| all | {len(every_oracle):,} | {hit:,} | {pct(hit, len(every_oracle))} |")
-    print(f"| kind (Scalpel) | symbols | libclang's too | precision |")
+    print(f"| kind (Scalpel) | symbols | the oracle's too | precision |")
     print(f"|---|---|---|---|")
-    for k in sorted(ours, key=lambda k: -len(ours[k])):
+    for k in sorted((k for k in ours if ours[k]), key=lambda k: -len(ours[k])):
         hit = len(ours[k] & every_oracle)
         print(f"| {k} | {len(ours[k]):,} | {hit:,} | {pct(hit, len(ours[k]))} |")
     hit = len(every_ours & every_oracle)
@@ -380,7 +393,80 @@ def php():
            lines_truth(["php", "-r", PHP], php), found, broken)
 
 
-LANGS = {"go": go, "java": java, "c": c, "cpp": cpp, "bash": bash, "ruby": ruby, "php": php}
+# c_sharp: (file, line of the name, name) per kind, against mono's parser.
+
+def cs_names():
+    """benches/support/CsNames.cs compiled by mcs under target/tmp/cs-names
+    (again when the source changes)."""
+    src = os.path.join(root, "benches/support/CsNames.cs")
+    d = os.path.join(tmp, "cs-names")
+    exe = os.path.join(d, "CsNames.exe")
+    stamp = os.path.join(d, ".provisioned")
+    text = open(src).read()
+    if not (os.path.exists(stamp) and open(stamp).read() == text):
+        dll = subprocess.run(["find", "/usr/lib/mono", "-name", "Mono.CSharp.dll"],
+                             capture_output=True, text=True).stdout.split()
+        if not dll:
+            sys.exit("Mono.CSharp.dll is missing: apt-get install libmono-csharp4.0c-cil")
+        os.makedirs(d, exist_ok=True)
+        subprocess.run(["mcs", f"-r:{dll[0]}", src, f"-out:{exe}"], check=True)
+        open(stamp, "w").write(text)
+    return exe
+
+
+def pypi_sdist(spec):
+    """A PyPI sdist unpacked under target/tmp/pypi-NAME-VERSION, as
+    tests/provision lays it."""
+    d = os.path.join(tmp, "pypi-" + spec.replace("==", "-"))
+    stamp = os.path.join(d, ".provisioned")
+    if not (os.path.exists(stamp) and open(stamp).read() == spec):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(f"{d}/download")
+        py = os.path.join(tmp, "mcp-venv/bin/python")
+        subprocess.run([py if os.path.exists(py) else sys.executable, "-m", "pip", "download",
+                        "--quiet", "--no-deps", "--no-binary", ":all:", "-d", f"{d}/download",
+                        spec], check=True)
+        for f in glob.glob(f"{d}/download/*"):
+            subprocess.run(["tar", "-xzf", f, "-C", d], check=True)
+        shutil.rmtree(f"{d}/download")
+        open(stamp, "w").write(spec)
+    return d
+
+
+def c_sharp():
+    d = os.path.join(pypi_sdist("pythonnet==3.0.5"), "pythonnet-3.0.5/src/runtime")
+    files = sorted(glob.glob(f"{d}/**/*.cs", recursive=True))
+    oracle, rejected = collections.defaultdict(set), set()
+    for r in oracle_lines(["mono", cs_names()], files):
+        if r[1] == "!error":
+            rejected.add(r[0])
+            continue
+        kind, line, name = r[1], int(r[2]), r[3]
+        # Spelled as Scalpel spells them: `this[...]`, `~Order`, `operator +`.
+        name = {"Indexer": "this", "Destructor": "~"}.get(kind, name)
+        if kind == "Operator":
+            name = "operator"
+        oracle[kind].add((r[0], line, name))
+    ours, with_errors = collections.defaultdict(set), set()
+    for path, (errors, symbols) in outline(files).items():
+        if errors:
+            with_errors.add(path)
+            continue
+        for s in symbols:
+            if s["kind"] == "namespace":
+                continue
+            name = s["name"]
+            if s["kind"] == "operator":
+                name = "operator"
+            elif name.startswith("~"):
+                name = "~"
+            ours[s["kind"]].add((path, s["name_line"], name))
+    kind_table("c_sharp (pythonnet 3.0.5 src/runtime, Mono.CSharp's parser)", files, oracle, ours,
+               rejected, with_errors, "")
+
+
+LANGS = {"go": go, "java": java, "c": c, "cpp": cpp, "c_sharp": c_sharp, "bash": bash,
+         "ruby": ruby, "php": php}
 
 
 def main():
