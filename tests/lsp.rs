@@ -240,6 +240,43 @@ fn typescript_language_server_renames_across_files() {
     );
 }
 
+/// bash-language-server renames a function in its file and in the file
+/// that sources it, and leaves the word in a string alone; `bash -n`
+/// accepts both files after.
+#[test]
+fn bash_language_server_renames_across_sourced_files() {
+    let path = server_path();
+    let lib = "#!/bin/bash\n# Greets one name.\ngreet() {\n    echo \"hello $1\"\n}\n\ngreet_all() {\n    for n in \"$@\"; do greet \"$n\"; done\n}\n";
+    let main = "#!/bin/bash\nsource ./lib.sh\n\ngreet world\ngreet_all a b\necho \"greet\"\n";
+    let p = project(&[("lib.sh", lib), ("main.sh", main)]);
+    let (code, out, err) = scalpel(
+        p.path(),
+        &path,
+        &["rename", "lib.sh", "greet", "welcome", "--apply", "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let r = json(&out);
+    assert_eq!(r["backend"], "lsp:bash-language-server 5.8.1", "{r}");
+    assert_eq!(r["renamed"], 3, "{r}");
+    assert_eq!(
+        read(p.path(), "lib.sh"),
+        lib.replace("greet()", "welcome()")
+            .replace("do greet", "do welcome")
+    );
+    assert_eq!(
+        read(p.path(), "main.sh"),
+        main.replace("\ngreet world", "\nwelcome world")
+    );
+    for f in ["lib.sh", "main.sh"] {
+        let ok = std::process::Command::new("bash")
+            .arg("-n")
+            .arg(p.path().join(f))
+            .status()
+            .expect("bash runs");
+        assert!(ok.success(), "bash -n rejects the renamed {f}");
+    }
+}
+
 /// The fake server of tests/support/fake_lsp.py in `mode`.
 fn fake(mode: &str) -> String {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/fake_lsp.py");

@@ -8,6 +8,7 @@
 
 mod mcp_support;
 mod provision;
+mod trust_support;
 
 use mcp_support::Repo;
 use scalpel::disk::{Purpose, Workspace, WriteMeta, commit_write, read_source};
@@ -73,4 +74,111 @@ fn python_sdk_scenario(transport: &str) {
         old.text,
         "undo_edit restored the file"
     );
+}
+
+/// The fixtures tree, every language side by side, as one repository over
+/// MCP (`tests/support/mcp_languages.py`): for each language the registry
+/// has (the test names none), list_symbols, extract_code of every symbol,
+/// find_references, a rename_symbol dry run and search_codebase for a
+/// referenced function or method, and update_symbol of it; the updated file
+/// is then judged by the language's own front end where
+/// `tests/data/front_ends.toml` names a command (`gofmt -e`, javac's parser,
+/// `clang -fsyntax-only`, `mcs --parse`, `ruby -c`, `php -l`, `bash -n`),
+/// which must accept the fixture as it was too.
+#[test]
+fn every_language_end_to_end_over_mcp() {
+    let python = provision::mcp_venv_python();
+    let registry = scalpel::lang::Registry::builtin();
+    let fixtures = mcp_support::fixtures();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let mut by_language: std::collections::BTreeMap<String, Vec<String>> = registry
+        .languages()
+        .iter()
+        .map(|l| (l.name().to_string(), Vec::new()))
+        .collect();
+    for path in scalpel::disk::walk_files(&fixtures) {
+        let rel = path.strip_prefix(&fixtures).unwrap();
+        // The embedding model's folder is data, not code.
+        if rel.starts_with("model") {
+            continue;
+        }
+        let to = root.join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&path, &to).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if let Some(lang) = registry.detect(&path, text.lines().next()) {
+            by_language
+                .get_mut(lang.name())
+                .unwrap()
+                .push(rel.to_string_lossy().into_owned());
+        }
+    }
+    let languages: Vec<serde_json::Value> = by_language
+        .iter()
+        .map(|(name, files)| {
+            let lang = registry.by_name(name).unwrap();
+            serde_json::json!({
+                "name": name,
+                "comment": lang.config.comment_tokens.first().expect("a comment token"),
+                "files": files,
+            })
+        })
+        .collect();
+    let manifest = dir.path().join("manifest.json");
+    std::fs::write(
+        &manifest,
+        serde_json::json!({ "languages": languages }).to_string(),
+    )
+    .unwrap();
+    let report = dir.path().join("report.json");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/mcp_languages.py");
+    let out = Command::new(&python)
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_scalpel"))
+        .arg(&root)
+        .arg(&manifest)
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "the Python client failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let done: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let names: Vec<&str> = done
+        .iter()
+        .map(|d| d["language"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        by_language.keys().map(String::as_str).collect::<Vec<_>>(),
+        "every language of the registry went through"
+    );
+    let mut judged = 0;
+    for fe in trust_support::command_front_ends() {
+        let d = done.iter().find(|d| d["language"] == fe.language).unwrap();
+        let rel = d["updated"].as_str().unwrap();
+        let original = fixtures.join(rel);
+        let origin = original.parent().unwrap();
+        assert_eq!(
+            fe.rejects(std::slice::from_ref(&original), Some(origin)),
+            Vec::<String>::new(),
+            "{}: the front end rejects the fixture {rel} as it is",
+            fe.language
+        );
+        assert_eq!(
+            fe.rejects(&[root.join(rel)], Some(origin)),
+            Vec::<String>::new(),
+            "{}: the front end rejects {rel} after update_symbol over MCP",
+            fe.language
+        );
+        judged += 1;
+    }
+    assert!(judged >= 8, "only {judged} languages judged by a front end");
 }

@@ -657,3 +657,34 @@ fn plain_comments_above_a_definition_are_its_trivia() {
         }
     }
 }
+
+/// Every symbol of every fixture resolves by the address the outline shows
+/// (its name path, or `Type::m#2`, `/Top`), also with its kind: `#N`
+/// counts the symbols of the name path whatever their kind, as the address
+/// does (`geo::v2::Matrix::Matrix#3` is the third `Matrix::Matrix`). A
+/// kind that disagrees is NOT_FOUND, naming the kind it is.
+#[test]
+fn every_address_resolves_with_and_without_its_kind() {
+    for f in fixture_files() {
+        let symbols = Engine::default()
+            .list_symbols(&f, &f.to_string_lossy(), true, None)
+            .unwrap()
+            .symbols;
+        for s in &symbols {
+            for kind in [None, Some(s.kind.as_str())] {
+                let got = scalpel::symbols::resolve(&symbols, s.address(), kind)
+                    .unwrap_or_else(|e| panic!("{} {} {kind:?}: {e}", f.display(), s.address()));
+                assert_eq!(got.start_byte, s.start_byte, "{}", s.address());
+            }
+        }
+    }
+    let hpp = fixtures().join("cpp/matrix.hpp");
+    let symbols = Engine::default()
+        .list_symbols(&hpp, "matrix.hpp", true, None)
+        .unwrap()
+        .symbols;
+    let e = scalpel::symbols::resolve(&symbols, "geo::v2::Matrix::Matrix#3", Some("method"))
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NotFound);
+    assert!(e.to_string().contains("constructor"), "{e}");
+}

@@ -1,4 +1,4 @@
-// The Go oracle of benches/lang_symbols.sh go: go/parser's reading of each file
+// The Go oracle of benches/lang_symbols.py go: go/parser's reading of each file
 // named on stdin, printed as `path<TAB>name path` for what Scalpel lists:
 // functions, methods (`Type.Method`, pointer and generic receivers too),
 // type specs, fields of struct types and methods of interface types that

@@ -11,6 +11,15 @@
   declarator: (pointer_declarator
     declarator: (pointer_declarator
       declarator: (function_declarator declarator: (identifier) @name)))) @definition.function
+; A function returning a function pointer: `void (*(f(void)))(int) {..}`.
+(function_definition
+  declarator: (function_declarator
+    declarator: (parenthesized_declarator
+      (pointer_declarator
+        declarator: [
+          (function_declarator declarator: (identifier) @name)
+          (parenthesized_declarator (function_declarator declarator: (identifier) @name))
+        ])))) @definition.function
 
 ; Structs, unions and enums with a body; their fields and enumerators.
 (struct_specifier
@@ -40,6 +49,8 @@
     (pointer_declarator declarator: (type_identifier) @name)
     (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
     (function_declarator declarator: (type_identifier) @name)
+    (pointer_declarator declarator: (function_declarator declarator: (type_identifier) @name))
+    (pointer_declarator declarator: (pointer_declarator declarator: (type_identifier) @name))
     (array_declarator declarator: (type_identifier) @name)
   ]) @definition.type
 
@@ -50,7 +61,8 @@
   name: (identifier) @name) @definition.macro
 
 ; File-level prototypes and variables, also inside preprocessor
-; conditionals (not the locals of a function body).
+; conditionals (not the locals of a function body): the name under any
+; pointers and arrays, and function pointers (`void (*hook)(int);`).
 (translation_unit
   (declaration
     declarator: [
@@ -99,6 +111,15 @@
     (init_declarator declarator: (array_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
     (array_declarator declarator: (pointer_declarator declarator: (identifier) @name))
     (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
+    (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
     ]) @definition.variable)
 (preproc_if
   (declaration
@@ -113,6 +134,15 @@
     (init_declarator declarator: (array_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
     (array_declarator declarator: (pointer_declarator declarator: (identifier) @name))
     (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
+    (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
     ]) @definition.variable)
 (preproc_ifdef
   (declaration
@@ -127,6 +157,15 @@
     (init_declarator declarator: (array_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
     (array_declarator declarator: (pointer_declarator declarator: (identifier) @name))
     (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
+    (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
     ]) @definition.variable)
 (preproc_else
   (declaration
@@ -141,6 +180,15 @@
     (init_declarator declarator: (array_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
     (array_declarator declarator: (pointer_declarator declarator: (identifier) @name))
     (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
+    (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
     ]) @definition.variable)
 (preproc_elif
   (declaration
@@ -155,4 +203,13 @@
     (init_declarator declarator: (array_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
     (array_declarator declarator: (pointer_declarator declarator: (identifier) @name))
     (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
+    (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
     ]) @definition.variable)

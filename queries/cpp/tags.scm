@@ -7,8 +7,7 @@
 ; addressed apart by `#N`. `template <...>` is a wrapper (see the TOML).
 
 ; Constructors: a function named like its class, in the class body or
-; defined outside it (`Circle::Circle`; a template's `Matrix<T>::Matrix`
-; is a method here: the scope is no plain name to compare).
+; defined outside it (`Circle::Circle`, a template's `Matrix<T>::Matrix`).
 (class_specifier
   name: (type_identifier) @_class
   body: (field_declaration_list
@@ -35,6 +34,30 @@
       scope: (namespace_identifier) @qualifier
       name: (identifier) @name))
   (#eq? @qualifier @name)) @definition.constructor
+(function_definition
+  declarator: (function_declarator
+    declarator: (qualified_identifier
+      scope: (template_type name: (type_identifier) @_class) @qualifier
+      name: (identifier) @name))
+  (#eq? @_class @name)) @definition.constructor
+
+; Conversion operators (`operator bool() const`), named `operator TYPE`:
+; in the class, in a template of it, and defined outside it.
+(field_declaration_list
+  [
+    (function_definition declarator: (operator_cast "operator" @name type: (_) @name))
+    (declaration declarator: (operator_cast "operator" @name type: (_) @name))
+    (template_declaration
+      [
+        (function_definition declarator: (operator_cast "operator" @name type: (_) @name))
+        (declaration declarator: (operator_cast "operator" @name type: (_) @name))
+      ])
+  ] @definition.operator)
+(function_definition
+  declarator: [
+    (qualified_identifier scope: (_) @qualifier name: (operator_cast "operator" @name type: (_) @name))
+    (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_cast "operator" @name type: (_) @name)))
+  ]) @definition.operator
 
 (field_declaration_list
   (function_definition
@@ -367,23 +390,181 @@
       (pointer_declarator declarator: (field_identifier) @name)
       (reference_declarator (field_identifier) @name)
       (array_declarator declarator: (field_identifier) @name)
+      (pointer_declarator declarator: (array_declarator declarator: (field_identifier) @name))
+      (array_declarator declarator: (array_declarator declarator: (field_identifier) @name))
+      (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (field_identifier) @name)))
     ]) @definition.field)
 
-; `using T = ...;`, `typedef ... T;`.
-(alias_declaration
-  name: (type_identifier) @name) @definition.type
-(type_definition
-  declarator: [
-    (type_identifier) @name
-    (pointer_declarator declarator: (type_identifier) @name)
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-  ]) @definition.type
+; `using T = ...;`, `typedef ... T;` of a file, namespace or class (not
+; the local aliases of a function body).
+(translation_unit
+  (alias_declaration
+    name: (type_identifier) @name) @definition.type)
+(declaration_list
+  (alias_declaration
+    name: (type_identifier) @name) @definition.type)
+(field_declaration_list
+  (alias_declaration
+    name: (type_identifier) @name) @definition.type)
+(template_declaration
+  (alias_declaration
+    name: (type_identifier) @name) @definition.type)
+(preproc_if
+  (alias_declaration
+    name: (type_identifier) @name) @definition.type)
+(preproc_ifdef
+  (alias_declaration
+    name: (type_identifier) @name) @definition.type)
+(preproc_else
+  (alias_declaration
+    name: (type_identifier) @name) @definition.type)
+(preproc_elif
+  (alias_declaration
+    name: (type_identifier) @name) @definition.type)
+(translation_unit
+  (type_definition
+    declarator: [
+      (type_identifier) @name
+      (pointer_declarator declarator: (type_identifier) @name)
+      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+      (function_declarator declarator: (type_identifier) @name)
+      (pointer_declarator declarator: (function_declarator declarator: (type_identifier) @name))
+      (array_declarator declarator: (type_identifier) @name)
+      (array_declarator declarator: (parenthesized_declarator (reference_declarator (type_identifier) @name)))
+      (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+    ]) @definition.type)
+(declaration_list
+  (type_definition
+    declarator: [
+      (type_identifier) @name
+      (pointer_declarator declarator: (type_identifier) @name)
+      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+      (function_declarator declarator: (type_identifier) @name)
+      (pointer_declarator declarator: (function_declarator declarator: (type_identifier) @name))
+      (array_declarator declarator: (type_identifier) @name)
+      (array_declarator declarator: (parenthesized_declarator (reference_declarator (type_identifier) @name)))
+      (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+    ]) @definition.type)
+(field_declaration_list
+  (type_definition
+    declarator: [
+      (type_identifier) @name
+      (pointer_declarator declarator: (type_identifier) @name)
+      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+      (function_declarator declarator: (type_identifier) @name)
+      (pointer_declarator declarator: (function_declarator declarator: (type_identifier) @name))
+      (array_declarator declarator: (type_identifier) @name)
+      (array_declarator declarator: (parenthesized_declarator (reference_declarator (type_identifier) @name)))
+      (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+    ]) @definition.type)
+(preproc_if
+  (type_definition
+    declarator: [
+      (type_identifier) @name
+      (pointer_declarator declarator: (type_identifier) @name)
+      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+      (function_declarator declarator: (type_identifier) @name)
+      (pointer_declarator declarator: (function_declarator declarator: (type_identifier) @name))
+      (array_declarator declarator: (type_identifier) @name)
+      (array_declarator declarator: (parenthesized_declarator (reference_declarator (type_identifier) @name)))
+      (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+    ]) @definition.type)
+(preproc_ifdef
+  (type_definition
+    declarator: [
+      (type_identifier) @name
+      (pointer_declarator declarator: (type_identifier) @name)
+      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+      (function_declarator declarator: (type_identifier) @name)
+      (pointer_declarator declarator: (function_declarator declarator: (type_identifier) @name))
+      (array_declarator declarator: (type_identifier) @name)
+      (array_declarator declarator: (parenthesized_declarator (reference_declarator (type_identifier) @name)))
+      (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+    ]) @definition.type)
+(preproc_else
+  (type_definition
+    declarator: [
+      (type_identifier) @name
+      (pointer_declarator declarator: (type_identifier) @name)
+      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+      (function_declarator declarator: (type_identifier) @name)
+      (pointer_declarator declarator: (function_declarator declarator: (type_identifier) @name))
+      (array_declarator declarator: (type_identifier) @name)
+      (array_declarator declarator: (parenthesized_declarator (reference_declarator (type_identifier) @name)))
+      (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+    ]) @definition.type)
+(preproc_elif
+  (type_definition
+    declarator: [
+      (type_identifier) @name
+      (pointer_declarator declarator: (type_identifier) @name)
+      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+      (function_declarator declarator: (type_identifier) @name)
+      (pointer_declarator declarator: (function_declarator declarator: (type_identifier) @name))
+      (array_declarator declarator: (type_identifier) @name)
+      (array_declarator declarator: (parenthesized_declarator (reference_declarator (type_identifier) @name)))
+      (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+    ]) @definition.type)
 
 ; Macros.
 (preproc_def
   name: (identifier) @name) @definition.macro
 (preproc_function_def
   name: (identifier) @name) @definition.macro
+
+; Static data members defined outside their class (`int Cls::count = 0;`),
+; named through it like an out-of-class method.
+(translation_unit
+  (declaration
+    declarator: [
+      (qualified_identifier scope: (_) @qualifier name: (identifier) @name)
+      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
+      (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
+      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
+      (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
+      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
+      (pointer_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
+      (init_declarator declarator: (pointer_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
+      (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
+      (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
+      (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
+      (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))))
+    ]) @definition.field)
+(declaration_list
+  (declaration
+    declarator: [
+      (qualified_identifier scope: (_) @qualifier name: (identifier) @name)
+      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
+      (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
+      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
+      (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
+      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
+      (pointer_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
+      (init_declarator declarator: (pointer_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
+      (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
+      (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
+      (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
+      (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))))
+    ]) @definition.field)
+(template_declaration
+  (declaration
+    declarator: [
+      (qualified_identifier scope: (_) @qualifier name: (identifier) @name)
+      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
+      (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
+      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
+      (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
+      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
+      (pointer_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
+      (init_declarator declarator: (pointer_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
+      (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
+      (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
+      (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
+      (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))))
+    ]) @definition.field)
 
 ; Variables of a file or namespace (not the locals of a function).
 (translation_unit
@@ -395,6 +576,16 @@
     (pointer_declarator declarator: (identifier) @name)
     (init_declarator declarator: (array_declarator declarator: (identifier) @name))
     (array_declarator declarator: (identifier) @name)
+    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (reference_declarator (identifier) @name))
+    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
   ]) @definition.variable)
 (declaration_list
   (declaration
@@ -405,6 +596,16 @@
     (pointer_declarator declarator: (identifier) @name)
     (init_declarator declarator: (array_declarator declarator: (identifier) @name))
     (array_declarator declarator: (identifier) @name)
+    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (reference_declarator (identifier) @name))
+    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
   ]) @definition.variable)
 (preproc_if
   (declaration
@@ -415,6 +616,16 @@
     (pointer_declarator declarator: (identifier) @name)
     (init_declarator declarator: (array_declarator declarator: (identifier) @name))
     (array_declarator declarator: (identifier) @name)
+    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (reference_declarator (identifier) @name))
+    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
   ]) @definition.variable)
 (preproc_ifdef
   (declaration
@@ -425,6 +636,16 @@
     (pointer_declarator declarator: (identifier) @name)
     (init_declarator declarator: (array_declarator declarator: (identifier) @name))
     (array_declarator declarator: (identifier) @name)
+    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (reference_declarator (identifier) @name))
+    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
   ]) @definition.variable)
 (preproc_else
   (declaration
@@ -435,6 +656,16 @@
     (pointer_declarator declarator: (identifier) @name)
     (init_declarator declarator: (array_declarator declarator: (identifier) @name))
     (array_declarator declarator: (identifier) @name)
+    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (reference_declarator (identifier) @name))
+    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
   ]) @definition.variable)
 (linkage_specification
   (declaration
@@ -445,4 +676,14 @@
     (pointer_declarator declarator: (identifier) @name)
     (init_declarator declarator: (array_declarator declarator: (identifier) @name))
     (array_declarator declarator: (identifier) @name)
+    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
+    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (reference_declarator (identifier) @name))
+    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
   ]) @definition.variable)

@@ -37,6 +37,13 @@ pub struct ServerConfig {
     /// Answers to `workspace/configuration`, by section (`python.analysis`).
     #[serde(default)]
     pub settings: Option<toml::Value>,
+    /// A request the server makes after `initialized` before it is ready:
+    /// no document is opened until it came (bounded by the timeout).
+    /// bash-language-server 5 builds its analyzer anew when its
+    /// `workspace/configuration` is answered and forgets what was opened
+    /// before.
+    #[serde(default)]
+    pub ready_after: Option<String>,
 }
 
 fn default_quiet() -> u64 {
@@ -55,6 +62,7 @@ impl ServerConfig {
             init_options: None,
             diagnostics_quiet_ms: default_quiet(),
             settings: None,
+            ready_after: None,
         }
     }
 
@@ -74,6 +82,13 @@ impl ServerConfig {
         }
         if self.language_id.trim().is_empty() {
             return Err(bad("`language_id` is empty"));
+        }
+        if self
+            .ready_after
+            .as_ref()
+            .is_some_and(|m| m.trim().is_empty() || m.contains(char::is_whitespace))
+        {
+            return Err(bad("`ready_after` is not a method name"));
         }
         if self
             .root_markers
@@ -112,6 +127,7 @@ mod tests {
             "command = [\"x\"]\nlanguage_id = \"\"",
             "command = [\"x\"]\nlanguage_id = \"p\"\nroot_markers = [\"../up\"]",
             "command = [\"x\"]\nlanguage_id = \"p\"\nsettings = 3",
+            "command = [\"x\"]\nlanguage_id = \"p\"\nready_after = \"two words\"",
         ] {
             let e = config(text).check("g.toml").unwrap_err();
             assert!(

@@ -102,6 +102,9 @@ impl Client {
                 json!({"settings": serde_json::to_value(s).unwrap_or_default()}),
             )?;
         }
+        if let Some(m) = &config.ready_after {
+            process.wait_request(m, timeout)?;
+        }
         Ok(Client {
             process,
             label,

@@ -205,6 +205,21 @@ impl Process {
         }
     }
 
+    /// Read what the server sends (answering its requests) until it makes
+    /// a `method` request, at most `timeout`.
+    pub fn wait_request(&mut self, method: &str, timeout: Duration) -> Result<(), Failure> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let msg = self.next(deadline, timeout)?;
+            if let Some(m) = msg.get("method").and_then(Value::as_str) {
+                self.serve(m, &msg)?;
+                if m == method && msg.get("id").is_some() {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
     /// Read what the server sends until it has published no diagnostics
     /// for `quiet` (a server can publish a file's diagnostics in stages),
     /// at most until `deadline`: `Arrived` when `until` then holds, else

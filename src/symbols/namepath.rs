@@ -221,17 +221,31 @@ pub fn resolve<'a>(symbols: &'a [Symbol], query: &str, kind: Option<&str>) -> Re
         return Err(not_found(symbols, query, &q, kind, &by_path));
     }
     if let Some(n) = q.index {
-        return matched.get(n - 1).copied().ok_or_else(|| {
+        // `#n` counts every symbol of the name path, whatever its kind, as
+        // the addresses list_symbols shows do (`Matrix::Matrix#3`, a method
+        // after two constructors); a kind given with it has to agree.
+        let nth = by_path.get(n - 1).copied();
+        if let (Some(s), Some(k)) = (nth, kind)
+            && s.kind != k
+        {
+            return Err(Error::new(
+                ErrorCode::NotFound,
+                format!("`{query}` is a {}, not a {k}", s.kind),
+            )
+            .with_suggestion(format!("pass kind `{}`, or no kind", s.kind))
+            .with_details(serde_json::json!({"symbol": query, "candidates": [candidate(s)]})));
+        }
+        return nth.ok_or_else(|| {
             Error::new(
                 ErrorCode::NotFound,
                 format!(
                     "`{query}` asks for match #{n}, but only {} symbol(s) match",
-                    matched.len()
+                    by_path.len()
                 ),
             )
             .with_suggestion(format!(
                 "use one of: {}",
-                matched
+                by_path
                     .iter()
                     .map(|s| s.address())
                     .collect::<Vec<_>>()
@@ -239,7 +253,7 @@ pub fn resolve<'a>(symbols: &'a [Symbol], query: &str, kind: Option<&str>) -> Re
             ))
             .with_details(serde_json::json!({
                 "symbol": query,
-                "candidates": matched.iter().map(|s| candidate(s)).collect::<Vec<_>>(),
+                "candidates": by_path.iter().map(|s| candidate(s)).collect::<Vec<_>>(),
             }))
         });
     }

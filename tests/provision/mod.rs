@@ -299,11 +299,13 @@ pub fn unzipped(name: &str, zip: &Path, stamp: &str) -> PathBuf {
 
 /// The pinned language servers of the semantic backend (#27), from the npm
 /// registry: pyright (its package ships `pyright-langserver`),
-/// typescript-language-server and the TypeScript it drives.
-pub const LSP_PACKAGES: [&str; 3] = [
+/// typescript-language-server and the TypeScript it drives, and
+/// bash-language-server (#30).
+pub const LSP_PACKAGES: [&str; 4] = [
     "pyright@1.1.389",
     "typescript-language-server@4.4.1",
     "typescript@5.6.3",
+    "bash-language-server@5.8.1",
 ];
 
 /// The folder of the language servers' programs (`node_modules/.bin`), for
@@ -328,6 +330,7 @@ pub fn lsp_servers() -> PathBuf {
         ("pyright", LSP_PACKAGES[0]),
         ("typescript-language-server", LSP_PACKAGES[1]),
         ("tsc", LSP_PACKAGES[2]),
+        ("bash-language-server", LSP_PACKAGES[3]),
     ] {
         assert!(
             bin.join(program).exists(),

@@ -4,7 +4,7 @@
 // - `java JavaParse.java`: the judge of edited Java files in
 //   tests/trust.rs; prints `path | message` for the first syntax error of
 //   each file it rejects.
-// - `java JavaParse.java names`: the oracle of benches/lang_symbols.sh java;
+// - `java JavaParse.java names`: the oracle of benches/lang_symbols.py java;
 //   prints `path<TAB>name path` for what Scalpel lists: classes,
 //   interfaces, enums, records and annotation types (nested and local ones
 //   through what holds them), methods, constructors (named like their
