@@ -124,7 +124,7 @@ pub fn serve_http(mut options: ServerOptions, http: HttpOptions, log_level: &str
     state::refuse_second(&root)?;
     options.root = Some(root.clone());
     let body_limit = super::framing::line_limit(options.engine.max_file_size);
-    let server = ScalpelServer::new(options)?;
+    let server = ScalpelServer::build(options, true)?;
     let (token, token_file) = state::token(&root, http.token_file.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -203,7 +203,11 @@ async fn run(
     };
     let sessions_end = config.cancellation_token.clone();
     let handler = server.clone();
-    let service = StreamableHttpService::new(move || Ok(handler.clone()), manager.clone(), config);
+    let service = StreamableHttpService::new(
+        move || Ok(handler.for_session()),
+        manager.clone(),
+        config,
+    );
 
     let state = ServerState {
         pid: std::process::id(),
