@@ -190,7 +190,11 @@ impl Roots {
     }
 
     /// HTTP: the session's choice within `served` (see [`choose`]).
-    async fn within(&self, served: &Arc<Workspace>, peer: &Peer<RoleServer>) -> Result<Arc<Workspace>> {
+    async fn within(
+        &self,
+        served: &Arc<Workspace>,
+        peer: &Peer<RoleServer>,
+    ) -> Result<Arc<Workspace>> {
         let Some(roots) = self.list(peer).await else {
             return Ok(served.clone());
         };

@@ -23,7 +23,7 @@ pub(crate) mod verify;
 
 pub use remaining::remaining_references;
 
-use crate::disk::search::{SearchError, SearchParams, search_files};
+use crate::disk::search::{SearchControl, SearchError, SearchParams, search_files_with};
 use crate::disk::{Purpose, Workspace};
 use crate::error::{Error, ErrorCode, Result};
 use crate::hint::{Term, term};
@@ -287,7 +287,17 @@ pub(crate) fn scan(
         max_file_size: Some(ws.max_file_size()),
         ..SearchParams::default()
     };
-    let found = search_files(ws.root(), &params, None)?;
+    // The request's cancellation stops the walk for candidates too, not
+    // only the parses after it.
+    let cancel = crate::symbols::Cancel::current();
+    let control = SearchControl {
+        cancel: cancel.flag(),
+        progress: None,
+    };
+    let found = search_files_with(ws.root(), &params, None, control)?;
+    if cancel.is_set() {
+        return Err(cancel.error("finding references"));
+    }
     let candidates_cut = found.files_matched.saturating_sub(found.files.len());
     let mut paths: Vec<String> = found.files.into_iter().map(|f| f.path).collect();
     let mut extra: Vec<&String> = also.iter().collect();
@@ -299,7 +309,6 @@ pub(crate) fn scan(
     }
     paths.sort();
     let mut errors = found.errors;
-    let cancel = crate::symbols::Cancel::current();
     let parsed: Vec<(String, Result<Option<Scanned>>)> = paths
         .into_par_iter()
         .map(|p| {

@@ -203,11 +203,8 @@ async fn run(
     };
     let sessions_end = config.cancellation_token.clone();
     let handler = server.clone();
-    let service = StreamableHttpService::new(
-        move || Ok(handler.for_session()),
-        manager.clone(),
-        config,
-    );
+    let service =
+        StreamableHttpService::new(move || Ok(handler.for_session()), manager.clone(), config);
 
     let state = ServerState {
         pid: std::process::id(),
