@@ -17,6 +17,7 @@
 //!   save the search index, remove `server.json`, exit 0.
 
 mod gate;
+mod memory;
 mod state;
 
 pub use gate::{ENDPOINT, Limits};
@@ -126,8 +127,12 @@ pub fn serve_http(mut options: ServerOptions, http: HttpOptions, log_level: &str
     let body_limit = super::framing::line_limit(options.engine.max_file_size);
     let server = ScalpelServer::build(options, true)?;
     let (token, token_file) = state::token(&root, http.token_file.as_deref())?;
+    // Before the runtime starts its threads.
+    memory::limit_arenas();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .max_blocking_threads(memory::blocking_threads())
+        .thread_keep_alive(memory::BLOCKING_KEEP_ALIVE)
         .build()
         .map_err(|e| Error::io("start_runtime", Path::new("."), &e))?;
     let hosts = (!http.allow_remote || http.addr.ip().is_loopback())
@@ -232,6 +237,13 @@ async fn run(
     // Last: a client that finds server.json finds the server listening.
     state.write(root)?;
 
+    // Hand freed memory back after each burst of requests.
+    let trimmer = {
+        let gate = gate.clone();
+        tokio::spawn(
+            async move { memory::trim_when_idle(|| gate.admitted(), || gate.idle()).await },
+        )
+    };
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut connections = tokio::task::JoinSet::new();
     let signal = loop {
@@ -259,6 +271,7 @@ async fn run(
         signal,
         "stopping: no new requests; waiting for those in flight"
     );
+    trimmer.abort();
     drop(listener);
     gate.close();
     if !gate.drained(DRAIN_LIMIT).await {
