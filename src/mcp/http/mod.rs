@@ -7,8 +7,11 @@
 //!   sessions share its state (`Shared`: the root's one workspace with its
 //!   journal, the parse cache, the search index) and the process-wide
 //!   per-file locks: a write by one session is seen by the next call of
-//!   any other. The root is fixed (`--root`, else the working directory):
-//!   one server serves one root and says so in `ROOT/.scalpel/server.json`.
+//!   any other. One server serves one root (`--root`, else the working
+//!   directory) and says so in `ROOT/.scalpel/server.json`; each session's
+//!   MCP roots choose within it (R, a folder of it, or a refusal:
+//!   [`super::root`]), and each session's handler keeps its own choice.
+//! - [`memory`]: how many threads run calls, malloc arenas, trimming.
 //! - [`gate`] checks every request (Host, Origin, token, session, limits,
 //!   body) before rmcp does; [`state`] holds `server.json` and the token.
 //! - SIGTERM / SIGINT: refuse new requests, wait for those in flight (a
