@@ -28,6 +28,7 @@ pub mod reply;
 mod root;
 mod schema;
 mod tools;
+mod turns;
 
 pub use framing::line_limit;
 pub use http::{HttpOptions, STATE_FILE, ServerState, TOKEN_FILE, serve_http};
@@ -117,6 +118,8 @@ struct Shared {
     roots: root::Roots,
     fault_panic_tool: Option<String>,
     indexes: Arc<index::Indexes>,
+    /// Writers of one file, queued before they take a blocking thread.
+    turns: Arc<turns::Turns>,
 }
 
 /// What a tool's library call gets: the [`Session`] of this call (its
@@ -182,6 +185,7 @@ impl ScalpelServer {
                 roots,
                 fault_panic_tool: options.fault_panic_tool,
                 indexes,
+                turns: Arc::default(),
             }),
             router: Arc::new(std::sync::OnceLock::new()),
             session_root: Arc::default(),
@@ -279,6 +283,9 @@ impl ScalpelServer {
         T: Send + 'static,
         F: FnOnce(&Env, ResolvedPath) -> Result<T> + Send + 'static,
     {
+        // Wait for the file's turn here, not on a blocking thread.
+        let root = self.env(ctx).await?.ws().root().to_path_buf();
+        let _turn = self.shared.turns.wait(&root, &path).await;
         self.read(tool, ctx, move |env| {
             let target = env.resolve(&path, purpose)?;
             let _held = env.hold(&[target.path.as_path()])?;

@@ -13,7 +13,8 @@
 //!
 //! - [`blocking_threads`]: at most 4 per core (≥ 8) run tool calls at once
 //!   (on 2 cores 32 calls at once are not faster than 8; the others wait
-//!   their turn in tokio's queue), idle ones leave after
+//!   their turn in tokio's queue; writers of a busy file wait on the
+//!   runtime, `mcp::turns`, not on a thread), idle ones leave after
 //!   [`BLOCKING_KEEP_ALIVE`];
 //! - [`limit_arenas`]: one malloc arena per core (`M_ARENA_MAX`), set before
 //!   the runtime starts its threads;
