@@ -170,11 +170,13 @@ async def run_http(binary, sessions, calls, serial=False):
     threads = len(os.listdir(f"/proc/{server.pid}/task"))
     server.send_signal(signal.SIGTERM)
     code = server.wait(60)
+    lost = check(binary, root, done)
+    shutil.rmtree(root)
     return {"wall_s": wall, "times": times, "failures": failures,
-            "lost": check(binary, root, done), "edits": len(done), "alive": alive,
+            "lost": lost, "edits": len(done), "alive": alive,
             "rss_mb": rss_end / 1024, "settled_mb": rss_settled / 1024,
             "peak_mb": rss_peak / 1024, "threads": threads,
-            "exit": code, "root": root}
+            "exit": code}
 
 
 async def run_stdio(binary, sessions, calls):
@@ -191,9 +193,10 @@ async def run_stdio(binary, sessions, calls):
     t = time.perf_counter()
     await asyncio.gather(*(one(s) for s in range(sessions)))
     wall = time.perf_counter() - t
+    lost = check(binary, root, done)
+    shutil.rmtree(root)
     return {"wall_s": wall, "times": times, "failures": failures,
-            "lost": check(binary, root, done), "edits": len(done),
-            "peak_mb": RSS_SUM[0] / 1024, "root": root}
+            "lost": lost, "edits": len(done), "peak_mb": RSS_SUM[0] / 1024}
 
 
 RSS_SUM = [0]
