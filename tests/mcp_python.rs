@@ -4,7 +4,9 @@
 //! the tools, calls each one and validates every structuredContent against
 //! the tool's outputSchema (tests/support/mcp_client.py). The same scenario
 //! runs over stdio and over streamable HTTP (`scalpel serve --http`, two
-//! sessions on one root, stopped with SIGTERM).
+//! sessions on one root, stopped with SIGTERM). Over HTTP,
+//! tests/support/mcp_http_sessions.py also checks what each session's MCP
+//! roots let it see, and cancellation and progress per session.
 
 mod mcp_support;
 mod provision;

@@ -96,7 +96,7 @@ class Server:
 class Session:
     """One SDK session; `roots` None: the client declares no roots."""
 
-    def __init__(self, server, roots=None, on_progress=None):
+    def __init__(self, server, roots=None):
         self.server, self.roots = server, roots
         self.roots_asked = 0
         self.notes = []
