@@ -1,17 +1,22 @@
 """Load on one `scalpel serve --http` against the same work on stdio servers.
 
-    target/tmp/mcp-venv/bin/python benches/http_load.py target/release/scalpel [SESSIONS] [CALLS]
+    target/tmp/mcp-venv/bin/python benches/http_load.py target/release/scalpel [SESSIONS] [CALLS] [--only http|stdio]
 
 (the venv with the pinned MCP SDK is the one `cargo test --test mcp_python`
 sets up). SESSIONS clients (default 32) each make CALLS calls (default 500),
-a fixed mix: read_file, list_symbols, search_files, search_codebase, and
-edit_file appending one line to a file all sessions share or to the
-session's own file. Loopback only; every call has a 120 s deadline.
+a fixed mix: read_file, extract_code, list_symbols, search_files,
+search_codebase, and edit_file appending one line to a file all sessions
+share or to the session's own file. Loopback only; every call has a 120 s
+deadline.
 
-Then the same work with one stdio `scalpel serve` per client. Printed:
-wall time, p50/p99 per tool, failed calls, lost updates (an edit answered
-as done whose line is not in the final file), and memory (the HTTP server's peak RSS; the sum of the stdio
-servers' peak RSS).
+First one session alone on its own server (the memory baseline), then
+SESSIONS sessions on one server, then the same work with one stdio
+`scalpel serve` per client. Printed: wall time, p50/p99 per tool, failed
+calls, lost updates (an edit answered as done whose line is not in the
+final file, or whose edit_id is not in the journal's newest entries),
+whether the server was alive at the end and exited 0 on SIGTERM, and memory:
+the HTTP server's RSS at the end of the run and its peak (VmHWM), against
+the one-session server's; the sum of the stdio servers' peak RSS.
 """
 
 import asyncio
@@ -31,7 +36,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 MIX = ["read_file", "list_symbols", "search_files", "search_codebase", "edit_shared",
-       "read_file", "list_symbols", "search_files", "edit_own", "search_codebase"]
+       "extract_code", "list_symbols", "search_files", "edit_own", "search_codebase"]
 
 
 def make_root(sessions):
@@ -57,6 +62,8 @@ def args_for(tool, s, i):
     if tool == "read_file":
         return "read_file", {"path": "src/decoder.py", "start_line": 1 + (i * 7) % 300,
                                     "end_line": 40 + (i * 7) % 300}
+    if tool == "extract_code":
+        return "extract_code", {"path": "src/decoder.py", "symbol": "JSONDecoder.raw_decode"}
     if tool == "list_symbols":
         return "list_symbols", {"path": "src/encoder.py"}
     if tool == "search_files":
@@ -69,9 +76,10 @@ def args_for(tool, s, i):
                          "edits": [{"old_text": "# END", "new_text": f"{line}\n# END"}]}
 
 
-async def client(session, s, calls, times, done, failures):
+async def client(session, clients, calls, times, done, failures):
+    """The calls of each client number in `clients`, one after the other."""
     await session.initialize()
-    for i in range(calls):
+    for s, i in ((s, i) for s in clients for i in range(calls)):
         kind = MIX[(s + i) % len(MIX)]
         name, args = args_for(kind, s, i)
         t = time.perf_counter()
@@ -88,24 +96,47 @@ async def client(session, s, calls, times, done, failures):
                          (r.structuredContent or {}).get("edit_id")))
 
 
-def peak_rss_kb(pid):
+def rss_kb(pid, field="VmHWM"):
+    """A memory figure of /proc/PID/status in KiB: VmHWM (peak) or VmRSS."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmHWM:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
 
 
-def check(root, done):
+def peak_rss_kb(pid):
+    return rss_kb(pid, "VmHWM")
+
+
+# The HTTP server's RSS is read right after the last answer and again this
+# long after (a long-lived server between bursts).
+SETTLE_S = int(os.environ.get("SETTLE_S", 3))
+
+JOURNAL_KEEPS = 200  # disk::Retention::default().max_entries
+
+
+def check(binary, root, done):
+    """Lost updates: answered edits whose line is not in the final file, or
+    (among the journal's newest JOURNAL_KEEPS entries, which is all it
+    keeps) answered edit_ids it lacks, or entries no answer named."""
     lost = 0
     for path, line, _ in done:
         with open(os.path.join(root, path)) as f:
             if line not in f.read().splitlines():
                 lost += 1
+    history = json.loads(subprocess.run([binary, "history", "--json", "--root", root],
+                                        check=True, capture_output=True, text=True).stdout)
+    journal = {e["edit_id"] for e in history if e.get("operation") == "edit_file"}
+    answered = {edit_id for _, _, edit_id in done}
+    lost += len(journal - answered)
+    lost += max(0, min(len(answered), JOURNAL_KEEPS) - len(journal))
     return lost
 
 
-async def run_http(binary, sessions, calls):
+async def run_http(binary, sessions, calls, serial=False):
+    """`sessions` clients' work on one server: concurrently, one session
+    each; or (`serial`) all of it in one session, one call after another."""
     root = make_root(sessions)
     server = subprocess.Popen([binary, "serve", "--http", "--root", root,
                                "--max-requests", str(4 * sessions)],
@@ -127,13 +158,25 @@ async def run_http(binary, sessions, calls):
                     await client(session, s, calls, times, done, failures)
 
     t = time.perf_counter()
-    await asyncio.gather(*(one(s) for s in range(sessions)))
+    if serial:
+        await one(range(sessions))
+    else:
+        await asyncio.gather(*(one([s]) for s in range(sessions)))
     wall = time.perf_counter() - t
-    rss = peak_rss_kb(server.pid)
+    alive = server.poll() is None
+    rss_end, rss_peak = rss_kb(server.pid, "VmRSS"), rss_kb(server.pid, "VmHWM")
+    await asyncio.sleep(SETTLE_S)
+    rss_settled = rss_kb(server.pid, "VmRSS")
+    threads = len(os.listdir(f"/proc/{server.pid}/task"))
     server.send_signal(signal.SIGTERM)
     code = server.wait(60)
-    return {"wall_s": wall, "times": times, "failures": failures, "lost": check(root, done),
-            "edits": len(done), "rss_mb": rss / 1024, "exit": code, "root": root}
+    lost = check(binary, root, done)
+    shutil.rmtree(root)
+    return {"wall_s": wall, "times": times, "failures": failures,
+            "lost": lost, "edits": len(done), "alive": alive,
+            "rss_mb": rss_end / 1024, "settled_mb": rss_settled / 1024,
+            "peak_mb": rss_peak / 1024, "threads": threads,
+            "exit": code}
 
 
 async def run_stdio(binary, sessions, calls):
@@ -144,14 +187,16 @@ async def run_stdio(binary, sessions, calls):
         params = StdioServerParameters(command=binary, args=["serve", "--root", root])
         async with stdio_client(params) as (r, w):
             async with ClientSession(r, w) as session:
-                await client(session, s, calls, times, done, failures)
+                await client(session, [s], calls, times, done, failures)
                 record_stdio_servers()
 
     t = time.perf_counter()
     await asyncio.gather(*(one(s) for s in range(sessions)))
     wall = time.perf_counter() - t
-    return {"wall_s": wall, "times": times, "failures": failures, "lost": check(root, done),
-            "edits": len(done), "rss_mb": RSS_SUM[0] / 1024, "root": root}
+    lost = check(binary, root, done)
+    shutil.rmtree(root)
+    return {"wall_s": wall, "times": times, "failures": failures,
+            "lost": lost, "edits": len(done), "peak_mb": RSS_SUM[0] / 1024}
 
 
 RSS_SUM = [0]
@@ -182,25 +227,48 @@ record_stdio_servers.seen = set()
 
 
 def report(label, r):
+    memory = (f"memory {r['rss_mb']:.1f} MB at the end, {r['settled_mb']:.1f} MB {SETTLE_S} s later, "
+              f"{r['peak_mb']:.1f} MB peak, {r['threads']} threads"
+              if "rss_mb" in r else f"memory {r['peak_mb']:.0f} MB (sum of peaks)")
+    alive = "" if "alive" not in r else f", alive at the end: {r['alive']}, exit {r['exit']}"
     print(f"{label}: wall {r['wall_s']:.1f} s, {r['edits']} edits, "
-          f"{len(r['failures'])} failed calls, {r['lost']} lost updates, memory {r['rss_mb']:.0f} MB")
+          f"{len(r['failures'])} failed calls, {r['lost']} lost updates{alive}, {memory}")
     for kind in sorted(r["times"]):
         v = sorted(r["times"][kind])
         p99 = v[min(len(v) - 1, int(len(v) * 0.99))]
         print(f"  {kind:16} n={len(v):5}  p50 {statistics.median(v):7.1f} ms  p99 {p99:7.1f} ms")
     for f in r["failures"][:5]:
         print(f"  failure: {f}")
+    sys.stdout.flush()
 
 
 async def main():
-    binary = sys.argv[1]
-    sessions = int(sys.argv[2]) if len(sys.argv) > 2 else 32
-    calls = int(sys.argv[3]) if len(sys.argv) > 3 else 500
-    h = await run_http(binary, sessions, calls)
-    report(f"http  ({sessions} sessions x {calls} calls, one server, exit {h['exit']})", h)
-    s = await run_stdio(binary, sessions, calls)
-    report(f"stdio ({sessions} processes x {calls} calls)", s)
-    if h["lost"] or s["lost"] or h["exit"] != 0:
+    args = [a for a in sys.argv[1:] if not a.startswith("--only")]
+    only = None
+    if "--only" in sys.argv:
+        only = sys.argv[sys.argv.index("--only") + 1]
+        args.remove(only)
+    binary = args[0]
+    sessions = int(args[1]) if len(args) > 1 else 32
+    calls = int(args[2]) if len(args) > 2 else 500
+    bad = False
+    if only in (None, "http"):
+        one = await run_http(binary, 1, calls)
+        report(f"http  (1 session x {calls} calls: one agent)", one)
+        serial = await run_http(binary, sessions, calls, serial=True)
+        report(f"http  (1 session making the {sessions} x {calls} calls in turn: the same work)", serial)
+        h = await run_http(binary, sessions, calls)
+        report(f"http  ({sessions} sessions x {calls} calls, one server)", h)
+        for label, base in [("one agent", one), ("the same work in one session", serial)]:
+            print(f"  memory vs {label}: {h['rss_mb'] / base['rss_mb']:.2f}x at the end, "
+                  f"{h['settled_mb'] / base['settled_mb']:.2f}x {SETTLE_S} s later, "
+                  f"{h['peak_mb'] / base['peak_mb']:.2f}x peak")
+        bad |= bool(h["lost"] or one["lost"] or serial["lost"] or h["exit"] != 0 or not h["alive"])
+    if only in (None, "stdio"):
+        s = await run_stdio(binary, sessions, calls)
+        report(f"stdio ({sessions} processes x {calls} calls)", s)
+        bad |= bool(s["lost"])
+    if bad:
         sys.exit(1)
 
 

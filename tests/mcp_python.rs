@@ -4,7 +4,9 @@
 //! the tools, calls each one and validates every structuredContent against
 //! the tool's outputSchema (tests/support/mcp_client.py). The same scenario
 //! runs over stdio and over streamable HTTP (`scalpel serve --http`, two
-//! sessions on one root, stopped with SIGTERM).
+//! sessions on one root, stopped with SIGTERM). Over HTTP,
+//! tests/support/mcp_http_sessions.py also checks what each session's MCP
+//! roots let it see, and cancellation and progress per session.
 
 mod mcp_support;
 mod provision;
@@ -181,4 +183,66 @@ fn every_language_end_to_end_over_mcp() {
         judged += 1;
     }
     assert!(judged >= 8, "only {judged} languages judged by a front end");
+}
+
+/// Each HTTP session's MCP roots decide what it sees of the server's root:
+/// the root, a folder under it, or a refusal naming the root; a
+/// `roots/list_changed` moves only the session that sent it
+/// (tests/support/mcp_http_sessions.py, part `roots`).
+#[test]
+fn http_sessions_see_what_their_roots_allow() {
+    let repo = Repo::new();
+    let outside = tempfile::tempdir().unwrap();
+    http_sessions(&repo, outside.path(), "roots");
+    assert!(!outside.path().join("x.py").exists());
+}
+
+/// One HTTP session cancels a long find_references over a few thousand
+/// files while another keeps calling: the walk stops, the other session is
+/// served meanwhile, progress goes to the session that asked for it
+/// (tests/support/mcp_http_sessions.py, part `cancel`).
+#[test]
+fn an_http_session_cancels_its_call_and_another_is_unaffected() {
+    let repo = Repo::new();
+    std::fs::write(repo.file("base.py"), "def target(x):\n    return x\n").unwrap();
+    for tree in ["gen_a", "gen_b"] {
+        let dir = repo.file(tree);
+        std::fs::create_dir_all(&dir).unwrap();
+        for i in 0..GENERATED_FILES {
+            let mut code = String::from("from base import target\n\n");
+            for j in 0..8 {
+                code.push_str(&format!(
+                    "\nclass Step{j}:\n    def run(self, x):\n        total = target(x) + {i} * {j}\n        return [target(v) for v in range(total)]\n\n"
+                ));
+            }
+            std::fs::write(dir.join(format!("m{i}.py")), code).unwrap();
+        }
+    }
+    let outside = tempfile::tempdir().unwrap();
+    http_sessions(&repo, outside.path(), "cancel");
+}
+
+/// Files in each of the two generated trees of the cancellation test.
+const GENERATED_FILES: usize = 3000;
+
+fn http_sessions(repo: &Repo, outside: &Path, part: &str) {
+    let python = provision::mcp_venv_python();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/mcp_http_sessions.py");
+    let out = Command::new(&python)
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_scalpel"))
+        .arg(repo.root())
+        .arg(outside)
+        .arg(part)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "mcp_http_sessions.py {part} failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert!(stdout.contains("OK: "), "{stdout}");
 }

@@ -348,14 +348,15 @@ impl Walk<'_> {
 /// first by path: deterministic whatever order the walk finds them in), with
 /// how many matched in all and the walk's errors. For callers that parse
 /// every candidate and need no ranking (references, the language-server
-/// backend's neighbours).
+/// backend's neighbours). `control` can stop the walk (see [`grep`]).
 pub fn matching_files(
     root: &Path,
     query: &GrepQuery<'_>,
     max: usize,
+    control: SearchControl<'_>,
 ) -> Result<(Vec<String>, Walked)> {
     let kept: Mutex<std::collections::BTreeSet<String>> = Mutex::default();
-    let walked = grep(root, query, SearchControl::default(), &|f: FileHits| {
+    let walked = grep(root, query, control, &|f: FileHits| {
         let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
         kept.insert(f.path);
         if kept.len() > max {

@@ -333,24 +333,26 @@ impl LiveIndex {
         std::thread::scope(|scope| {
             let stale = &stale;
             scope.spawn(move || {
-                stale
-                    .par_iter()
-                    .for_each_with(tx, |tx, (abs, rel, size, mtime, known)| {
-                        let meta = FileMeta {
-                            hash: String::new(),
-                            size: *size,
-                            mtime: *mtime,
-                        };
-                        let read = super::read_file(
-                            &self.engine,
-                            self.model(),
-                            abs,
-                            rel,
-                            meta,
-                            known.as_deref(),
-                        );
-                        let _ = tx.send(read.ok());
-                    });
+                on_reading_pool(|| {
+                    stale
+                        .par_iter()
+                        .for_each_with(tx, |tx, (abs, rel, size, mtime, known)| {
+                            let meta = FileMeta {
+                                hash: String::new(),
+                                size: *size,
+                                mtime: *mtime,
+                            };
+                            let read = super::read_file(
+                                &self.engine,
+                                self.model(),
+                                abs,
+                                rel,
+                                meta,
+                                known.as_deref(),
+                            );
+                            let _ = tx.send(read.ok());
+                        })
+                });
             });
             while let Ok(first) = rx.recv() {
                 let mut ready = vec![first];
@@ -798,5 +800,27 @@ impl super::watch::Watched for LiveIndex {
     }
     fn save_if_dirty(&self) {
         LiveIndex::save_if_dirty(self)
+    }
+}
+
+/// The threads that read and cut files for the index: rayon's global pool
+/// is the requests' (a `find_references` or `search_files` of any session
+/// parses on it); indexing a large root there held their work queued behind
+/// it for the whole build (seen over HTTP: a cancelled call's cancel waited
+/// for the index). Its own pool leaves both to the OS scheduler.
+fn on_reading_pool(f: impl FnOnce() + Send) {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    let pool = POOL.get_or_init(|| {
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("scalpel-index-{i}"))
+            .build()
+            .inspect_err(|e| tracing::warn!(error = %e, "no own threads for indexing: using the shared ones"))
+            .ok()
+    });
+    match pool {
+        Some(pool) => pool.install(f),
+        None => f(),
     }
 }

@@ -61,17 +61,26 @@ impl Indexes {
         }
     }
 
-    /// A file Scalpel just wrote: the index of its root (if open) re-reads
-    /// it now.
-    pub(super) fn touched(&self, root: &Path, paths: &[PathBuf]) {
-        let ix = self
+    /// Files Scalpel just wrote: every open index whose root holds one of
+    /// them re-reads it now (a session on a folder of another session's
+    /// root writes files of both).
+    pub(super) fn touched(&self, paths: &[PathBuf]) {
+        let open: Vec<_> = self
             .by_root
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get(root)
-            .cloned();
-        if let Some(ix) = ix {
-            ix.update_paths(paths);
+            .iter()
+            .map(|(root, ix)| (root.clone(), ix.clone()))
+            .collect();
+        for (root, ix) in open {
+            let inside: Vec<PathBuf> = paths
+                .iter()
+                .filter(|p| p.starts_with(&root))
+                .cloned()
+                .collect();
+            if !inside.is_empty() {
+                ix.update_paths(&inside);
+            }
         }
     }
 

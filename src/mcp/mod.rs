@@ -9,8 +9,9 @@
 //!   file's lock itself, and every writer tells the search index);
 //! - the [`Session`] each call runs on: its root's workspace, the
 //!   configuration and parse cache shared by all calls, its cancellation;
-//! - the root: `--root`, else the client's roots, else the working directory
-//!   ([`root::Roots`]);
+//! - the root: `--root`, else the client's roots, else the working
+//!   directory; over HTTP each session's roots choose within the server's
+//!   root ([`root::Roots`]);
 //! - the `ServerHandler`: server info and instructions, tools/list with
 //!   tidied schemas, tools/call with argument errors turned into structured
 //!   `INVALID_ARGUMENT` results.
@@ -27,6 +28,7 @@ pub mod reply;
 mod root;
 mod schema;
 mod tools;
+mod turns;
 
 pub use framing::line_limit;
 pub use http::{HttpOptions, STATE_FILE, ServerState, TOKEN_FILE, serve_http};
@@ -116,6 +118,8 @@ struct Shared {
     roots: root::Roots,
     fault_panic_tool: Option<String>,
     indexes: Arc<index::Indexes>,
+    /// Writers of one file, queued before they take a blocking thread.
+    turns: Arc<turns::Turns>,
 }
 
 /// What a tool's library call gets: the [`Session`] of this call (its
@@ -151,14 +155,26 @@ pub struct ScalpelServer {
     /// building every tool's schemas was half of what starting the server
     /// cost before `initialize` could be answered.
     router: Arc<std::sync::OnceLock<ToolRouter<ScalpelServer>>>,
+    /// This session's root (its client's MCP roots): each HTTP session's
+    /// handler has its own ([`ScalpelServer::for_session`]).
+    session_root: Arc<root::SessionRoot>,
 }
 
 impl ScalpelServer {
     /// A server; fails only when `options.root` is not a usable directory.
     pub fn new(options: ServerOptions) -> Result<ScalpelServer> {
+        Self::build(options, false)
+    }
+
+    /// `served`: one root (`options.root`) for many sessions, each of which
+    /// chooses within it by its MCP roots (HTTP); else stdio's rule.
+    fn build(options: ServerOptions, served: bool) -> Result<ScalpelServer> {
         let max = options.engine.max_file_size;
         let indexes = Arc::new(index::Indexes::new(options.index));
-        let roots = root::Roots::new(options.root.as_deref(), max, indexes.clone())?;
+        let roots = match (served, options.root.as_deref()) {
+            (true, Some(root)) => root::Roots::served(root, max, indexes.clone())?,
+            _ => root::Roots::new(options.root.as_deref(), max, indexes.clone())?,
+        };
         let cache = match options.cache_limits {
             Some((entries, bytes)) => ParseCache::new(entries, bytes),
             None => ParseCache::default(),
@@ -169,9 +185,20 @@ impl ScalpelServer {
                 roots,
                 fault_panic_tool: options.fault_panic_tool,
                 indexes,
+                turns: Arc::default(),
             }),
             router: Arc::new(std::sync::OnceLock::new()),
+            session_root: Arc::default(),
         })
+    }
+
+    /// The handler of a new session: the same state, its own root choice.
+    fn for_session(&self) -> ScalpelServer {
+        ScalpelServer {
+            shared: self.shared.clone(),
+            router: self.router.clone(),
+            session_root: Arc::default(),
+        }
     }
 
     /// The tools with their schemas tidied, built once.
@@ -199,7 +226,11 @@ impl ScalpelServer {
     }
 
     async fn env(&self, ctx: &RequestContext<RoleServer>) -> Result<Env, ToolError> {
-        let ws = self.shared.roots.workspace(&ctx.peer).await?;
+        let ws = self
+            .shared
+            .roots
+            .workspace(&self.session_root, &ctx.peer)
+            .await?;
         Ok(Env {
             session: Session::new(ws, self.shared.ops.clone()),
             indexes: self.shared.indexes.clone(),
@@ -251,6 +282,9 @@ impl ScalpelServer {
         T: Send + 'static,
         F: FnOnce(&Env, ResolvedPath) -> Result<T> + Send + 'static,
     {
+        // Wait for the file's turn here, not on a blocking thread.
+        let root = self.env(ctx).await?.ws().root().to_path_buf();
+        let _turn = self.shared.turns.wait(&root, &path).await;
         self.read(tool, ctx, move |env| {
             let target = env.resolve(&path, purpose)?;
             let _held = env.hold(&[target.path.as_path()])?;
@@ -377,7 +411,12 @@ impl ServerHandler for ScalpelServer {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // Ask for the client's roots now rather than on the first call.
-        match self.shared.roots.workspace(&context.peer).await {
+        match self
+            .shared
+            .roots
+            .workspace(&self.session_root, &context.peer)
+            .await
+        {
             Ok(ws) => {
                 // Loading the model and the saved index takes a moment: off
                 // the async runtime.
@@ -392,7 +431,7 @@ impl ServerHandler for ScalpelServer {
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
         tracing::info!("client roots changed");
-        self.shared.roots.invalidate();
+        self.session_root.invalidate();
     }
 }
 

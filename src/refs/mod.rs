@@ -22,7 +22,7 @@ pub(crate) mod verify;
 
 pub use remaining::remaining_references;
 
-use crate::disk::grep::{GrepQuery, SearchError, matching_files};
+use crate::disk::grep::{GrepQuery, SearchControl, SearchError, matching_files};
 use crate::disk::{Purpose, Workspace};
 use crate::error::{Error, ErrorCode, Result};
 use crate::hint::{Term, term};
@@ -284,8 +284,18 @@ pub(crate) fn scan(
         per_file: 1,
         max_size: ws.max_file_size(),
     };
+    // The request's cancellation stops the walk for candidates too, not
+    // only the parses after it.
+    let cancel = crate::symbols::Cancel::current();
+    let control = SearchControl {
+        cancel: cancel.flag(),
+        progress: None,
+    };
     let max_files = req.max_files.unwrap_or(MAX_CANDIDATE_FILES);
-    let (mut paths, walked) = matching_files(ws.root(), &query, max_files)?;
+    let (mut paths, walked) = matching_files(ws.root(), &query, max_files, control)?;
+    if cancel.is_set() {
+        return Err(cancel.error("finding references"));
+    }
     let candidates_cut = walked.matched.saturating_sub(paths.len());
     let mut extra: Vec<&String> = also.iter().collect();
     extra.extend(target.as_ref().map(|t| &t.display));
@@ -297,7 +307,6 @@ pub(crate) fn scan(
     paths.sort();
     let mut errors = walked.errors;
     errors.truncate(crate::disk::grep::MAX_ERRORS);
-    let cancel = crate::symbols::Cancel::current();
     let parsed: Vec<(String, Result<Option<Scanned>>)> = paths
         .into_par_iter()
         .map(|p| {

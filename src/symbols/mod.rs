@@ -344,6 +344,11 @@ impl Cancel {
         Cancel(CANCEL.with(|c| c.borrow().clone()))
     }
 
+    /// The flag itself, for a loop that polls it (a search's walk).
+    pub fn flag(&self) -> Option<&AtomicBool> {
+        self.0.as_deref()
+    }
+
     /// Whether the request was cancelled.
     pub fn is_set(&self) -> bool {
         self.0.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))

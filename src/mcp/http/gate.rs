@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -141,6 +141,8 @@ pub struct Gate {
     global: Arc<Semaphore>,
     per_session: PerSession,
     closing: AtomicBool,
+    /// Requests admitted since the start (see [`Gate::admitted`]).
+    admitted: AtomicU64,
 }
 
 /// What the gate asks of the session manager.
@@ -172,6 +174,7 @@ impl Gate {
             limits,
             per_session: Arc::new(Mutex::new(HashMap::new())),
             closing: AtomicBool::new(false),
+            admitted: AtomicU64::new(0),
         }
     }
 
@@ -187,6 +190,16 @@ impl Gate {
     /// Refuse every request from now on (the server is stopping).
     pub fn close(&self) {
         self.closing.store(true, Ordering::SeqCst);
+    }
+
+    /// How many requests were counted in flight since the start.
+    pub fn admitted(&self) -> u64 {
+        self.admitted.load(Ordering::Relaxed)
+    }
+
+    /// Whether no request is in flight.
+    pub fn idle(&self) -> bool {
+        self.global.available_permits() == self.limits.requests
     }
 
     /// Wait (at most `limit`) until no request is in flight.
@@ -401,6 +414,7 @@ impl Gate {
 
     /// Count a POST in flight, globally and in its session.
     fn in_flight(&self, session: Option<&str>) -> Result<InFlight, Refusal> {
+        self.admitted.fetch_add(1, Ordering::Relaxed);
         let Ok(permit) = self.global.clone().try_acquire_owned() else {
             return Err(Refusal::new(
                 StatusCode::SERVICE_UNAVAILABLE,

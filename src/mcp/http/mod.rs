@@ -7,8 +7,11 @@
 //!   sessions share its state (`Shared`: the root's one workspace with its
 //!   journal, the parse cache, the search index) and the process-wide
 //!   per-file locks: a write by one session is seen by the next call of
-//!   any other. The root is fixed (`--root`, else the working directory):
-//!   one server serves one root and says so in `ROOT/.scalpel/server.json`.
+//!   any other. One server serves one root (`--root`, else the working
+//!   directory) and says so in `ROOT/.scalpel/server.json`; each session's
+//!   MCP roots choose within it (R, a folder of it, or a refusal:
+//!   [`super::root`]), and each session's handler keeps its own choice.
+//! - [`memory`]: how many threads run calls, malloc arenas, trimming.
 //! - [`gate`] checks every request (Host, Origin, token, session, limits,
 //!   body) before rmcp does; [`state`] holds `server.json` and the token.
 //! - SIGTERM / SIGINT: refuse new requests, wait for those in flight (a
@@ -17,6 +20,7 @@
 //!   save the search index, remove `server.json`, exit 0.
 
 mod gate;
+mod memory;
 mod state;
 
 pub use gate::{ENDPOINT, Limits};
@@ -124,10 +128,14 @@ pub fn serve_http(mut options: ServerOptions, http: HttpOptions, log_level: &str
     state::refuse_second(&root)?;
     options.root = Some(root.clone());
     let body_limit = super::framing::line_limit(options.engine.max_file_size);
-    let server = ScalpelServer::new(options)?;
+    let server = ScalpelServer::build(options, true)?;
     let (token, token_file) = state::token(&root, http.token_file.as_deref())?;
+    // Before the runtime starts its threads.
+    memory::limit_arenas();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .max_blocking_threads(memory::blocking_threads())
+        .thread_keep_alive(memory::BLOCKING_KEEP_ALIVE)
         .build()
         .map_err(|e| Error::io("start_runtime", Path::new("."), &e))?;
     let hosts = (!http.allow_remote || http.addr.ip().is_loopback())
@@ -203,7 +211,8 @@ async fn run(
     };
     let sessions_end = config.cancellation_token.clone();
     let handler = server.clone();
-    let service = StreamableHttpService::new(move || Ok(handler.clone()), manager.clone(), config);
+    let service =
+        StreamableHttpService::new(move || Ok(handler.for_session()), manager.clone(), config);
 
     let state = ServerState {
         pid: std::process::id(),
@@ -231,6 +240,13 @@ async fn run(
     // Last: a client that finds server.json finds the server listening.
     state.write(root)?;
 
+    // Hand freed memory back after each burst of requests.
+    let trimmer = {
+        let gate = gate.clone();
+        tokio::spawn(
+            async move { memory::trim_when_idle(|| gate.admitted(), || gate.idle()).await },
+        )
+    };
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut connections = tokio::task::JoinSet::new();
     let signal = loop {
@@ -258,6 +274,7 @@ async fn run(
         signal,
         "stopping: no new requests; waiting for those in flight"
     );
+    trimmer.abort();
     drop(listener);
     gate.close();
     if !gate.drained(DRAIN_LIMIT).await {

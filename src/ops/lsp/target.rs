@@ -82,7 +82,10 @@ impl Target {
                 per_file: 1,
                 max_size: ws.max_file_size(),
             };
-            for path in matching_files(ws.root(), &query, MAX_OPENED).ok()?.0 {
+            for path in matching_files(ws.root(), &query, MAX_OPENED, Default::default())
+                .ok()?
+                .0
+            {
                 if cancel.is_set() {
                     return None;
                 }
