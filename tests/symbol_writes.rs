@@ -1210,7 +1210,7 @@ fn rust_writes_syn_rejects_are_refused() {
     let src = "fn a() -> u8 {\n    1\n}\n\nfn f(v: &[u8]) -> u8 {\n    for (i, b) in v.iter().enumerate() {\n        return *b + i as u8;\n    }\n    0\n}\n";
     let ws = Ws::new(&[("a.rs", src.as_bytes())]);
     // tree-sitter-rust reads `for for (i, b) in ...` without an error (a
-    // mutant of memchr that benches/rust_mutants.rs found).
+    // mutant of memchr that benches/mutants.rs found).
     let broken = "fn f(v: &[u8]) -> u8 {\n    for for (i, b) in v.iter().enumerate() {\n        return *b + i as u8;\n    }\n    0\n}\n";
     let tree = parsed("rust", &src.replace("for (i, b)", "for for (i, b)"));
     assert_eq!(tree.parse_error_count, 0, "the grammar lets it through");
