@@ -121,8 +121,6 @@ pub struct FileHits {
 /// What the walk saw besides the files it handed over.
 #[derive(Debug)]
 pub struct Walked {
-    /// The canonical root the paths are relative to.
-    pub root: PathBuf,
     pub searched: usize,
     pub binary: usize,
     /// Files with at least one match.
@@ -230,7 +228,6 @@ impl Walk<'_> {
         }
         errors.sort_by(|a, b| a.path.cmp(&b.path));
         Walked {
-            root: self.root.to_path_buf(),
             searched: self.searched.into_inner(),
             binary: self.binary.into_inner(),
             matched: self.matched.into_inner(),
