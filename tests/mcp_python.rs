@@ -53,24 +53,15 @@ fn python_sdk_scenario(transport: &str) {
         .edit_id
         .unwrap();
 
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/mcp_client.py");
-    let out = Command::new(&python)
-        .arg(&script)
-        .arg(env!("CARGO_BIN_EXE_scalpel"))
-        .arg(repo.root())
-        .arg(&edit_id)
-        .arg(transport)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    println!("{stdout}");
-    assert!(
-        out.status.success(),
-        "the Python client failed over {transport} ({}):\n{stdout}\n{stderr}",
-        out.status
+    run_client(
+        &python,
+        "mcp_client.py",
+        &[
+            repo.root().as_os_str(),
+            edit_id.as_ref(),
+            transport.as_ref(),
+        ],
     );
-    assert!(stdout.contains("OK: "), "{stdout}");
     assert_eq!(
         std::fs::read_to_string(&target.path).unwrap(),
         old.text,
@@ -227,13 +218,23 @@ const GENERATED_FILES: usize = 3000;
 
 fn http_sessions(repo: &Repo, outside: &Path, part: &str) {
     let python = provision::mcp_venv_python();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/mcp_http_sessions.py");
-    let out = Command::new(&python)
-        .arg(&script)
+    run_client(
+        &python,
+        "mcp_http_sessions.py",
+        &[repo.root().as_os_str(), outside.as_os_str(), part.as_ref()],
+    );
+}
+
+/// Run `tests/support/SCRIPT` with the venv's `python`, the scalpel binary
+/// and `args`: it must exit 0 and print its `OK: ` line.
+fn run_client(python: &Path, script: &str, args: &[&std::ffi::OsStr]) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/support")
+        .join(script);
+    let out = Command::new(python)
+        .arg(&path)
         .arg(env!("CARGO_BIN_EXE_scalpel"))
-        .arg(repo.root())
-        .arg(outside)
-        .arg(part)
+        .args(args)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -241,7 +242,7 @@ fn http_sessions(repo: &Repo, outside: &Path, part: &str) {
     println!("{stdout}");
     assert!(
         out.status.success(),
-        "mcp_http_sessions.py {part} failed ({}):\n{stdout}\n{stderr}",
+        "{script} {args:?} failed ({}):\n{stdout}\n{stderr}",
         out.status
     );
     assert!(stdout.contains("OK: "), "{stdout}");
