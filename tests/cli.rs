@@ -587,3 +587,31 @@ fn reading_commands_share_the_root_rule() {
     // A file outside any work tree is read with its own folder as the root.
     scalpel().args(["symbols", out.as_str()]).assert().success();
 }
+
+/// README's per-language examples (`extract fixtures/… NAME`) run as shown:
+/// each resolves to exactly one symbol, whose code is printed.
+#[test]
+fn the_readme_extract_examples_run_as_shown() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let example = regex::Regex::new(r"`extract (fixtures/[^\s`]+) ([^`]+)`").unwrap();
+    let mut ran = Vec::new();
+    for c in example.captures_iter(&flat) {
+        let (file, symbol) = (&c[1], &c[2]);
+        let out = scalpel()
+            .current_dir(root)
+            .args(["extract", file, symbol])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success() && !out.stdout.is_empty(),
+            "README's `extract {file} {symbol}`: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ran.push(file.to_string());
+    }
+    // One per language the README shows, at least: a rewording that drops
+    // the examples must not pass silently.
+    assert!(ran.len() >= 7, "only {ran:?}");
+}

@@ -149,6 +149,98 @@ fn every_language_has_a_front_end() {
     }
 }
 
+/// A file type one language claims from another by content (C++ claims
+/// the `.h` that reads as C++, `claims` in `grammars/cpp.toml`): over every
+/// such file of both languages' pinned corpora, a file exactly one of the
+/// two checkers accepts (each file judged alone) is detected as that
+/// checker's language, unless both readings list the same symbols (a
+/// header of `#include`s and its guard reads the same either way).
+#[test]
+fn claimed_files_read_as_the_language_whose_checker_accepts_them() {
+    use std::path::PathBuf;
+    let registry = scalpel::lang::Registry::builtin();
+    let rows = front_ends();
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r.language == name)
+            .unwrap_or_else(|| panic!("{name} has no row in tests/data/front_ends.toml"))
+    };
+    let mut claims = 0;
+    for claimer in registry.languages() {
+        for claim in &claimer.config.claims {
+            for ext in &claim.file_types {
+                claims += 1;
+                let owner = registry
+                    .languages()
+                    .iter()
+                    .find(|l| l.config.file_types.contains(ext))
+                    .expect("a claim is on another language's type (checked at load)");
+                let (by_claimer, by_owner) = (row(claimer.name()), row(owner.name()));
+                let mut files = Vec::new();
+                for r in [by_claimer, by_owner] {
+                    files.extend(files_with(&r.corpus_root(), &[ext.as_str()]));
+                }
+                files.sort();
+                files.dedup();
+                let rejected = |r: &FrontEnd| -> std::collections::BTreeSet<PathBuf> {
+                    r.rejects_alone(&files)
+                        .iter()
+                        .map(|l| PathBuf::from(l.split(" | ").next().unwrap()))
+                        .collect()
+                };
+                let (no_claimer, no_owner) = (rejected(by_claimer), rejected(by_owner));
+                let mut verdicts = std::collections::BTreeMap::new();
+                let mut wrong = Vec::new();
+                for f in &files {
+                    let text = std::fs::read_to_string(f).unwrap_or_default();
+                    let detected = registry.detect(f, Some(&text)).unwrap().name();
+                    let truth = match (no_claimer.contains(f), no_owner.contains(f)) {
+                        (false, true) => claimer.name(),
+                        (true, false) => owner.name(),
+                        (false, false) => "both",
+                        (true, true) => "neither",
+                    };
+                    *verdicts.entry((truth, detected)).or_insert(0) += 1;
+                    let listed = |lang: &str| {
+                        parse(lang, &text).map(|p| {
+                            let s = p.symbols.iter();
+                            s.map(|s| (s.name_path.clone(), s.kind.clone(), s.start_byte))
+                                .collect::<Vec<_>>()
+                        })
+                    };
+                    let decided = truth != "both" && truth != "neither";
+                    if decided && truth != detected && listed(truth) != listed(detected) {
+                        wrong.push(format!(
+                            "{}: {truth}'s checker alone accepts it, read as {detected}",
+                            f.display()
+                        ));
+                    }
+                }
+                eprintln!(
+                    ".{ext} ({} claims it from {}): {} files, (checkers accept, detected): {verdicts:?}",
+                    claimer.name(),
+                    owner.name(),
+                    files.len()
+                );
+                assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+                // The owner's files are mostly ones both checkers accept:
+                // what must not fail is the claim reaching its own.
+                let lang = claimer.name();
+                assert!(
+                    verdicts
+                        .iter()
+                        .any(|((truth, seen), _)| *truth == lang && *seen == lang),
+                    "no .{ext} file only {lang}'s checker accepts was seen: the test decides nothing"
+                );
+            }
+        }
+    }
+    assert!(
+        claims > 0,
+        "no language claims another's files: grammars/cpp.toml lost its `claims`"
+    );
+}
+
 /// The shape property for every language judged by a checker command
 /// (`tests/data/front_ends.toml`): its fixtures and `sample` files of its
 /// pinned corpus, those the checker accepts as they are. The languages run

@@ -438,8 +438,11 @@ fn examine(engine: &Engine, item: &Item, bytes: Option<Vec<u8>>) -> Result<Outco
         Ok(s) => s,
         Err(reason) => return Ok(Outcome::Skipped(reason)),
     };
-    let first = source.body().lines().next();
-    let Some(language) = engine.registry.detect(&item.name, first).cloned() else {
+    let Some(language) = engine
+        .registry
+        .detect(&item.name, Some(source.body()))
+        .cloned()
+    else {
         return Ok(Outcome::Skipped(SkipReason::NoGrammar));
     };
     let errors = diagnose::diagnose(&language, source.body())?;

@@ -14,7 +14,7 @@ use crate::check;
 use crate::disk::{Purpose, Workspace};
 use crate::edit::Operation;
 use crate::error::{Error, Result};
-use crate::lang::{LANG_DIR_ENV, Registry};
+use crate::lang::{LANG_DIR_ENV, Language, Registry};
 use crate::ops::engine::{Engine, ExtractRequest, FileSymbols, UpdateRequest};
 use crate::ops::{Session, session};
 use crate::text::count as plural;
@@ -944,6 +944,15 @@ fn print_symbols(fs: &FileSymbols, json: bool, out: &mut Out) {
     text::emit(out, json, fs, Head::Above);
 }
 
+/// The other languages' file types `l` takes when their text says so.
+fn claimed(l: &Language) -> Vec<&str> {
+    l.config
+        .claims
+        .iter()
+        .flat_map(|c| c.file_types.iter().map(String::as_str))
+        .collect()
+}
+
 fn languages_cmd(engine: &Engine, json: bool, out: &mut Out) {
     let langs: Vec<serde_json::Value> = engine
         .registry
@@ -954,6 +963,7 @@ fn languages_cmd(engine: &Engine, json: bool, out: &mut Out) {
                 "name": l.name(),
                 "aliases": l.config.aliases,
                 "file_types": l.config.file_types,
+                "claimed_by_content": claimed(l),
                 "separator": l.separator(),
                 "grammar": l.config.grammar,
                 "abi_version": l.grammar().abi_version(),
@@ -966,10 +976,14 @@ fn languages_cmd(engine: &Engine, json: bool, out: &mut Out) {
         return;
     }
     for l in engine.registry.languages() {
+        let mut types = format!(".{}", l.config.file_types.join(" ."));
+        for t in claimed(l) {
+            types.push_str(&format!(" (.{t} by content)"));
+        }
         out.line(&format!(
-            "{:<11} .{:<18} sep {:<3} queries: {}{}",
+            "{:<11} {:<19} sep {:<3} queries: {}{}",
             l.name(),
-            l.config.file_types.join(" ."),
+            types,
             l.separator(),
             l.query_files().collect::<Vec<_>>().join(", "),
             if l.config.aliases.is_empty() {

@@ -42,6 +42,10 @@ pub struct LanguageConfig {
     /// Interpreter names recognised on a `#!` first line.
     #[serde(default)]
     pub shebangs: Vec<String>,
+    /// Files of another language's type that this language takes when
+    /// their text says so (a `.h` is C's unless it reads as C++).
+    #[serde(default)]
+    pub claims: Vec<Claim>,
     /// Key into the compiled-in grammar table.
     pub grammar: String,
     /// Name-path separator used in output (`.` or `::`).
@@ -322,6 +326,21 @@ fn default_body_fields() -> Vec<String> {
     vec!["body".to_string()]
 }
 
+/// `[[claims]]`: a file whose extension is one of `file_types` (another
+/// language's) belongs to this language when `content` matches its first
+/// [`CLAIM_WINDOW`] bytes.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    pub file_types: Vec<String>,
+    pub content: String,
+}
+
+/// How much of a file a claim's `content` reads: what decides a header's
+/// language is near its top, and a bounded read keeps detection cheap on
+/// a generated megabyte header.
+pub const CLAIM_WINDOW: usize = 64 * 1024;
+
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LeadingRule {
@@ -367,6 +386,7 @@ pub struct Language {
     kinds: Kinds,
     leading: Vec<(String, Option<LazyRegex>)>,
     recover: Vec<(LazyRegex, u8)>,
+    claims: Vec<(Vec<String>, LazyRegex)>,
     sources: BTreeMap<String, (String, String)>,
     tags: OnceLock<Result<Arc<TagsQuery>>>,
     imports: OnceLock<Result<Option<Arc<ImportsQuery>>>>,
@@ -798,6 +818,15 @@ impl Registry {
                 }
                 recover.push((re, read_as));
             }
+            let mut claims = Vec::new();
+            for claim in &config.claims {
+                let re = LazyRegex::new(&claim.content).map_err(|e| {
+                    Error::invalid_argument(format!("{path}: bad regex in a claim: {e}"))
+                        .with_suggestion("fix the `content` regex of that `[[claims]]` entry")
+                })?;
+                let types = claim.file_types.iter().map(|t| t.to_ascii_lowercase());
+                claims.push((types.collect(), re));
+            }
             for k in config.refs.namespaces.iter().flatten() {
                 if !query::SYMBOL_KINDS.contains(&k.as_str()) {
                     return Err(Error::invalid_argument(format!(
@@ -834,6 +863,7 @@ impl Registry {
                 grammar,
                 leading,
                 recover,
+                claims,
                 sources,
                 tags: OnceLock::new(),
                 imports: OnceLock::new(),
@@ -841,6 +871,22 @@ impl Registry {
             }));
         }
         languages.sort_by(|a, b| a.name().cmp(b.name()));
+        // A claim is on another language's files: one on a type nobody
+        // reads would never be asked, and belongs in `file_types`.
+        for l in &languages {
+            for (types, _) in &l.claims {
+                for t in types {
+                    let owner = languages.iter().any(|o| o.config.file_types.contains(t));
+                    if !owner {
+                        return Err(Error::invalid_argument(format!(
+                            "grammars/{}.toml claims `.{t}`, which no language reads",
+                            l.name()
+                        ))
+                        .with_suggestion(format!("put `{t}` in its `file_types` instead")));
+                    }
+                }
+            }
+        }
         Ok(Registry { languages })
     }
 
@@ -856,8 +902,10 @@ impl Registry {
             .find(|l| l.config.name == name || l.config.aliases.contains(&name))
     }
 
-    /// Detect a file's language from its name, then its `#!` line.
-    pub fn detect(&self, path: &Path, first_line: Option<&str>) -> Option<&Arc<Language>> {
+    /// Detect a file's language from its name, then (given its `text`) a
+    /// language's claim on its content, then its extension, then its `#!`
+    /// line.
+    pub fn detect(&self, path: &Path, text: Option<&str>) -> Option<&Arc<Language>> {
         let file_name = path.file_name().and_then(|f| f.to_str()).unwrap_or("");
         if let Some(l) = self
             .languages
@@ -868,6 +916,20 @@ impl Registry {
         }
         if let Some(ext) = path.extension().and_then(|e| e.to_str()) {
             let ext = ext.to_ascii_lowercase();
+            if let Some(text) = text {
+                let mut end = text.len().min(CLAIM_WINDOW);
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                let window = &text[..end];
+                if let Some(l) = self.languages.iter().find(|l| {
+                    l.claims
+                        .iter()
+                        .any(|(types, re)| types.contains(&ext) && re.get().is_match(window))
+                }) {
+                    return Some(l);
+                }
+            }
             if let Some(l) = self
                 .languages
                 .iter()
@@ -876,10 +938,23 @@ impl Registry {
                 return Some(l);
             }
         }
-        let interpreter = shebang_interpreter(first_line?)?;
+        let interpreter = shebang_interpreter(text?.lines().next()?)?;
         self.languages
             .iter()
             .find(|l| l.config.shebangs.contains(&interpreter))
+    }
+
+    /// Whether a file like `path` may change language with its content
+    /// (another language claims its extension), so that detecting it by
+    /// name alone is not the last word.
+    pub fn decided_by_content(&self, path: &Path) -> bool {
+        let Some(ext) = path.extension().and_then(|e| e.to_str()) else {
+            return false;
+        };
+        let ext = ext.to_ascii_lowercase();
+        self.languages
+            .iter()
+            .any(|l| l.claims.iter().any(|(types, _)| types.contains(&ext)))
     }
 
     /// `UNSUPPORTED_LANGUAGE` for `path`, naming what is supported.
@@ -1004,6 +1079,38 @@ fn read_override_dir(dir: &Path) -> Result<Vec<(String, String)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_claim_decides_by_content_and_only_with_it() {
+        let reg = Registry::builtin();
+        let at = |text: Option<&str>| reg.detect(Path::new("x/a.h"), text).unwrap().name();
+        assert_eq!(at(None), "c");
+        assert_eq!(at(Some("int f(void);\n")), "c");
+        assert_eq!(at(Some("#pragma once\nnamespace geo {\nint f();\n}\n")), "cpp");
+        assert_eq!(at(Some("template <typename T>\nT id(T t);\n")), "cpp");
+        // `#ifdef __cplusplus` / `extern "C" {` alone is a C header.
+        assert_eq!(at(Some("#ifdef __cplusplus\nextern \"C\" {\n#endif\nint f(void);\n")), "c");
+        // Only the first window is read.
+        let late = format!("{}\nnamespace geo {{}}\n", "int x;\n".repeat(CLAIM_WINDOW / 7 + 1));
+        assert_eq!(at(Some(&late)), "c");
+        // The claim is on `.h` only.
+        assert_eq!(reg.detect(Path::new("a.c"), Some("namespace x {}\n")).unwrap().name(), "c");
+        assert!(reg.decided_by_content(Path::new("a.H")));
+        assert!(!reg.decided_by_content(Path::new("a.c")));
+    }
+
+    #[test]
+    fn a_claim_on_a_type_no_language_reads_is_refused_at_load() {
+        let mut files = embedded_files();
+        let (_, c) = files.iter_mut().find(|(p, _)| p == "grammars/c.toml").unwrap();
+        *c = c.replacen(
+            "shebangs = []",
+            "shebangs = []\nclaims = [{ file_types = [\"zz\"], content = 'x' }]",
+            1,
+        );
+        let err = Registry::from_files(files).expect_err("a claim nobody can be asked");
+        assert!(err.to_string().contains("claims `.zz`"), "{err}");
+    }
 
     #[test]
     fn shebangs() {

@@ -48,9 +48,8 @@ impl Engine {
                     .with_details(serde_json::json!({"language": name, "supported": names}))
             });
         }
-        let first_line = source.and_then(|s| s.body().lines().next());
         self.registry
-            .detect(path, first_line)
+            .detect(path, source.map(|s| s.body()))
             .cloned()
             .ok_or_else(|| self.registry.unsupported(path))
     }
@@ -74,6 +73,9 @@ impl Engine {
             Some(_) => Some(self.language_for(path, None, forced)?),
             None => self.registry.detect(path, None).cloned(),
         };
+        // A name another language may claim by content (`.h`) is known to
+        // be code, but whose is decided by the text.
+        let decided = forced.is_some() || !self.registry.decided_by_content(path);
         let source = match read() {
             Ok(s) => s,
             Err(e)
@@ -85,8 +87,8 @@ impl Engine {
             Err(e) => return Err(e),
         };
         let lang = match by_name {
-            Some(l) => l,
-            None => self.language_for(path, Some(&source), None)?,
+            Some(l) if decided => l,
+            _ => self.language_for(path, Some(&source), None)?,
         };
         symbols::parse_within(&lang, Arc::new(source), self.parse_budget)
     }

@@ -164,7 +164,7 @@ pub fn search_with(
     };
     let definitions = move |path: &Path, text: &str| -> Vec<String> {
         let body = crate::ops::textops::strip_bom(text);
-        let found = match (&lines, registry.detect(path, body.lines().next())) {
+        let found = match (&lines, registry.detect(path, Some(body))) {
             (_, None) => return Vec::new(),
             (Ok(lines), Some(lang)) => defined_names(lang, body, lines.as_ref()),
             (Err(e), Some(_)) => Err(e.clone()),

@@ -701,15 +701,15 @@ fn validate_change(
 ) -> Result<(Validation, Option<NewTree>)> {
     let new_body = strip_bom(new_text);
     // The language of the parse the caller has, else of the file as it is
-    // (a shebang decides for files without an extension), else of the
-    // content about to be written.
-    let first_line = match base {
-        Some(b) => b.source.body().lines().next(),
-        None => new_body.lines().next(),
+    // (its text decides for files without an extension and for a `.h`
+    // another language claims), else of the content about to be written.
+    let text = match base {
+        Some(b) => b.source.body(),
+        None => new_body,
     };
     let lang = match base.and_then(|b| b.parsed) {
         Some(p) => p.language.clone(),
-        None => match engine.registry.detect(&target.path, first_line) {
+        None => match engine.registry.detect(&target.path, Some(text)) {
             Some(l) => l.clone(),
             None => return Ok((Validation::not_checked(), None)),
         },

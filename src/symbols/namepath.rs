@@ -1,5 +1,6 @@
 //! Name-path addressing: `name`, `Outer.inner` (suffix match), `/Outer.inner`
-//! (from the top level), separators `.` `::` `/` interchangeable, `#N` for
+//! (from the top level), separators `.` `::` `/` `\` interchangeable (PHP
+//! writes `App\Shop\Cart::add`, a leading `\` meaning the top), `#N` for
 //! the N-th match in document order, optional kind filter.
 //!
 //! **Invariant:** resolution never guesses. More than one match is
@@ -40,8 +41,8 @@ impl NamePathQuery {
                 rest = &rest[..pos];
             }
         }
-        let absolute = rest.starts_with('/') || rest.starts_with("::") || rest.starts_with('.');
-        let body = rest.trim_start_matches(['/', ':', '.']);
+        let absolute = rest.starts_with(['/', '.', '\\']) || rest.starts_with("::");
+        let body = rest.trim_start_matches(['/', ':', '.', '\\']);
         let segments = split_path(body);
         if segments.is_empty() {
             return Err(bad_path(input, "it names no symbol"));
@@ -95,7 +96,7 @@ fn bad_path(input: &str, why: &str) -> Error {
     .with_details(serde_json::json!({"symbol": input}))
 }
 
-/// Split a name path on `::`, `.` and `/`, except inside brackets and quotes
+/// Split a name path on `::`, `.`, `/` and `\`, except inside brackets and quotes
 /// (JS computed names like `[Symbol.iterator]`, TS names like `"a.b"`), and
 /// drop generic arguments from each segment. Symbol names go through the same
 /// function, so a symbol's segments always match the query that names it.
@@ -154,7 +155,11 @@ fn split_raw(path: &str) -> Vec<String> {
                 angle -= 1;
                 current.push(c);
             }
-            '.' | '/' if depth == 0 && angle == 0 => segments.push(std::mem::take(&mut current)),
+            // `\` is PHP's namespace separator; no language's identifier
+            // holds one, and a quoted name keeps its own (above).
+            '.' | '/' | '\\' if depth == 0 && angle == 0 => {
+                segments.push(std::mem::take(&mut current))
+            }
             ':' if depth == 0 && angle == 0 && chars.peek() == Some(&':') => {
                 chars.next();
                 segments.push(std::mem::take(&mut current));
@@ -542,6 +547,12 @@ mod tests {
         let q = NamePathQuery::parse("&'_ std::ffi::OsStr::eq").unwrap();
         assert_eq!(q.segments, ["&'_ std", "ffi", "OsStr", "eq"]);
         assert_eq!(split_path("\"a.b\""), ["\"a.b\""]);
+        // PHP's own spelling: `\` separates, a leading one is the top.
+        let q = NamePathQuery::parse(r"\App\Shop\Cart::add").unwrap();
+        assert!(q.absolute);
+        assert_eq!(q.segments, ["App", "Shop", "Cart", "add"]);
+        assert_eq!(split_path(r"App\Shop"), ["App", "Shop"]);
+        assert_eq!(split_path(r#""a\b""#), [r#""a\b""#]);
         // Generic arguments are not split and only a trailing list goes.
         assert_eq!(
             split_path("impl From<io::Error> for Error::from"),

@@ -1126,6 +1126,16 @@ impl FrontEnd {
         v
     }
 
+    /// [`rejects`](Self::rejects), one process per file whatever the
+    /// row's `batch`: a batch run blames a header's error on the file it
+    /// is in ("In file included from"), not on the file judged.
+    pub fn rejects_alone(&self, paths: &[PathBuf]) -> Vec<String> {
+        self.require();
+        let mut v = self.rejects_each(paths, None);
+        v.sort();
+        v
+    }
+
     /// [`Batch::Each`]: one process per file, on every core.
     fn rejects_each(&self, paths: &[PathBuf], origin: Option<&Path>) -> Vec<String> {
         let next = std::sync::atomic::AtomicUsize::new(0);
@@ -1220,7 +1230,7 @@ impl FrontEnd {
 
     /// The root of the pinned corpus, provisioned by `tests/provision`
     /// (see `corpus` in `tests/data/front_ends.toml`).
-    fn corpus_root(&self) -> PathBuf {
+    pub fn corpus_root(&self) -> PathBuf {
         let spec = |key: &str| self.corpus.get(key).and_then(|v| v.as_str());
         let pin = |spec: &str| {
             let (name, version) = spec.split_once('=').expect("a `name=version` pin");
