@@ -270,10 +270,10 @@ fn resolved_node_kinds_match_their_names_on_every_fixture_node() {
             .flatten()
         {
             let path = file.path();
-            let Some(lang) = reg.detect(&path, None) else {
+            let Ok(text) = std::fs::read_to_string(&path) else {
                 continue;
             };
-            let Ok(text) = std::fs::read_to_string(&path) else {
+            let Some(lang) = reg.detect(&path, Some(&text)) else {
                 continue;
             };
             let tree = scalpel::symbols::parse_tree(lang, &text, None).unwrap();

@@ -100,7 +100,7 @@ fn every_language_end_to_end_over_mcp() {
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         std::fs::copy(&path, &to).unwrap();
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        if let Some(lang) = registry.detect(&path, text.lines().next()) {
+        if let Some(lang) = registry.detect(&path, Some(&text)) {
             by_language
                 .get_mut(lang.name())
                 .unwrap()

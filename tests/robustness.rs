@@ -41,12 +41,14 @@ fn fixture_sources() -> Vec<(String, Vec<u8>)> {
     common::fixture_files()
         .into_iter()
         .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            let text = String::from_utf8_lossy(&bytes);
             let lang = Registry::builtin()
-                .detect(&p, None)
+                .detect(&p, Some(&text))
                 .unwrap()
                 .name()
                 .to_string();
-            (lang, std::fs::read(&p).unwrap())
+            (lang, bytes)
         })
         .collect()
 }

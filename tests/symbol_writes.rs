@@ -157,12 +157,12 @@ fn parsed(lang: &str, text: &str) -> symbols::ParsedFile {
 #[test]
 fn identity_holds_in_every_style_variant() {
     for f in fixture_files() {
+        let text = std::fs::read_to_string(&f).unwrap();
         let lang = Registry::builtin()
-            .detect(&f, None)
+            .detect(&f, Some(&text))
             .unwrap()
             .name()
             .to_string();
-        let text = std::fs::read_to_string(&f).unwrap();
         for (variant, v) in variants(&text, &lang) {
             let file = parsed(&lang, &v);
             for s in &file.symbols {
@@ -198,8 +198,8 @@ proptest! {
     ) {
         let files = fixture_files();
         let f = &files[which % files.len()];
-        let lang = Registry::builtin().detect(f, None).unwrap().name().to_string();
         let text = std::fs::read_to_string(f).unwrap();
+        let lang = Registry::builtin().detect(f, Some(&text)).unwrap().name().to_string();
         let vs = variants(&text, &lang);
         let (vname, v) = &vs[variant % vs.len()];
         let file = parsed(&lang, v);

@@ -1086,15 +1086,31 @@ mod tests {
         let at = |text: Option<&str>| reg.detect(Path::new("x/a.h"), text).unwrap().name();
         assert_eq!(at(None), "c");
         assert_eq!(at(Some("int f(void);\n")), "c");
-        assert_eq!(at(Some("#pragma once\nnamespace geo {\nint f();\n}\n")), "cpp");
+        assert_eq!(
+            at(Some("#pragma once\nnamespace geo {\nint f();\n}\n")),
+            "cpp"
+        );
         assert_eq!(at(Some("template <typename T>\nT id(T t);\n")), "cpp");
         // `#ifdef __cplusplus` / `extern "C" {` alone is a C header.
-        assert_eq!(at(Some("#ifdef __cplusplus\nextern \"C\" {\n#endif\nint f(void);\n")), "c");
+        assert_eq!(
+            at(Some(
+                "#ifdef __cplusplus\nextern \"C\" {\n#endif\nint f(void);\n"
+            )),
+            "c"
+        );
         // Only the first window is read.
-        let late = format!("{}\nnamespace geo {{}}\n", "int x;\n".repeat(CLAIM_WINDOW / 7 + 1));
+        let late = format!(
+            "{}\nnamespace geo {{}}\n",
+            "int x;\n".repeat(CLAIM_WINDOW / 7 + 1)
+        );
         assert_eq!(at(Some(&late)), "c");
         // The claim is on `.h` only.
-        assert_eq!(reg.detect(Path::new("a.c"), Some("namespace x {}\n")).unwrap().name(), "c");
+        assert_eq!(
+            reg.detect(Path::new("a.c"), Some("namespace x {}\n"))
+                .unwrap()
+                .name(),
+            "c"
+        );
         assert!(reg.decided_by_content(Path::new("a.H")));
         assert!(!reg.decided_by_content(Path::new("a.c")));
     }
@@ -1102,7 +1118,10 @@ mod tests {
     #[test]
     fn a_claim_on_a_type_no_language_reads_is_refused_at_load() {
         let mut files = embedded_files();
-        let (_, c) = files.iter_mut().find(|(p, _)| p == "grammars/c.toml").unwrap();
+        let (_, c) = files
+            .iter_mut()
+            .find(|(p, _)| p == "grammars/c.toml")
+            .unwrap();
         *c = c.replacen(
             "shebangs = []",
             "shebangs = []\nclaims = [{ file_types = [\"zz\"], content = 'x' }]",
