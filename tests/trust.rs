@@ -393,3 +393,22 @@ fn typescript_strings_never_move() {
     let moved = format!("f(): string {{\n  const s = {literal};\n  return s;\n}}");
     strings_stay("typescript", file, "A.f", dedented, (&moved, literal));
 }
+
+/// Found by the whole C++ corpus run (yaml-cpp, session 15): a symbol's own
+/// code sent back gives back the file, a line of two spaces included, and
+/// tab-indented code sent into a file whose layout tells no width (a
+/// constructor's continuation and initializer lines are all it has) comes
+/// out in the symbol's own spaces.
+#[test]
+fn whitespace_lines_and_widthless_files_keep_their_layout() {
+    let file = "namespace Y {\n\nvoid f(int a) {\n  int b = a;\n  \n  g(b);\n}\n\n}\n";
+    let code = "void f(int a) {\n  int b = a;\n  \n  g(b);\n}";
+    assert_eq!(replaced("cpp", file, "Y::f", code), file);
+
+    let file = "namespace Y {\n\nRecursion::Recursion(int depth,\n                     const M& m)\n    : E(m), d(depth) {}\n\n}\n";
+    let tabbed = "Recursion::Recursion(int depth,\n\t\t\t\t\t const M& m)\n\t: E(m), d(depth) {}";
+    assert_eq!(
+        replaced("cpp", file, "Y::Recursion::Recursion", tabbed),
+        file
+    );
+}

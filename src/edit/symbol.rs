@@ -327,6 +327,15 @@ impl Ctx {
         {
             self.style = own;
         }
+        // A file whose layout tells no width (yaml-cpp's `depthguard.cpp`:
+        // a constructor's continuation at 29 and its initializer at 4 are
+        // all it has) is still spaces when its symbol's lines are: in the
+        // symbol's own unit, or tab-indented code would be written into it
+        // as it came.
+        let starts = |c: char| layout.iter().any(|l| l.starts_with(c));
+        if self.style == Indent::Unknown && own == Indent::Unknown && starts(' ') && !starts('\t') {
+            self.style = Indent::Spaces(self.unit.clamp(1, 8) as u8);
+        }
         self
     }
 }
@@ -551,7 +560,13 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                 } else if i == 0 {
                     text.push_str(&line[ws.len()..]);
                 } else if is_blank(line) {
-                    // Blank lines get no indentation (no trailing whitespace).
+                    // Blank lines get no indentation (no trailing whitespace
+                    // is invented), but code placed as it is keeps its own:
+                    // a symbol's own text sent back gives back the file
+                    // (yaml-cpp's `HandleNode` has a line of two spaces).
+                    if scaled.is_none() && base == t.len() {
+                        text.push_str(line);
+                    }
                 } else if let Some(Some(d)) = scaled.map(|s| s[i]) {
                     text.push_str(t);
                     text.extend(std::iter::repeat_n(' ', d));
