@@ -203,8 +203,11 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
             respaced: false,
         });
     }
-    if col > 0 {
-        // As both interfaces print it (`Extraction::printed`).
+    let before = &text[full.start_byte - col..full.start_byte];
+    if col > 0 && before.bytes().all(|b| b == b' ' || b == b'\t') {
+        // As both interfaces print it (`Extraction::printed`): the line's
+        // indentation first, nothing when other text precedes the symbol
+        // there (Ruby's `private def m`).
         out.push(Shape {
             name: "printed",
             code: format!(
