@@ -85,10 +85,6 @@ impl Rows {
         })
     }
 
-    pub(super) fn len(&self) -> usize {
-        self.converted.len()
-    }
-
     /// Row `r` in `f32` (`None` past the table).
     pub(super) fn row(&self, r: usize) -> Option<&[f32]> {
         let cell = self.converted.get(r)?;
@@ -186,7 +182,7 @@ mod tests {
                 Some(weights.clone()),
             )
             .unwrap();
-            assert_eq!(t.len(), rows);
+            assert_eq!(t.converted.len(), rows);
             for r in [3, 0, 4, 3, 1, 2] {
                 assert_eq!(
                     t.row(r).unwrap(),
