@@ -37,11 +37,16 @@ if [ ! -f "$work/.built" ]; then
     rm -rf "$tree"
     mkdir -p "$tree"
     (cd "$go" && tar --exclude=./cmd -cf - .) | tar -xf - -C "$tree"
+    # A git repository, as a user's is: the index checks that git does not
+    # track its store (one `git ls-files` per call), and rg reads .gitignore.
+    git -C "$tree" init -q
+    git -C "$tree" add -A
+    git -C "$tree" -c user.name=bench -c user.email=bench@localhost commit -qm tree
     touch "$work/.built"
 fi
 cd "$tree"
 export SCALPEL_MODEL=$model
-echo "tree: $tree ($(find . -type f -not -path './.scalpel/*' | wc -l) files, model: $model)"
+echo "tree: $tree ($(git ls-files | wc -l) files, model: $model)"
 "$scalpel" index --root . | head -1
 # The previous binary reads the same store format: warm it too, so that
 # neither pays a rebuild inside the timing.
