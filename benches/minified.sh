@@ -18,6 +18,7 @@
 # unless STDLIB=0.
 #
 # Knobs: RUNS (hyperfine runs, default 10), STDLIB=0 (skip the stdlib),
+# PREV (a previous `scalpel` binary, timed in the same hyperfine run),
 # OUTPUT=pipe (read both tools' output through a pipe: with the default
 # `null`, rg sees /dev/null and stops at each file's first match, so it
 # does less work than scalpel, which counts every hit either way).
@@ -69,16 +70,20 @@ run() { # name, keywords...
         | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["total_matches"], r["files_matched"])')
     echo "hits/files: rg $rg_hits/$rg_files, scalpel ${sc% *}/${sc#* }"
     [ "$rg_hits $rg_files" = "$sc" ] || echo "WARNING: different matches"
+    local cmds=("rg $(printf '%q ' "${rg_args[@]}") ."
+        "$scalpel search $(printf '%q ' "${sc_args[@]}") --max-results 100000 --json")
+    [ -n "${PREV:-}" ] && cmds+=("$PREV search $(printf '%q ' "${sc_args[@]}") --max-results 100000 --json")
     hyperfine -N --output "${OUTPUT:-null}" --warmup 1 --runs "${RUNS:-10}" --export-json "$work/$name.json" \
-        "rg $(printf '%q ' "${rg_args[@]}") ." \
-        "$scalpel search $(printf '%q ' "${sc_args[@]}") --max-results 100000 --json" \
-        >/dev/null
+        "${cmds[@]}" >/dev/null
     python3 - "$work/$name.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 print(f"rg {r[0]['mean']*1000:.0f} ms (median {r[0]['median']*1000:.0f}), "
       f"scalpel {r[1]['mean']*1000:.0f} ms (median {r[1]['median']*1000:.0f}): "
       f"ratio {r[1]['mean'] / r[0]['mean']:.2f}x mean, {r[1]['median'] / r[0]['median']:.2f}x median")
+if len(r) > 2:
+    print(f"previous {r[2]['mean']*1000:.0f} ms (median {r[2]['median']*1000:.0f}): "
+          f"ratio {r[2]['mean'] / r[0]['mean']:.2f}x mean, {r[2]['median'] / r[0]['median']:.2f}x median")
 PY
 }
 

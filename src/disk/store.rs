@@ -87,8 +87,13 @@ impl IndexFile {
         let len = usize::try_from(len).ok()?;
         let mut bytes = Vec::new();
         bytes.try_reserve_exact(len).ok()?;
-        bytes.resize(len, 0);
-        self.read_at(0, &mut bytes).then_some(bytes)
+        // Read into the reserved capacity: zero-filling tens of MB first
+        // only to overwrite them cost a warm start a tenth of its time.
+        use std::io::{Read, Seek};
+        let mut file = &self.0;
+        file.seek(std::io::SeekFrom::Start(0)).ok()?;
+        file.take(len as u64).read_to_end(&mut bytes).ok()?;
+        (bytes.len() == len).then_some(bytes)
     }
 
     /// Fill `buf` from offset `at`: `false` when the file is shorter or

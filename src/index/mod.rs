@@ -18,6 +18,7 @@ pub mod live;
 pub mod model;
 pub mod phases;
 pub mod rank;
+mod rows;
 mod table;
 pub mod tokens;
 pub mod units;

@@ -8,10 +8,11 @@
 //! default model in the HuggingFace cache; with none, search is keyword +
 //! structure only (and says so).
 
+use super::rows::{Rows, to_f32};
 use super::wordpiece::WordPiece;
 use crate::disk::read::{Links, read_capped};
 use crate::error::{Error, ErrorCode, Result};
-use safetensors::{Dtype, SafeTensors};
+use safetensors::SafeTensors;
 use std::path::{Path, PathBuf};
 
 /// Environment variable naming the model folder (`off` for none).
@@ -35,8 +36,8 @@ pub struct Model {
     /// Tokens of a text that count: the tokenizer's truncation, else
     /// [`MAX_TOKENS`].
     limit: usize,
-    /// `rows × dim`, row-major.
-    vectors: Vec<f32>,
+    /// The embedding table, one row per token (converted on first use).
+    vectors: Rows,
     dim: usize,
     /// Token id → row (vocabulary quantisation), when the model has one.
     mapping: Option<Vec<u32>>,
@@ -153,22 +154,19 @@ impl Model {
                 format!("`embeddings` has shape {shape:?}"),
             ));
         };
-        let mut vectors = to_f32(emb.dtype(), emb.data())
-            .ok_or_else(|| model_error(dir, format!("unsupported dtype {:?}", emb.dtype())))?;
-        if vectors.len() != rows * dim || dim == 0 {
-            return Err(model_error(dir, "tensor size does not match its shape"));
-        }
+        // Where the table lies in the file: it stays there, and each row is
+        // converted when first used (`rows.rs`).
+        let data = emb.data();
+        let table = (
+            data.as_ptr() as usize - weights.as_ptr() as usize,
+            data.len(),
+        );
+        let dtype = emb.dtype();
         // Optional per-token weights and vocabulary mapping (newer Model2Vec).
-        if let Ok(w) = st.tensor("weights")
-            && let Some(w) = to_f32(w.dtype(), w.data())
-            && w.len() == rows
-        {
-            for (r, weight) in w.iter().enumerate() {
-                vectors[r * dim..(r + 1) * dim]
-                    .iter_mut()
-                    .for_each(|x| *x *= weight);
-            }
-        }
+        let row_weights = st
+            .tensor("weights")
+            .ok()
+            .and_then(|w| to_f32(w.dtype(), w.data()));
         let mapping = st.tensor("mapping").ok().and_then(|m| {
             let ids = to_f32(m.dtype(), m.data())?;
             Some(ids.into_iter().map(|x| x as u32).collect::<Vec<u32>>())
@@ -190,6 +188,9 @@ impl Model {
             None => (MAX_TOKENS, true),
         };
         let wordpiece = WordPiece::for_tokenizer(&tokenizer).filter(|_| from_right);
+        let id = crate::source::hash_bytes(&weights);
+        let vectors = Rows::new(weights, table, dtype, (rows, dim), row_weights)
+            .map_err(|e| model_error(dir, e))?;
         let mut plain = tokenizer.clone();
         plain
             .with_truncation(None)
@@ -204,7 +205,7 @@ impl Model {
             dim,
             mapping,
             special,
-            id: crate::source::hash_bytes(&weights),
+            id,
             dir: dir.to_path_buf(),
         })
     }
@@ -266,7 +267,6 @@ impl Model {
     /// The mean of the rows of `ids` (special ones skipped), normalised.
     fn embed_ids(&self, ids: &[u32]) -> Vec<f32> {
         let mut out = vec![0f32; self.dim];
-        let rows = self.vectors.len() / self.dim;
         let mut n = 0usize;
         for &id in ids {
             if self.special.contains(&id) {
@@ -276,10 +276,10 @@ impl Model {
                 Some(m) => m.get(id as usize).copied().unwrap_or(u32::MAX) as usize,
                 None => id as usize,
             };
-            if row >= rows {
+            let Some(v) = self.vectors.row(row) else {
                 continue;
-            }
-            for (o, v) in out.iter_mut().zip(&self.vectors[row * self.dim..]) {
+            };
+            for (o, v) in out.iter_mut().zip(v) {
                 *o += v;
             }
             n += 1;
@@ -344,33 +344,6 @@ impl Tokens<'_> {
         let n = self.ids.len().min(self.model.limit);
         self.model.embed_ids(&self.ids[..n])
     }
-}
-
-fn to_f32(dtype: Dtype, data: &[u8]) -> Option<Vec<f32>> {
-    Some(match dtype {
-        Dtype::F32 => data
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect(),
-        Dtype::F16 => data
-            .chunks_exact(2)
-            .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
-            .collect(),
-        Dtype::BF16 => data
-            .chunks_exact(2)
-            .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
-            .collect(),
-        Dtype::I8 => data.iter().map(|&b| b as i8 as f32).collect(),
-        Dtype::I32 => data
-            .chunks_exact(4)
-            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32)
-            .collect(),
-        Dtype::I64 => data
-            .chunks_exact(8)
-            .map(|b| i64::from_le_bytes(b.try_into().unwrap_or_default()) as f32)
-            .collect(),
-        _ => return None,
-    })
 }
 
 fn normalize(v: &mut [f32]) {

@@ -1,0 +1,215 @@
+//! A static model's embedding table, kept as the weights file stores it
+//! (f16 for most Model2Vec models) and converted to `f32` one row at a
+//! time, the first time a text uses that row.
+//!
+//! Why (issue 31): converting the whole table at load (30,522 × 256 values
+//! for the shared model: a 31 MB allocation, every page touched) was a
+//! quarter of a warm `scalpel find`'s CPU, for a query that uses a handful
+//! of rows. Indexing converts each row it meets once, as before. A row is
+//! converted by the same arithmetic as the whole-table conversion was
+//! (element to `f32`, then times the row's weight), so embeddings are
+//! bit for bit the same.
+
+use safetensors::Dtype;
+use std::sync::OnceLock;
+
+/// The embedding rows of a model, converted on first use.
+pub(super) struct Rows {
+    /// The whole weights file; the table is `bytes[at..]`, row-major.
+    bytes: Vec<u8>,
+    at: usize,
+    dtype: Dtype,
+    /// Bytes per element of `dtype`.
+    width: usize,
+    dim: usize,
+    /// Per-row weights (newer Model2Vec), applied at conversion.
+    weights: Option<Vec<f32>>,
+    converted: Vec<OnceLock<Box<[f32]>>>,
+}
+
+/// Why a table cannot be used.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum RowsError {
+    /// An element type the conversion does not know.
+    Dtype(Dtype),
+    /// The tensor's bytes do not hold `rows × dim` elements, or `dim` is 0.
+    Size,
+}
+
+impl std::fmt::Display for RowsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RowsError::Dtype(d) => write!(f, "unsupported dtype {d:?}"),
+            RowsError::Size => f.write_str("tensor size does not match its shape"),
+        }
+    }
+}
+
+/// Bytes per element of `dtype`, for the types [`to_f32`] converts.
+fn width(dtype: Dtype) -> Option<usize> {
+    Some(match dtype {
+        Dtype::I8 => 1,
+        Dtype::F16 | Dtype::BF16 => 2,
+        Dtype::F32 | Dtype::I32 => 4,
+        Dtype::I64 => 8,
+        _ => return None,
+    })
+}
+
+impl Rows {
+    /// The table of `rows × dim` elements of `dtype` at `bytes[at..at +
+    /// len]`; `weights` are used when there is one per row.
+    pub(super) fn new(
+        bytes: Vec<u8>,
+        (at, len): (usize, usize),
+        dtype: Dtype,
+        (rows, dim): (usize, usize),
+        weights: Option<Vec<f32>>,
+    ) -> Result<Rows, RowsError> {
+        let width = width(dtype).ok_or(RowsError::Dtype(dtype))?;
+        let fits = rows
+            .checked_mul(dim)
+            .and_then(|n| n.checked_mul(width))
+            .is_some_and(|n| n == len && at.checked_add(len).is_some_and(|e| e <= bytes.len()));
+        if !fits || dim == 0 {
+            return Err(RowsError::Size);
+        }
+        Ok(Rows {
+            bytes,
+            at,
+            dtype,
+            width,
+            dim,
+            weights: weights.filter(|w| w.len() == rows),
+            converted: (0..rows).map(|_| OnceLock::new()).collect(),
+        })
+    }
+
+    /// Row `r` in `f32` (`None` past the table).
+    pub(super) fn row(&self, r: usize) -> Option<&[f32]> {
+        let cell = self.converted.get(r)?;
+        Some(cell.get_or_init(|| self.convert(r)))
+    }
+
+    fn convert(&self, r: usize) -> Box<[f32]> {
+        let n = self.dim * self.width;
+        let start = self.at + r * n;
+        let mut v = to_f32(self.dtype, &self.bytes[start..start + n]).unwrap_or_default();
+        if let Some(w) = &self.weights {
+            let weight = w[r];
+            v.iter_mut().for_each(|x| *x *= weight);
+        }
+        v.into_boxed_slice()
+    }
+}
+
+/// `data` (little-endian elements of `dtype`) as `f32`; `None` for a type
+/// it does not know.
+pub(super) fn to_f32(dtype: Dtype, data: &[u8]) -> Option<Vec<f32>> {
+    Some(match dtype {
+        Dtype::F32 => data
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect(),
+        Dtype::F16 => data
+            .chunks_exact(2)
+            .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+            .collect(),
+        Dtype::BF16 => data
+            .chunks_exact(2)
+            .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
+            .collect(),
+        Dtype::I8 => data.iter().map(|&b| b as i8 as f32).collect(),
+        Dtype::I32 => data
+            .chunks_exact(4)
+            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32)
+            .collect(),
+        Dtype::I64 => data
+            .chunks_exact(8)
+            .map(|b| i64::from_le_bytes(b.try_into().unwrap_or_default()) as f32)
+            .collect(),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows converted one at a time equal the whole table converted at
+    /// once and weighted (what the model did before), for every type.
+    #[test]
+    fn rows_equal_the_whole_table_converted_at_once() {
+        let (rows, dim) = (5, 3);
+        let values: Vec<f32> = (0..rows * dim).map(|i| i as f32 * 0.37 - 2.1).collect();
+        let weights: Vec<f32> = (0..rows).map(|r| 0.5 + r as f32).collect();
+        let encodings: [(Dtype, Vec<u8>); 4] = [
+            (
+                Dtype::F32,
+                values.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            ),
+            (
+                Dtype::F16,
+                values
+                    .iter()
+                    .flat_map(|x| half::f16::from_f32(*x).to_le_bytes())
+                    .collect(),
+            ),
+            (
+                Dtype::BF16,
+                values
+                    .iter()
+                    .flat_map(|x| half::bf16::from_f32(*x).to_le_bytes())
+                    .collect(),
+            ),
+            (Dtype::I8, values.iter().map(|x| *x as i8 as u8).collect()),
+        ];
+        for (dtype, data) in encodings {
+            // Some bytes before the table, as in a safetensors file.
+            let mut bytes = vec![7u8; 11];
+            bytes.extend_from_slice(&data);
+            let mut whole = to_f32(dtype, &data).unwrap();
+            for (r, w) in weights.iter().enumerate() {
+                whole[r * dim..(r + 1) * dim]
+                    .iter_mut()
+                    .for_each(|x| *x *= w);
+            }
+            let t = Rows::new(
+                bytes,
+                (11, data.len()),
+                dtype,
+                (rows, dim),
+                Some(weights.clone()),
+            )
+            .unwrap();
+            assert_eq!(t.converted.len(), rows);
+            for r in [3, 0, 4, 3, 1, 2] {
+                assert_eq!(
+                    t.row(r).unwrap(),
+                    &whole[r * dim..(r + 1) * dim],
+                    "{dtype:?}"
+                );
+            }
+            assert!(t.row(rows).is_none());
+        }
+    }
+
+    #[test]
+    fn a_table_that_does_not_fit_its_shape_or_type_is_refused() {
+        let bytes = vec![0u8; 24];
+        let new =
+            |at, len, dtype, shape| Rows::new(bytes.clone(), (at, len), dtype, shape, None).err();
+        assert_eq!(new(0, 24, Dtype::F32, (2, 3)), None);
+        assert_eq!(new(0, 24, Dtype::F32, (2, 4)), Some(RowsError::Size));
+        assert_eq!(new(4, 24, Dtype::F32, (2, 3)), Some(RowsError::Size));
+        assert_eq!(new(0, 0, Dtype::F32, (2, 0)), Some(RowsError::Size));
+        assert_eq!(
+            new(0, 24, Dtype::F32, (usize::MAX, 3)),
+            Some(RowsError::Size)
+        );
+        assert_eq!(
+            new(0, 24, Dtype::U8, (2, 12)),
+            Some(RowsError::Dtype(Dtype::U8))
+        );
+    }
+}
