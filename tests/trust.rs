@@ -398,7 +398,7 @@ fn typescript_strings_never_move() {
 /// code sent back gives back the file, a line of two spaces included, and
 /// tab-indented code sent into a file whose layout tells no width (a
 /// constructor's continuation and initializer lines are all it has) comes
-/// out in the symbol's own spaces.
+/// out in the symbol's own spaces; tabs never go into a file without one.
 #[test]
 fn whitespace_lines_and_widthless_files_keep_their_layout() {
     let file = "namespace Y {\n\nvoid f(int a) {\n  int b = a;\n  \n  g(b);\n}\n\n}\n";
@@ -411,4 +411,10 @@ fn whitespace_lines_and_widthless_files_keep_their_layout() {
         replaced("cpp", file, "Y::Recursion::Recursion", tabbed),
         file
     );
+
+    // racc's generated Ruby: a method of a 1-space and a 4-space line, its
+    // steps sent as tabs into a file without one (the whole Ruby run).
+    let file = "module M\n  def a\n    1\n  end\n\ndef r(v)\n v.x\n    v\nend\nend\n";
+    let tabbed = "def r(v)\n v.x\n\t\tv\nend";
+    assert_eq!(replaced("ruby", file, "M.r", tabbed), file);
 }

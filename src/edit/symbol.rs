@@ -461,7 +461,9 @@ const REGION_PARSE_MAX: usize = 1 << 20;
 fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
     let body = trimmed(code);
     let verbatim = masks.verbatim.as_slice();
-    let restyled = restyle(body, masks, ctx.style);
+    // A file with no tab at all cannot hold a deliberate mixture.
+    let file_has_tabs = memchr::memchr(b'\t', src.text.as_bytes()).is_some();
+    let restyled = restyle(body, masks, ctx.style, file_has_tabs);
     // Each line with its own terminator ("" for the last one).
     let lines: Vec<(&str, &str)> = restyled
         .split_inclusive('\n')
@@ -666,7 +668,7 @@ fn prefer_old_layout(readings: &mut [String], old: &str, roles: &[indent::Role],
 
 /// Convert the code's leading indentation to the file's style: tabs in a
 /// tab-indented file, spaces (of the file's width) in a space-indented one.
-fn restyle(code: &str, masks: &Masks, file: Indent) -> String {
+fn restyle(code: &str, masks: &Masks, file: Indent, file_has_tabs: bool) -> String {
     let verbatim = masks.verbatim.as_slice();
     // The code's own style is read from its layout lines only: a string's
     // or comment's lines keep whatever indentation their content has (a
@@ -687,14 +689,17 @@ fn restyle(code: &str, masks: &Masks, file: Indent) -> String {
     };
     let is = |mask: &[bool], i: usize| mask.get(i).copied().unwrap_or(false);
     // Layout lines of both styles (one starting with a tab, one with a
-    // space): the mixture is deliberate (emacs' tabs for every 8 columns,
-    // a file's own mixed lines), and no conversion can keep it.
+    // space) in a file that has tabs: the mixture is deliberate (emacs'
+    // tabs for every 8 columns, a file's own mixed lines), and no
+    // conversion can keep it. Into a file without a tab, tabs are never
+    // written as they came (racc's generated Ruby mixes 1- and 4-space
+    // lines; the same code sent with tabs for its steps kept them).
     let starts = |c: char| {
         code.split('\n').enumerate().any(|(i, l)| {
             !is(verbatim, i) && !is(&masks.comment, i) && !l.trim().is_empty() && l.starts_with(c)
         })
     };
-    if starts('\t') && starts(' ') {
+    if starts('\t') && starts(' ') && file_has_tabs {
         return code.to_string();
     }
     let code_indent = match style_without(&|i| is(&masks.content, i)) {
@@ -714,21 +719,27 @@ fn restyle(code: &str, masks: &Masks, file: Indent) -> String {
             _ => line.to_string(),
         }
     };
-    match (file, code_indent) {
-        (Indent::Tabs, Indent::Spaces(_)) | (Indent::Spaces(_), Indent::Tabs) => code
-            .split('\n')
-            .enumerate()
-            .map(|(i, l)| {
-                if verbatim.get(i).copied().unwrap_or(false) {
-                    l.to_string()
-                } else {
-                    convert(l)
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => code.to_string(),
+    let convert_all = match (file, code_indent) {
+        (Indent::Tabs, Indent::Spaces(_)) | (Indent::Spaces(_), Indent::Tabs) => true,
+        // Mixed code whose spaces outvote its tabs, into a file of spaces
+        // only: its tab lines still become spaces.
+        (Indent::Spaces(_), _) => !file_has_tabs && starts('\t'),
+        _ => false,
+    };
+    if !convert_all {
+        return code.to_string();
     }
+    code.split('\n')
+        .enumerate()
+        .map(|(i, l)| {
+            if verbatim.get(i).copied().unwrap_or(false) {
+                l.to_string()
+            } else {
+                convert(l)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Which side of the target an insert goes to.
