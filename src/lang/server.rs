@@ -34,6 +34,18 @@ pub struct ServerConfig {
     /// check in memory waits this long at most past its last message).
     #[serde(default = "default_quiet")]
     pub diagnostics_quiet_ms: u64,
+    /// Notifications saying the server is still checking open documents
+    /// (pyright: `pyright/beginProgress`, `pyright/reportProgress`), and
+    /// the one saying it is done (`pyright/endProgress`). With them, the
+    /// check in memory takes a version's diagnostics only once the server
+    /// is not busy after them (and then quiet for `diagnostics_quiet_ms`):
+    /// pyright first publishes a new version's diagnostics of files it has
+    /// not checked yet (the old errors), says it is busy, and publishes
+    /// them again when checked; it says nothing when one pass did it all.
+    #[serde(default)]
+    pub busy_notifications: Vec<String>,
+    #[serde(default)]
+    pub idle_notification: Option<String>,
     /// Answers to `workspace/configuration`, by section (`python.analysis`).
     #[serde(default)]
     pub settings: Option<toml::Value>,
@@ -61,6 +73,8 @@ impl ServerConfig {
             root_markers: Vec::new(),
             init_options: None,
             diagnostics_quiet_ms: default_quiet(),
+            busy_notifications: Vec::new(),
+            idle_notification: None,
             settings: None,
             ready_after: None,
         }
@@ -83,12 +97,20 @@ impl ServerConfig {
         if self.language_id.trim().is_empty() {
             return Err(bad("`language_id` is empty"));
         }
-        if self
-            .ready_after
-            .as_ref()
-            .is_some_and(|m| m.trim().is_empty() || m.contains(char::is_whitespace))
-        {
-            return Err(bad("`ready_after` is not a method name"));
+        let method = |m: &String| !m.trim().is_empty() && !m.contains(char::is_whitespace);
+        for (key, ok) in [
+            ("ready_after", self.ready_after.iter().all(method)),
+            ("idle_notification", self.idle_notification.iter().all(method)),
+            ("busy_notifications", self.busy_notifications.iter().all(method)),
+        ] {
+            if !ok {
+                return Err(bad(&format!("`{key}` is not a method name")));
+            }
+        }
+        if self.busy_notifications.is_empty() != self.idle_notification.is_none() {
+            return Err(bad(
+                "give both `busy_notifications` and `idle_notification`, or neither",
+            ));
         }
         if self
             .root_markers
@@ -128,6 +150,8 @@ mod tests {
             "command = [\"x\"]\nlanguage_id = \"p\"\nroot_markers = [\"../up\"]",
             "command = [\"x\"]\nlanguage_id = \"p\"\nsettings = 3",
             "command = [\"x\"]\nlanguage_id = \"p\"\nready_after = \"two words\"",
+            "command = [\"x\"]\nlanguage_id = \"p\"\nidle_notification = \"\"\nbusy_notifications = [\"b\"]",
+            "command = [\"x\"]\nlanguage_id = \"p\"\nidle_notification = \"done\"",
         ] {
             let e = config(text).check("g.toml").unwrap_err();
             assert!(

@@ -95,6 +95,13 @@ impl Client {
             None => format!("lsp:{name}"),
         };
         let capabilities = capabilities.clone();
+        // Another program given by --lsp may not send the language's
+        // server's notification.
+        process.progress = config
+            .idle_notification
+            .clone()
+            .filter(|_| own)
+            .map(|idle| (config.busy_notifications.clone(), idle));
         process.notify("initialized", json!({}))?;
         if let Some(s) = &config.settings {
             process.notify(
@@ -187,6 +194,13 @@ impl Client {
         self.process.request(method, params, t)
     }
 
+    /// Whether the server says when it has checked every open document
+    /// (`idle_notification`): then waiting for it is waiting for work
+    /// that ends, not for a silence.
+    pub fn says_when_idle(&self) -> bool {
+        self.process.progress.is_some()
+    }
+
     /// How many diagnostics the server published so far (a mark for
     /// [`Client::errors`]' `after`).
     pub fn published(&self) -> u64 {
@@ -195,9 +209,11 @@ impl Client {
 
     /// The error diagnostics of each of `paths` (1-based line, message): those
     /// published after the mark `after` for the version the server holds,
-    /// waited for until `deadline`; a file with none such when the server
-    /// stays quiet for `quiet` keeps its last ones (a server that does not
-    /// republish unchanged diagnostics and does not version them). `None`:
+    /// waited for until `deadline`, then (a server with an idle
+    /// notification) until it says it has checked everything after them;
+    /// without one, a file with none such when the server stays quiet for
+    /// `quiet` keeps its last ones (a server that does not republish
+    /// unchanged diagnostics and does not version them). `None`:
     /// not known in time (some file has none at all, or a versioning server
     /// did not answer for the version it holds).
     pub fn errors(
@@ -222,20 +238,31 @@ impl Client {
                 })
             })
         };
-        // A server that versions its diagnostics says when they are about
-        // the text it holds: wait for that (and for it to go quiet: it may
-        // publish in stages), never take its silence for it.
-        let versioned = self
-            .process
-            .diagnostics
-            .values()
-            .any(|p| p.version.is_some());
-        loop {
-            match self.process.wait_diagnostics(deadline, quiet, &fresh)? {
-                Settled::Arrived => break,
-                Settled::Quiet if !versioned => break,
-                Settled::Quiet => continue,
-                Settled::Deadline => return Ok(None),
+        if self.process.progress.is_some() {
+            // It says when it is still checking: the diagnostics of the
+            // versions sent, then not busy (and quiet: it says so right
+            // after publishing).
+            let done = |p: &Process| fresh(&p.diagnostics) && !p.busy;
+            if !self.process.wait_until(deadline, quiet, &done)? {
+                return Ok(None);
+            }
+        } else {
+            // A server that versions its diagnostics says when they are
+            // about the text it holds: wait for that (and for it to go
+            // quiet: it may publish in stages), never take its silence for
+            // it.
+            let versioned = self
+                .process
+                .diagnostics
+                .values()
+                .any(|p| p.version.is_some());
+            loop {
+                match self.process.wait_diagnostics(deadline, quiet, &fresh)? {
+                    Settled::Arrived => break,
+                    Settled::Quiet if !versioned => break,
+                    Settled::Quiet => continue,
+                    Settled::Deadline => return Ok(None),
+                }
             }
         }
         let mut out = Vec::new();

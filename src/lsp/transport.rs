@@ -83,6 +83,11 @@ pub struct Process {
     pub published: u64,
     /// Answers to the server's `workspace/configuration` requests.
     pub configuration: Configuration,
+    /// The notifications saying the server is checking documents, and
+    /// that it is done (`busy_notifications`, `idle_notification` of
+    /// `[lsp]`), and whether it said it is busy since it last said done.
+    pub progress: Option<(Vec<String>, String)>,
+    pub busy: bool,
     dead: Option<String>,
 }
 
@@ -133,6 +138,8 @@ impl Process {
             diagnostics: HashMap::new(),
             published: 0,
             configuration: Box::new(|_| Value::Null),
+            progress: None,
+            busy: false,
             dead: None,
         })
     }
@@ -259,6 +266,35 @@ impl Process {
         }
     }
 
+    /// Read what the server sends until `until` holds and nothing more came
+    /// for `quiet`, at most until `deadline`: whether it held.
+    pub fn wait_until(
+        &mut self,
+        deadline: Instant,
+        quiet: Duration,
+        until: &dyn Fn(&Process) -> bool,
+    ) -> Result<bool, Failure> {
+        loop {
+            let end = if until(self) {
+                (Instant::now() + quiet).min(deadline)
+            } else {
+                deadline
+            };
+            let left = end.saturating_duration_since(Instant::now());
+            match self.next(end, left) {
+                Ok(msg) => {
+                    if let Some(m) = msg.get("method").and_then(Value::as_str) {
+                        self.serve(m, &msg)?;
+                    }
+                }
+                Err(Failure::Timeout(_)) if until(self) => return Ok(true),
+                Err(Failure::Timeout(_)) if Instant::now() >= deadline => return Ok(false),
+                Err(Failure::Timeout(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     fn next(&mut self, deadline: Instant, timeout: Duration) -> Result<Value, Failure> {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.rx.recv_timeout(left) {
@@ -290,6 +326,12 @@ impl Process {
                     seq: self.published,
                 };
                 self.diagnostics.insert(uri.to_string(), published);
+            } else if let Some((busy, idle)) = &self.progress {
+                if busy.iter().any(|b| b == method) {
+                    self.busy = true;
+                } else if idle == method {
+                    self.busy = false;
+                }
             }
             return Ok(());
         };

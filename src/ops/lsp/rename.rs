@@ -252,7 +252,14 @@ fn verify(
         }
     }
     let paths: Vec<PathBuf> = files.iter().map(|(p, ..)| p.to_path_buf()).collect();
-    let wait = c.timeout.min(Duration::from_secs(10));
+    // A server that says when it is done is given the request's bound (it
+    // is working: a first check of a project takes seconds on a loaded
+    // machine); one read by its silence, 10 s at most.
+    let wait = if c.says_when_idle() {
+        c.timeout
+    } else {
+        c.timeout.min(Duration::from_secs(10))
+    };
     // A rename the server could not check is not written on its word: the
     // syntax backend answers instead, with a note (never "ok" unverified).
     let unverified = || Failure::Timeout(wait);
