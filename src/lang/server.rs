@@ -44,6 +44,15 @@ pub struct ServerConfig {
     /// them again when checked; it says nothing when one pass did it all.
     #[serde(default)]
     pub busy_notifications: Vec<String>,
+    /// Diagnostics asked for rather than waited for (checked before all
+    /// else): `workspace/executeCommand` of `command` with each request of
+    /// `requests` and `{"file": URI}`, answered the way tsserver answers
+    /// (`body: [{start: {line}, text, category}]`). typescript-language-
+    /// server passes `typescript.tsserverRequest` to tsserver, whose
+    /// `semanticDiagnosticsSync` answers for the text it holds now: no
+    /// timing at all.
+    #[serde(default)]
+    pub diagnostics_command: Option<DiagnosticsCommand>,
     #[serde(default)]
     pub idle_notification: Option<String>,
     /// Answers to `workspace/configuration`, by section (`python.analysis`).
@@ -56,6 +65,14 @@ pub struct ServerConfig {
     /// before.
     #[serde(default)]
     pub ready_after: Option<String>,
+}
+
+/// `diagnostics_command` of `[lsp]`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiagnosticsCommand {
+    pub command: String,
+    pub requests: Vec<String>,
 }
 
 fn default_quiet() -> u64 {
@@ -75,6 +92,7 @@ impl ServerConfig {
             diagnostics_quiet_ms: default_quiet(),
             busy_notifications: Vec::new(),
             idle_notification: None,
+            diagnostics_command: None,
             settings: None,
             ready_after: None,
         }
@@ -100,8 +118,20 @@ impl ServerConfig {
         let method = |m: &String| !m.trim().is_empty() && !m.contains(char::is_whitespace);
         for (key, ok) in [
             ("ready_after", self.ready_after.iter().all(method)),
-            ("idle_notification", self.idle_notification.iter().all(method)),
-            ("busy_notifications", self.busy_notifications.iter().all(method)),
+            (
+                "idle_notification",
+                self.idle_notification.iter().all(method),
+            ),
+            (
+                "busy_notifications",
+                self.busy_notifications.iter().all(method),
+            ),
+            (
+                "diagnostics_command",
+                self.diagnostics_command.iter().all(|d| {
+                    method(&d.command) && !d.requests.is_empty() && d.requests.iter().all(method)
+                }),
+            ),
         ] {
             if !ok {
                 return Err(bad(&format!("`{key}` is not a method name")));
@@ -152,6 +182,7 @@ mod tests {
             "command = [\"x\"]\nlanguage_id = \"p\"\nready_after = \"two words\"",
             "command = [\"x\"]\nlanguage_id = \"p\"\nidle_notification = \"\"\nbusy_notifications = [\"b\"]",
             "command = [\"x\"]\nlanguage_id = \"p\"\nidle_notification = \"done\"",
+            "command = [\"x\"]\nlanguage_id = \"p\"\ndiagnostics_command = { command = \"c\", requests = [] }",
         ] {
             let e = config(text).check("g.toml").unwrap_err();
             assert!(

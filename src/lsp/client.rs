@@ -4,6 +4,7 @@
 use super::config::{ServerConfig, section};
 use super::convert;
 use super::transport::{Failure, Process, Published, Settled};
+use crate::lang::server::DiagnosticsCommand;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,9 @@ pub struct Client {
     pub timeout: Duration,
     capabilities: Value,
     pub last_used: Instant,
+    /// Diagnostics asked for (`diagnostics_command`, the language's own
+    /// server only).
+    pull: Option<DiagnosticsCommand>,
 }
 
 impl Client {
@@ -119,6 +123,7 @@ impl Client {
             timeout,
             capabilities,
             last_used: Instant::now(),
+            pull: config.diagnostics_command.clone().filter(|_| own),
         })
     }
 
@@ -198,7 +203,38 @@ impl Client {
     /// (`idle_notification`): then waiting for it is waiting for work
     /// that ends, not for a silence.
     pub fn says_when_idle(&self) -> bool {
-        self.process.progress.is_some()
+        self.process.progress.is_some() || self.pull.is_some()
+    }
+
+    /// The error diagnostics of `path` as the server holds it now, asked
+    /// for (`diagnostics_command`): tsserver's answer shape.
+    fn pull_errors(&mut self, pull: &DiagnosticsCommand, path: &Path) -> Result<Errors, Failure> {
+        let uri = convert::uri(path);
+        let mut out = Errors::new();
+        for r in &pull.requests {
+            let answer = self.request(
+                "workspace/executeCommand",
+                json!({"command": pull.command, "arguments": [r, {"file": uri}]}),
+            )?;
+            let Some(body) = answer.get("body").and_then(Value::as_array) else {
+                return Err(Failure::Garbage(format!(
+                    "{} {r}: an answer without a `body` list",
+                    pull.command
+                )));
+            };
+            for d in body {
+                if d.get("category").and_then(Value::as_str) != Some("error") {
+                    continue;
+                }
+                let line = d
+                    .pointer("/start/line")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1) as usize;
+                let msg = d.get("text").and_then(Value::as_str).unwrap_or("");
+                out.push((line.max(1), msg.lines().next().unwrap_or("").to_string()));
+            }
+        }
+        Ok(out)
     }
 
     /// How many diagnostics the server published so far (a mark for
@@ -207,8 +243,8 @@ impl Client {
         self.process.published
     }
 
-    /// The error diagnostics of each of `paths` (1-based line, message): those
-    /// published after the mark `after` for the version the server holds,
+    /// The error diagnostics of each of `paths` (1-based line, message):
+    /// asked for, with a `diagnostics_command`; else those published after the mark `after` for the version the server holds,
     /// waited for until `deadline`, then (a server with an idle
     /// notification) until it says it has checked everything after them;
     /// without one, a file with none such when the server stays quiet for
@@ -223,6 +259,13 @@ impl Client {
         quiet: Duration,
         deadline: Instant,
     ) -> Result<Option<Vec<Errors>>, Failure> {
+        if let Some(pull) = self.pull.clone() {
+            return paths
+                .iter()
+                .map(|p| self.pull_errors(&pull, p))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some);
+        }
         let want: Vec<(String, Option<i32>)> = paths
             .iter()
             .map(|p| (convert::uri(p), self.version(p)))
