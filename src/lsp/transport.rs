@@ -88,6 +88,8 @@ pub struct Process {
     /// `[lsp]`), and whether it said it is busy since it last said done.
     pub progress: Option<(Vec<String>, String)>,
     pub busy: bool,
+    /// When the last message came.
+    last_message: Instant,
     dead: Option<String>,
 }
 
@@ -140,6 +142,7 @@ impl Process {
             configuration: Box::new(|_| Value::Null),
             progress: None,
             busy: false,
+            last_message: Instant::now(),
             dead: None,
         })
     }
@@ -267,7 +270,8 @@ impl Process {
     }
 
     /// Read what the server sends until `until` holds and nothing more came
-    /// for `quiet`, at most until `deadline`: whether it held.
+    /// for `quiet` (counted from its last message: a warm server that has
+    /// long said all is no wait), at most until `deadline`: whether it held.
     pub fn wait_until(
         &mut self,
         deadline: Instant,
@@ -276,7 +280,7 @@ impl Process {
     ) -> Result<bool, Failure> {
         loop {
             let end = if until(self) {
-                (Instant::now() + quiet).min(deadline)
+                (self.last_message + quiet).min(deadline)
             } else {
                 deadline
             };
@@ -298,7 +302,10 @@ impl Process {
     fn next(&mut self, deadline: Instant, timeout: Duration) -> Result<Value, Failure> {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.rx.recv_timeout(left) {
-            Ok(Incoming::Message(v)) => Ok(v),
+            Ok(Incoming::Message(v)) => {
+                self.last_message = Instant::now();
+                Ok(v)
+            }
             Ok(Incoming::Garbage(why)) => Err(self.fail(Failure::Garbage(why))),
             Ok(Incoming::Closed) | Err(RecvTimeoutError::Disconnected) => {
                 let status = self
