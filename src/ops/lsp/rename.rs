@@ -284,7 +284,7 @@ fn verify(
     for (path, _, f) in &files {
         c.sync(path, f.source.body(), language_id(f))?;
     }
-    let Some(before) = c.errors(&paths, 0, quiet, crate::lsp::deadline(wait))? else {
+    let Some(before) = c.errors_now(&paths, quiet, crate::lsp::deadline(wait))? else {
         return Err(unverified());
     };
     tracing::debug!(target: "scalpel::lsp", ms = ms(started), files = paths.len(), "rename: the server's errors of the texts on disk");
