@@ -8,7 +8,8 @@ program, also warm). Median of N after 2 warm-up calls each.
 
 LINE and COLUMN (1-based, in characters) are where SYMBOL's name stands in
 FILE (relative to ROOT); the server program is pyright-langserver.
-Scalpel's figure includes everything it does: the text search for files
+With SCALPEL_BENCH_LOG=FILE, Scalpel's log goes to FILE with each
+phase's time. Scalpel's figure includes everything it does: the text search for files
 naming the symbol, loading and syncing them, prepareRename and rename,
 turning the edit into validated changes, and the check of the new texts
 in memory (the server's diagnostics before and after).
@@ -79,6 +80,8 @@ def lsp_own():
         # Read until each of uris has diagnostics for its current version.
         while any(published.get(u) != versions[u] for u in uris):
             m = read()
+            if os.environ.get("BENCH_TRACE"):
+                print("   ", m.get("method"), m.get("params", {}).get("uri"), m.get("params", {}).get("version"), versions, file=sys.stderr)
             if m.get("method") == "textDocument/publishDiagnostics":
                 published[m["params"]["uri"]] = m["params"].get("version")
             elif "method" in m and "id" in m:
@@ -119,7 +122,11 @@ def lsp_own():
 
 
 def scalpel():
-    p = subprocess.Popen([binary, "serve", "--root", root], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    # SCALPEL_BENCH_LOG=FILE: the server's log there, with the timing of
+    # each phase of a rename through the language server (debug level).
+    log = os.environ.get("SCALPEL_BENCH_LOG")
+    extra = ["--log-level", "warn,scalpel::lsp=debug"] if log else []
+    p = subprocess.Popen([binary, "serve", "--root", root, *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(log, "w") if log else subprocess.DEVNULL)
     ids = iter(range(1, 10**6))
 
     def request(method, params):
@@ -146,6 +153,13 @@ def scalpel():
     return times, answer
 
 
+# SCALPEL_BENCH_ONLY=1: Scalpel's side only (its log, SCALPEL_BENCH_LOG,
+# has the server's own prepareRename + rename time of each call).
+if os.environ.get("SCALPEL_BENCH_ONLY"):
+    ours, answer = scalpel()
+    print(f"{symbol}: scalpel backend {answer.get('backend')}, renamed {answer.get('renamed')}, warnings {answer.get('warnings')}")
+    print(f"scalpel rename_symbol (dry run): median {statistics.median(ours):.1f} ms (min {min(ours):.1f}) {[round(t) for t in ours]}")
+    sys.exit(0)
 own, own_checked, sites = lsp_own()
 ours, answer = scalpel()
 print(f"{symbol}: {sites} sites by the server; scalpel backend {answer.get('backend')}, renamed {answer.get('renamed')}, warnings {answer.get('warnings')}")

@@ -5,12 +5,15 @@ Every function and method of ROOT's files ending in EXTS (comma-separated),
 in file order then outline order, numbered from 0; HALF is `even` (the half
 the rules are tuned on), `odd` (the held-out half, reported) or `all`.
 Each is renamed with the scalpel CLI (`SCALPEL_BIN`, default
-target/debug/scalpel) to NAME_rn (NAMERn for ts); a rename that succeeds
-is applied and the tree judged by CHECKER against its own baseline: the
+target/debug/scalpel) to NAME_rn (NAMERn for ts) with `--apply` (one call:
+a refusal must leave every file as it was); a rename that succeeds is
+judged by CHECKER against its own baseline: the
 checker's error lines (with `--pyright`: pyright's JSON error diagnostics,
 keyed by file, line, rule and message, the new name read as the old) that
 were not there before make it WRONG. Every file is restored after each.
-Prints one row per rename, the refusals' reasons grouped, and the counts.
+Prints one row per rename (as it goes, then all again), the refusals'
+reasons grouped, and the counts, with which backend answered each (and
+how often a language server failed and the syntax backend answered).
 """
 import collections, json, os, re, subprocess, sys
 
@@ -62,18 +65,32 @@ for f in files:
         if s["kind"] in ("function", "method"):
             targets.append((f, s.get("address") or s["name_path"], s["name"]))
 picked = [t for i, t in enumerate(targets) if half == "all" or (i % 2 == 0) == (half == "even")]
+# SCALPEL_BENCH_EVERY=N: every Nth of the half (a stride sample, when each
+# rename costs a language server's start and two checks of the project).
+picked = picked[:: int(os.environ.get("SCALPEL_BENCH_EVERY", "1"))]
 base = errors() if checker else None
 rows, reasons = [], collections.Counter()
 counts = collections.Counter()
 for f, addr, name in picked:
     new = name + ("Rn" if exts[0] in ("ts", "tsx", "js") else "_rn")
-    r = subprocess.run([S, "rename", f, addr, new, "--json", "--root", root], capture_output=True, text=True)
+    # One call with --apply: a refusal writes nothing (checked), an answer
+    # is what was written; a dry run first would start a second server and
+    # could get another verdict from it (a server's check timing out).
+    r = subprocess.run([S, "rename", f, addr, new, "--apply", "--json", "--root", root], capture_output=True, text=True)
     rel = os.path.relpath(f, root)
+    try:
+        answer = json.loads(r.stdout)
+    except Exception:
+        answer = {"error": {"error_code": "?", "message": (r.stdout + r.stderr)[:200], "details": {}}}
+    e = answer.get("error") if r.returncode != 0 else None
+    backend = answer.get("backend") or (e or {}).get("details", {}).get("backend") or "syntax"
+    note = (e or {}).get("details", {}).get("lsp_note") or next((w for w in answer.get("warnings", []) if "language server" in w), None)
+    counts["backend " + backend + (" (after a server failure)" if note else "")] += 1
+    if note:
+        reasons["lsp note: " + re.sub(r"`[^`]*`", "`_`", note)[:100]] += 1
     if r.returncode != 0:
-        try:
-            e = json.loads(r.stdout)["error"]
-        except Exception:
-            e = {"error_code": "?", "message": (r.stdout + r.stderr)[:200], "details": {}}
+        assert all(open(x, "rb").read() == b for x, b in originals.items()), f"refused {addr} but wrote"
+        e = e or {"error_code": "?", "message": (r.stdout + r.stderr)[:200], "details": {}}
         code = e["error_code"]
         counts["refused " + code] += 1
         whys = sorted({re.sub(r"`[^`]*`", "`_`", s["why"]) for s in e["details"].get("uncertain", [])})
@@ -81,23 +98,25 @@ for f, addr, name in picked:
             reasons[w] += 1
         if code != "UNCERTAIN":
             reasons[code + ": " + re.sub(r"`[^`]*`", "`_`", e["message"])[:100]] += 1
-        rows.append(f"refused {code}\t{rel}\t{addr}\t" + (" | ".join(f'{s["path"]}:{s["line"]} {s["why"]}' for s in e["details"].get("uncertain", [])[:3]) or e["message"][:150]))
+        rows.append(f"refused {code}\t{rel}\t{addr}\t" + (" | ".join(f'{s["path"]}:{s["line"]} {s["why"]}' for s in (e["details"].get("uncertain") or e["details"].get("sites") or [])[:3]) or e["message"][:150]))
+        print(rows[-1], flush=True)
         continue
     if not checker:
         counts["applied"] += 1
-        rows.append(f"would apply\t{rel}\t{addr}")
+        rows.append(f"applied\t{rel}\t{addr}")
+        restore()
         continue
-    a = subprocess.run([S, "rename", f, addr, new, "--apply", "--root", root], capture_output=True, text=True)
-    assert a.returncode == 0, a.stdout + a.stderr
     after = errors(name, new)
     extra = after - base
     restore()
     if extra:
         counts["WRONG"] += 1
-        rows.append(f"WRONG\t{rel}\t{addr}\t{list(extra)[:2]}")
+        rows.append(f"WRONG\t{rel}\t{addr}\t{backend}\t{list(extra)[:2]}")
     else:
         counts["ok"] += 1
-        rows.append(f"ok\t{rel}\t{addr}")
+        rows.append(f"ok\t{rel}\t{addr}\t{backend}")
+    print(rows[-1], flush=True)
+print("---- all rows")
 for r in rows:
     print(r)
 print("REASONS (renames refused for each)")

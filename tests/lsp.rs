@@ -240,6 +240,67 @@ fn typescript_language_server_renames_across_files() {
     );
 }
 
+/// tsserver's own errors of the renamed texts, asked for in memory
+/// (`diagnostics_command` of grammars/typescript.toml, no waiting on
+/// published diagnostics): a rename that makes a method an incompatible
+/// override is refused with tsc's error and nothing is written; tsc rejects
+/// that text when it is written by hand.
+#[test]
+fn typescript_language_server_refuses_a_rename_tsc_rejects_and_writes_nothing() {
+    let path = server_path();
+    let over = "export class Base {\n  run(x: number): number { return x; }\n}\nexport class D extends Base {\n  helper(): string { return \"a\"; }\n}\n";
+    let main = "import { D } from \"./over\";\n\nexport function use(d: D): string {\n  return d.helper();\n}\n";
+    let tsconfig =
+        "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"*.ts\"]}\n";
+    let files = [
+        ("over.ts", over),
+        ("main.ts", main),
+        ("tsconfig.json", tsconfig),
+    ];
+    let p = project(&files);
+    let tsc = |dir: &Path| {
+        std::process::Command::new("tsc")
+            .env("PATH", &path)
+            .current_dir(dir)
+            .args(["--noEmit", "-p", "."])
+            .output()
+            .expect("tsc (npm package typescript) runs")
+    };
+    assert!(tsc(p.path()).status.success(), "the project checks before");
+    let (code, out, err) = scalpel(
+        p.path(),
+        &path,
+        &["rename", "over.ts", "D.helper", "run", "--apply", "--json"],
+    );
+    assert_ne!(code, 0, "{out}");
+    let e = json(&out)["error"].clone();
+    assert_eq!(e["error_code"], "CONFLICT", "{e}{err}");
+    assert_eq!(
+        e["details"]["backend"], "lsp:typescript-language-server 4.4.1",
+        "{e}"
+    );
+    let sites = e["details"]["sites"].to_string();
+    assert!(
+        sites.contains("not assignable to the same property in base type 'Base'"),
+        "{sites}"
+    );
+    assert_eq!(read(p.path(), "over.ts"), over);
+    assert_eq!(read(p.path(), "main.ts"), main);
+    // The refusal is needed: the same rename by hand, judged by tsc.
+    let by_hand = project(&[
+        ("over.ts", &over.replace("helper()", "run()")),
+        ("main.ts", &main.replace("d.helper()", "d.run()")),
+        ("tsconfig.json", tsconfig),
+    ]);
+    let judged = tsc(by_hand.path());
+    assert!(!judged.status.success());
+    assert!(
+        String::from_utf8_lossy(&judged.stdout).contains("TS2416"),
+        "{}",
+        String::from_utf8_lossy(&judged.stdout)
+    );
+}
+
 /// bash-language-server renames a function in its file and in the file
 /// that sources it, and leaves the word in a string alone; `bash -n`
 /// accepts both files after.

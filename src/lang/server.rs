@@ -34,6 +34,27 @@ pub struct ServerConfig {
     /// check in memory waits this long at most past its last message).
     #[serde(default = "default_quiet")]
     pub diagnostics_quiet_ms: u64,
+    /// Notifications saying the server is still checking open documents
+    /// (pyright: `pyright/beginProgress`, `pyright/reportProgress`), and
+    /// the one saying it is done (`pyright/endProgress`). With them, the
+    /// check in memory takes a version's diagnostics only once the server
+    /// is not busy after them (and then quiet for `diagnostics_quiet_ms`):
+    /// pyright first publishes a new version's diagnostics of files it has
+    /// not checked yet (the old errors), says it is busy, and publishes
+    /// them again when checked; it says nothing when one pass did it all.
+    #[serde(default)]
+    pub busy_notifications: Vec<String>,
+    /// Diagnostics asked for rather than waited for (checked before all
+    /// else): `workspace/executeCommand` of `command` with each request of
+    /// `requests` and `{"file": URI}`, answered the way tsserver answers
+    /// (`body: [{start: {line}, text, category}]`). typescript-language-
+    /// server passes `typescript.tsserverRequest` to tsserver, whose
+    /// `semanticDiagnosticsSync` answers for the text it holds now: no
+    /// timing at all.
+    #[serde(default)]
+    pub diagnostics_command: Option<DiagnosticsCommand>,
+    #[serde(default)]
+    pub idle_notification: Option<String>,
     /// Answers to `workspace/configuration`, by section (`python.analysis`).
     #[serde(default)]
     pub settings: Option<toml::Value>,
@@ -44,6 +65,14 @@ pub struct ServerConfig {
     /// before.
     #[serde(default)]
     pub ready_after: Option<String>,
+}
+
+/// `diagnostics_command` of `[lsp]`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiagnosticsCommand {
+    pub command: String,
+    pub requests: Vec<String>,
 }
 
 fn default_quiet() -> u64 {
@@ -61,6 +90,9 @@ impl ServerConfig {
             root_markers: Vec::new(),
             init_options: None,
             diagnostics_quiet_ms: default_quiet(),
+            busy_notifications: Vec::new(),
+            idle_notification: None,
+            diagnostics_command: None,
             settings: None,
             ready_after: None,
         }
@@ -83,12 +115,32 @@ impl ServerConfig {
         if self.language_id.trim().is_empty() {
             return Err(bad("`language_id` is empty"));
         }
-        if self
-            .ready_after
-            .as_ref()
-            .is_some_and(|m| m.trim().is_empty() || m.contains(char::is_whitespace))
-        {
-            return Err(bad("`ready_after` is not a method name"));
+        let method = |m: &String| !m.trim().is_empty() && !m.contains(char::is_whitespace);
+        for (key, ok) in [
+            ("ready_after", self.ready_after.iter().all(method)),
+            (
+                "idle_notification",
+                self.idle_notification.iter().all(method),
+            ),
+            (
+                "busy_notifications",
+                self.busy_notifications.iter().all(method),
+            ),
+            (
+                "diagnostics_command",
+                self.diagnostics_command.iter().all(|d| {
+                    method(&d.command) && !d.requests.is_empty() && d.requests.iter().all(method)
+                }),
+            ),
+        ] {
+            if !ok {
+                return Err(bad(&format!("`{key}` is not a method name")));
+            }
+        }
+        if self.busy_notifications.is_empty() != self.idle_notification.is_none() {
+            return Err(bad(
+                "give both `busy_notifications` and `idle_notification`, or neither",
+            ));
         }
         if self
             .root_markers
@@ -128,6 +180,9 @@ mod tests {
             "command = [\"x\"]\nlanguage_id = \"p\"\nroot_markers = [\"../up\"]",
             "command = [\"x\"]\nlanguage_id = \"p\"\nsettings = 3",
             "command = [\"x\"]\nlanguage_id = \"p\"\nready_after = \"two words\"",
+            "command = [\"x\"]\nlanguage_id = \"p\"\nidle_notification = \"\"\nbusy_notifications = [\"b\"]",
+            "command = [\"x\"]\nlanguage_id = \"p\"\nidle_notification = \"done\"",
+            "command = [\"x\"]\nlanguage_id = \"p\"\ndiagnostics_command = { command = \"c\", requests = [] }",
         ] {
             let e = config(text).check("g.toml").unwrap_err();
             assert!(

@@ -4,6 +4,7 @@
 use super::config::{ServerConfig, section};
 use super::convert;
 use super::transport::{Failure, Process, Published, Settled};
+use crate::lang::server::DiagnosticsCommand;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,12 @@ pub struct Client {
     pub timeout: Duration,
     capabilities: Value,
     pub last_used: Instant,
+    /// Diagnostics asked for (`diagnostics_command`, the language's own
+    /// server only).
+    pull: Option<DiagnosticsCommand>,
+    /// The errors last read per file, and the key of everything the server
+    /// held then ([`Client::state`]).
+    known: Option<(u64, HashMap<PathBuf, Errors>)>,
 }
 
 impl Client {
@@ -95,6 +102,13 @@ impl Client {
             None => format!("lsp:{name}"),
         };
         let capabilities = capabilities.clone();
+        // Another program given by --lsp may not send the language's
+        // server's notification.
+        process.progress = config
+            .idle_notification
+            .clone()
+            .filter(|_| own)
+            .map(|idle| (config.busy_notifications.clone(), idle));
         process.notify("initialized", json!({}))?;
         if let Some(s) = &config.settings {
             process.notify(
@@ -112,6 +126,8 @@ impl Client {
             timeout,
             capabilities,
             last_used: Instant::now(),
+            pull: config.diagnostics_command.clone().filter(|_| own),
+            known: None,
         })
     }
 
@@ -187,17 +203,98 @@ impl Client {
         self.process.request(method, params, t)
     }
 
+    /// Whether the server says when it has checked every open document
+    /// (`idle_notification`): then waiting for it is waiting for work
+    /// that ends, not for a silence.
+    pub fn says_when_idle(&self) -> bool {
+        self.process.progress.is_some() || self.pull.is_some()
+    }
+
+    /// The error diagnostics of `path` as the server holds it now, asked
+    /// for (`diagnostics_command`): tsserver's answer shape.
+    fn pull_errors(&mut self, pull: &DiagnosticsCommand, path: &Path) -> Result<Errors, Failure> {
+        let uri = convert::uri(path);
+        let mut out = Errors::new();
+        for r in &pull.requests {
+            let answer = self.request(
+                "workspace/executeCommand",
+                json!({"command": pull.command, "arguments": [r, {"file": uri}]}),
+            )?;
+            let Some(body) = answer.get("body").and_then(Value::as_array) else {
+                return Err(Failure::Garbage(format!(
+                    "{} {r}: an answer without a `body` list",
+                    pull.command
+                )));
+            };
+            for d in body {
+                if d.get("category").and_then(Value::as_str) != Some("error") {
+                    continue;
+                }
+                let line = d
+                    .pointer("/start/line")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1) as usize;
+                let msg = d.get("text").and_then(Value::as_str).unwrap_or("");
+                out.push((line.max(1), msg.lines().next().unwrap_or("").to_string()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// A key of everything the server holds: each open document's path and
+    /// text.
+    fn state(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut docs: Vec<_> = self.open.iter().map(|(p, (_, t))| (p, t)).collect();
+        docs.sort();
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        docs.hash(&mut h);
+        h.finish()
+    }
+
+    /// The error diagnostics of each of `paths` as the server holds them
+    /// now ([`Client::errors`]), remembered: asked again while the server
+    /// holds the same texts (a dry run's check shows the renamed texts, then
+    /// the disk's again), the errors read then are the answer, without
+    /// waiting for the server to check what it already checked.
+    pub fn errors_now(
+        &mut self,
+        paths: &[PathBuf],
+        quiet: Duration,
+        deadline: Instant,
+    ) -> Result<Option<Vec<Errors>>, Failure> {
+        let key = self.state();
+        if let Some((k, known)) = &self.known
+            && *k == key
+            && let Some(v) = paths.iter().map(|p| known.get(p).cloned()).collect()
+        {
+            return Ok(Some(v));
+        }
+        let got = self.errors(paths, 0, quiet, deadline)?;
+        if let Some(v) = &got {
+            if self.known.as_ref().is_none_or(|(k, _)| *k != key) {
+                self.known = Some((key, HashMap::new()));
+            }
+            if let Some((_, known)) = &mut self.known {
+                known.extend(paths.iter().cloned().zip(v.iter().cloned()));
+            }
+        }
+        Ok(got)
+    }
+
     /// How many diagnostics the server published so far (a mark for
     /// [`Client::errors`]' `after`).
     pub fn published(&self) -> u64 {
         self.process.published
     }
 
-    /// The error diagnostics of each of `paths` (1-based line, message): those
-    /// published after the mark `after` for the version the server holds,
-    /// waited for until `deadline`; a file with none such when the server
-    /// stays quiet for `quiet` keeps its last ones (a server that does not
-    /// republish unchanged diagnostics and does not version them). `None`:
+    /// The error diagnostics of each of `paths` (1-based line, message):
+    /// asked for, with a `diagnostics_command`; else those published after the mark `after` for the version the server holds,
+    /// waited for until `deadline`, then (a server with an idle
+    /// notification) until it says it has checked everything after them;
+    /// without one, a file with none such when the server stays quiet for
+    /// `quiet` keeps its last ones (a server that does not republish
+    /// unchanged diagnostics and does not version them). `None`:
     /// not known in time (some file has none at all, or a versioning server
     /// did not answer for the version it holds).
     pub fn errors(
@@ -207,6 +304,13 @@ impl Client {
         quiet: Duration,
         deadline: Instant,
     ) -> Result<Option<Vec<Errors>>, Failure> {
+        if let Some(pull) = self.pull.clone() {
+            return paths
+                .iter()
+                .map(|p| self.pull_errors(&pull, p))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some);
+        }
         let want: Vec<(String, Option<i32>)> = paths
             .iter()
             .map(|p| (convert::uri(p), self.version(p)))
@@ -222,20 +326,31 @@ impl Client {
                 })
             })
         };
-        // A server that versions its diagnostics says when they are about
-        // the text it holds: wait for that (and for it to go quiet: it may
-        // publish in stages), never take its silence for it.
-        let versioned = self
-            .process
-            .diagnostics
-            .values()
-            .any(|p| p.version.is_some());
-        loop {
-            match self.process.wait_diagnostics(deadline, quiet, &fresh)? {
-                Settled::Arrived => break,
-                Settled::Quiet if !versioned => break,
-                Settled::Quiet => continue,
-                Settled::Deadline => return Ok(None),
+        if self.process.progress.is_some() {
+            // It says when it is still checking: the diagnostics of the
+            // versions sent, then not busy (and quiet: it says so right
+            // after publishing).
+            let done = |p: &Process| fresh(&p.diagnostics) && !p.busy;
+            if !self.process.wait_until(deadline, quiet, &done)? {
+                return Ok(None);
+            }
+        } else {
+            // A server that versions its diagnostics says when they are
+            // about the text it holds: wait for that (and for it to go
+            // quiet: it may publish in stages), never take its silence for
+            // it.
+            let versioned = self
+                .process
+                .diagnostics
+                .values()
+                .any(|p| p.version.is_some());
+            loop {
+                match self.process.wait_diagnostics(deadline, quiet, &fresh)? {
+                    Settled::Arrived => break,
+                    Settled::Quiet if !versioned => break,
+                    Settled::Quiet => continue,
+                    Settled::Deadline => return Ok(None),
+                }
             }
         }
         let mut out = Vec::new();

@@ -83,6 +83,13 @@ pub struct Process {
     pub published: u64,
     /// Answers to the server's `workspace/configuration` requests.
     pub configuration: Configuration,
+    /// The notifications saying the server is checking documents, and
+    /// that it is done (`busy_notifications`, `idle_notification` of
+    /// `[lsp]`), and whether it said it is busy since it last said done.
+    pub progress: Option<(Vec<String>, String)>,
+    pub busy: bool,
+    /// When the last message came.
+    last_message: Instant,
     dead: Option<String>,
 }
 
@@ -133,6 +140,9 @@ impl Process {
             diagnostics: HashMap::new(),
             published: 0,
             configuration: Box::new(|_| Value::Null),
+            progress: None,
+            busy: false,
+            last_message: Instant::now(),
             dead: None,
         })
     }
@@ -259,10 +269,43 @@ impl Process {
         }
     }
 
+    /// Read what the server sends until `until` holds and nothing more came
+    /// for `quiet` (counted from its last message: a warm server that has
+    /// long said all is no wait), at most until `deadline`: whether it held.
+    pub fn wait_until(
+        &mut self,
+        deadline: Instant,
+        quiet: Duration,
+        until: &dyn Fn(&Process) -> bool,
+    ) -> Result<bool, Failure> {
+        loop {
+            let end = if until(self) {
+                (self.last_message + quiet).min(deadline)
+            } else {
+                deadline
+            };
+            let left = end.saturating_duration_since(Instant::now());
+            match self.next(end, left) {
+                Ok(msg) => {
+                    if let Some(m) = msg.get("method").and_then(Value::as_str) {
+                        self.serve(m, &msg)?;
+                    }
+                }
+                Err(Failure::Timeout(_)) if until(self) => return Ok(true),
+                Err(Failure::Timeout(_)) if Instant::now() >= deadline => return Ok(false),
+                Err(Failure::Timeout(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     fn next(&mut self, deadline: Instant, timeout: Duration) -> Result<Value, Failure> {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.rx.recv_timeout(left) {
-            Ok(Incoming::Message(v)) => Ok(v),
+            Ok(Incoming::Message(v)) => {
+                self.last_message = Instant::now();
+                Ok(v)
+            }
             Ok(Incoming::Garbage(why)) => Err(self.fail(Failure::Garbage(why))),
             Ok(Incoming::Closed) | Err(RecvTimeoutError::Disconnected) => {
                 let status = self
@@ -290,6 +333,12 @@ impl Process {
                     seq: self.published,
                 };
                 self.diagnostics.insert(uri.to_string(), published);
+            } else if let Some((busy, idle)) = &self.progress {
+                if busy.iter().any(|b| b == method) {
+                    self.busy = true;
+                } else if idle == method {
+                    self.busy = false;
+                }
             }
             return Ok(());
         };

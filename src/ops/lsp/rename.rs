@@ -20,7 +20,12 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// Milliseconds since `t` (the phases' timings in the debug log).
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
 
 /// Rename through the language server when there is one, else (or when it
 /// fails: with a note) through the syntax backend.
@@ -35,7 +40,10 @@ pub fn rename_symbol(
     dry_run: bool,
     load: Load,
 ) -> Result<RenameReceipt> {
-    let note = match Target::find(servers, ws, registry, req, load) {
+    let started = Instant::now();
+    let target = Target::find(servers, ws, registry, req, load);
+    tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: files naming the symbol found and loaded");
+    let note = match target {
         None => None,
         // A method the language calls itself (`__eq__`): no server's rename
         // sees those calls; the syntax backend refuses it.
@@ -102,7 +110,10 @@ fn ask(
                 "it does not rename (no renameProvider)".into(),
             ));
         }
+        let started = Instant::now();
         t.sync(c)?;
+        tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: texts shown to the server");
+        let started = Instant::now();
         if prepares {
             let p = c.request("textDocument/prepareRename", t.position())?;
             if p.is_null() {
@@ -118,6 +129,8 @@ fn ask(
         let edit: lsp_types::WorkspaceEdit = serde_json::from_value(edit).map_err(|e| {
             Failure::Garbage(format!("a rename answer that is not a WorkspaceEdit: {e}"))
         })?;
+        tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: the server's prepareRename and rename");
+        let started = Instant::now();
         let by_file = convert::edits_by_file(edit)
             .map_err(|why| Failure::Garbage(format!("its rename cannot be taken: {why}")))?;
         let plan = match plan(ws, t, new_name, by_file, load) {
@@ -137,6 +150,7 @@ fn ask(
                 .as_ref()
                 .map_or(1000, |l| l.diagnostics_quiet_ms),
         );
+        tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: its edit planned as texts");
         let verdict = verify(c, t, &plan, quiet, &label)?;
         Ok(verdict.map(|warnings| (plan, warnings, label)))
     });
@@ -145,7 +159,10 @@ fn ask(
         Asked::Failed(n) => Asked::Failed(n),
         Asked::Answer(Err(e), label) => Asked::Answer(Err(e), label),
         Asked::Answer(Ok((plan, warnings, label)), l) => {
-            Asked::Answer(commit(ws, t, new_name, plan, warnings, label, dry_run), l)
+            let started = Instant::now();
+            let r = commit(ws, t, new_name, plan, warnings, label, dry_run);
+            tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: validated and committed");
+            Asked::Answer(r, l)
         }
     }
 }
@@ -252,16 +269,26 @@ fn verify(
         }
     }
     let paths: Vec<PathBuf> = files.iter().map(|(p, ..)| p.to_path_buf()).collect();
-    let wait = c.timeout.min(Duration::from_secs(10));
+    // A server that says when it is done is given the request's bound (it
+    // is working: a first check of a project takes seconds on a loaded
+    // machine); one read by its silence, 10 s at most.
+    let wait = if c.says_when_idle() {
+        c.timeout
+    } else {
+        c.timeout.min(Duration::from_secs(10))
+    };
     // A rename the server could not check is not written on its word: the
     // syntax backend answers instead, with a note (never "ok" unverified).
     let unverified = || Failure::Timeout(wait);
+    let started = Instant::now();
     for (path, _, f) in &files {
         c.sync(path, f.source.body(), language_id(f))?;
     }
-    let Some(before) = c.errors(&paths, 0, quiet, crate::lsp::deadline(wait))? else {
+    let Some(before) = c.errors_now(&paths, quiet, crate::lsp::deadline(wait))? else {
         return Err(unverified());
     };
+    tracing::debug!(target: "scalpel::lsp", ms = ms(started), files = paths.len(), "rename: the server's errors of the texts on disk");
+    let started = Instant::now();
     let mark = c.published();
     for p in plan {
         c.sync(&p.path, &p.new_body, language_id(&p.file))?;
@@ -275,6 +302,7 @@ fn verify(
         }
     }
     let after = c.errors(&paths, mark, quiet, crate::lsp::deadline(wait))?;
+    tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: the server's errors of the renamed texts");
     for p in plan {
         c.sync(&p.path, p.file.source.body(), language_id(&p.file))?;
     }
