@@ -191,13 +191,17 @@ fn pyright_refuses_a_rename_that_brings_new_errors_and_writes_nothing() {
     assert_eq!(read(p.path(), "over.py"), over);
 }
 
+/// The tsconfig of the TypeScript projects these tests build: strict, no
+/// output, every `.ts` of the folder.
+const STRICT_TSCONFIG: &str =
+    "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"*.ts\"]}\n";
+
 #[test]
 fn typescript_language_server_renames_across_files() {
     let path = server_path();
     let shapes = "export class Circle {\n  constructor(public r: number) {}\n  area(): number { return Math.PI * this.r * this.r; }\n}\nexport class Square {\n  constructor(public s: number) {}\n  area(): number { return this.s * this.s; }\n}\n";
     let main = "import { Circle, Square } from \"./shapes\";\n\nexport function total(c: Circle, s: Square): number {\n  return c.area() + s.area();\n}\n";
-    let tsconfig =
-        "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"*.ts\"]}\n";
+    let tsconfig = STRICT_TSCONFIG;
     let p = project(&[
         ("shapes.ts", shapes),
         ("main.ts", main),
@@ -250,8 +254,7 @@ fn typescript_language_server_refuses_a_rename_tsc_rejects_and_writes_nothing() 
     let path = server_path();
     let over = "export class Base {\n  run(x: number): number { return x; }\n}\nexport class D extends Base {\n  helper(): string { return \"a\"; }\n}\n";
     let main = "import { D } from \"./over\";\n\nexport function use(d: D): string {\n  return d.helper();\n}\n";
-    let tsconfig =
-        "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"*.ts\"]}\n";
+    let tsconfig = STRICT_TSCONFIG;
     let files = [
         ("over.ts", over),
         ("main.ts", main),
