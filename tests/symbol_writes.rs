@@ -1256,3 +1256,45 @@ fn python_writes_compile_rejects_are_refused() {
         assert_eq!(String::from_utf8(ws.read("a.py")).unwrap(), src);
     }
 }
+
+/// Code sent in another indentation width comes back in the layout the
+/// file had, for layouts the whole corpora showed: steps wider than any
+/// unit (racc's generated Ruby), a hanging indent inside a bracket whose
+/// first item follows it (Ruby's `resolv.rb`), and a Java header continued
+/// two steps in with its body one step in (the JDK's `throws`).
+#[test]
+fn code_in_another_width_comes_back_in_the_files_layout() {
+    let cases = [
+        (
+            "racc.rb",
+            "class P\n  x = 1\nend\n\ndef _reduce_1(val, result)\n      content = val[1]\n      result = content\n\n    result\nend\n",
+            "_reduce_1",
+            // Steps of 8 where the file has 2: 24 and 16 deep.
+            "def _reduce_1(val, result)\n                        content = val[1]\n                        result = content\n\n                result\nend",
+        ),
+        (
+            "hang.rb",
+            "class M\n  def encode\n    msg.put_pack('nn',\n      @id,\n      @qr)\n    msg\n  end\nend\n",
+            "M.encode",
+            // Steps of 3 where the file has 2.
+            "def encode\n   msg.put_pack('nn',\n      @id,\n      @qr)\n   msg\nend",
+        ),
+        (
+            "T.java",
+            "class T {\n    private int f(int a,\n                  int b)\n            throws Exception {\n        return a;\n    }\n}\n",
+            "T.f",
+            // Steps of 2 where the file has 4.
+            "private int f(int a,\n              int b)\n    throws Exception {\n  return a;\n}",
+        ),
+    ];
+    for (path, src, symbol, code) in cases {
+        let ws = Ws::new(&[(path, src.as_bytes())]);
+        ws.update(path, symbol, Operation::Replace, Some(code))
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(ws.read(path)).unwrap(),
+            src,
+            "{symbol} from\n{code}"
+        );
+    }
+}

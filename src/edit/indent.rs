@@ -13,7 +13,7 @@
 //! agrees with its own syntax tree ([`layout_penalty`] zero); a coincidence of
 //! columns cannot fool it, because the tree, not a column count, decides.
 
-pub use super::rescale::{Role, rescale, steps_unit};
+pub use super::rescale::{Role, rescale, steps_unit, steps_units};
 use crate::lang::Language;
 use crate::source::Indent;
 use crate::text::indent::{is_blank, leading_ws};
@@ -192,8 +192,21 @@ pub fn layout_penalty(
                     .then(|| aligned_under(lang, anchor, leaf))
                     .flatten()
                     .map(|at| at - line_start(at));
+                // A body whose brace ends a continued header line (the
+                // JDK's `throws X {` one or two steps in) belongs to the
+                // line its definition or statement starts on.
+                let anchor_indent = || {
+                    let ls = line_start(anchor.start_byte());
+                    let after_text = anchor.start_byte() - ls > indent_at(ls);
+                    let owner = anchor.parent().filter(|p| {
+                        after_text
+                            && p.start_position().row < anchor_row
+                            && is_body_of(lang, *p, anchor)
+                    });
+                    indent_at(line_start(owner.unwrap_or(anchor).start_byte()))
+                };
                 let wrong = if anchor_row < row && closes {
-                    here != indent_at(line_start(anchor.start_byte()))
+                    here != anchor_indent()
                 } else if anchor_row < first_row || anchor_row >= row {
                     here != first_indent
                 } else {
@@ -201,8 +214,16 @@ pub fn layout_penalty(
                     // C++ constructor's `: member(x)`, a `&& more`), a
                     // continuation may also sit two steps in (the JDK's
                     // and clang-format's continuation indent).
-                    let base = indent_at(line_start(anchor.start_byte()));
-                    let steps = if opens_with_bracket(anchor) || is_punctuation(leaf) {
+                    let base = anchor_indent();
+                    // A line of a definition's or statement's header, not
+                    // of its body (Java's `throws` clause), is a
+                    // continuation too.
+                    let in_header = lang.rules().body_fields.iter().any(|f| {
+                        anchor
+                            .child_by_field_name(f)
+                            .is_some_and(|b| b.start_byte() > p)
+                    });
+                    let steps = if opens_with_bracket(anchor) || is_punctuation(leaf) || in_header {
                         2
                     } else {
                         1
@@ -250,14 +271,16 @@ fn leaf_and_anchor(tree: &Tree, p: usize, row: usize) -> Option<(Node<'_>, Node<
 /// docstring) or a blank one is fixed; a line inside a multi-line comment
 /// or docstring, or continued inside a bracket whose first item follows it
 /// on its line (the same bracket [`layout_penalty`] lets a line align
-/// under), follows the line above; a line that begins with a comment is a
-/// comment; any other is a step line.
+/// under), follows the line above, unless it sits left of that item (it
+/// hangs); a line that begins with a comment is a comment; any other is a
+/// step line.
 pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usize>) -> Vec<Role> {
     let bytes = body.as_bytes();
     let end = code.end.min(body.len());
     let start = code.start.min(end);
     let mut row = memchr::memchr_iter(b'\n', &bytes[..start]).count();
     let mut out = vec![Role::Step];
+    let first_eol = memchr::memchr(b'\n', &bytes[start..end]).map_or(end, |i| start + i);
     for nl in memchr::memchr_iter(b'\n', &bytes[start..end]) {
         let ls = start + nl + 1;
         row += 1;
@@ -270,17 +293,43 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
         } else {
             match leaf_and_anchor(tree, ls + leading_ws(line).len(), row) {
                 Some((leaf, _)) if is_comment(&leaf) => Role::Comment,
-                Some((leaf, anchor))
-                    if anchor.start_position().row < row
-                        && aligned_under(lang, anchor, leaf).is_some() =>
-                {
-                    Role::Follow
+                // Under the bracket's first item or right of it: aligned.
+                // Left of it, a hanging indent (resolv's
+                // `msg.put_pack('nnnnnn',` / `@id,` one step in). An item on
+                // the code's first line is not judged: new code's first line
+                // is placed where the old one was, and its later lines may
+                // carry any base (see [`readings`]). Nor is a line indented
+                // with tabs, whose columns are not bytes.
+                Some((leaf, anchor)) if anchor.start_position().row < row => {
+                    match aligned_under(lang, anchor, leaf) {
+                        Some(at)
+                            if at >= first_eol
+                                && !tabbed(line)
+                                && !tabbed(&body[at - column(bytes, at)..])
+                                && leading_ws(line).len() < column(bytes, at) =>
+                        {
+                            Role::Hang
+                        }
+                        Some(_) => Role::Follow,
+                        None => Role::Step,
+                    }
                 }
                 _ => Role::Step,
             }
         });
     }
     out
+}
+
+/// Does `line`'s indentation hold a tab?
+fn tabbed(line: &str) -> bool {
+    leading_ws(line).contains('\t')
+}
+
+/// The column of byte `at` of `bytes`, in bytes from its line's start.
+fn column(bytes: &[u8], at: usize) -> usize {
+    let at = at.min(bytes.len());
+    at - memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1)
 }
 
 /// The indentation unit of the code at `code` (body offsets in `body`,
@@ -293,6 +342,17 @@ pub fn code_unit(
     body: &str,
     code: std::ops::Range<usize>,
 ) -> Option<usize> {
+    code_units(lang, tree, body, code).first().copied()
+}
+
+/// Every unit [`code_unit`] could read, smallest first: several when the
+/// code's most frequent steps tie ([`super::rescale::steps_units`]).
+pub fn code_units(
+    lang: &Language,
+    tree: &Tree,
+    body: &str,
+    code: std::ops::Range<usize>,
+) -> Vec<usize> {
     let bytes = body.as_bytes();
     let ls = memchr::memrchr(b'\n', &bytes[..code.start.min(body.len())]).map_or(0, |i| i + 1);
     let first = leading_ws(&body[ls..]).len();
@@ -306,7 +366,7 @@ pub fn code_unit(
             _ => leading_ws(l).len().checked_sub(first),
         })
         .collect();
-    super::rescale::steps_unit(&depths, &roles(lang, tree, body, code))
+    super::rescale::steps_units(&depths, &roles(lang, tree, body, code))
 }
 
 /// The first item of `node` when `node` opens with a bracket and that item
@@ -347,6 +407,14 @@ fn aligned_under(lang: &Language, anchor: Node<'_>, leaf: Node<'_>) -> Option<us
         .iter()
         .any(|f| anchor.child_by_field_name(f) == Some(child));
     (!in_body).then_some(at)
+}
+
+/// Is `node` the body of `owner` (a `symbols.body_fields` field)?
+fn is_body_of(lang: &Language, owner: Node<'_>, node: Node<'_>) -> bool {
+    lang.rules()
+        .body_fields
+        .iter()
+        .any(|f| owner.child_by_field_name(f) == Some(node))
 }
 
 /// Does `leaf` close `anchor` (its last token, a `}` or `)`)?

@@ -22,6 +22,10 @@ pub enum Role {
     /// Continued inside a visually indented bracket, or inside a multi-line
     /// comment or docstring: moves by as much as the line above it.
     Follow,
+    /// Continued inside such a bracket but left of its first item (a
+    /// hanging indent): as far deeper than the line above it as it was, in
+    /// steps. Like a following line, it does not tell the code's unit.
+    Hang,
     /// Never moved (inside a multi-line string literal, or blank).
     Fixed,
 }
@@ -33,7 +37,19 @@ pub enum Role {
 /// file's own unit is read: [`crate::source::indent_of_lines`]). `None`
 /// when no step line goes deeper.
 pub fn steps_unit(depths: &[Option<usize>], roles: &[Role]) -> Option<usize> {
-    let mut counts = [0usize; 9];
+    steps_units(depths, roles).first().copied()
+}
+
+/// Every step [`steps_unit`] could take as the unit, smallest first: the
+/// most frequent steps, several when they tie (Java's
+/// `Collections.unmodifiableList` goes 4, 3 and 8 deeper once each), so
+/// that a caller can tell a unit the code shows from one a tie chose.
+pub fn steps_units(depths: &[Option<usize>], roles: &[Role]) -> Vec<usize> {
+    let mut counts = [0usize; MAX_UNIT + 1];
+    // Steps wider than any unit: several steps at once (racc's generated
+    // Ruby puts a method's body 4 and 6 columns in, so the same code in
+    // steps of 8 goes 16 and 24 deep with no narrower step between).
+    let mut wide = false;
     let mut stack: Vec<usize> = vec![0];
     for (depth, role) in depths.iter().zip(roles).skip(1) {
         let (Some(d), Role::Step) = (*depth, *role) else {
@@ -44,20 +60,26 @@ pub fn steps_unit(depths: &[Option<usize>], roles: &[Role]) -> Option<usize> {
         }
         let top = stack.last().copied().unwrap_or(0);
         if d > top {
-            if d - top < counts.len() {
-                counts[d - top] += 1;
+            match counts.get_mut(d - top) {
+                Some(n) => *n += 1,
+                None => wide = true,
             }
             stack.push(d);
         }
     }
-    counts
-        .iter()
-        .enumerate()
-        .skip(1)
-        .filter(|(_, c)| **c > 0)
-        .max_by_key(|(w, c)| (**c, usize::MAX - *w))
-        .map(|(w, _)| w)
+    let most = counts.iter().skip(1).copied().max().unwrap_or(0);
+    if most == 0 {
+        // With only wide steps, the widest unit: what is left over is kept
+        // as it is by the rescale (a Java constructor's body one column
+        // past a step of 4, sent in steps of 8, is 9 deep: 8 and 1, not
+        // three steps of 3).
+        return if wide { vec![MAX_UNIT] } else { Vec::new() };
+    }
+    (1..=MAX_UNIT).filter(|&w| counts[w] == most).collect()
 }
+
+/// The widest step read as one unit.
+const MAX_UNIT: usize = 8;
 
 /// `depths` rescaled from steps of `from` to steps of `to` (see the module
 /// text). A step line at a depth some enclosing step line had takes that
@@ -74,6 +96,8 @@ pub fn rescale(
     // (old depth, new depth) of the step lines enclosing the current one.
     let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
     let mut delta: isize = 0;
+    // (old depth, new depth) of the nearest moved line above.
+    let mut above = (0, 0);
     let mut out = Vec::with_capacity(depths.len());
     for (i, (depth, role)) in depths.iter().zip(roles).enumerate() {
         let Some(d) = *depth else {
@@ -96,6 +120,8 @@ pub fn rescale(
                     new
                 }
                 Role::Follow => (d as isize + delta).max(0) as usize,
+                Role::Hang if d > above.0 => above.1 + scale(d - above.0),
+                Role::Hang => (d as isize + delta).max(0) as usize,
                 Role::Fixed => {
                     out.push(None);
                     continue;
@@ -103,6 +129,7 @@ pub fn rescale(
             }
         };
         delta = new as isize - d as isize;
+        above = (d, new);
         out.push(Some(new));
     }
     out
@@ -122,6 +149,11 @@ mod tests {
         // Following lines do not vote.
         assert_eq!(steps_unit(&d(&[0, 6, 6]), &[Step, Follow, Follow]), None);
         assert_eq!(steps_unit(&d(&[0]), &[Step]), None);
+        // Only steps wider than any unit: the widest unit.
+        assert_eq!(steps_unit(&d(&[0, 24, 24, 16, 0]), &[Step; 5]), Some(8));
+        assert_eq!(steps_unit(&d(&[0, 9, 0]), &[Step; 3]), Some(8));
+        // Steps of 4, 3 and 8 once each: a tie, each of them the unit.
+        assert_eq!(steps_units(&d(&[0, 4, 7, 4, 12]), &[Step; 5]), [3, 4, 8]);
     }
 
     #[test]
@@ -139,6 +171,9 @@ mod tests {
             rescale(&d(&[0, 6, 2, 8, 2, 2, 2]), &roles, 2, 4),
             d(&[0, 6, 4, 10, 4, 4, 4])
         );
+        // x = g(1,          0
+        //     2)            4 -> 8 (hangs one step below the line above)
+        assert_eq!(rescale(&d(&[0, 4]), &[Step, Hang], 4, 8), d(&[0, 8]));
         // f() {  /  return {  /  a: 2,  /  };  /  }   from 4 to 2.
         assert_eq!(
             rescale(&d(&[0, 4, 8, 4, 0]), &[Step; 5], 4, 2),

@@ -549,9 +549,21 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
         unit,
     } in readings
     {
-        let rescaled = unit
-            .filter(|&from| rescalable && from != ctx.unit)
-            .map(|from| indent::rescale(&depths, &all_roles, from, ctx.unit));
+        // To the symbol's own unit, then to the file's: a symbol whose own
+        // lines read as another unit only by chance (racc's generated Ruby
+        // puts a body 6 and 4 columns in, in a file of 2) comes back as it
+        // was from steps of the file's unit.
+        let rescaled: Vec<Vec<Option<usize>>> = unit
+            .filter(|_| rescalable)
+            .map(|from| {
+                let mut to = vec![ctx.unit, indent::unit(ctx.style)];
+                to.dedup();
+                to.into_iter()
+                    .filter(|&to| to > 0 && to != from)
+                    .map(|to| indent::rescale(&depths, &all_roles, from, to))
+                    .collect()
+            })
+            .unwrap_or_default();
         for scaled in rescaled.iter().map(Some).chain([None]) {
             let mut text = String::with_capacity(restyled.len() + lines.len() * (t.len() + 1));
             for (i, (line, term)) in lines.iter().enumerate() {
