@@ -43,8 +43,40 @@ pub fn steps_unit(depths: &[Option<usize>], roles: &[Role]) -> Option<usize> {
 /// Every step [`steps_unit`] could take as the unit, smallest first: the
 /// most frequent steps, several when they tie (Java's
 /// `Collections.unmodifiableList` goes 4, 3 and 8 deeper once each), so
-/// that a caller can tell a unit the code shows from one a tie chose.
+/// that a caller can tell a unit the code shows from one a tie chose. A
+/// step of one column is left out of a tie.
 pub fn steps_units(depths: &[Option<usize>], roles: &[Role]) -> Vec<usize> {
+    let (counts, wide) = step_counts(depths, roles);
+    let most = counts.iter().skip(1).copied().max().unwrap_or(0);
+    if most == 0 {
+        // With only wide steps, the widest unit: what is left over is kept
+        // as it is by the rescale (a Java constructor's body one column
+        // past a step of 4, sent in steps of 8, is 9 deep: 8 and 1, not
+        // three steps of 3).
+        return if wide { vec![MAX_UNIT] } else { Vec::new() };
+    }
+    let tied: Vec<usize> = (1..=MAX_UNIT).filter(|&w| counts[w] == most).collect();
+    // A one-column step loses a tie: it is a stray column, not a unit (the
+    // JDK's `BigInteger.squareToLen` has its body 5 deep, its blocks 4 more
+    // and its `}` one column right of its header, 5, 4 and 1 once each).
+    match tied.as_slice() {
+        [1, rest @ ..] if !rest.is_empty() => rest.to_vec(),
+        _ => tied,
+    }
+}
+
+/// The narrowest step the code takes: when it is not the most frequent one
+/// ([`steps_unit`]), a rescale may need it (yaml-cpp's `Utf8Adjust` has a
+/// body one step of 2 in and two continuations two steps in, so in steps
+/// of 4 its most frequent step is 8, and its body, 4 deep, less than one).
+pub fn narrowest_step(depths: &[Option<usize>], roles: &[Role]) -> Option<usize> {
+    let (counts, _) = step_counts(depths, roles);
+    (1..=MAX_UNIT).find(|&w| counts[w] > 0)
+}
+
+/// How many times a [`Role::Step`] line goes each width deeper than the
+/// step line it is nested in, and whether one goes deeper than any unit.
+fn step_counts(depths: &[Option<usize>], roles: &[Role]) -> ([usize; MAX_UNIT + 1], bool) {
     let mut counts = [0usize; MAX_UNIT + 1];
     // Steps wider than any unit: several steps at once (racc's generated
     // Ruby puts a method's body 4 and 6 columns in, so the same code in
@@ -67,15 +99,7 @@ pub fn steps_units(depths: &[Option<usize>], roles: &[Role]) -> Vec<usize> {
             stack.push(d);
         }
     }
-    let most = counts.iter().skip(1).copied().max().unwrap_or(0);
-    if most == 0 {
-        // With only wide steps, the widest unit: what is left over is kept
-        // as it is by the rescale (a Java constructor's body one column
-        // past a step of 4, sent in steps of 8, is 9 deep: 8 and 1, not
-        // three steps of 3).
-        return if wide { vec![MAX_UNIT] } else { Vec::new() };
-    }
-    (1..=MAX_UNIT).filter(|&w| counts[w] == most).collect()
+    (counts, wide)
 }
 
 /// The widest step read as one unit.
@@ -154,6 +178,9 @@ mod tests {
         assert_eq!(steps_unit(&d(&[0, 9, 0]), &[Step; 3]), Some(8));
         // Steps of 4, 3 and 8 once each: a tie, each of them the unit.
         assert_eq!(steps_units(&d(&[0, 4, 7, 4, 12]), &[Step; 5]), [3, 4, 8]);
+        // A one-column step loses a tie.
+        assert_eq!(steps_units(&d(&[0, 5, 9, 1]), &[Step; 4]), [4, 5]);
+        assert_eq!(steps_unit(&d(&[0, 1, 2]), &[Step; 3]), Some(1));
     }
 
     #[test]

@@ -524,11 +524,13 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                     && leading_ws(line).len() < ctx.floor
             });
             let unit = indent::steps_unit(&depths, &all_roles);
+            let narrowest = indent::narrowest_step(&depths, &all_roles);
             Reading {
                 base,
                 depths,
                 strands,
                 unit,
+                narrowest,
             }
         })
         .collect();
@@ -547,23 +549,32 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
         depths,
         strands,
         unit,
+        narrowest,
     } in readings
     {
-        // To the symbol's own unit, then to the file's: a symbol whose own
-        // lines read as another unit only by chance (racc's generated Ruby
-        // puts a body 6 and 4 columns in, in a file of 2) comes back as it
-        // was from steps of the file's unit.
-        let rescaled: Vec<Vec<Option<usize>>> = unit
-            .filter(|_| rescalable)
-            .map(|from| {
-                let mut to = vec![ctx.unit, indent::unit(ctx.style)];
-                to.dedup();
-                to.into_iter()
-                    .filter(|&to| to > 0 && to != from)
-                    .map(|to| indent::rescale(&depths, &all_roles, from, to))
-                    .collect()
-            })
-            .unwrap_or_default();
+        // From the code's most frequent step to the symbol's own unit, and
+        // from its narrowest step to the file's. A symbol whose own lines
+        // read as another unit only by chance comes back as it was: racc's
+        // generated Ruby puts a body 6 and 4 columns in, in a file of 2
+        // (its steps read as 4, a tie); yaml-cpp's `Utf8Adjust` has a body
+        // one step of 2 in and two continuations two steps in (read as 4;
+        // sent in steps of 4, its most frequent step is 8, and its body, 4
+        // deep, less than one of those).
+        let mut rescaled: Vec<Vec<Option<usize>>> = Vec::new();
+        if rescalable {
+            let pairs = [
+                (unit, ctx.unit),
+                (narrowest.or(unit), indent::unit(ctx.style)),
+            ];
+            for (from, to) in pairs {
+                if let Some(from) = from.filter(|&f| to > 0 && f != to) {
+                    let r = indent::rescale(&depths, &all_roles, from, to);
+                    if !rescaled.contains(&r) {
+                        rescaled.push(r);
+                    }
+                }
+            }
+        }
         for scaled in rescaled.iter().map(Some).chain([None]) {
             let mut text = String::with_capacity(restyled.len() + lines.len() * (t.len() + 1));
             for (i, (line, term)) in lines.iter().enumerate() {
@@ -622,6 +633,8 @@ struct Reading {
     strands: bool,
     /// The code's indentation unit as this reading shows it.
     unit: Option<usize>,
+    /// The narrowest step it takes ([`indent::narrowest_step`]).
+    narrowest: Option<usize>,
 }
 
 /// Order the readings of code that replaces `old` so that the one keeping
@@ -926,7 +939,16 @@ pub struct Checked {
 /// that, the one with no new problem and the fewest misplaced lines (block
 /// lines first, then continuation lines: [`indent::Penalty`]); failing
 /// that, the least bad (the caller refuses it unless errors are allowed).
-pub fn choose(file: &ParsedFile, plans: Vec<SymbolEdit>, style: Indent) -> Result<Checked> {
+pub fn choose(file: &ParsedFile, mut plans: Vec<SymbolEdit>, style: Indent) -> Result<Checked> {
+    // A reading that gives back the file as it is goes first: another one
+    // may also look right to the layout penalty, and come first in the
+    // likelihood order (BigDecimal's `writeObject` sits at 3 under
+    // `@java.io.Serial` at 4; its bare code as extracted also reads, one
+    // column right, as a method at 4 with nothing out of place).
+    if let Some(i) = plans.iter().position(|p| p.new_text == file.source.text) {
+        let same = plans.remove(i);
+        plans.insert(0, same);
+    }
     let offset = file.source.body_offset();
     let unit = indent::unit(style);
     let mut best: Option<((bool, indent::Penalty), Checked)> = None;

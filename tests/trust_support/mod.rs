@@ -175,14 +175,14 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
     let bare_code = &text[bare.start_byte..full.end_byte];
     let full_verbatim = verbatim(file, full.start_byte..full.end_byte);
     let bare_verbatim = verbatim(file, bare.start_byte..full.end_byte);
+    // The bare definition is dedented by its own line's column (a JDK
+    // method at 5 under its Javadoc at 4 is dedented by 5, so that its
+    // steps stay steps in every other width).
+    let bare_col = column_of(text, bare.start_byte);
     let crlf = text.contains("\r\n");
-    // The bare definition dedented by the trivia's column: only lossless
-    // when its first line sits at that column too (BigDecimal's
-    // `writeObject` sits at 3 under a Javadoc at 3 and `@java.io.Serial`
-    // at 4: dedented by 3, nothing tells that its lines were one column
-    // left of the annotation).
-    let bare_lossless = column_of(text, bare.start_byte) == col
-        && dedent_keeps_layout(bare_code, col, &bare_verbatim);
+    // Lossless only when no line sits left of that column (BigDecimal's
+    // `writeObject` sits at 3 under `@java.io.Serial` at 4).
+    let bare_lossless = dedent_keeps_layout(bare_code, bare_col, &bare_verbatim);
     let mut out = vec![Shape {
         name: "extract",
         code: full_code.to_string(),
@@ -204,7 +204,7 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
         });
         out.push(Shape {
             name: "dedented_no_trivia",
-            code: dedent(bare_code, col, &bare_verbatim),
+            code: dedent(bare_code, bare_col, &bare_verbatim),
             identity: bare_lossless,
             respaced: false,
         });
@@ -224,7 +224,7 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
             respaced: false,
         });
     }
-    let ded = dedent(bare_code, col, &bare_verbatim);
+    let ded = dedent(bare_code, bare_col, &bare_verbatim);
     out.push(Shape {
         name: "other_line_endings",
         code: if crlf {
