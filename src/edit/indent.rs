@@ -272,8 +272,8 @@ fn leaf_and_anchor(tree: &Tree, p: usize, row: usize) -> Option<(Node<'_>, Node<
 /// or docstring, or continued inside a bracket whose first item follows it
 /// on its line (the same bracket [`layout_penalty`] lets a line align
 /// under), follows the line above, unless it sits left of that item (it
-/// hangs); a line that begins with a comment is a comment; any other is a
-/// step line.
+/// hangs); a line that begins with a comment is a comment; one that begins
+/// by closing what an earlier line opened closes; any other is a step line.
 pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usize>) -> Vec<Role> {
     let bytes = body.as_bytes();
     let end = code.end.min(body.len());
@@ -300,6 +300,11 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
                 // is placed where the old one was, and its later lines may
                 // carry any base (see [`readings`]). Nor is a line indented
                 // with tabs, whose columns are not bytes.
+                Some((leaf, anchor))
+                    if anchor.start_position().row < row && closes(leaf, anchor) =>
+                {
+                    Role::Close
+                }
                 Some((leaf, anchor)) if anchor.start_position().row < row => {
                     match aligned_under(lang, anchor, leaf) {
                         Some(at)

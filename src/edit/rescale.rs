@@ -19,6 +19,11 @@ pub enum Role {
     /// A line that begins with a comment: placed like a step line, but it
     /// neither tells the code's unit nor opens a depth.
     Comment,
+    /// A line that begins by closing a bracket opened on an earlier line
+    /// (`}`, `)`): placed like a comment line. It sits at its opener's
+    /// depth, so a column it sits off by is a slip, not a step (the JDK's
+    /// `BigInteger.squareToLen` closes one column right of its header).
+    Close,
     /// Continued inside a visually indented bracket, or inside a multi-line
     /// comment or docstring: moves by as much as the line above it.
     Follow,
@@ -43,8 +48,7 @@ pub fn steps_unit(depths: &[Option<usize>], roles: &[Role]) -> Option<usize> {
 /// Every step [`steps_unit`] could take as the unit, smallest first: the
 /// most frequent steps, several when they tie (Java's
 /// `Collections.unmodifiableList` goes 4, 3 and 8 deeper once each), so
-/// that a caller can tell a unit the code shows from one a tie chose. A
-/// step of one column is left out of a tie.
+/// that a caller can tell a unit the code shows from one a tie chose.
 pub fn steps_units(depths: &[Option<usize>], roles: &[Role]) -> Vec<usize> {
     let (counts, wide) = step_counts(depths, roles);
     let most = counts.iter().skip(1).copied().max().unwrap_or(0);
@@ -55,14 +59,7 @@ pub fn steps_units(depths: &[Option<usize>], roles: &[Role]) -> Vec<usize> {
         // three steps of 3).
         return if wide { vec![MAX_UNIT] } else { Vec::new() };
     }
-    let tied: Vec<usize> = (1..=MAX_UNIT).filter(|&w| counts[w] == most).collect();
-    // A one-column step loses a tie: it is a stray column, not a unit (the
-    // JDK's `BigInteger.squareToLen` has its body 5 deep, its blocks 4 more
-    // and its `}` one column right of its header, 5, 4 and 1 once each).
-    match tied.as_slice() {
-        [1, rest @ ..] if !rest.is_empty() => rest.to_vec(),
-        _ => tied,
-    }
+    (1..=MAX_UNIT).filter(|&w| counts[w] == most).collect()
 }
 
 /// The narrowest step the code takes: when it is not the most frequent one
@@ -84,11 +81,14 @@ fn step_counts(depths: &[Option<usize>], roles: &[Role]) -> ([usize; MAX_UNIT + 
     let mut wide = false;
     let mut stack: Vec<usize> = vec![0];
     for (depth, role) in depths.iter().zip(roles).skip(1) {
-        let (Some(d), Role::Step) = (*depth, *role) else {
+        let (Some(d), Role::Step | Role::Close) = (*depth, *role) else {
             continue;
         };
         while stack.last().is_some_and(|&top| top > d) {
             stack.pop();
+        }
+        if *role == Role::Close {
+            continue;
         }
         let top = stack.last().copied().unwrap_or(0);
         if d > top {
@@ -132,7 +132,7 @@ pub fn rescale(
             0
         } else {
             match role {
-                Role::Step | Role::Comment => {
+                Role::Step | Role::Comment | Role::Close => {
                     while stack.len() > 1 && stack.last().is_some_and(|&(old, _)| old > d) {
                         stack.pop();
                     }
@@ -178,8 +178,12 @@ mod tests {
         assert_eq!(steps_unit(&d(&[0, 9, 0]), &[Step; 3]), Some(8));
         // Steps of 4, 3 and 8 once each: a tie, each of them the unit.
         assert_eq!(steps_units(&d(&[0, 4, 7, 4, 12]), &[Step; 5]), [3, 4, 8]);
-        // A one-column step loses a tie.
-        assert_eq!(steps_units(&d(&[0, 5, 9, 1]), &[Step; 4]), [4, 5]);
+        // A closing line does not vote (the JDK's `squareToLen` closes one
+        // column right of its header).
+        assert_eq!(
+            steps_units(&d(&[0, 5, 9, 1]), &[Step, Step, Step, Close]),
+            [4, 5]
+        );
         assert_eq!(steps_unit(&d(&[0, 1, 2]), &[Step; 3]), Some(1));
     }
 

@@ -520,7 +520,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
             let strands = lines.iter().enumerate().any(|(i, (line, _))| {
                 depths[i].is_none()
                     && !is_blank(line)
-                    && all_roles[i] == indent::Role::Step
+                    && matches!(all_roles[i], indent::Role::Step | indent::Role::Close)
                     && leading_ws(line).len() < ctx.floor
             });
             let unit = indent::steps_unit(&depths, &all_roles);
