@@ -251,18 +251,42 @@ pub fn layout_penalty(
 /// its *anchor*: the nearest enclosing node that starts on an earlier line
 /// (the root when none does).
 fn leaf_and_anchor(tree: &Tree, p: usize, row: usize) -> Option<(Node<'_>, Node<'_>)> {
-    let leaf = tree.root_node().descendant_for_byte_range(p, p + 1)?;
+    let chain = ancestors(tree, p);
+    let (&leaf, above) = chain.split_last()?;
     if leaf.start_byte() != p {
         return None;
     }
-    let mut anchor = leaf;
-    while let Some(parent) = anchor.parent() {
-        anchor = parent;
-        if parent.start_position().row < row {
+    let anchor = above
+        .iter()
+        .rev()
+        .find(|n| n.start_position().row < row)
+        .or(above.first())
+        .copied()
+        .unwrap_or(leaf);
+    Some((leaf, anchor))
+}
+
+/// The nodes holding byte `at` (`start <= at < end`), the root first and
+/// the smallest last. One walk down from the root: `Node::parent` walks
+/// down from the root again at each step up, and climbing from a leaf of a
+/// file with thousands of top-level items that way was nearly all the time
+/// of an edit's layout judging (Go's and Java's largest files).
+fn ancestors(tree: &Tree, at: usize) -> Vec<Node<'_>> {
+    let mut cursor = tree.walk();
+    let mut out = Vec::new();
+    let root = cursor.node();
+    if !(root.start_byte() <= at && at < root.end_byte()) {
+        return out;
+    }
+    out.push(root);
+    while cursor.goto_first_child_for_byte(at).is_some() {
+        let n = cursor.node();
+        if n.start_byte() > at {
             break;
         }
+        out.push(n);
     }
-    Some((leaf, anchor))
+    out
 }
 
 /// How each line of the code at `code` (body offsets in `body`, parsed as
@@ -499,14 +523,9 @@ pub fn comment_lines(tree: &Tree, body: &str, code: std::ops::Range<usize>) -> V
 
 /// Whether byte `ls` lies strictly inside a comment.
 fn in_comment(tree: &Tree, ls: usize) -> bool {
-    let mut node = tree.root_node().descendant_for_byte_range(ls, ls);
-    while let Some(n) = node {
-        if is_comment(&n) && n.start_byte() < ls && ls < n.end_byte() {
-            return true;
-        }
-        node = n.parent();
-    }
-    false
+    ancestors(tree, ls)
+        .iter()
+        .any(|n| is_comment(n) && n.start_byte() < ls && ls < n.end_byte())
 }
 
 /// Does the line starting at `ls` begin inside a multi-line string (a node
@@ -519,14 +538,10 @@ fn begins_in_verbatim(lang: &Language, tree: &Tree, ls: usize) -> bool {
 /// included) that the line starting at `ls` begins inside, if any.
 fn string_around<'t>(lang: &Language, tree: &'t Tree, ls: usize) -> Option<tree_sitter::Node<'t>> {
     let kinds = &lang.kinds().verbatim;
-    let mut node = tree.root_node().descendant_for_byte_range(ls, ls);
-    while let Some(n) = node {
-        if n.start_byte() < ls && ls < n.end_byte() && kinds.contains(&n) {
-            return Some(n);
-        }
-        node = n.parent();
-    }
-    None
+    ancestors(tree, ls)
+        .into_iter()
+        .rev()
+        .find(|n| n.start_byte() < ls && ls < n.end_byte() && kinds.contains(n))
 }
 
 /// Is `node` a string standing as a statement (`symbols.docstring` read
