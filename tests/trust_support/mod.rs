@@ -154,6 +154,25 @@ fn width_name(spaces: usize) -> &'static str {
     }
 }
 
+/// The least column of the step lines of `file`'s text over `range` (file
+/// offsets) after the first, as the engine reads their roles.
+fn step_lines_column(file: &ParsedFile, range: std::ops::Range<usize>) -> Option<usize> {
+    let off = file.source.body_offset();
+    let roles = edit::indent::roles(
+        &file.language,
+        &file.tree,
+        file.source.body(),
+        range.start - off..range.end - off,
+    );
+    file.source.text[range]
+        .split('\n')
+        .zip(roles)
+        .skip(1)
+        .filter(|(l, r)| *r == edit::indent::Role::Step && !l.trim().is_empty())
+        .map(|(l, _)| ws_len(l))
+        .min()
+}
+
 /// Lines of `file`'s text over `range` (file offsets) inside a multi-line
 /// string literal, as the engine reads them.
 fn verbatim(file: &ParsedFile, range: std::ops::Range<usize>) -> Vec<bool> {
@@ -175,14 +194,18 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
     let bare_code = &text[bare.start_byte..full.end_byte];
     let full_verbatim = verbatim(file, full.start_byte..full.end_byte);
     let bare_verbatim = verbatim(file, bare.start_byte..full.end_byte);
-    // The bare definition is dedented by its own line's column (a JDK
-    // method at 5 under its Javadoc at 4 is dedented by 5, so that its
-    // steps stay steps in every other width).
+    // The bare definition is dedented by its own column: the least of its
+    // first line's and its step lines' (a JDK method at 5 under its
+    // Javadoc at 4 is dedented by 5, so that its steps stay steps in every
+    // other width; BigDecimal's `writeObject` at 3 under `@java.io.Serial`
+    // at 4, by 3). Lossless only when that is the first line's column and
+    // no line sits left of it.
     let bare_col = column_of(text, bare.start_byte);
+    let ded_col = step_lines_column(file, bare.start_byte..full.end_byte)
+        .map_or(bare_col, |c| c.min(bare_col));
     let crlf = text.contains("\r\n");
-    // Lossless only when no line sits left of that column (BigDecimal's
-    // `writeObject` sits at 3 under `@java.io.Serial` at 4).
-    let bare_lossless = dedent_keeps_layout(bare_code, bare_col, &bare_verbatim);
+    let bare_lossless =
+        ded_col == bare_col && dedent_keeps_layout(bare_code, bare_col, &bare_verbatim);
     let mut out = vec![Shape {
         name: "extract",
         code: full_code.to_string(),
@@ -204,7 +227,7 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
         });
         out.push(Shape {
             name: "dedented_no_trivia",
-            code: dedent(bare_code, bare_col, &bare_verbatim),
+            code: dedent(bare_code, ded_col, &bare_verbatim),
             identity: bare_lossless,
             respaced: false,
         });
@@ -224,7 +247,7 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
             respaced: false,
         });
     }
-    let ded = dedent(bare_code, bare_col, &bare_verbatim);
+    let ded = dedent(bare_code, ded_col, &bare_verbatim);
     out.push(Shape {
         name: "other_line_endings",
         code: if crlf {
