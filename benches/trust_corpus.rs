@@ -24,7 +24,11 @@
 //! cargo bench --bench trust_corpus -- python 200   # the first 200 files
 //! TRUST_ONLY=regex-syntax cargo bench --bench trust_corpus -- rust
 //! TRUST_PER_FILE=30 cargo bench --bench trust_corpus -- python
+//! TRUST_ONLY=BigDecimal.java TRUST_SHOW='writeObject [width_2]' cargo bench --bench trust_corpus -- java
 //! ```
+//!
+//! `TRUST_SHOW=text` prints, for each case whose label holds `text`, the
+//! code sent and the symbol written (on stderr).
 //!
 //! `TRUST_PER_FILE=N` runs at most N functions of each file, spread evenly
 //! over it (the same ones each run). A case reparses its file, so the

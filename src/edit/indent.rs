@@ -446,9 +446,17 @@ fn is_body_of(lang: &Language, owner: Node<'_>, node: Node<'_>) -> bool {
         .any(|f| owner.child_by_field_name(f) == Some(node))
 }
 
-/// Does `leaf` close `anchor` (its last token, a `}` or `)`)?
+/// Does `leaf` close `anchor` (its last token, a `}`, `)` or Ruby's `end`,
+/// when its first is an opening token too)? The last token of a node that
+/// opens with a named one closes nothing: Java's `private`, the last of a
+/// method's modifiers after `@java.io.Serial`, is not a brace.
 fn closes(leaf: Node<'_>, anchor: Node<'_>) -> bool {
-    !leaf.is_named() && leaf.parent() == Some(anchor) && anchor.end_byte() == leaf.end_byte()
+    !leaf.is_named()
+        && anchor.end_byte() == leaf.end_byte()
+        && anchor
+            .child(0)
+            .is_some_and(|open| !open.is_named() && open != leaf)
+        && leaf.parent() == Some(anchor)
 }
 
 /// Is `node` an anonymous token with no letter or digit in it (an

@@ -632,6 +632,16 @@ pub fn run_file_picked(lang: &Lang, path: &Path, pick: Pick, t: &mut Tally) {
                     continue;
                 }
             }
+            // `TRUST_SHOW=label` prints the code sent and the symbol written
+            // for the cases whose label holds it (to see a finding).
+            if std::env::var("TRUST_SHOW").is_ok_and(|w| !w.is_empty() && label.contains(&w)) {
+                let a = moved.unwrap().full_span();
+                eprintln!(
+                    "{label}\n--- sent\n{}\n--- written\n{}\n---",
+                    shape.code,
+                    &new[a.start_byte..a.end_byte]
+                );
+            }
             if shape.respaced {
                 // The file's unit, the symbol's own, and every line's text.
                 let (was, now) = (symbol_units(&file, s), symbol_units(&after, moved.unwrap()));
