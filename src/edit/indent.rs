@@ -228,8 +228,17 @@ pub fn layout_penalty(
                     } else {
                         1
                     };
+                    // A body's opening bracket on a line of its own may sit
+                    // anywhere right of its header (the JDK's one-line
+                    // methods put `{ return …; }` under a column of others).
+                    let opens_body = lang.rules().body_fields.iter().any(|f| {
+                        anchor
+                            .child_by_field_name(f)
+                            .is_some_and(|b| b.start_byte() == p && opens_with_bracket(b))
+                    });
                     here < base
                         || (here > base
+                            && !opens_body
                             && !(1..=steps).any(|k| here - base == k * unit)
                             && Some(here) != aligned)
                 };
