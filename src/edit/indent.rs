@@ -191,7 +191,7 @@ pub fn layout_penalty(
                 let aligned = (anchor_row < row)
                     .then(|| aligned_under(lang, anchor, leaf))
                     .flatten()
-                    .map(|at| at - line_start(at));
+                    .map(|at| column(bytes, at));
                 // A body whose brace ends a continued header line (the
                 // JDK's `throws X {` one or two steps in) belongs to the
                 // line its definition or statement starts on.
@@ -218,11 +218,7 @@ pub fn layout_penalty(
                     // A line of a definition's or statement's header, not
                     // of its body (Java's `throws` clause), is a
                     // continuation too.
-                    let in_header = lang.rules().body_fields.iter().any(|f| {
-                        anchor
-                            .child_by_field_name(f)
-                            .is_some_and(|b| b.start_byte() > p)
-                    });
+                    let in_header = bodies(lang, anchor).any(|b| b.start_byte() > p);
                     let steps = if opens_with_bracket(anchor) || is_punctuation(leaf) || in_header {
                         2
                     } else {
@@ -231,11 +227,8 @@ pub fn layout_penalty(
                     // A body's opening bracket on a line of its own may sit
                     // anywhere right of its header (the JDK's one-line
                     // methods put `{ return …; }` under a column of others).
-                    let opens_body = lang.rules().body_fields.iter().any(|f| {
-                        anchor
-                            .child_by_field_name(f)
-                            .is_some_and(|b| b.start_byte() == p && opens_with_bracket(b))
-                    });
+                    let opens_body =
+                        bodies(lang, anchor).any(|b| b.start_byte() == p && opens_with_bracket(b));
                     here < base
                         || (here > base
                             && !opens_body
@@ -439,20 +432,20 @@ fn aligned_under(lang: &Language, anchor: Node<'_>, leaf: Node<'_>) -> Option<us
         }
         child = parent;
     }
-    let in_body = lang
-        .rules()
-        .body_fields
-        .iter()
-        .any(|f| anchor.child_by_field_name(f) == Some(child));
-    (!in_body).then_some(at)
+    (!is_body_of(lang, anchor, child)).then_some(at)
 }
 
 /// Is `node` the body of `owner` (a `symbols.body_fields` field)?
 fn is_body_of(lang: &Language, owner: Node<'_>, node: Node<'_>) -> bool {
+    bodies(lang, owner).any(|b| b == node)
+}
+
+/// The children of `owner` in its `symbols.body_fields` fields.
+fn bodies<'t>(lang: &Language, owner: Node<'t>) -> impl Iterator<Item = Node<'t>> {
     lang.rules()
         .body_fields
         .iter()
-        .any(|f| owner.child_by_field_name(f) == Some(node))
+        .filter_map(move |f| owner.child_by_field_name(f))
 }
 
 /// Does `leaf` close `anchor` (its last token, a `}`, `)` or Ruby's `end`,
