@@ -27,6 +27,8 @@
 //! TRUST_ONLY=BigDecimal.java TRUST_SHOW='writeObject [width_2]' cargo bench --bench trust_corpus -- java
 //! ```
 //!
+//! `TRUST_LIST=all` lists every failure, not the first 20.
+//!
 //! `TRUST_SHOW=text` prints, for each case whose label holds `text`, the
 //! code sent and the symbol written (on stderr).
 //!
@@ -165,12 +167,14 @@ fn run_checked(
         ("rejected by the front end", &t.rejected),
     ] {
         if !list.is_empty() {
-            println!(
-                "  {title} (first {} of {}):",
-                list.len().min(20),
-                list.len()
-            );
-            for l in list.iter().take(20) {
+            // `TRUST_LIST=all` prints every one (a whole-corpus run's list
+            // is the work list of the next session).
+            let shown = match std::env::var("TRUST_LIST").as_deref() {
+                Ok("all") => list.len(),
+                _ => list.len().min(20),
+            };
+            println!("  {title} (first {shown} of {}):", list.len());
+            for l in list.iter().take(shown) {
                 println!("    {l}");
             }
         }

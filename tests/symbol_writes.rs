@@ -1286,6 +1286,14 @@ fn code_in_another_width_comes_back_in_the_files_layout() {
             // Steps of 2 where the file has 4.
             "private int f(int a,\n              int b)\n    throws Exception {\n  return a;\n}",
         ),
+        (
+            "P.java",
+            "class P {\n    int f(int ch) {\n        if (ch < 256 &&\n            !(a(1) && a(2) &&\n              (ch == 0xff || ch == 0xb5 ||\n               ch == 0x49))) {\n            b(ch);\n        }\n        return ch;\n    }\n}\n",
+            "P.f",
+            // Steps of 2 where the file has 4, its `||` lines under the
+            // bracket's first item (the JDK's `Pattern.bitsOrSingle`).
+            "int f(int ch) {\n  if (ch < 256 &&\n    !(a(1) && a(2) &&\n      (ch == 0xff || ch == 0xb5 ||\n       ch == 0x49))) {\n    b(ch);\n  }\n  return ch;\n}",
+        ),
     ];
     for (path, src, symbol, code) in cases {
         let ws = Ws::new(&[(path, src.as_bytes())]);

@@ -182,16 +182,17 @@ pub fn layout_penalty(
         let line = &body[ls..le];
         if !is_blank(line) && string_around(lang, tree, ls).is_none() {
             let p = ls + leading_ws(line).len();
-            if let Some((leaf, anchor)) = leaf_and_anchor(tree, p, row)
-                && !leaf.is_extra()
+            if let Some(place) = leaf_and_anchor(tree, p, row)
+                && !place.leaf().is_extra()
             {
+                let (leaf, anchor) = (place.leaf(), place.anchor());
                 let here = indent_at(ls);
                 let anchor_row = anchor.start_position().row;
                 let closes = closes(leaf, anchor);
                 let aligned = (anchor_row < row)
-                    .then(|| aligned_under(lang, anchor, leaf))
+                    .then(|| aligned_under(lang, &place))
                     .flatten()
-                    .map(|at| column(bytes, at));
+                    .map(|(at, _)| column(bytes, at));
                 // A body whose brace ends a continued header line (the
                 // JDK's `throws X {` one or two steps in) belongs to the
                 // line its definition or statement starts on.
@@ -249,23 +250,50 @@ pub fn layout_penalty(
     penalty
 }
 
-/// The token that begins at byte `p` (the first of the line at `row`), and
-/// its *anchor*: the nearest enclosing node that starts on an earlier line
-/// (the root when none does).
-fn leaf_and_anchor(tree: &Tree, p: usize, row: usize) -> Option<(Node<'_>, Node<'_>)> {
+/// The token a line begins with, its *anchor* (the nearest enclosing node
+/// that starts on an earlier line, the root when none does), and the nodes
+/// that hold it, so that the tree between them is read with no
+/// `Node::parent` climb (each one walks down from the root again).
+struct Place<'t> {
+    /// The nodes holding the token, the root first and the token last.
+    chain: Vec<Node<'t>>,
+    /// Where the anchor is in `chain`.
+    anchor: usize,
+}
+
+impl<'t> Place<'t> {
+    fn leaf(&self) -> Node<'t> {
+        self.chain[self.chain.len() - 1]
+    }
+
+    fn anchor(&self) -> Node<'t> {
+        self.chain[self.anchor]
+    }
+
+    /// The anchor's child that holds the token (the token itself when it
+    /// is the anchor).
+    fn below_anchor(&self) -> Node<'t> {
+        self.chain
+            .get(self.anchor + 1)
+            .copied()
+            .unwrap_or(self.leaf())
+    }
+}
+
+/// The [`Place`] of the token that begins at byte `p` (the first of the
+/// line at `row`).
+fn leaf_and_anchor(tree: &Tree, p: usize, row: usize) -> Option<Place<'_>> {
     let chain = ancestors(tree, p);
-    let (&leaf, above) = chain.split_last()?;
+    let leaf = *chain.last()?;
     if leaf.start_byte() != p {
         return None;
     }
-    let anchor = above
-        .iter()
+    let above = chain.len() - 1;
+    let anchor = (0..above)
         .rev()
-        .find(|n| n.start_position().row < row)
-        .or(above.first())
-        .copied()
-        .unwrap_or(leaf);
-    Some((leaf, anchor))
+        .find(|&i| chain[i].start_position().row < row)
+        .unwrap_or(if above > 0 { 0 } else { above });
+    Some(Place { chain, anchor })
 }
 
 /// The nodes holding byte `at` (`start <= at < end`), the root first and
@@ -298,8 +326,9 @@ fn ancestors(tree: &Tree, at: usize) -> Vec<Node<'_>> {
 /// or docstring, or continued inside a bracket whose first item follows it
 /// on its line (the same bracket [`layout_penalty`] lets a line align
 /// under), follows the line above, unless it sits left of that item (it
-/// hangs); a line that begins with a comment is a comment; one that begins
-/// by closing what an earlier line opened closes; any other is a step line.
+/// hangs); so does a whole bracketed body on a line of its own; a line that
+/// begins with a comment is a comment; one that begins by closing what an
+/// earlier line opened closes; any other is a step line.
 pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usize>) -> Vec<Role> {
     let bytes = body.as_bytes();
     let end = code.end.min(body.len());
@@ -317,7 +346,8 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
         } else if in_comment(tree, ls) || string_around(lang, tree, ls).is_some() {
             Role::Follow
         } else {
-            match leaf_and_anchor(tree, ls + leading_ws(line).len(), row) {
+            let place = leaf_and_anchor(tree, ls + leading_ws(line).len(), row);
+            match place.as_ref().map(|p| (p.leaf(), p.anchor())) {
                 Some((leaf, _)) if is_comment(&leaf) => Role::Comment,
                 // Under the bracket's first item or right of it: aligned.
                 // Left of it, a hanging indent (resolv's
@@ -331,15 +361,38 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
                 {
                     Role::Close
                 }
-                Some((leaf, anchor)) if anchor.start_position().row < row => {
-                    match aligned_under(lang, anchor, leaf) {
-                        Some(at)
+                // A whole body on a line of its own after its header
+                // (`{ return x; }`) is placed, not stepped: it may sit
+                // anywhere right of the header ([`layout_penalty`]), and
+                // the JDK lines such bodies up in a column, 8 to 26 columns
+                // in. Nothing nests under it, so its depth tells no unit.
+                Some((_, anchor))
+                    if anchor.start_position().row < row
+                        && bodies(lang, anchor).any(|b| {
+                            b.start_byte() == ls + leading_ws(line).len()
+                                && b.end_position().row == row
+                                && opens_with_bracket(b)
+                        }) =>
+                {
+                    Role::Follow
+                }
+                Some((_, anchor)) if anchor.start_position().row < row => {
+                    match place.as_ref().and_then(|p| aligned_under(lang, p)) {
+                        Some((at, _))
                             if at >= first_eol
                                 && !tabbed(line)
                                 && !tabbed(&body[at - column(bytes, at)..])
                                 && leading_ws(line).len() < column(bytes, at) =>
                         {
                             Role::Hang
+                        }
+                        // Right of an item its anchor only begins, a line
+                        // is a step in from the line above (doctrine's
+                        // `. (method_exists(..)` / `    ? ''`).
+                        Some((at, Through::FirstItem))
+                            if leading_ws(line).len() != column(bytes, at) =>
+                        {
+                            Role::Step
                         }
                         Some(_) => Role::Follow,
                         None => Role::Step,
@@ -415,24 +468,55 @@ fn aligned_item(node: Node<'_>) -> Option<usize> {
         .then(|| item.start_byte())
 }
 
-/// [`aligned_item`] of `anchor` for a line that begins with `leaf`, unless
-/// the line begins the anchor's body (a `symbols.body_fields` field) or
-/// closes it: the statements of Ruby's `x.select { |a, b|` block follow its
-/// parameters on the bracket's line, yet are a block's lines, counted in
-/// steps, and its `}` goes back to the line that opened it.
-fn aligned_under(lang: &Language, anchor: Node<'_>, leaf: Node<'_>) -> Option<usize> {
-    let at = aligned_item(anchor)?;
-    if closes(leaf, anchor) {
+/// How a line lines up with a bracket's first item ([`aligned_under`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Through {
+    /// The anchor is the bracket.
+    Bracket,
+    /// The anchor is the bracket's first item.
+    FirstItem,
+}
+
+/// Where a line at `place` may line up: the [`aligned_item`] of its anchor,
+/// or, when the anchor is itself a bracket's first item and opens with no
+/// bracket of its own, that item (the JDK's `(ch == 0xff || ch == 0xb5 ||`
+/// / ` ch == 0x49 ||`: the anchor is the `||` chain, which starts right
+/// after the bracket; zod's `z.object({` / `hello: …` is anchored at the
+/// `{`, whose lines are its own). Not when the line
+/// begins the anchor's body (a `symbols.body_fields` field) or closes it:
+/// the statements of Ruby's `x.select { |a, b|` block follow its parameters
+/// on the bracket's line, yet are a block's lines, counted in steps, and
+/// its `}` goes back to the line that opened it.
+fn aligned_under(lang: &Language, place: &Place<'_>) -> Option<(usize, Through)> {
+    let anchor = place.anchor();
+    let at = match aligned_item(anchor) {
+        Some(at) => (at, Through::Bracket),
+        None if !opens_with_bracket(anchor) => (first_item_of_bracket(place)?, Through::FirstItem),
+        None => return None,
+    };
+    if closes(place.leaf(), anchor) {
         return None;
     }
-    let mut child = leaf;
-    while let Some(parent) = child.parent() {
-        if parent == anchor {
-            break;
+    (!is_body_of(lang, anchor, place.below_anchor())).then_some(at)
+}
+
+/// The start of `place`'s anchor when it is the first item of a bracket
+/// ([`aligned_item`]), directly or as the first of nodes that all start
+/// where it does (a left-nested `a || b || c` is `(a || b) || c`).
+fn first_item_of_bracket(place: &Place<'_>) -> Option<usize> {
+    let start = place.anchor().start_byte();
+    let mut i = place.anchor;
+    while i > 0 {
+        let outer = place.chain[i - 1];
+        if aligned_item(outer) == Some(start) {
+            return Some(start);
         }
-        child = parent;
+        if outer.start_byte() != start {
+            return None;
+        }
+        i -= 1;
     }
-    (!is_body_of(lang, anchor, child)).then_some(at)
+    None
 }
 
 /// Is `node` the body of `owner` (a `symbols.body_fields` field)?
@@ -587,5 +671,36 @@ mod tests {
         assert_eq!(readings(&["fn f() {", "    1", "}"], 4, 4), [0, 4]);
         // One line: nothing to read.
         assert_eq!(readings(&["x = 1"], 4, 4), [0]);
+    }
+
+    /// `(language, code, each line's role)`: the code is the whole text.
+    fn check_roles(lang: &str, code: &str, expect: &[Role]) {
+        let reg = crate::lang::Registry::builtin();
+        let lang = reg.by_name(lang).unwrap();
+        let tree = crate::symbols::parse_tree(lang, code, None).unwrap();
+        assert_eq!(roles(lang, &tree, code, 0..code.len()), expect, "{code}");
+    }
+
+    #[test]
+    fn roles_tell_steps_from_placed_lines() {
+        use Role::*;
+        // The JDK's `Pattern.bitsOrSingle`: each continued line's anchor is
+        // a `&&` or `||` chain that is a bracket's first item, so it lines
+        // up under that item (or hangs left of it), as under the bracket.
+        check_roles(
+            "java",
+            "class P {\n  int f(int ch) {\n    if (ch < 256 &&\n      !(a(1) && a(2) &&\n        (ch == 0xff || ch == 0xb5 ||\n         ch == 0x49))) {\n      b(ch);\n    }\n  }\n}",
+            &[
+                Step, Step, Step, Hang, Follow, Follow, Step, Close, Close, Close,
+            ],
+        );
+        // A whole body on its own line after its header is placed, not
+        // stepped (the JDK's `Collections` lines them up in a column); a
+        // body that goes on is stepped.
+        check_roles(
+            "java",
+            "class C {\n  int f(int k)\n                { return k; }\n  int g(int k)\n  {\n    return k;\n  }\n}",
+            &[Step, Step, Follow, Step, Step, Step, Close, Close],
+        );
     }
 }
