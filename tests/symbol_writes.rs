@@ -1306,3 +1306,30 @@ fn code_in_another_width_comes_back_in_the_files_layout() {
         );
     }
 }
+
+/// In a file of mixed line endings, the lines the code keeps from the
+/// symbol keep their endings whatever the code's are, and a changed line
+/// keeps its own (pythonnet's `SequenceDecoder.cs`: CRLF with four LF
+/// comment lines, sent back as LF).
+#[test]
+fn a_mixed_file_keeps_the_endings_of_the_lines_the_code_keeps() {
+    let src = "def f():\r\n    # a\n    return 1\r\n\r\ndef g():\r\n    return 2\r\n";
+    let cases = [
+        ("def f():\n    # a\n    return 1\n", src.to_string()),
+        (
+            "def f():\n    # b\n    return 1\n",
+            src.replace("# a\n", "# b\n"),
+        ),
+        ("def f():\r\n    # a\r\n    return 1\r\n", src.to_string()),
+    ];
+    for (code, want) in cases {
+        let ws = Ws::new(&[("m.py", src.as_bytes())]);
+        ws.update("m.py", "f", Operation::Replace, Some(code))
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(ws.read("m.py")).unwrap(),
+            want,
+            "{code:?}"
+        );
+    }
+}

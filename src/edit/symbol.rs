@@ -208,6 +208,11 @@ pub fn plan(
             let masks = line_masks(file, start..span.end_byte - trail.len(), "", code, "")?;
             let mut readings = fit(code, &masks, &ctx, src);
             let old = &text[start..span.end_byte - trail.len()];
+            if src.profile.eol == Eol::Mixed {
+                for r in &mut readings {
+                    *r = keep_old_endings(r, old);
+                }
+            }
             prefer_old_layout(&mut readings, old, &masks.roles, &ctx);
             Ok(readings
                 .into_iter()
@@ -623,6 +628,50 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
         out = left_of_symbol;
     }
     out
+}
+
+/// `fitted` with each line that the old text `old` has too (the same
+/// text after the indentation, paired by a line diff) ending as it did
+/// there. In a file of mixed line endings new lines keep their own ending,
+/// so without this a symbol sent back with other endings than it has
+/// (an agent's JSON string is LF) would change the lines it leaves alone
+/// (pythonnet's `SequenceDecoder.cs`: CRLF with four LF comment lines).
+fn keep_old_endings(fitted: &str, old: &str) -> String {
+    let split = |t: &str| -> Vec<(String, String)> {
+        t.split_inclusive('\n')
+            .map(|l| {
+                let content = l.trim_end_matches(['\r', '\n']);
+                (content.to_string(), l[content.len()..].to_string())
+            })
+            .collect()
+    };
+    let (mut new_lines, old_lines) = (split(fitted), split(old));
+    let key = |lines: &[(String, String)]| -> Vec<String> {
+        lines
+            .iter()
+            .map(|(c, _)| c.trim_start().to_string())
+            .collect()
+    };
+    let (new_keys, old_keys) = (key(&new_lines), key(&old_lines));
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &old_keys, &new_keys);
+    for op in ops {
+        if let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for k in 0..len {
+                // The last line of each text has no ending of its own here
+                // (the range's own ending is kept by the caller).
+                let (o, n) = (&old_lines[old_index + k].1, &mut new_lines[new_index + k].1);
+                if !o.is_empty() && !n.is_empty() {
+                    *n = o.clone();
+                }
+            }
+        }
+    }
+    new_lines.into_iter().map(|(c, e)| c + &e).collect()
 }
 
 /// One reading of new code's indentation in [`fit`].
