@@ -1294,6 +1294,15 @@ fn code_in_another_width_comes_back_in_the_files_layout() {
             // bracket's first item (the JDK's `Pattern.bitsOrSingle`).
             "int f(int ch) {\n  if (ch < 256 &&\n    !(a(1) && a(2) &&\n      (ch == 0xff || ch == 0xb5 ||\n       ch == 0x49))) {\n    b(ch);\n  }\n  return ch;\n}",
         ),
+        (
+            "H.java",
+            "class H {\n    Object f() {\n        return (Object)\n            a.b()\n            .c();\n    }\n}\n",
+            "H.f",
+            // Steps of 8 where the file has 4: `a.b()`, one step in, lands
+            // under the cast's `Object` (the JDK's
+            // `HttpURLConnection.getChainedException`).
+            "Object f() {\n        return (Object)\n                a.b()\n                .c();\n}",
+        ),
     ];
     for (path, src, symbol, code) in cases {
         let ws = Ws::new(&[(path, src.as_bytes())]);

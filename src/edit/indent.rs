@@ -394,6 +394,7 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
                         {
                             Role::Step
                         }
+                        Some((at, _)) if leading_ws(line).len() == column(bytes, at) => Role::Under,
                         Some(_) => Role::Follow,
                         None => Role::Step,
                     }
@@ -691,7 +692,7 @@ mod tests {
             "java",
             "class P {\n  int f(int ch) {\n    if (ch < 256 &&\n      !(a(1) && a(2) &&\n        (ch == 0xff || ch == 0xb5 ||\n         ch == 0x49))) {\n      b(ch);\n    }\n  }\n}",
             &[
-                Step, Step, Step, Hang, Follow, Follow, Step, Close, Close, Close,
+                Step, Step, Step, Hang, Under, Under, Step, Close, Close, Close,
             ],
         );
         // A whole body on its own line after its header is placed, not

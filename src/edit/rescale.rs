@@ -27,6 +27,12 @@ pub enum Role {
     /// Continued inside a visually indented bracket, or inside a multi-line
     /// comment or docstring: moves by as much as the line above it.
     Follow,
+    /// Continued inside such a bracket exactly under its first item: a
+    /// following line, unless the same column is meant as steps in from
+    /// the line above (the JDK's `return (IOException)` / `x.getClass()`
+    /// one step in, which sent in steps of 8 lands under `IOException`),
+    /// so the fit tries it both ways and the layout judges.
+    Under,
     /// Continued inside such a bracket but left of its first item (a
     /// hanging indent): as far deeper than the line above it as it was, in
     /// steps. Like a following line, it does not tell the code's unit.
@@ -143,7 +149,7 @@ pub fn rescale(
                     }
                     new
                 }
-                Role::Follow => (d as isize + delta).max(0) as usize,
+                Role::Follow | Role::Under => (d as isize + delta).max(0) as usize,
                 Role::Hang if d > above.0 => above.1 + scale(d - above.0),
                 Role::Hang => (d as isize + delta).max(0) as usize,
                 Role::Fixed => {

@@ -507,6 +507,18 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
         })
     };
     let all_roles: Vec<indent::Role> = (0..lines.len()).map(roles).collect();
+    // The same with each line exactly under a bracket's first item read as
+    // a step line ([`indent::Role::Under`]), when there is one.
+    let under_as_steps: Option<Vec<indent::Role>> =
+        all_roles.contains(&indent::Role::Under).then(|| {
+            all_roles
+                .iter()
+                .map(|&r| match r {
+                    indent::Role::Under => indent::Role::Step,
+                    r => r,
+                })
+                .collect()
+        });
     // Each reading: its base, each line's depth below the first line in it
     // (`None`: not moved: inside a string literal, blank, or shallower than
     // the base), whether it leaves a line of code left of the symbol's own
@@ -573,11 +585,13 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                 (unit, ctx.unit),
                 (narrowest.or(unit), indent::unit(ctx.style)),
             ];
-            for (from, to) in pairs {
-                if let Some(from) = from.filter(|&f| to > 0 && f != to) {
-                    let r = indent::rescale(&depths, &all_roles, from, to);
-                    if !rescaled.contains(&r) {
-                        rescaled.push(r);
+            for roles in std::iter::once(&all_roles).chain(&under_as_steps) {
+                for (from, to) in pairs {
+                    if let Some(from) = from.filter(|&f| to > 0 && f != to) {
+                        let r = indent::rescale(&depths, roles, from, to);
+                        if !rescaled.contains(&r) {
+                            rescaled.push(r);
+                        }
                     }
                 }
             }
