@@ -1303,6 +1303,15 @@ fn code_in_another_width_comes_back_in_the_files_layout() {
             // `HttpURLConnection.getChainedException`).
             "Object f() {\n        return (Object)\n                a.b()\n                .c();\n}",
         ),
+        (
+            "A.java",
+            "abstract class A {\n    abstract void f(int a)\n            throws Exception;\n}\n",
+            "A.f",
+            // Steps of 8 where the file has 4: `throws` 16 deep, which read
+            // from the target's column is 12, a step wider than any unit
+            // (the JDK's `Parser.docType`).
+            "abstract void f(int a)\n                throws Exception;",
+        ),
     ];
     for (path, src, symbol, code) in cases {
         let ws = Ws::new(&[(path, src.as_bytes())]);

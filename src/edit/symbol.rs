@@ -557,10 +557,13 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
     // place's unit: with one step line, the unit a reading shows is the
     // base it assumes (tkinter's `Text.search` printed with its first line
     // bare reads as steps of 8 from column 0 and of 4 from the target's).
+    // A unit read from steps wider than any unit only is not one the code
+    // shows (the JDK's `Parser.docType`, `throws` two steps in, sent in
+    // steps of 8 and read from the target's column, is 12 deep: "8").
     let rescalable = spaces
         && !readings
             .iter()
-            .any(|r| !r.strands && r.unit == Some(ctx.unit));
+            .any(|r| !r.strands && r.narrowest.is_some() && r.unit == Some(ctx.unit));
     let mut out: Vec<String> = Vec::new();
     let mut left_of_symbol: Vec<String> = Vec::new();
     for Reading {
