@@ -188,7 +188,7 @@ pub fn layout_penalty(
                 let (leaf, anchor) = (place.leaf(), place.anchor());
                 let here = indent_at(ls);
                 let anchor_row = anchor.start_position().row;
-                let closes = closes(leaf, anchor);
+                let closes = place.closes();
                 let aligned = (anchor_row < row)
                     .then(|| aligned_under(lang, &place))
                     .flatten()
@@ -199,7 +199,7 @@ pub fn layout_penalty(
                 let anchor_indent = || {
                     let ls = line_start(anchor.start_byte());
                     let after_text = anchor.start_byte() - ls > indent_at(ls);
-                    let owner = anchor.parent().filter(|p| {
+                    let owner = place.parent_of_anchor().filter(|p| {
                         after_text
                             && p.start_position().row < anchor_row
                             && is_body_of(lang, *p, anchor)
@@ -228,8 +228,7 @@ pub fn layout_penalty(
                     // A body's opening bracket on a line of its own may sit
                     // anywhere right of its header (the JDK's one-line
                     // methods put `{ return …; }` under a column of others).
-                    let opens_body =
-                        bodies(lang, anchor).any(|b| b.start_byte() == p && opens_with_bracket(b));
+                    let opens_body = bracketed_body_at(lang, anchor, p).is_some();
                     here < base
                         || (here > base
                             && !opens_body
@@ -270,6 +269,26 @@ impl<'t> Place<'t> {
         self.chain[self.anchor]
     }
 
+    /// The node the anchor is a child of (none for the root).
+    fn parent_of_anchor(&self) -> Option<Node<'t>> {
+        self.anchor.checked_sub(1).map(|i| self.chain[i])
+    }
+
+    /// Does the token close the anchor (its last token, a `}`, `)` or
+    /// Ruby's `end`, when its first is an opening token too)? The last
+    /// token of a node that opens with a named one closes nothing: Java's
+    /// `private`, the last of a method's modifiers after `@java.io.Serial`,
+    /// is not a brace.
+    fn closes(&self) -> bool {
+        let (leaf, anchor) = (self.leaf(), self.anchor());
+        !leaf.is_named()
+            && self.anchor + 2 == self.chain.len()
+            && anchor.end_byte() == leaf.end_byte()
+            && anchor
+                .child(0)
+                .is_some_and(|open| !open.is_named() && open != leaf)
+    }
+
     /// The anchor's child that holds the token (the token itself when it
     /// is the anchor).
     fn below_anchor(&self) -> Node<'t> {
@@ -292,7 +311,7 @@ fn leaf_and_anchor(tree: &Tree, p: usize, row: usize) -> Option<Place<'_>> {
     let anchor = (0..above)
         .rev()
         .find(|&i| chain[i].start_position().row < row)
-        .unwrap_or(if above > 0 { 0 } else { above });
+        .unwrap_or(0);
     Some(Place { chain, anchor })
 }
 
@@ -356,8 +375,9 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
                 // is placed where the old one was, and its later lines may
                 // carry any base (see [`readings`]). Nor is a line indented
                 // with tabs, whose columns are not bytes.
-                Some((leaf, anchor))
-                    if anchor.start_position().row < row && closes(leaf, anchor) =>
+                Some((_, anchor))
+                    if anchor.start_position().row < row
+                        && place.as_ref().is_some_and(Place::closes) =>
                 {
                     Role::Close
                 }
@@ -368,11 +388,8 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
                 // in. Nothing nests under it, so its depth tells no unit.
                 Some((_, anchor))
                     if anchor.start_position().row < row
-                        && bodies(lang, anchor).any(|b| {
-                            b.start_byte() == ls + leading_ws(line).len()
-                                && b.end_position().row == row
-                                && opens_with_bracket(b)
-                        }) =>
+                        && bracketed_body_at(lang, anchor, ls + leading_ws(line).len())
+                            .is_some_and(|b| b.end_position().row == row) =>
                 {
                     Role::Follow
                 }
@@ -495,7 +512,7 @@ fn aligned_under(lang: &Language, place: &Place<'_>) -> Option<(usize, Through)>
         None if !opens_with_bracket(anchor) => (first_item_of_bracket(place)?, Through::FirstItem),
         None => return None,
     };
-    if closes(place.leaf(), anchor) {
+    if place.closes() {
         return None;
     }
     (!is_body_of(lang, anchor, place.below_anchor())).then_some(at)
@@ -533,17 +550,10 @@ fn bodies<'t>(lang: &Language, owner: Node<'t>) -> impl Iterator<Item = Node<'t>
         .filter_map(move |f| owner.child_by_field_name(f))
 }
 
-/// Does `leaf` close `anchor` (its last token, a `}`, `)` or Ruby's `end`,
-/// when its first is an opening token too)? The last token of a node that
-/// opens with a named one closes nothing: Java's `private`, the last of a
-/// method's modifiers after `@java.io.Serial`, is not a brace.
-fn closes(leaf: Node<'_>, anchor: Node<'_>) -> bool {
-    !leaf.is_named()
-        && anchor.end_byte() == leaf.end_byte()
-        && anchor
-            .child(0)
-            .is_some_and(|open| !open.is_named() && open != leaf)
-        && leaf.parent() == Some(anchor)
+/// The body of `owner` (a `symbols.body_fields` field) that opens with a
+/// bracket at byte `p`: a body's opening bracket on a line of its own.
+fn bracketed_body_at<'t>(lang: &Language, owner: Node<'t>, p: usize) -> Option<Node<'t>> {
+    bodies(lang, owner).find(|b| b.start_byte() == p && opens_with_bracket(*b))
 }
 
 /// Is `node` an anonymous token with no letter or digit in it (an

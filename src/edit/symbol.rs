@@ -472,13 +472,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
     let file_has_tabs = memchr::memchr(b'\t', src.text.as_bytes()).is_some();
     let restyled = restyle(body, masks, ctx.style, file_has_tabs);
     // Each line with its own terminator ("" for the last one).
-    let lines: Vec<(&str, &str)> = restyled
-        .split_inclusive('\n')
-        .map(|l| {
-            let content = l.trim_end_matches('\n').trim_end_matches('\r');
-            (content, &l[content.len()..])
-        })
-        .collect();
+    let lines: Vec<(&str, &str)> = lines_and_endings(&restyled).collect();
     let t = ctx.indent.as_str();
     // Line endings: the file's style; a mixed file keeps each line's own.
     let eol = |own: &str| -> String {
@@ -654,22 +648,10 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
 /// (an agent's JSON string is LF) would change the lines it leaves alone
 /// (pythonnet's `SequenceDecoder.cs`: CRLF with four LF comment lines).
 fn keep_old_endings(fitted: &str, old: &str) -> String {
-    let split = |t: &str| -> Vec<(String, String)> {
-        t.split_inclusive('\n')
-            .map(|l| {
-                let content = l.trim_end_matches(['\r', '\n']);
-                (content.to_string(), l[content.len()..].to_string())
-            })
-            .collect()
-    };
-    let (mut new_lines, old_lines) = (split(fitted), split(old));
-    let key = |lines: &[(String, String)]| -> Vec<String> {
-        lines
-            .iter()
-            .map(|(c, _)| c.trim_start().to_string())
-            .collect()
-    };
-    let (new_keys, old_keys) = (key(&new_lines), key(&old_lines));
+    let mut new_lines: Vec<(&str, &str)> = lines_and_endings(fitted).collect();
+    let old_lines: Vec<(&str, &str)> = lines_and_endings(old).collect();
+    let old_keys: Vec<&str> = old_lines.iter().map(|(c, _)| c.trim_start()).collect();
+    let new_keys: Vec<&str> = new_lines.iter().map(|(c, _)| c.trim_start()).collect();
     let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &old_keys, &new_keys);
     for op in ops {
         if let similar::DiffOp::Equal {
@@ -681,14 +663,22 @@ fn keep_old_endings(fitted: &str, old: &str) -> String {
             for k in 0..len {
                 // The last line of each text has no ending of its own here
                 // (the range's own ending is kept by the caller).
-                let (o, n) = (&old_lines[old_index + k].1, &mut new_lines[new_index + k].1);
+                let (o, n) = (old_lines[old_index + k].1, &mut new_lines[new_index + k].1);
                 if !o.is_empty() && !n.is_empty() {
-                    *n = o.clone();
+                    *n = o;
                 }
             }
         }
     }
-    new_lines.into_iter().map(|(c, e)| c + &e).collect()
+    new_lines.into_iter().flat_map(|(c, e)| [c, e]).collect()
+}
+
+/// Each line of `text` and its terminator (`""` for a last line without).
+fn lines_and_endings(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    text.split_inclusive('\n').map(|l| {
+        let content = l.trim_end_matches('\n').trim_end_matches('\r');
+        (content, &l[content.len()..])
+    })
 }
 
 /// One reading of new code's indentation in [`fit`].
