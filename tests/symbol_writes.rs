@@ -1312,6 +1312,33 @@ fn code_in_another_width_comes_back_in_the_files_layout() {
             // (the JDK's `Parser.docType`).
             "abstract void f(int a)\n                throws Exception;",
         ),
+        (
+            "C.java",
+            "class C {\n    void checkCryptoPerm(int a, int b,\n            int c) throws E,\n            F {\n        g();\n    }\n}\n",
+            "C.checkCryptoPerm",
+            // Steps of 8 where the file has 4: the parameter line two steps
+            // in, left of the first parameter on the header's line, hangs
+            // (the JDK's `Cipher.checkCryptoPerm`).
+            "void checkCryptoPerm(int a, int b,\n                int c) throws E,\n                F {\n        g();\n}",
+        ),
+        (
+            "K.java",
+            "class K {\n    Object toSet() {\n        return new C<>(a, b,\n                       (l, r) -> {\n                           if (l) {\n                               f();\n                           }\n                       },\n                       c);\n    }\n}\n",
+            "K.toSet",
+            // Steps of 8 where the file has 4, counted over the whole
+            // column of a line under a bracket's first item: it lands
+            // right of the item, and is steps (the JDK's `Collectors.toSet`).
+            "Object toSet() {\n        return new C<>(a, b,\n                                   (l, r) -> {\n                                           if (l) {\n                                                   f();\n                                           }\n                                   },\n                                   c);\n}",
+        ),
+        (
+            "R.java",
+            "interface R {\n     /** Doc. */\n    static R of(String n) {\n        f(n);\n\n        return g(n);\n    }\n}\n",
+            "R.of",
+            // Steps of 3 where the file has 4, the doc comment one column
+            // right of its method: the method's unit is read from its own
+            // line (the JDK's `RandomGenerator.of`).
+            "static R of(String n) {\n   f(n);\n\n   return g(n);\n}",
+        ),
     ];
     for (path, src, symbol, code) in cases {
         let ws = Ws::new(&[(path, src.as_bytes())]);
@@ -1323,6 +1350,23 @@ fn code_in_another_width_comes_back_in_the_files_layout() {
             "{symbol} from\n{code}"
         );
     }
+    // A line comment at column 0 inside the body (the JDK's
+    // `DateTimeFormatter.toString`) does not let the code's lines read as
+    // sitting that far left: steps of 8 still become the file's 4, and the
+    // comment, sent level with the header, lands at the header's column.
+    let src = "class D {\n    String f() {\n        return p;\n//        return q;\n    }\n}\n";
+    let ws = Ws::new(&[("D.java", src.as_bytes())]);
+    ws.update(
+        "D.java",
+        "D.f",
+        Operation::Replace,
+        Some("String f() {\n        return p;\n//        return q;\n}"),
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(ws.read("D.java")).unwrap(),
+        src.replace("\n//", "\n    //")
+    );
 }
 
 /// In a file of mixed line endings, the lines the code keeps from the

@@ -342,10 +342,11 @@ fn ancestors(tree: &Tree, at: usize) -> Vec<Node<'_>> {
 /// `tree`) moves when its indentation is rescaled ([`Role`]): the first
 /// line is a step line; a line inside a multi-line string literal (not a
 /// docstring) or a blank one is fixed; a line inside a multi-line comment
-/// or docstring, or continued inside a bracket whose first item follows it
-/// on its line (the same bracket [`layout_penalty`] lets a line align
-/// under), follows the line above, unless it sits left of that item (it
-/// hangs); so does a whole bracketed body on a line of its own; a line that
+/// or docstring follows the line above, and so does a whole bracketed body
+/// on a line of its own; a line continued inside a bracket whose first item
+/// follows it on its line (the same bracket [`layout_penalty`] lets a line
+/// align under) is under it when at or right of that item, or hangs left
+/// of it; a line that
 /// begins with a comment is a comment; one that begins by closing what an
 /// earlier line opened closes; any other is a step line.
 pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usize>) -> Vec<Role> {
@@ -355,6 +356,16 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
     let mut row = memchr::memchr_iter(b'\n', &bytes[..start]).count();
     let mut out = vec![Role::Step];
     let first_eol = memchr::memchr(b'\n', &bytes[start..end]).map_or(end, |i| start + i);
+    // The column a line lines up under to align with the item at `at`. An
+    // item on the code's first line is counted from that line's start: the
+    // first line is placed where the old one was, its later lines sent as
+    // the agent wrote them, most often with the first line bare (the JDK's
+    // `Cipher.checkCryptoPerm`, parameters two steps of 8 in, left of the
+    // first parameter 29 columns in).
+    let item_column = |at: usize| match at < first_eol {
+        true => column(bytes, at) - column(bytes, start),
+        false => column(bytes, at),
+    };
     for nl in memchr::memchr_iter(b'\n', &bytes[start..end]) {
         let ls = start + nl + 1;
         row += 1;
@@ -371,10 +382,9 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
                 // Under the bracket's first item or right of it: aligned.
                 // Left of it, a hanging indent (resolv's
                 // `msg.put_pack('nnnnnn',` / `@id,` one step in). An item on
-                // the code's first line is not judged: new code's first line
-                // is placed where the old one was, and its later lines may
-                // carry any base (see [`readings`]). Nor is a line indented
-                // with tabs, whose columns are not bytes.
+                // the code's first line is measured from that line's start
+                // (`item_column`). Not a line indented with tabs, whose
+                // columns are not bytes.
                 Some((_, anchor))
                     if anchor.start_position().row < row
                         && place.as_ref().is_some_and(Place::closes) =>
@@ -394,12 +404,11 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
                     Role::Follow
                 }
                 Some((_, anchor)) if anchor.start_position().row < row => {
+                    let in_spaces =
+                        |at: usize| !tabbed(line) && !tabbed(&body[at - column(bytes, at)..]);
                     match place.as_ref().and_then(|p| aligned_under(lang, p)) {
                         Some((at, _))
-                            if at >= first_eol
-                                && !tabbed(line)
-                                && !tabbed(&body[at - column(bytes, at)..])
-                                && leading_ws(line).len() < column(bytes, at) =>
+                            if in_spaces(at) && leading_ws(line).len() < item_column(at) =>
                         {
                             Role::Hang
                         }
@@ -407,10 +416,14 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
                         // is a step in from the line above (doctrine's
                         // `. (method_exists(..)` / `    ? ''`).
                         Some((at, Through::FirstItem))
-                            if leading_ws(line).len() != column(bytes, at) =>
+                            if leading_ws(line).len() != item_column(at) =>
                         {
                             Role::Step
                         }
+                        // Under the item or right of it: aligned, unless
+                        // its column is steps that happen to land there
+                        // (see [`Role::Under`]).
+                        Some((at, _)) if in_spaces(at) => Role::Under,
                         Some((at, _)) if leading_ws(line).len() == column(bytes, at) => Role::Under,
                         Some(_) => Role::Follow,
                         None => Role::Step,
@@ -712,6 +725,14 @@ mod tests {
             "java",
             "class C {\n  int f(int k)\n                { return k; }\n  int g(int k)\n  {\n    return k;\n  }\n}",
             &[Step, Step, Follow, Step, Step, Step, Close, Close],
+        );
+        // Right of a bracket's first item is aligned too; left of an item
+        // on the code's first line hangs, measured from that line's start
+        // (the JDK's `Collectors.toSet`, `Cipher.checkCryptoPerm`).
+        check_roles(
+            "java",
+            "void checkCryptoPerm(int a,\n        int c) {\n  return g(a,\n             b);\n}",
+            &[Step, Hang, Step, Under, Close],
         );
     }
 }

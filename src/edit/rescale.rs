@@ -27,11 +27,13 @@ pub enum Role {
     /// Continued inside a visually indented bracket, or inside a multi-line
     /// comment or docstring: moves by as much as the line above it.
     Follow,
-    /// Continued inside such a bracket exactly under its first item: a
-    /// following line, unless the same column is meant as steps in from
-    /// the line above (the JDK's `return (IOException)` / `x.getClass()`
-    /// one step in, which sent in steps of 8 lands under `IOException`),
-    /// so the fit tries it both ways and the layout judges.
+    /// Continued inside such a bracket under its first item or right of
+    /// it: a following line, unless the same column is meant as steps in
+    /// from the line above (the JDK's `return (IOException)` /
+    /// `x.getClass()` one step in, which sent in steps of 8 lands under
+    /// `IOException`; `Collectors.toSet`'s lambda under the first argument,
+    /// its whole column sent in steps of 8, lands right of it), so the fit
+    /// tries it both ways and the layout judges.
     Under,
     /// Continued inside such a bracket but left of its first item (a
     /// hanging indent): as far deeper than the line above it as it was, in

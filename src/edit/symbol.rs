@@ -283,13 +283,15 @@ impl Ctx {
         let ls = line_start(text, start).max(src.body_offset());
         let line = &text[ls..];
         let ws_len = line.len() - line.trim_start_matches([' ', '\t']).len();
-        let span = target.full_span();
+        // Read from the definition's line, not its leading trivia's: the
+        // JDK's `RandomGenerator.of` has its doc comment one column right of
+        // it, and from there its body reads as one step of 3.
         let offset = src.body_offset();
         let own = indent::code_unit(
             &file.language,
             &file.tree,
             src.body(),
-            span.start_byte - offset..span.end_byte - offset,
+            target.bare_span().start_byte - offset..target.full_span().end_byte - offset,
         );
         Ctx {
             indent: line[..ws_len].to_string(),
@@ -317,7 +319,7 @@ impl Ctx {
         // Its layout lines: after the first, not inside a multi-line string
         // or comment (their indentation is content).
         let content = indent::content_lines(&file.language, &file.tree, body, code.clone());
-        let layout: Vec<&str> = body[code]
+        let layout: Vec<&str> = body[code.clone()]
             .split('\n')
             .enumerate()
             .skip(1)
@@ -325,7 +327,24 @@ impl Ctx {
             .map(|(_, l)| l)
             .collect();
         let own = crate::source::indent_of_lines(layout.iter().copied());
-        let least = layout.iter().map(|l| leading_ws(l).len()).min();
+        // Only lines a reading can strand count: a line comment the JDK's
+        // `DateTimeFormatter.toString` has at column 0 inside its body may
+        // sit anywhere, and would let every line of new code go there too.
+        let roles = indent::roles(&file.language, &file.tree, body, code.clone());
+        let least = body[code.clone()]
+            .split('\n')
+            .enumerate()
+            .skip(1)
+            .filter(|(i, l)| {
+                !is_blank(l)
+                    && !content.get(*i).copied().unwrap_or(false)
+                    && matches!(
+                        roles.get(*i),
+                        Some(indent::Role::Step | indent::Role::Close)
+                    )
+            })
+            .map(|(_, l)| leading_ws(l).len())
+            .min();
         self.floor = least.map_or(self.floor, |l| l.min(self.floor));
         let tabs = |s: Indent| s == Indent::Tabs;
         if own != Indent::Unknown && self.style != Indent::Unknown && tabs(own) != tabs(self.style)
@@ -501,8 +520,8 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
         })
     };
     let all_roles: Vec<indent::Role> = (0..lines.len()).map(roles).collect();
-    // The same with each line exactly under a bracket's first item read as
-    // a step line ([`indent::Role::Under`]), when there is one.
+    // The same with each line under a bracket's first item or right of it
+    // read as a step line ([`indent::Role::Under`]), when there is one.
     let under_as_steps: Option<Vec<indent::Role>> =
         all_roles.contains(&indent::Role::Under).then(|| {
             all_roles
