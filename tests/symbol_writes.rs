@@ -1339,6 +1339,24 @@ fn code_in_another_width_comes_back_in_the_files_layout() {
             // line (the JDK's `RandomGenerator.of`).
             "static R of(String n) {\n   f(n);\n\n   return g(n);\n}",
         ),
+        (
+            "M.java",
+            "class M {\n    double copySign(double m, double s) {\n        return L.l((D.r(s) &\n                    (S)) |\n                   (D.r(m) &\n                    (E |\n                     F)));\n    }\n}\n",
+            "M.copySign",
+            // Steps of 8 where the file has 4, over the whole column of
+            // lines lined up under brackets' first items: 27 (three over
+            // 24) and then 32 are 15 and 16 (the JDK's `Math.copySign`).
+            "double copySign(double m, double s) {\n        return L.l((D.r(s) &\n                                (S)) |\n                           (D.r(m) &\n                                (E |\n                                 F)));\n}",
+        ),
+        (
+            "X.java",
+            "class X {\n    long m(long x) {\n        if (x != 0) {\n           if (a ||\n               b) {\n                throw e;\n            }\n        }\n        return x;\n    }\n}\n",
+            "X.m",
+            // Steps of 8 where the file has 4, into a method whose own steps
+            // tie at 3, 4 and 5 (an `if` one column left of its place): the
+            // file's unit is the method's (the JDK's `Math.multiplyExact`).
+            "long m(long x) {\n        if (x != 0) {\n           if (a ||\n                   b) {\n                        throw e;\n                }\n        }\n        return x;\n}",
+        ),
     ];
     for (path, src, symbol, code) in cases {
         let ws = Ws::new(&[(path, src.as_bytes())]);

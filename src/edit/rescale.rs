@@ -39,6 +39,15 @@ pub enum Role {
     /// hanging indent): as far deeper than the line above it as it was, in
     /// steps. Like a following line, it does not tell the code's unit.
     Hang,
+    /// A line whose whole column is steps from the first line's, each
+    /// becoming a step of the new unit, as a converter that rescales every
+    /// line's indentation on its own writes it. The fit reads every line
+    /// of the code's layout this way once ([`Role::Under`] lines too): the
+    /// JDK's `Math.copySign` has its `|` and `&` operands lined up 35 and
+    /// 36 columns in, sent in steps of 8 at 67 and 72, and counted from the
+    /// line above, the 3 left over at 67 and the 5 more at 72 would make a
+    /// step.
+    Column,
     /// Never moved (inside a multi-line string literal, or blank).
     Fixed,
 }
@@ -151,6 +160,7 @@ pub fn rescale(
                     }
                     new
                 }
+                Role::Column => scale(d),
                 Role::Follow | Role::Under => (d as isize + delta).max(0) as usize,
                 Role::Hang if d > above.0 => above.1 + scale(d - above.0),
                 Role::Hang => (d as isize + delta).max(0) as usize,
@@ -220,5 +230,17 @@ mod tests {
         );
         // A remainder that is not a whole step stays.
         assert_eq!(rescale(&d(&[0, 2, 5]), &[Step; 3], 2, 4), d(&[0, 4, 9]));
+        // Lines whose whole column is steps (`Math.copySign` in steps of 8):
+        // counted from the line above, 72 after 67 would be 35 + 5.
+        let roles = [Step, Column, Column, Column, Column, Column, Column];
+        assert_eq!(
+            rescale(&d(&[0, 8, 72, 67, 72, 73, 0]), &roles, 8, 4),
+            d(&[0, 4, 36, 35, 36, 37, 0])
+        );
+        let roles = [Step, Step, Step, Step, Step, Step, Step];
+        assert_eq!(
+            rescale(&d(&[0, 8, 72, 67, 72, 73, 0]), &roles, 8, 4),
+            d(&[0, 4, 36, 35, 40, 41, 0])
+        );
     }
 }

@@ -286,17 +286,25 @@ impl Ctx {
         // Read from the definition's line, not its leading trivia's: the
         // JDK's `RandomGenerator.of` has its doc comment one column right of
         // it, and from there its body reads as one step of 3.
+        // When its most frequent steps tie, the file's unit if it is one of
+        // them (the JDK's `Math.multiplyExact` goes 3, 4 and 5 deeper once
+        // each, the 3 and 5 an `if` one column left of its place).
         let offset = src.body_offset();
-        let own = indent::code_unit(
+        let own = indent::code_units(
             &file.language,
             &file.tree,
             src.body(),
             target.bare_span().start_byte - offset..target.full_span().end_byte - offset,
         );
+        let file_unit = indent::unit(style);
+        let unit = match own.contains(&file_unit) {
+            true => file_unit,
+            false => own.first().copied().unwrap_or(file_unit),
+        };
         Ctx {
             indent: line[..ws_len].to_string(),
             style,
-            unit: own.unwrap_or(indent::unit(style)),
+            unit,
             floor: ws_len,
         }
     }
@@ -520,18 +528,19 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
         })
     };
     let all_roles: Vec<indent::Role> = (0..lines.len()).map(roles).collect();
-    // The same with each line under a bracket's first item or right of it
-    // read as a step line ([`indent::Role::Under`]), when there is one.
-    let under_as_steps: Option<Vec<indent::Role>> =
-        all_roles.contains(&indent::Role::Under).then(|| {
-            all_roles
-                .iter()
-                .map(|&r| match r {
-                    indent::Role::Under => indent::Role::Step,
-                    r => r,
-                })
-                .collect()
-        });
+    // The same with every line of the code's layout read as its whole
+    // column in steps ([`indent::Role::Column`]), as a converter that
+    // rescales each line's indentation on its own writes them: a line under
+    // a bracket's first item or right of it may be such steps
+    // ([`indent::Role::Under`]), and steps counted from the line above
+    // would carry what that line had left over.
+    let as_columns: Vec<indent::Role> = all_roles
+        .iter()
+        .map(|&r| match r {
+            indent::Role::Follow | indent::Role::Fixed => r,
+            _ => indent::Role::Column,
+        })
+        .collect();
     // Each reading: its base, each line's depth below the first line in it
     // (`None`: not moved: inside a string literal, blank, or shallower than
     // the base), whether it leaves a line of code left of the symbol's own
@@ -555,13 +564,14 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                     && matches!(all_roles[i], indent::Role::Step | indent::Role::Close)
                     && leading_ws(line).len() < ctx.floor
             });
-            let unit = indent::steps_unit(&depths, &all_roles);
+            let units = indent::steps_units(&depths, &all_roles);
             let narrowest = indent::narrowest_step(&depths, &all_roles);
             Reading {
                 base,
                 depths,
                 strands,
-                unit,
+                unit: units.first().copied(),
+                tied: units.get(1..).unwrap_or_default().to_vec(),
                 narrowest,
             }
         })
@@ -584,6 +594,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
         depths,
         strands,
         unit,
+        tied,
         narrowest,
     } in readings
     {
@@ -597,12 +608,16 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
         // deep, less than one of those).
         let mut rescaled: Vec<Vec<Option<usize>>> = Vec::new();
         if rescalable {
-            let pairs = [
+            // Then each other step the most frequent ones tie with (the
+            // JDK's `Math.copySign` in steps of 8 goes 8 and 5 deeper once
+            // each: the 5 is what its steps of 8 left over).
+            let mut pairs = vec![
                 (unit, ctx.unit),
                 (narrowest.or(unit), indent::unit(ctx.style)),
             ];
-            for roles in std::iter::once(&all_roles).chain(&under_as_steps) {
-                for (from, to) in pairs {
+            pairs.extend(tied.iter().map(|&u| (Some(u), ctx.unit)));
+            for roles in [&all_roles, &as_columns] {
+                for &(from, to) in &pairs {
                     if let Some(from) = from.filter(|&f| to > 0 && f != to) {
                         let r = indent::rescale(&depths, roles, from, to);
                         if !rescaled.contains(&r) {
@@ -710,6 +725,8 @@ struct Reading {
     strands: bool,
     /// The code's indentation unit as this reading shows it.
     unit: Option<usize>,
+    /// The other steps as frequent as `unit` ([`indent::steps_units`]).
+    tied: Vec<usize>,
     /// The narrowest step it takes ([`indent::narrowest_step`]).
     narrowest: Option<usize>,
 }
