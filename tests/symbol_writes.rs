@@ -1368,23 +1368,45 @@ fn code_in_another_width_comes_back_in_the_files_layout() {
             "{symbol} from\n{code}"
         );
     }
-    // A line comment at column 0 inside the body (the JDK's
-    // `DateTimeFormatter.toString`) does not let the code's lines read as
-    // sitting that far left: steps of 8 still become the file's 4, and the
-    // comment, sent level with the header, lands at the header's column.
-    let src = "class D {\n    String f() {\n        return p;\n//        return q;\n    }\n}\n";
-    let ws = Ws::new(&[("D.java", src.as_bytes())]);
-    ws.update(
-        "D.java",
-        "D.f",
-        Operation::Replace,
-        Some("String f() {\n        return p;\n//        return q;\n}"),
-    )
-    .unwrap();
-    assert_eq!(
-        String::from_utf8(ws.read("D.java")).unwrap(),
-        src.replace("\n//", "\n    //")
-    );
+    // Layouts that come back changed, each with the reason.
+    let changed = [
+        (
+            // A method whose `if` sits one column left of its step (the
+            // JDK's `System.newPrintStream`), sent in steps of 2 where that
+            // column is one step and one over: every step becomes 4 again;
+            // the `if`, three over the header in either width, can only
+            // come back one step and one over. Doubling every step instead
+            // (`try` two steps into the `if`) would put no statement off
+            // its step but a body's statements two steps into their braces.
+            "S.java",
+            "class S {\n    void n(int e) {\n       if (e != 0) {\n            try {\n                r(e);\n            } catch (U u) {}\n        }\n        r(0);\n    }\n}\n",
+            "S.n",
+            "void n(int e) {\n   if (e != 0) {\n    try {\n      r(e);\n    } catch (U u) {}\n  }\n  r(0);\n}",
+            ("       if", "         if"),
+        ),
+        (
+            // A line comment at column 0 inside the body (the JDK's
+            // `DateTimeFormatter.toString`) does not let the code's lines
+            // read as sitting that far left: steps of 8 still become the
+            // file's 4, and the comment, sent level with the header, lands
+            // at the header's column.
+            "D.java",
+            "class D {\n    String f() {\n        return p;\n//        return q;\n    }\n}\n",
+            "D.f",
+            "String f() {\n        return p;\n//        return q;\n}",
+            ("\n//", "\n    //"),
+        ),
+    ];
+    for (path, src, symbol, code, (from, to)) in changed {
+        let ws = Ws::new(&[(path, src.as_bytes())]);
+        ws.update(path, symbol, Operation::Replace, Some(code))
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(ws.read(path)).unwrap(),
+            src.replace(from, to),
+            "{symbol} from\n{code}"
+        );
+    }
 }
 
 /// In a file of mixed line endings, the lines the code keeps from the

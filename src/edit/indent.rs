@@ -220,7 +220,13 @@ pub fn layout_penalty(
                     // of its body (Java's `throws` clause), is a
                     // continuation too.
                     let in_header = bodies(lang, anchor).any(|b| b.start_byte() > p);
-                    let steps = if opens_with_bracket(anchor) || is_punctuation(leaf) || in_header {
+                    // A statement of a body in braces is one step in: the
+                    // braces are a block's, not a continuation's.
+                    let block = place
+                        .parent_of_anchor()
+                        .is_some_and(|owner| is_body_of(lang, owner, anchor));
+                    let bracket = opens_with_bracket(anchor) && !block;
+                    let steps = if bracket || is_punctuation(leaf) || in_header {
                         2
                     } else {
                         1
