@@ -404,6 +404,16 @@ fn whitespace_lines_and_widthless_files_keep_their_layout() {
     let file = "namespace Y {\n\nvoid f(int a) {\n  int b = a;\n  \n  g(b);\n}\n\n}\n";
     let code = "void f(int a) {\n  int b = a;\n  \n  g(b);\n}";
     assert_eq!(replaced("cpp", file, "Y::f", code), file);
+    // Sent dedented, the line of spaces moves with the code (the JDK's
+    // `CharacterData01.getNumericValue`, the whole Java run).
+    let file = "class C {\n    int f(int a) {\n        int b = a;\n        \n        return b;\n    }\n}\n";
+    let code = "int f(int a) {\n    int b = a;\n    \n    return b;\n}";
+    assert_eq!(replaced("java", file, "C.f", code), file);
+    // A line of a tab and spaces among lines of spaces, sent back as it is
+    // (the JDK's `CharacterData02.getDirectionality`).
+    let file = "class C {\n    int f(int a) {\n\tchar o = a;\n        if (a) {\n\t        o = 1;\n        }\n        return o;\n    }\n}\n";
+    let code = &file[10..file.len() - 2];
+    assert_eq!(replaced("java", file, "C.f", code), file);
 
     let file = "namespace Y {\n\nRecursion::Recursion(int depth,\n                     const M& m)\n    : E(m), d(depth) {}\n\n}\n";
     let tabbed = "Recursion::Recursion(int depth,\n\t\t\t\t\t const M& m)\n\t: E(m), d(depth) {}";

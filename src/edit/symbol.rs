@@ -640,14 +640,26 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                     // Blank lines get no indentation (no trailing whitespace
                     // is invented), but code placed as it is keeps its own:
                     // a symbol's own text sent back gives back the file
-                    // (yaml-cpp's `HandleNode` has a line of two spaces).
+                    // (yaml-cpp's `HandleNode` has a line of two spaces),
+                    // and code moved by its base moves it too (the JDK's
+                    // `CharacterData01.getNumericValue`, sent dedented, has
+                    // a line of 8 spaces that was 12).
                     if scaled.is_none() && base == t.len() {
                         text.push_str(line);
+                    } else if scaled.is_none() && !line.is_empty() && line.len() >= base {
+                        text.push_str(t);
+                        text.push_str(&line[base..]);
                     }
                 } else if let Some(Some(d)) = scaled.map(|s| s[i]) {
                     text.push_str(t);
                     text.extend(std::iter::repeat_n(' ', d));
                     text.push_str(&line[ws.len()..]);
+                } else if scaled.is_none() && base == t.len() && !line.starts_with(t) {
+                    // Placed as it is, with another indentation than the
+                    // target's before the code's own: kept whole, not cut
+                    // by bytes (the JDK's `CharacterData02` has a line of a
+                    // tab and 8 spaces among lines of spaces).
+                    text.push_str(line);
                 } else if ws.len() >= base {
                     text.push_str(t);
                     text.push_str(&line[base..]);
