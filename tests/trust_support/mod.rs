@@ -87,8 +87,14 @@ fn ws_len(line: &str) -> usize {
 /// nearer to it than it was, and no reading can put it back. The shape is
 /// still applied and judged, but it is not an identity case.
 fn dedent_keeps_layout(code: &str, col: usize, verbatim: &[bool]) -> bool {
+    // What is stripped must be the same on every line: a line of a tab and
+    // spaces among lines of spaces (the JDK's `CharacterData02`) loses its
+    // tab's width when cut by bytes.
+    let mut stripped = None;
     code.split('\n').enumerate().skip(1).all(|(i, l)| {
-        verbatim.get(i).copied().unwrap_or(false) || l.trim().is_empty() || ws_len(l) >= col
+        verbatim.get(i).copied().unwrap_or(false)
+            || l.trim().is_empty()
+            || (ws_len(l) >= col && *stripped.get_or_insert(&l[..col]) == &l[..col])
     })
 }
 
