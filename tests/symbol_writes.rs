@@ -1435,3 +1435,21 @@ fn a_mixed_file_keeps_the_endings_of_the_lines_the_code_keeps() {
         );
     }
 }
+
+/// A symbol that starts after other items of its line (a C# record's second
+/// parameter) replaced by code of several lines (the record itself): an
+/// answer, never a panic (the proptest's shrunk case: the first parameter
+/// is left of the code).
+#[test]
+fn a_symbol_after_other_items_of_its_line_takes_code_of_several_lines() {
+    let src = std::fs::read_to_string(fixtures().join("c_sharp/Customers.cs")).unwrap();
+    let file = parsed("c_sharp", &src);
+    let find = |name: &str| file.symbols.iter().find(|s| s.name_path == name).unwrap();
+    let (target, donor) = (
+        find("Shop.Customers.Customer.Email"),
+        find("Shop.Customers.Customer"),
+    );
+    let code = file.text(donor.full_span()).to_string();
+    // Either outcome is an answer; the point is that one comes back.
+    let _ = edit::symbol::prepare(&file, target, Operation::Replace, Some(&code));
+}

@@ -368,7 +368,9 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
     // the agent wrote them, most often with the first line bare (the JDK's
     // `Cipher.checkCryptoPerm`, parameters two steps of 8 in, left of the
     // first parameter 29 columns in).
-    let item_column = |at: usize| match at < first_eol {
+    // An item before the code's start (a C# record's first parameter, when
+    // the code replaces the second) is the file's, where it stays.
+    let item_column = |at: usize| match (start..first_eol).contains(&at) {
         true => column(bytes, at) - column(bytes, start),
         false => column(bytes, at),
     };
@@ -701,6 +703,19 @@ mod tests {
         assert_eq!(readings(&["fn f() {", "    1", "}"], 4, 4), [0, 4]);
         // One line: nothing to read.
         assert_eq!(readings(&["x = 1"], 4, 4), [0]);
+    }
+
+    #[test]
+    fn an_item_before_the_code_on_its_first_line_is_the_files() {
+        // The code replaces `b` in `f(a, b,` / `  c)`: `a` is left of it.
+        let reg = crate::lang::Registry::builtin();
+        let lang = reg.by_name("python").unwrap();
+        let text = "f(a, b,\n  c)\n";
+        let tree = crate::symbols::parse_tree(lang, text, None).unwrap();
+        assert_eq!(
+            roles(lang, &tree, text, 5..text.len() - 1),
+            [Role::Step, Role::Under]
+        );
     }
 
     /// `(language, code, each line's role)`: the code is the whole text.
