@@ -1357,6 +1357,25 @@ fn code_in_another_width_comes_back_in_the_files_layout() {
             // file's unit is the method's (the JDK's `Math.multiplyExact`).
             "long m(long x) {\n        if (x != 0) {\n           if (a ||\n                   b) {\n                        throw e;\n                }\n        }\n        return x;\n}",
         ),
+        (
+            "B.java",
+            "class B {\n    B() {\n        // blank\n    }\n\n    void f() {\n        g();\n    }\n}\n",
+            "B.B",
+            // A body that is only a comment, sent in steps of 2 (the JDK's
+            // `CookieExtension` constructors): the comment tells the unit.
+            "B() {\n  // blank\n}",
+        ),
+        (
+            "F.java",
+            "class F {\n    Object[][] g() {\n        final String[] a = new String[] {\n               \"x\",\n            };\n        final Object[][] d = new Object[][] {\n            { \"A\", new String[] {\n                    \"1\",\n                }\n            },\n            { \"B\", new String[] {\n                    \"2\",\n                }\n            },\n            { \"C\", new String[] {\n                    \"3\",\n                }\n            },\n        };\n        return d;\n    }\n}\n",
+            "F.g",
+            // Steps of 8 where the file has 4, into a method whose nested
+            // arrays go two steps deeper more often than its body goes one
+            // (the JDK's generated `FormatData.getContents`): its own steps
+            // read as 8, as the code's do, yet its narrowest is the file's
+            // 4, which the code's are not.
+            "Object[][] g() {\n        final String[] a = new String[] {\n                   \"x\",\n                };\n        final Object[][] d = new Object[][] {\n                { \"A\", new String[] {\n                                \"1\",\n                        }\n                },\n                { \"B\", new String[] {\n                                \"2\",\n                        }\n                },\n                { \"C\", new String[] {\n                                \"3\",\n                        }\n                },\n        };\n        return d;\n}",
+        ),
     ];
     for (path, src, symbol, code) in cases {
         let ws = Ws::new(&[(path, src.as_bytes())]);
@@ -1395,6 +1414,33 @@ fn code_in_another_width_comes_back_in_the_files_layout() {
             "D.f",
             "String f() {\n        return p;\n//        return q;\n}",
             ("\n//", "\n    //"),
+        ),
+        (
+            // A header continued 52 columns in, neither one step nor two
+            // (the JDK's `Configuration.getAppConfigurationEntry`), sent in
+            // steps of 2 (26 in): the file's own misplaced line is not held
+            // against a reading, so the line stays right of the header,
+            // rescaled, instead of going back to the header's own column,
+            // the one place the layout judge would otherwise find right.
+            "A.java",
+            "abstract class A {\n    public abstract Object[] entry\n                                                        (String name);\n}\n",
+            "A.entry",
+            "public abstract Object[] entry\n                          (String name);",
+            (
+                "                                                        (",
+                "                  (",
+            ),
+        ),
+        (
+            // A parameter lined up under the first, its `throws` too, sent
+            // in steps of 2 left of it (the JDK's
+            // `CADistrustPolicy.checkDistrust`): two steps in, not back at
+            // the header's own column inside the parentheses.
+            "Q.java",
+            "abstract class Q {\n    abstract void checkDistrust(String variant,\n                                Cert[] chain)\n                                throws VException;\n}\n",
+            "Q.checkDistrust",
+            "abstract void checkDistrust(String variant,\n              Cert[] chain)\n              throws VException;",
+            ("                                ", "            "),
         ),
     ];
     for (path, src, symbol, code, (from, to)) in changed {

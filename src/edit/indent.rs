@@ -158,23 +158,81 @@ pub struct Penalty {
 /// Docstrings included: a docstring that opens on the `def` line and is
 /// written from column 0, as CPython's `test_doctest.py` has them, closes
 /// at column 0, where no reading of the code's lines can be told wrong.
+///
+/// A line whose text (trimmed) is in `excused` is not judged: the old
+/// symbol's own lines that sit where this judge says they should not
+/// ([`misplaced_lines`]) are the file's layout, not evidence against a
+/// reading (the JDK's `Configuration.getAppConfigurationEntry` continues
+/// its header with `(String name);` 52 columns in, neither one nor two
+/// steps; judged, it made the reading that moves it back to the header's
+/// own column the only one with nothing out of place).
 pub fn layout_penalty(
     lang: &Language,
     tree: &Tree,
     body: &str,
     code: std::ops::Range<usize>,
     unit: usize,
+    excused: &[String],
 ) -> Penalty {
+    let mut penalty = Penalty::default();
+    judge_layout(lang, tree, body, code, unit, |line, aligned, _| {
+        if !excused.iter().any(|e| e == line.trim()) {
+            match aligned {
+                true => penalty.bracket += 1,
+                false => penalty.block += 1,
+            }
+        }
+    });
+    penalty
+}
+
+/// The lines (trimmed) of the code at `code` that [`layout_penalty`]
+/// counts, with nothing excused, and that sit more than two steps right of
+/// their anchor line, or inside a bracket at its anchor line's column: a
+/// layout of the file's the judge cannot read. A line off its
+/// step by a column or two stays judged: a reading that copies such a slip
+/// is worse than one that puts the line on its step (the JDK's
+/// `PipedInputStream` constructor has its body 5 columns in, in a file of
+/// 4).
+pub fn misplaced_lines(
+    lang: &Language,
+    tree: &Tree,
+    body: &str,
+    code: std::ops::Range<usize>,
+    unit: usize,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    judge_layout(lang, tree, body, code, unit, |line, _, wide| {
+        let line = line.trim();
+        if wide && !out.iter().any(|l| l == line) {
+            out.push(line.to_string());
+        }
+    });
+    out
+}
+
+/// Hand each line of the code at `code` that sits where its syntax says it
+/// should not to `wrong`, with whether it is continued inside a visually
+/// indented bracket (see [`layout_penalty`]) and whether it sits more than
+/// two steps right of its anchor line or flat inside a bracket (what
+/// [`misplaced_lines`] excuses).
+fn judge_layout(
+    lang: &Language,
+    tree: &Tree,
+    body: &str,
+    code: std::ops::Range<usize>,
+    unit: usize,
+    mut wrong: impl FnMut(&str, bool, bool),
+) {
     let bytes = body.as_bytes();
     let line_start = |p: usize| memchr::memrchr(b'\n', &bytes[..p]).map_or(0, |i| i + 1);
     let indent_at = |ls: usize| leading_ws(&body[ls..]).len();
     let first_ls = line_start(code.start.min(body.len()));
     let first_row = memchr::memchr_iter(b'\n', &bytes[..first_ls]).count();
     let first_indent = indent_at(first_ls);
-    let mut penalty = Penalty::default();
     let mut ls = match memchr::memchr(b'\n', &bytes[first_ls..]) {
         Some(i) => first_ls + i + 1,
-        None => return penalty,
+        None => return,
     };
     let mut row = first_row + 1;
     while ls < code.end.min(body.len()) {
@@ -206,10 +264,11 @@ pub fn layout_penalty(
                     });
                     indent_at(line_start(owner.unwrap_or(anchor).start_byte()))
                 };
-                let wrong = if anchor_row < row && closes {
-                    here != anchor_indent()
+                // (misplaced, and deeper than two steps past its anchor)
+                let (misplaced, wide) = if anchor_row < row && closes {
+                    (here != anchor_indent(), false)
                 } else if anchor_row < first_row || anchor_row >= row {
-                    here != first_indent
+                    (here != first_indent, false)
                 } else {
                     // Inside a bracket, or starting with an operator (a
                     // C++ constructor's `: member(x)`, a `&& more`), a
@@ -235,24 +294,29 @@ pub fn layout_penalty(
                     // anywhere right of its header (the JDK's one-line
                     // methods put `{ return …; }` under a column of others).
                     let opens_body = bracketed_body_at(lang, anchor, p).is_some();
-                    here < base
+                    // Inside a bracket that is not a block, a line at its
+                    // anchor line's own column continues nothing (the
+                    // JDK's `CADistrustPolicy.checkDistrust`, sent in steps
+                    // of 2, had its second parameter put there, under the
+                    // header's first letter). Where the file itself does
+                    // that, [`misplaced_lines`] excuses it.
+                    let flat = bracket && here == base && !opens_body;
+                    let misplaced = here < base
+                        || flat
                         || (here > base
                             && !opens_body
                             && !(1..=steps).any(|k| here - base == k * unit)
-                            && Some(here) != aligned)
+                            && Some(here) != aligned);
+                    (misplaced, flat || here > base + 2 * unit)
                 };
-                if wrong {
-                    match aligned {
-                        Some(_) => penalty.bracket += 1,
-                        None => penalty.block += 1,
-                    }
+                if misplaced {
+                    wrong(line, aligned.is_some(), wide);
                 }
             }
         }
         ls = le + 1;
         row += 1;
     }
-    penalty
 }
 
 /// The token a line begins with, its *anchor* (the nearest enclosing node
@@ -476,6 +540,17 @@ pub fn code_units(
     body: &str,
     code: std::ops::Range<usize>,
 ) -> Vec<usize> {
+    code_steps(lang, tree, body, code).0
+}
+
+/// [`code_units`] and the narrowest step the code takes
+/// ([`super::rescale::narrowest_step`]), from one reading of its roles.
+pub fn code_steps(
+    lang: &Language,
+    tree: &Tree,
+    body: &str,
+    code: std::ops::Range<usize>,
+) -> (Vec<usize>, Option<usize>) {
     let bytes = body.as_bytes();
     let ls = memchr::memrchr(b'\n', &bytes[..code.start.min(body.len())]).map_or(0, |i| i + 1);
     let first = leading_ws(&body[ls..]).len();
@@ -489,7 +564,11 @@ pub fn code_units(
             _ => leading_ws(l).len().checked_sub(first),
         })
         .collect();
-    super::rescale::steps_units(&depths, &roles(lang, tree, body, code))
+    let roles = roles(lang, tree, body, code);
+    (
+        super::rescale::steps_units(&depths, &roles),
+        super::rescale::narrowest_step(&depths, &roles),
+    )
 }
 
 /// The first item of `node` when `node` opens with a bracket and that item

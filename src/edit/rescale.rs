@@ -17,7 +17,8 @@ pub enum Role {
     /// steps of the code's unit, each becoming a step of the place's unit.
     Step,
     /// A line that begins with a comment: placed like a step line, but it
-    /// neither tells the code's unit nor opens a depth.
+    /// opens no depth, and tells the code's unit only when no step line
+    /// does (a body that is only a comment).
     Comment,
     /// A line that begins by closing a bracket opened on an earlier line
     /// (`}`, `)`): placed like a comment line. It sits at its opener's
@@ -90,7 +91,24 @@ pub fn narrowest_step(depths: &[Option<usize>], roles: &[Role]) -> Option<usize>
 
 /// How many times a [`Role::Step`] line goes each width deeper than the
 /// step line it is nested in, and whether one goes deeper than any unit.
+/// Code with no step line deeper than its first counts its comment lines
+/// instead: a body that is only a comment (the JDK's constructors whose
+/// body is `// blank`) shows its unit nowhere else, and sent in steps of 2
+/// it would keep its comment 2 deep in a file of 4.
 fn step_counts(depths: &[Option<usize>], roles: &[Role]) -> ([usize; MAX_UNIT + 1], bool) {
+    let found = counts_of(depths, roles, false);
+    if found.0.iter().any(|&n| n > 0) || found.1 {
+        return found;
+    }
+    counts_of(depths, roles, true)
+}
+
+/// [`step_counts`], with comment lines voting as step lines or not.
+fn counts_of(
+    depths: &[Option<usize>],
+    roles: &[Role],
+    comments: bool,
+) -> ([usize; MAX_UNIT + 1], bool) {
     let mut counts = [0usize; MAX_UNIT + 1];
     // Steps wider than any unit: several steps at once (racc's generated
     // Ruby puts a method's body 4 and 6 columns in, so the same code in
@@ -98,6 +116,10 @@ fn step_counts(depths: &[Option<usize>], roles: &[Role]) -> ([usize; MAX_UNIT + 
     let mut wide = false;
     let mut stack: Vec<usize> = vec![0];
     for (depth, role) in depths.iter().zip(roles).skip(1) {
+        let role = match *role {
+            Role::Comment if comments => &Role::Step,
+            _ => role,
+        };
         let (Some(d), Role::Step | Role::Close) = (*depth, *role) else {
             continue;
         };
@@ -203,6 +225,13 @@ mod tests {
             [4, 5]
         );
         assert_eq!(steps_unit(&d(&[0, 1, 2]), &[Step; 3]), Some(1));
+        // Comment lines vote only when no step line goes deeper: a body
+        // that is only a comment.
+        assert_eq!(steps_unit(&d(&[0, 2, 0]), &[Step, Comment, Close]), Some(2));
+        assert_eq!(
+            steps_unit(&d(&[0, 2, 4, 0]), &[Step, Comment, Step, Close]),
+            Some(4)
+        );
     }
 
     #[test]

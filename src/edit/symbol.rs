@@ -274,6 +274,13 @@ struct Ctx {
     /// or, for a replacement whose old lines sit further left (a doc
     /// comment one space deeper than its property), the least of those.
     floor: usize,
+    /// The narrowest step the target's own lines take
+    /// ([`indent::narrowest_step`]).
+    narrowest: Option<usize>,
+    /// The code replaces the target ([`Ctx::with_own_style`]): code laid
+    /// out in the target's own unit is placed as it is only when it shows
+    /// the target's narrowest step too (see [`fit`]).
+    replacing: bool,
 }
 
 impl Ctx {
@@ -290,7 +297,7 @@ impl Ctx {
         // them (the JDK's `Math.multiplyExact` goes 3, 4 and 5 deeper once
         // each, the 3 and 5 an `if` one column left of its place).
         let offset = src.body_offset();
-        let own = indent::code_units(
+        let (own, narrowest) = indent::code_steps(
             &file.language,
             &file.tree,
             src.body(),
@@ -306,6 +313,8 @@ impl Ctx {
             style,
             unit,
             floor: ws_len,
+            narrowest,
+            replacing: false,
         }
     }
 }
@@ -354,6 +363,7 @@ impl Ctx {
             .map(|(_, l)| leading_ws(l).len())
             .min();
         self.floor = least.map_or(self.floor, |l| l.min(self.floor));
+        self.replacing = true;
         let tabs = |s: Indent| s == Indent::Tabs;
         if own != Indent::Unknown && self.style != Indent::Unknown && tabs(own) != tabs(self.style)
         {
@@ -583,10 +593,18 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
     // A unit read from steps wider than any unit only is not one the code
     // shows (the JDK's `Parser.docType`, `throws` two steps in, sent in
     // steps of 8 and read from the target's column, is 12 deep: "8").
+    // Code that replaces a symbol shows its unit only with its narrowest
+    // step too: the JDK's generated `FormatData.getContents` nests arrays
+    // two steps deeper more often than its body goes one, so its own steps
+    // read as 8 in a file of 4, and so does its code sent in steps of 8,
+    // whose narrowest step is 8 where the method's is 4.
     let rescalable = spaces
-        && !readings
-            .iter()
-            .any(|r| !r.strands && r.narrowest.is_some() && r.unit == Some(ctx.unit));
+        && !readings.iter().any(|r| {
+            !r.strands
+                && r.narrowest.is_some()
+                && r.unit == Some(ctx.unit)
+                && (!ctx.replacing || r.narrowest == ctx.narrowest)
+        });
     let mut out: Vec<String> = Vec::new();
     let mut left_of_symbol: Vec<String> = Vec::new();
     for Reading {
@@ -1059,6 +1077,19 @@ pub fn choose(file: &ParsedFile, mut plans: Vec<SymbolEdit>, style: Indent) -> R
     let unit = indent::unit(style);
     let mut best: Option<((bool, indent::Penalty), Checked)> = None;
     let mut tried = 0;
+    // The replaced lines this judge finds out of place are the file's own
+    // layout: not held against any reading (see [`indent::layout_penalty`]).
+    // Every plan of one call replaces the same range.
+    let excused = match plans.first() {
+        Some(p) if p.old_end > p.old_start => indent::misplaced_lines(
+            &file.language,
+            &file.tree,
+            file.source.body(),
+            p.old_start - offset..p.old_end - offset,
+            unit,
+        ),
+        _ => Vec::new(),
+    };
     for plan in plans {
         tried += 1;
         let change = super::Splice {
@@ -1081,6 +1112,7 @@ pub fn choose(file: &ParsedFile, mut plans: Vec<SymbolEdit>, style: Indent) -> R
                 new_body,
                 plan.code_start - offset..plan.code_end - offset,
                 unit,
+                &excused,
             )
         } else {
             indent::Penalty::default()
