@@ -394,6 +394,23 @@ fn typescript_strings_never_move() {
     strings_stay("typescript", file, "A.f", dedented, (&moved, literal));
 }
 
+/// Found by the whole Go corpus run (session 19): a raw string's lines of
+/// spaces in a file of tabs (cmd/compile's `PhaseOption`) stay spaces when
+/// the code around them is sent in spaces and becomes tabs.
+#[test]
+fn go_strings_never_move() {
+    let file = "package p\n\nfunc f() string {\n\ts := `one\n    two\n\tthree\n`\n\treturn s\n}\n";
+    let dedented = "func f() string {\n\ts := `one\n    two\n\tthree\n`\n\treturn s\n}";
+    let literal = "`one\n    two\n  three\n`";
+    let moved = format!("func f() string {{\n    s := {literal}\n    return s\n}}");
+    strings_stay("go", file, "f", dedented, (&moved, literal));
+    let new = replaced("go", file, "f", &moved);
+    assert!(
+        new.contains("\n\ts := `one\n    two\n  three\n`\n\treturn s\n"),
+        "{new}"
+    );
+}
+
 /// Found by the whole C++ corpus run (yaml-cpp, session 15): a symbol's own
 /// code sent back gives back the file, a line of two spaces included, and
 /// tab-indented code sent into a file whose layout tells no width (a

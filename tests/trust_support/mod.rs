@@ -351,7 +351,12 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
         // A header that ends in a comment (`-> Vec<&Arg> // FIXME`, `{` on
         // the next line) takes its brace on a line of its own: on the same
         // line it would be inside the comment.
-        let brace = if body.prev_sibling().is_some_and(|n| n.is_extra()) {
+        // A block comment there (Go's `func raise(sig uint32) /* int32 */ {`)
+        // ends before the line does: the brace stays on its line, where Go
+        // requires it.
+        let brace = if body.prev_sibling().is_some_and(|n| {
+            n.is_extra() && !text[n.start_byte() + off..n.end_byte() + off].ends_with("*/")
+        }) {
             "\n{"
         } else {
             " {"
