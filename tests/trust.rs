@@ -352,7 +352,14 @@ fn replaced(lang: &str, file: &str, symbol: &str, code: &str) -> String {
 /// method whose string has lines left of, at and right of the code;
 /// `dedented` is the method's code at column 0 with the string as it is;
 /// `moved` is the same with the string written at the agent's own column.
-fn strings_stay(lang: &str, file: &str, symbol: &str, dedented: &str, moved: (&str, &str)) {
+/// Returns the file after the moved code.
+fn strings_stay(
+    lang: &str,
+    file: &str,
+    symbol: &str,
+    dedented: &str,
+    moved: (&str, &str),
+) -> String {
     // Dedented code with the string untouched: the file comes back.
     assert_eq!(replaced(lang, file, symbol, dedented), file);
     // The string as the agent wrote it is the string in the file, byte for
@@ -362,53 +369,77 @@ fn strings_stay(lang: &str, file: &str, symbol: &str, dedented: &str, moved: (&s
     assert!(code.contains(literal));
     assert!(new.contains(literal), "{new}");
     assert!(parse(lang, &new).unwrap().parse_error_count == 0, "{new}");
+    new
 }
 
-#[test]
-fn python_strings_never_move() {
-    let file = "class A:\n    def f(self):\n        \"\"\"Doc.\n\n        More.\n        \"\"\"\n        sql = \"\"\"\nSELECT *\n  FROM t\n            WHERE x\n\"\"\"\n        return sql\n";
-    // The docstring is laid out with the code (it moves); `sql` is not.
-    let dedented = "def f(self):\n    \"\"\"Doc.\n\n    More.\n    \"\"\"\n    sql = \"\"\"\nSELECT *\n  FROM t\n            WHERE x\n\"\"\"\n    return sql\n";
-    let literal = "\"\"\"\n    SELECT *\n      FROM t\n\"\"\"";
-    let moved = format!("def f(self):\n    sql = {literal}\n    return sql\n");
-    strings_stay("python", file, "A.f", dedented, (&moved, literal));
-    let new = replaced("python", file, "A.f", &moved);
-    assert!(new.contains("\n        sql = \"\"\"\n    SELECT"), "{new}");
+/// One language's case of [`strings_never_move`]: `file`, the method
+/// `symbol` in it, its `dedented` code, a `literal` and `moved` code that
+/// holds it, and text the file must hold after the moved code.
+struct StringCase {
+    lang: &'static str,
+    file: &'static str,
+    symbol: &'static str,
+    dedented: &'static str,
+    literal: &'static str,
+    moved: String,
+    after: &'static str,
 }
 
+/// Every language whose strings span lines, one case each ([`strings_stay`]).
 #[test]
-fn rust_strings_never_move() {
-    let file = "impl A {\n    fn f(&self) -> String {\n        let s = r#\"one\n  two\n            three\n\"#;\n        let t = \"a\n   b\";\n        format!(\"{s}{t}\")\n    }\n}\n";
-    let dedented = "fn f(&self) -> String {\n    let s = r#\"one\n  two\n            three\n\"#;\n    let t = \"a\n   b\";\n    format!(\"{s}{t}\")\n}";
-    let literal = "r#\"one\n    two\n\"#";
-    let moved = format!("fn f(&self) -> String {{\n    let s = {literal};\n    s.to_string()\n}}");
-    strings_stay("rust", file, "A::f", dedented, (&moved, literal));
-}
-
-#[test]
-fn typescript_strings_never_move() {
-    let file = "class A {\n  f(): string {\n    const s = `\nline\n  ${1}\n        deeper`;\n    return s;\n  }\n}\n";
-    let dedented = "f(): string {\n  const s = `\nline\n  ${1}\n        deeper`;\n  return s;\n}";
-    let literal = "`\n  line\n    deeper`";
-    let moved = format!("f(): string {{\n  const s = {literal};\n  return s;\n}}");
-    strings_stay("typescript", file, "A.f", dedented, (&moved, literal));
-}
-
-/// Found by the whole Go corpus run (session 19): a raw string's lines of
-/// spaces in a file of tabs (cmd/compile's `PhaseOption`) stay spaces when
-/// the code around them is sent in spaces and becomes tabs.
-#[test]
-fn go_strings_never_move() {
-    let file = "package p\n\nfunc f() string {\n\ts := `one\n    two\n\tthree\n`\n\treturn s\n}\n";
-    let dedented = "func f() string {\n\ts := `one\n    two\n\tthree\n`\n\treturn s\n}";
-    let literal = "`one\n    two\n  three\n`";
-    let moved = format!("func f() string {{\n    s := {literal}\n    return s\n}}");
-    strings_stay("go", file, "f", dedented, (&moved, literal));
-    let new = replaced("go", file, "f", &moved);
-    assert!(
-        new.contains("\n\ts := `one\n    two\n  three\n`\n\treturn s\n"),
-        "{new}"
-    );
+fn strings_never_move() {
+    let python_literal = "\"\"\"\n    SELECT *\n      FROM t\n\"\"\"";
+    let rust_literal = "r#\"one\n    two\n\"#";
+    let ts_literal = "`\n  line\n    deeper`";
+    // A raw string's lines of spaces in a file of tabs (cmd/compile's
+    // `PhaseOption`, found by the whole Go corpus) stay spaces when the
+    // code around them is sent in spaces and becomes tabs.
+    let go_literal = "`one\n    two\n  three\n`";
+    let cases = [
+        StringCase {
+            lang: "python",
+            file: "class A:\n    def f(self):\n        \"\"\"Doc.\n\n        More.\n        \"\"\"\n        sql = \"\"\"\nSELECT *\n  FROM t\n            WHERE x\n\"\"\"\n        return sql\n",
+            symbol: "A.f",
+            // The docstring is laid out with the code (it moves); `sql` is not.
+            dedented: "def f(self):\n    \"\"\"Doc.\n\n    More.\n    \"\"\"\n    sql = \"\"\"\nSELECT *\n  FROM t\n            WHERE x\n\"\"\"\n    return sql\n",
+            literal: python_literal,
+            moved: format!("def f(self):\n    sql = {python_literal}\n    return sql\n"),
+            after: "\n        sql = \"\"\"\n    SELECT",
+        },
+        StringCase {
+            lang: "rust",
+            file: "impl A {\n    fn f(&self) -> String {\n        let s = r#\"one\n  two\n            three\n\"#;\n        let t = \"a\n   b\";\n        format!(\"{s}{t}\")\n    }\n}\n",
+            symbol: "A::f",
+            dedented: "fn f(&self) -> String {\n    let s = r#\"one\n  two\n            three\n\"#;\n    let t = \"a\n   b\";\n    format!(\"{s}{t}\")\n}",
+            literal: rust_literal,
+            moved: format!(
+                "fn f(&self) -> String {{\n    let s = {rust_literal};\n    s.to_string()\n}}"
+            ),
+            after: "\n        let s = r#\"one\n    two\n",
+        },
+        StringCase {
+            lang: "typescript",
+            file: "class A {\n  f(): string {\n    const s = `\nline\n  ${1}\n        deeper`;\n    return s;\n  }\n}\n",
+            symbol: "A.f",
+            dedented: "f(): string {\n  const s = `\nline\n  ${1}\n        deeper`;\n  return s;\n}",
+            literal: ts_literal,
+            moved: format!("f(): string {{\n  const s = {ts_literal};\n  return s;\n}}"),
+            after: "\n    const s = `\n  line\n",
+        },
+        StringCase {
+            lang: "go",
+            file: "package p\n\nfunc f() string {\n\ts := `one\n    two\n\tthree\n`\n\treturn s\n}\n",
+            symbol: "f",
+            dedented: "func f() string {\n\ts := `one\n    two\n\tthree\n`\n\treturn s\n}",
+            literal: go_literal,
+            moved: format!("func f() string {{\n    s := {go_literal}\n    return s\n}}"),
+            after: "\n\ts := `one\n    two\n  three\n`\n\treturn s\n",
+        },
+    ];
+    for c in &cases {
+        let new = strings_stay(c.lang, c.file, c.symbol, c.dedented, (&c.moved, c.literal));
+        assert!(new.contains(c.after), "{}: {new}", c.lang);
+    }
 }
 
 /// Found by the whole C++ corpus run (yaml-cpp, session 15): a symbol's own
