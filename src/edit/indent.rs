@@ -17,6 +17,7 @@ pub use super::rescale::{Role, narrowest_step, rescale, steps_unit, steps_units}
 use crate::lang::Language;
 use crate::source::Indent;
 use crate::text::indent::{is_blank, leading_ws};
+use std::collections::HashSet;
 use tree_sitter::{Node, Tree};
 
 /// Width of one indentation step in the file, in bytes of its own
@@ -160,7 +161,7 @@ pub struct Penalty {
 /// at column 0, where no reading of the code's lines can be told wrong.
 ///
 /// A line whose text (trimmed) is in `excused` is not judged: the old
-/// symbol's own lines that sit where this judge says they should not
+/// symbol's own lines that sit where this judge cannot read them
 /// ([`misplaced_lines`]) are the file's layout, not evidence against a
 /// reading (the JDK's `Configuration.getAppConfigurationEntry` continues
 /// its header with `(String name);` 52 columns in, neither one nor two
@@ -172,11 +173,11 @@ pub fn layout_penalty(
     body: &str,
     code: std::ops::Range<usize>,
     unit: usize,
-    excused: &[String],
+    excused: &HashSet<String>,
 ) -> Penalty {
     let mut penalty = Penalty::default();
     judge_layout(lang, tree, body, code, unit, |line, aligned, _| {
-        if !excused.iter().any(|e| e == line.trim()) {
+        if !excused.contains(line.trim()) {
             match aligned {
                 true => penalty.bracket += 1,
                 false => penalty.block += 1,
@@ -200,12 +201,11 @@ pub fn misplaced_lines(
     body: &str,
     code: std::ops::Range<usize>,
     unit: usize,
-) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+) -> HashSet<String> {
+    let mut out = HashSet::new();
     judge_layout(lang, tree, body, code, unit, |line, _, wide| {
-        let line = line.trim();
-        if wide && !out.iter().any(|l| l == line) {
-            out.push(line.to_string());
+        if wide {
+            out.insert(line.trim().to_string());
         }
     });
     out
@@ -264,7 +264,8 @@ fn judge_layout(
                     });
                     indent_at(line_start(owner.unwrap_or(anchor).start_byte()))
                 };
-                // (misplaced, and deeper than two steps past its anchor)
+                // (misplaced, and more than two steps past its anchor or
+                // flat inside a bracket: what `misplaced_lines` excuses)
                 let (misplaced, wide) = if anchor_row < row && closes {
                     (here != anchor_indent(), false)
                 } else if anchor_row < first_row || anchor_row >= row {

@@ -116,11 +116,12 @@ fn counts_of(
     let mut wide = false;
     let mut stack: Vec<usize> = vec![0];
     for (depth, role) in depths.iter().zip(roles).skip(1) {
-        let role = match *role {
-            Role::Comment if comments => &Role::Step,
-            _ => role,
+        let counted = match role {
+            Role::Step | Role::Close => true,
+            Role::Comment => comments,
+            _ => false,
         };
-        let (Some(d), Role::Step | Role::Close) = (*depth, *role) else {
+        let Some(d) = depth.filter(|_| counted) else {
             continue;
         };
         while stack.last().is_some_and(|&top| top > d) {

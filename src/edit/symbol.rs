@@ -1088,7 +1088,7 @@ pub fn choose(file: &ParsedFile, mut plans: Vec<SymbolEdit>, style: Indent) -> R
             p.old_start - offset..p.old_end - offset,
             unit,
         ),
-        _ => Vec::new(),
+        _ => Default::default(),
     };
     for plan in plans {
         tried += 1;
