@@ -259,6 +259,8 @@ fn counts_agree_with_their_nouns() {
     assert!(symbols.contains("(python, 1 symbol, hash "), "{symbols}");
     let parse = stdout(scalpel(dir.path()).args(["parse", "one.py"]));
     assert!(parse.contains("1 symbol, 0 parse errors"), "{parse}");
+    // The unit edits re-indent new code to.
+    assert!(parse.contains("\nindentation: 4 spaces\n"), "{parse}");
     let bad = scalpel(dir.path())
         .args(["parse", "bad.py"])
         .output()

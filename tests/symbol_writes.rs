@@ -126,14 +126,7 @@ fn variants(text: &str, lang: &str) -> Vec<(String, String)> {
     v.push(("mixed".into(), mixed));
     // The width of a tab is the file's unit, read from its layout lines
     // (a file whose strings are indented by 2 and code by 4 is tabbed by 4).
-    let file = parsed(lang, text);
-    let style = edit::indent::file_style(
-        &file.language,
-        &file.tree,
-        file.source.body(),
-        file.source.profile.indent,
-    );
-    if let scalpel::source::Indent::Spaces(w) = style {
+    if let scalpel::source::Indent::Spaces(w) = file_style(&parsed(lang, text)) {
         let w = w as usize;
         let tabs: String = text
             .split_inclusive('\n')
@@ -842,6 +835,16 @@ fn an_ambiguous_arrow_body_keeps_the_replaced_symbols_layout() {
     }
 }
 
+/// The indentation style edits re-indent new code to in `file`.
+fn file_style(file: &symbols::ParsedFile) -> scalpel::source::Indent {
+    edit::indent::file_style(
+        &file.language,
+        &file.tree,
+        file.source.body(),
+        file.source.profile.indent,
+    )
+}
+
 /// The file's indentation style is read from its layout lines: the
 /// fixture's strings, indented by two, outnumber its code, indented by four
 /// (as in CPython's `test_msvc9compiler.py` and `test_separators.py`, whose
@@ -854,14 +857,7 @@ fn the_file_style_is_read_from_layout_lines_only() {
     )
     .unwrap();
     let file = parsed("python", &text);
-    let style = |f: &symbols::ParsedFile| {
-        edit::indent::file_style(
-            &f.language,
-            &f.tree,
-            f.source.body(),
-            f.source.profile.indent,
-        )
-    };
+    let style = file_style;
     // Every line read together says two; the layout lines say four.
     assert_eq!(file.source.profile.indent, Indent::Spaces(2));
     assert_eq!(style(&file), Indent::Spaces(4));
@@ -875,6 +871,42 @@ fn the_file_style_is_read_from_layout_lines_only() {
     );
     assert_eq!(rust.source.profile.indent, Indent::Spaces(2));
     assert_eq!(style(&rust), Indent::Spaces(4));
+}
+
+/// The file's unit is the step its blocks take, not the step its lines
+/// take most often: continuation lines two steps in can outnumber the
+/// blocks' steps (the JDK's `SunJCE` steps 8 from one line to the next 165
+/// times, its blocks 4), and read as 8, every width shape of its methods
+/// was half a step off. `(language, file, unit)`.
+#[test]
+fn the_file_unit_is_the_step_its_blocks_take() {
+    use scalpel::source::Indent;
+    let check = |lang: &str, text: &str, unit: Indent| {
+        assert_eq!(file_style(&parsed(lang, text)), unit, "{lang}:\n{text}");
+    };
+    check(
+        "java",
+        "final class P {\n    void init() {\n        ps(\"Cipher\", \"AES\",\n                \"com.sun.crypto.provider.AESCipher\",\n                null, attrs);\n        ps(\"Cipher\", \"DES\",\n                \"com.sun.crypto.provider.DESCipher\",\n                null, attrs);\n        ps(\"Cipher\", \"RC2\",\n                \"com.sun.crypto.provider.RC2Cipher\",\n                null, attrs);\n    }\n}\n",
+        Indent::Spaces(4),
+    );
+    check(
+        "python",
+        "def f():\n    call(a,\n            b)\n    call(c,\n            d)\n    call(e,\n            g)\n",
+        Indent::Spaces(4),
+    );
+    // Blocks that tie between two steps (8 and 4) keep the one the lines
+    // take most (8, with the continuation).
+    check(
+        "python",
+        "def f():\n        if a:\n            b()\n        return (x +\n                y)\n",
+        Indent::Spaces(8),
+    );
+    // Tabs stay tabs, whatever a few lines of spaces step in.
+    check(
+        "go",
+        "package p\n\nfunc f() {\n\tif a {\n\t\tb(1,\n\t\t    2)\n\t}\n}\n",
+        Indent::Tabs,
+    );
 }
 
 #[test]

@@ -758,6 +758,13 @@ fn parse_cmd(a: ParseArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     } = a;
     let real = root.read_target(&file, engine)?;
     let parsed = engine.load(&real, language.as_deref())?;
+    // What edits re-indent new code to (`update` / `insert`).
+    let indentation = crate::edit::indent::file_style(
+        &parsed.language,
+        &parsed.tree,
+        parsed.source.body(),
+        parsed.source.profile.indent,
+    );
     if dump_tree {
         out.raw(&crate::symbols::dump_tree(
             &parsed.tree,
@@ -771,6 +778,7 @@ fn parse_cmd(a: ParseArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
             "symbols": parsed.symbols.len(),
             "parse_errors": parsed.parse_error_count,
             "parse_error_locations": parsed.parse_errors,
+            "indentation": indentation,
         })));
     } else {
         out.line(&format!(
@@ -788,6 +796,14 @@ fn parse_cmd(a: ParseArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
                 e.what
             ));
         }
+        out.line(&format!(
+            "indentation: {}",
+            match indentation {
+                crate::source::Indent::Tabs => "tabs".to_string(),
+                crate::source::Indent::Spaces(w) => plural(usize::from(w), "space"),
+                crate::source::Indent::Unknown => "unknown (no line goes a step deeper)".into(),
+            }
+        ));
     }
     Ok(if parsed.parse_error_count > 0 { 1 } else { 0 })
 }

@@ -31,6 +31,45 @@ pub fn unit(indent: Indent) -> usize {
 }
 
 /// The indentation style of the file parsed as `tree` (its text is
+/// `body`): tabs or spaces as its layout lines show ([`layout_style`]), and
+/// for spaces, the width its blocks step in ([`block_unit`]) when they show
+/// one, else the width its layout lines step in most often. Continuation lines
+/// are layout lines too, and in a file whose continuations go two steps in
+/// they can outnumber its blocks' steps: the JDK's `SunJCE` steps 8 from
+/// one line to the next 165 times, and its blocks go 4 deeper; read as 8,
+/// a method's body one step in would be half a step deep.
+pub fn file_style(lang: &Language, tree: &Tree, body: &str, profile: Indent) -> Indent {
+    match layout_style(lang, tree, body, profile) {
+        Indent::Spaces(w) => match block_unit(lang, tree, body) {
+            Some(unit) => Indent::Spaces(unit as u8),
+            None => Indent::Spaces(w),
+        },
+        other => other,
+    }
+}
+
+/// The width the blocks of the file parsed as `tree` step in
+/// ([`super::rescale::file_step_counts`] over the whole file's [`roles`]),
+/// when more than half of their steps take it: a data file's continued
+/// strings step every width (CPython's `pydoc_data/topics.py`, one dict of
+/// strings concatenated 11 columns in under keys 10 in, and 20 in after
+/// them), and say nothing of a unit.
+fn block_unit(lang: &Language, tree: &Tree, body: &str) -> Option<usize> {
+    let depths: Vec<Option<usize>> = body
+        .split('\n')
+        .map(|l| {
+            Some(leading_ws(l))
+                .filter(|ws| !ws.contains('\t'))
+                .map(str::len)
+        })
+        .collect();
+    let roles = roles(lang, tree, body, 0..body.len());
+    let counts = super::rescale::file_step_counts(&depths, &roles);
+    let total: usize = counts.iter().sum();
+    (1..counts.len()).find(|&w| 2 * counts[w] > total)
+}
+
+/// The indentation style of the file parsed as `tree` (its text is
 /// `body`), read from its layout lines: lines that begin inside a
 /// multi-line string (any `[edit] verbatim` kind, docstrings included) or
 /// a multi-line comment (an extra node: ` * ` lines of a JSDoc block, one
@@ -40,7 +79,7 @@ pub fn unit(indent: Indent) -> usize {
 ///
 /// Only nodes spanning several lines can hold a line start, so the walk
 /// descends into those alone.
-pub fn file_style(lang: &Language, tree: &Tree, body: &str, profile: Indent) -> Indent {
+fn layout_style(lang: &Language, tree: &Tree, body: &str, profile: Indent) -> Indent {
     let kinds = &lang.kinds().verbatim;
     // Rows (0-based) whose line begins inside a string or comment, as
     // sorted ranges.
@@ -235,12 +274,13 @@ fn judge_layout(
         None => return,
     };
     let mut row = first_row + 1;
+    let mut walk = Ancestry::new(lang, tree);
     while ls < code.end.min(body.len()) {
         let le = memchr::memchr(b'\n', &bytes[ls..]).map_or(body.len(), |i| ls + i);
         let line = &body[ls..le];
-        if !is_blank(line) && string_around(lang, tree, ls).is_none() {
+        if !is_blank(line) && string_around(lang, walk.at(ls), ls).is_none() {
             let p = ls + leading_ws(line).len();
-            if let Some(place) = leaf_and_anchor(tree, p, row)
+            if let Some(place) = place_at(walk.at(p), p, row)
                 && !place.leaf().is_extra()
             {
                 let (leaf, anchor) = (place.leaf(), place.anchor());
@@ -324,25 +364,29 @@ fn judge_layout(
 /// that starts on an earlier line, the root when none does), and the nodes
 /// that hold it, so that the tree between them is read with no
 /// `Node::parent` climb (each one walks down from the root again).
-struct Place<'t> {
-    /// The nodes holding the token, the root first and the token last.
-    chain: Vec<Node<'t>>,
-    /// Where the anchor is in `chain`.
+struct Place<'c, 't> {
+    /// The nodes holding the token, the token last.
+    held: Held<'c, 't>,
+    /// Where the anchor is in `held.chain`.
     anchor: usize,
 }
 
-impl<'t> Place<'t> {
+impl<'t> Place<'_, 't> {
+    fn chain(&self) -> &[Node<'t>] {
+        self.held.chain
+    }
+
     fn leaf(&self) -> Node<'t> {
-        self.chain[self.chain.len() - 1]
+        self.chain()[self.chain().len() - 1]
     }
 
     fn anchor(&self) -> Node<'t> {
-        self.chain[self.anchor]
+        self.chain()[self.anchor]
     }
 
     /// The node the anchor is a child of (none for the root).
     fn parent_of_anchor(&self) -> Option<Node<'t>> {
-        self.anchor.checked_sub(1).map(|i| self.chain[i])
+        self.anchor.checked_sub(1).map(|i| self.chain()[i])
     }
 
     /// Does the token close the anchor (its last token, a `}`, `)` or
@@ -353,7 +397,7 @@ impl<'t> Place<'t> {
     fn closes(&self) -> bool {
         let (leaf, anchor) = (self.leaf(), self.anchor());
         !leaf.is_named()
-            && self.anchor + 2 == self.chain.len()
+            && self.anchor + 2 == self.chain().len()
             && anchor.end_byte() == leaf.end_byte()
             && anchor
                 .child(0)
@@ -363,7 +407,7 @@ impl<'t> Place<'t> {
     /// The anchor's child that holds the token (the token itself when it
     /// is the anchor).
     fn below_anchor(&self) -> Node<'t> {
-        self.chain
+        self.chain()
             .get(self.anchor + 1)
             .copied()
             .unwrap_or(self.leaf())
@@ -371,9 +415,9 @@ impl<'t> Place<'t> {
 }
 
 /// The [`Place`] of the token that begins at byte `p` (the first of the
-/// line at `row`).
-fn leaf_and_anchor(tree: &Tree, p: usize, row: usize) -> Option<Place<'_>> {
-    let chain = ancestors(tree, p);
+/// line at `row`), from the nodes holding `p` ([`Ancestry::at`]).
+fn place_at<'c, 't>(held: Held<'c, 't>, p: usize, row: usize) -> Option<Place<'c, 't>> {
+    let chain = held.chain;
     let leaf = *chain.last()?;
     if leaf.start_byte() != p {
         return None;
@@ -383,30 +427,123 @@ fn leaf_and_anchor(tree: &Tree, p: usize, row: usize) -> Option<Place<'_>> {
         .rev()
         .find(|&i| chain[i].start_position().row < row)
         .unwrap_or(0);
-    Some(Place { chain, anchor })
+    Some(Place { held, anchor })
 }
 
-/// The nodes holding byte `at` (`start <= at < end`), the root first and
-/// the smallest last. One walk down from the root: `Node::parent` walks
-/// down from the root again at each step up, and climbing from a leaf of a
-/// file with thousands of top-level items that way was nearly all the time
-/// of an edit's layout judging (Go's and Java's largest files).
-fn ancestors(tree: &Tree, at: usize) -> Vec<Node<'_>> {
-    let mut cursor = tree.walk();
-    let mut out = Vec::new();
-    let root = cursor.node();
-    if !(root.start_byte() <= at && at < root.end_byte()) {
-        return out;
+/// The nodes holding an offset ([`Ancestry::at`]).
+#[derive(Clone, Copy)]
+struct Held<'c, 't> {
+    /// The root first and the smallest last.
+    chain: &'c [Node<'t>],
+    /// For each node of `chain`, where the outermost node of `chain` that
+    /// starts where it does is: nested nodes that start together (a
+    /// left-nested `a + b + c`, thousands deep in the JDK's generated
+    /// character tables) are crossed in one step.
+    runs: &'c [usize],
+    /// For each node of `chain`, where the innermost comment or
+    /// `[edit] verbatim` string of `chain` up to it is: a line's start is
+    /// looked up among those alone, not along the whole chain.
+    marks: &'c [Option<usize>],
+}
+
+impl<'t> Held<'_, 't> {
+    /// Where in `chain` the comments and verbatim strings are, innermost
+    /// first.
+    fn marked(&self) -> impl Iterator<Item = usize> + '_ {
+        let first = self.marks.last().copied().flatten();
+        std::iter::successors(first, |&at| at.checked_sub(1).and_then(|up| self.marks[up]))
     }
-    out.push(root);
-    while cursor.goto_first_child_for_byte(at).is_some() {
-        let n = cursor.node();
-        if n.start_byte() > at {
-            break;
+}
+
+/// The nodes holding each of a rising sequence of byte offsets
+/// (`start <= at < end`), from one walk along the tree. `Node::parent`
+/// walks down from the root again at each step up, and so does a fresh
+/// walk down for each offset, scanning every earlier child of each node on
+/// the way: over the lines of a file with thousands of members that is
+/// quadratic (it was nearly all the time of an edit's layout judging in
+/// Go's and Java's largest files). Here each level keeps a cursor on the
+/// child it reached, so the lines of a whole file cost one pass over the
+/// nodes that hold them.
+struct Ancestry<'l, 't> {
+    verbatim: &'l crate::lang::KindSet,
+    root: Node<'t>,
+    /// A cursor on the child of each node of `chain` the walk has reached
+    /// (`false`: past its last child).
+    cursors: Vec<(tree_sitter::TreeCursor<'t>, bool)>,
+    chain: Vec<Node<'t>>,
+    runs: Vec<usize>,
+    marks: Vec<Option<usize>>,
+    last: usize,
+}
+
+impl<'l, 't> Ancestry<'l, 't> {
+    fn new(lang: &'l Language, tree: &'t Tree) -> Ancestry<'l, 't> {
+        Ancestry {
+            verbatim: &lang.kinds().verbatim,
+            root: tree.root_node(),
+            cursors: Vec::new(),
+            chain: Vec::new(),
+            runs: Vec::new(),
+            marks: Vec::new(),
+            last: 0,
         }
-        out.push(n);
     }
-    out
+
+    /// The nodes holding byte `at`. An offset less than the one asked
+    /// before starts the walk again from the root.
+    fn at(&mut self, at: usize) -> Held<'_, 't> {
+        if at < self.last {
+            while !self.chain.is_empty() {
+                self.pop();
+            }
+        }
+        self.last = at;
+        while self.chain.last().is_some_and(|n| n.end_byte() <= at) {
+            self.pop();
+        }
+        if self.chain.is_empty() && self.root.start_byte() <= at && at < self.root.end_byte() {
+            self.push(self.root);
+        }
+        while let Some((cursor, more)) = self.cursors.last_mut() {
+            while *more && cursor.node().end_byte() <= at {
+                *more = cursor.goto_next_sibling();
+            }
+            let child = cursor.node();
+            if !*more || child.start_byte() > at {
+                break;
+            }
+            self.push(child);
+        }
+        Held {
+            chain: &self.chain,
+            runs: &self.runs,
+            marks: &self.marks,
+        }
+    }
+
+    fn push(&mut self, node: Node<'t>) {
+        let run = match self.chain.last() {
+            Some(up) if up.start_byte() == node.start_byte() => self.runs[self.runs.len() - 1],
+            _ => self.chain.len(),
+        };
+        let mark = match is_comment(&node) || self.verbatim.contains(&node) {
+            true => Some(self.chain.len()),
+            false => self.marks.last().copied().flatten(),
+        };
+        let mut cursor = node.walk();
+        let more = cursor.goto_first_child();
+        self.cursors.push((cursor, more));
+        self.chain.push(node);
+        self.runs.push(run);
+        self.marks.push(mark);
+    }
+
+    fn pop(&mut self) {
+        self.cursors.pop();
+        self.chain.pop();
+        self.runs.pop();
+        self.marks.pop();
+    }
 }
 
 /// How each line of the code at `code` (body offsets in `body`, parsed as
@@ -439,17 +576,31 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
         true => column(bytes, at) - column(bytes, start),
         false => column(bytes, at),
     };
+    let mut walk = Ancestry::new(lang, tree);
     for nl in memchr::memchr_iter(b'\n', &bytes[start..end]) {
         let ls = start + nl + 1;
         row += 1;
         let le = memchr::memchr(b'\n', &bytes[ls..]).map_or(body.len(), |i| ls + i);
         let line = &body[ls..le];
-        out.push(if is_blank(line) || begins_in_verbatim(lang, tree, ls) {
+        let (string, verbatim, comment) = match is_blank(line) {
+            true => (false, false, false),
+            false => {
+                let held = walk.at(ls);
+                let string = string_around(lang, held, ls);
+                (
+                    string.is_some(),
+                    string.is_some_and(|i| !is_statement_string(lang, held, i)),
+                    in_comment(held, ls),
+                )
+            }
+        };
+        out.push(if is_blank(line) || verbatim {
             Role::Fixed
-        } else if in_comment(tree, ls) || string_around(lang, tree, ls).is_some() {
+        } else if comment || string {
             Role::Follow
         } else {
-            let place = leaf_and_anchor(tree, ls + leading_ws(line).len(), row);
+            let p = ls + leading_ws(line).len();
+            let place = place_at(walk.at(p), p, row);
             match place.as_ref().map(|p| (p.leaf(), p.anchor())) {
                 Some((leaf, _)) if is_comment(&leaf) => Role::Comment,
                 // Under the bracket's first item or right of it: aligned.
@@ -579,8 +730,10 @@ pub fn code_steps(
 /// anonymous token with no letter or digit in it (a keyword such as `def`
 /// or `class` is not a bracket, and its name is not an item).
 fn aligned_item(node: Node<'_>) -> Option<usize> {
+    // `child(1)`, not `open.next_sibling()`: a sibling is found through
+    // the parent, which walks down from the root again.
     let open = node.child(0)?;
-    let item = open.next_sibling()?;
+    let item = node.child(1)?;
     (opens_with_bracket(node)
         && !item.is_extra()
         && item.start_position().row == open.end_position().row)
@@ -606,7 +759,7 @@ enum Through {
 /// the statements of Ruby's `x.select { |a, b|` block follow its parameters
 /// on the bracket's line, yet are a block's lines, counted in steps, and
 /// its `}` goes back to the line that opened it.
-fn aligned_under(lang: &Language, place: &Place<'_>) -> Option<(usize, Through)> {
+fn aligned_under(lang: &Language, place: &Place<'_, '_>) -> Option<(usize, Through)> {
     let anchor = place.anchor();
     let at = match aligned_item(anchor) {
         Some(at) => (at, Through::Bracket),
@@ -621,21 +774,13 @@ fn aligned_under(lang: &Language, place: &Place<'_>) -> Option<(usize, Through)>
 
 /// The start of `place`'s anchor when it is the first item of a bracket
 /// ([`aligned_item`]), directly or as the first of nodes that all start
-/// where it does (a left-nested `a || b || c` is `(a || b) || c`).
-fn first_item_of_bracket(place: &Place<'_>) -> Option<usize> {
+/// where it does (a left-nested `a || b || c` is `(a || b) || c`): then the
+/// bracket is the node around the outermost of them (a node that starts
+/// where its bracket does has no item there).
+fn first_item_of_bracket(place: &Place<'_, '_>) -> Option<usize> {
     let start = place.anchor().start_byte();
-    let mut i = place.anchor;
-    while i > 0 {
-        let outer = place.chain[i - 1];
-        if aligned_item(outer) == Some(start) {
-            return Some(start);
-        }
-        if outer.start_byte() != start {
-            return None;
-        }
-        i -= 1;
-    }
-    None
+    let outer = place.held.runs[place.anchor].checked_sub(1)?;
+    (aligned_item(place.chain()[outer]) == Some(start)).then_some(start)
 }
 
 /// Is `node` the body of `owner` (a `symbols.body_fields` field)?
@@ -682,17 +827,27 @@ pub fn verbatim_lines(
     body: &str,
     code: std::ops::Range<usize>,
 ) -> Vec<bool> {
-    per_line(body, code, |ls| begins_in_verbatim(lang, tree, ls))
+    per_line(lang, tree, body, code, |held, ls| {
+        string_around(lang, held, ls).is_some_and(|i| !is_statement_string(lang, held, i))
+    })
 }
 
-/// `[false]` for the code's first line, then `f(line start)` for each
-/// following line of `body[code]`.
-fn per_line(body: &str, code: std::ops::Range<usize>, f: impl Fn(usize) -> bool) -> Vec<bool> {
+/// `[false]` for the code's first line, then `f(nodes holding its start,
+/// line start)` for each following line of `body[code]`.
+fn per_line(
+    lang: &Language,
+    tree: &Tree,
+    body: &str,
+    code: std::ops::Range<usize>,
+    f: impl Fn(Held<'_, '_>, usize) -> bool,
+) -> Vec<bool> {
     let end = code.end.min(body.len());
     let start = code.start.min(end);
+    let mut walk = Ancestry::new(lang, tree);
     let mut out = vec![false];
     for nl in memchr::memchr_iter(b'\n', &body.as_bytes()[start..end]) {
-        out.push(f(start + nl + 1));
+        let ls = start + nl + 1;
+        out.push(f(walk.at(ls), ls));
     }
     out
 }
@@ -716,55 +871,55 @@ pub fn content_lines(
     body: &str,
     code: std::ops::Range<usize>,
 ) -> Vec<bool> {
-    per_line(body, code, |ls| {
-        in_comment(tree, ls) || string_around(lang, tree, ls).is_some()
+    per_line(lang, tree, body, code, |held, ls| {
+        in_comment(held, ls) || string_around(lang, held, ls).is_some()
     })
 }
 
 /// For each line of the code at `code` (as in [`verbatim_lines`]), whether
 /// it begins inside a multi-line comment.
-pub fn comment_lines(tree: &Tree, body: &str, code: std::ops::Range<usize>) -> Vec<bool> {
-    per_line(body, code, |ls| in_comment(tree, ls))
+pub fn comment_lines(
+    lang: &Language,
+    tree: &Tree,
+    body: &str,
+    code: std::ops::Range<usize>,
+) -> Vec<bool> {
+    per_line(lang, tree, body, code, in_comment)
 }
 
-/// Whether byte `ls` lies strictly inside a comment.
-fn in_comment(tree: &Tree, ls: usize) -> bool {
-    ancestors(tree, ls)
-        .iter()
-        .any(|n| is_comment(n) && n.start_byte() < ls && ls < n.end_byte())
+/// Whether byte `ls` lies strictly inside a comment (`held`: the nodes
+/// holding it, [`Ancestry::at`]).
+fn in_comment(held: Held<'_, '_>, ls: usize) -> bool {
+    held.marked().any(|at| {
+        let n = held.chain[at];
+        is_comment(&n) && n.start_byte() < ls
+    })
 }
 
-/// Does the line starting at `ls` begin inside a multi-line string (a node
-/// of a kind in `[edit] verbatim` that is not a docstring)?
-fn begins_in_verbatim(lang: &Language, tree: &Tree, ls: usize) -> bool {
-    string_around(lang, tree, ls).is_some_and(|n| !is_statement_string(lang, n))
-}
-
-/// The multi-line string (a node of a kind in `[edit] verbatim`, docstrings
-/// included) that the line starting at `ls` begins inside, if any.
-fn string_around<'t>(lang: &Language, tree: &'t Tree, ls: usize) -> Option<tree_sitter::Node<'t>> {
+/// Where in `held` (the nodes holding `ls`) the multi-line string is (a
+/// node of a kind in `[edit] verbatim`, docstrings included:
+/// [`is_statement_string`] tells them) that the line starting at `ls`
+/// begins inside, if it does.
+fn string_around(lang: &Language, held: Held<'_, '_>, ls: usize) -> Option<usize> {
     let kinds = &lang.kinds().verbatim;
-    ancestors(tree, ls)
-        .into_iter()
-        .rev()
-        .find(|n| n.start_byte() < ls && ls < n.end_byte() && kinds.contains(n))
+    held.marked().find(|&at| {
+        let n = held.chain[at];
+        kinds.contains(&n) && n.start_byte() < ls
+    })
 }
 
-/// Is `node` a string standing as a statement (`symbols.docstring` read
-/// from the inside out: `string` whose parent is an `expression_statement`)?
-fn is_statement_string(lang: &Language, node: tree_sitter::Node) -> bool {
-    let chain = &lang.rules().docstring;
-    if chain.is_empty() {
-        return false;
-    }
-    let mut at = Some(node);
-    for kind in chain.iter().rev() {
-        match at {
-            Some(n) if n.kind() == kind => at = n.parent(),
-            _ => return false,
-        }
-    }
-    true
+/// Is the string at `held.chain[at]` a statement of its own
+/// (`symbols.docstring` read from the inside out: `string` whose parent is
+/// an `expression_statement`)?
+fn is_statement_string(lang: &Language, held: Held<'_, '_>, at: usize) -> bool {
+    let kinds = &lang.rules().docstring;
+    !kinds.is_empty()
+        && at + 1 >= kinds.len()
+        && kinds
+            .iter()
+            .rev()
+            .enumerate()
+            .all(|(up, kind)| held.chain[at - up].kind() == kind)
 }
 
 #[cfg(test)]

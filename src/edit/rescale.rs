@@ -96,18 +96,31 @@ pub fn narrowest_step(depths: &[Option<usize>], roles: &[Role]) -> Option<usize>
 /// body is `// blank`) shows its unit nowhere else, and sent in steps of 2
 /// it would keep its comment 2 deep in a file of 4.
 fn step_counts(depths: &[Option<usize>], roles: &[Role]) -> ([usize; MAX_UNIT + 1], bool) {
-    let found = counts_of(depths, roles, false);
+    let found = counts_of(depths, roles, false, false);
     if found.0.iter().any(|&n| n > 0) || found.1 {
         return found;
     }
-    counts_of(depths, roles, true)
+    counts_of(depths, roles, true, false)
 }
 
-/// [`step_counts`], with comment lines voting as step lines or not.
+/// How many times a [`Role::Step`] line of a whole file goes each width
+/// deeper than the line it is nested in, for the file's own unit
+/// ([`super::indent::file_style`]). Unlike [`step_counts`], a line
+/// continued in a bracket ([`Role::Hang`], [`Role::Under`]) nests what
+/// follows: the JDK's `FormatData` has its arrays' strings one step in from
+/// a `new String[] {` that hangs one step in from its `{ "MonthNames",`, and
+/// counted from that line instead, every string went two steps.
+pub fn file_step_counts(depths: &[Option<usize>], roles: &[Role]) -> [usize; MAX_UNIT + 1] {
+    counts_of(depths, roles, false, true).0
+}
+
+/// [`step_counts`], with comment lines voting as step lines or not, and
+/// continued lines nesting what follows or not.
 fn counts_of(
     depths: &[Option<usize>],
     roles: &[Role],
     comments: bool,
+    continued: bool,
 ) -> ([usize; MAX_UNIT + 1], bool) {
     let mut counts = [0usize; MAX_UNIT + 1];
     // Steps wider than any unit: several steps at once (racc's generated
@@ -116,10 +129,11 @@ fn counts_of(
     let mut wide = false;
     let mut stack: Vec<usize> = vec![0];
     for (depth, role) in depths.iter().zip(roles).skip(1) {
+        let nests = continued && matches!(role, Role::Hang | Role::Under);
         let counted = match role {
             Role::Step | Role::Close => true,
             Role::Comment => comments,
-            _ => false,
+            _ => nests,
         };
         let Some(d) = depth.filter(|_| counted) else {
             continue;
@@ -131,7 +145,11 @@ fn counts_of(
             continue;
         }
         let top = stack.last().copied().unwrap_or(0);
-        if d > top {
+        if nests {
+            if d > top {
+                stack.push(d);
+            }
+        } else if d > top {
             match counts.get_mut(d - top) {
                 Some(n) => *n += 1,
                 None => wide = true,
@@ -143,7 +161,7 @@ fn counts_of(
 }
 
 /// The widest step read as one unit.
-const MAX_UNIT: usize = 8;
+pub const MAX_UNIT: usize = 8;
 
 /// `depths` rescaled from steps of `from` to steps of `to` (see the module
 /// text). A step line at a depth some enclosing step line had takes that

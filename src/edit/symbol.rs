@@ -490,7 +490,7 @@ fn line_masks(
     Ok(Masks {
         verbatim: indent::verbatim_lines(&file.language, &tree, &region, code_range.clone()),
         content: indent::content_lines(&file.language, &tree, &region, code_range.clone()),
-        comment: indent::comment_lines(&tree, &region, code_range.clone()),
+        comment: indent::comment_lines(&file.language, &tree, &region, code_range.clone()),
         roles: indent::roles(&file.language, &tree, &region, code_range),
     })
 }
