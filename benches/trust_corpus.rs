@@ -23,6 +23,7 @@
 //! cargo bench --bench trust_corpus -- ruby         # one language by name
 //! cargo bench --bench trust_corpus -- python 200   # the first 200 files
 //! TRUST_ONLY=regex-syntax cargo bench --bench trust_corpus -- rust
+//! TRUST_ONLY='SunJCE.java|FileReader.java' cargo bench --bench trust_corpus -- java
 //! TRUST_PER_FILE=30 cargo bench --bench trust_corpus -- python
 //! TRUST_ONLY=BigDecimal.java TRUST_SHOW='writeObject [width_2]' cargo bench --bench trust_corpus -- java
 //! ```
@@ -206,12 +207,17 @@ fn main() {
         .unwrap_or(usize::MAX);
     let wanted = |name: &str| only.is_none_or(|o| o == name);
     // `TRUST_ONLY=regex-syntax` keeps the files whose path contains it (to
-    // run again what a whole run found).
+    // run again what a whole run found); `TRUST_ONLY='a.java|b.java'`, the
+    // files whose path contains any of them.
     let only_paths = std::env::var("TRUST_ONLY").unwrap_or_default();
+    let only_paths: Vec<&str> = only_paths.split('|').collect();
     let take = |files: Vec<PathBuf>| {
         files
             .into_iter()
-            .filter(|f| f.to_string_lossy().contains(&only_paths))
+            .filter(|f| {
+                let f = f.to_string_lossy();
+                only_paths.iter().any(|p| f.contains(p))
+            })
             .take(limit)
             .collect::<Vec<_>>()
     };
