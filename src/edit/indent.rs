@@ -991,4 +991,76 @@ mod tests {
             &[Step, Hang, Step, Under, Close],
         );
     }
+
+    /// The nodes holding `at`, by a fresh walk down from the root with
+    /// `TreeCursor::goto_first_child_for_byte`: what [`Ancestry`] must give.
+    fn walked_down(tree: &Tree, at: usize) -> Vec<Node<'_>> {
+        let mut cursor = tree.walk();
+        let root = cursor.node();
+        let mut out = Vec::new();
+        if !(root.start_byte() <= at && at < root.end_byte()) {
+            return out;
+        }
+        out.push(root);
+        while cursor.goto_first_child_for_byte(at).is_some() && cursor.node().start_byte() <= at {
+            out.push(cursor.node());
+        }
+        out
+    }
+
+    /// Every fixture file of every language, each line start and first
+    /// token, rising: [`Ancestry`] gives the chain a walk down from the root
+    /// gives, its runs start where nodes start together, and its marks are
+    /// the comments and verbatim strings of the chain, innermost first.
+    #[test]
+    fn one_walk_along_the_tree_holds_what_a_walk_down_from_the_root_holds() {
+        let reg = crate::lang::Registry::builtin();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut files = 0;
+        for lang_dir in std::fs::read_dir(&dir).unwrap().flatten() {
+            for file in std::fs::read_dir(lang_dir.path()).unwrap().flatten() {
+                let path = file.path();
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                let Some(lang) = reg.detect(&path, Some(&text)) else {
+                    continue;
+                };
+                let tree = crate::symbols::parse_tree(lang, &text, None).unwrap();
+                files += 1;
+                let mut walk = Ancestry::new(lang, &tree);
+                let mut ls = 0;
+                loop {
+                    let line = &text[ls..];
+                    let line = &line[..line.find('\n').unwrap_or(line.len())];
+                    for at in [ls, ls + leading_ws(line).len()] {
+                        let held = walk.at(at);
+                        assert_eq!(held.chain, walked_down(&tree, at), "{path:?} at {at}");
+                        for (i, n) in held.chain.iter().enumerate() {
+                            let run = held.runs[i];
+                            assert_eq!(held.chain[run].start_byte(), n.start_byte());
+                            assert!(run == 0 || held.chain[run - 1].start_byte() != n.start_byte());
+                        }
+                        let marked: Vec<usize> = (0..held.chain.len())
+                            .rev()
+                            .filter(|&i| {
+                                let n = held.chain[i];
+                                is_comment(&n) || lang.kinds().verbatim.contains(&n)
+                            })
+                            .collect();
+                        assert_eq!(
+                            held.marked().collect::<Vec<_>>(),
+                            marked,
+                            "{path:?} at {at}"
+                        );
+                    }
+                    match text[ls..].find('\n') {
+                        Some(i) => ls += i + 1,
+                        None => break,
+                    }
+                }
+            }
+        }
+        assert!(files >= 20, "{files} fixture files");
+    }
 }
