@@ -1474,6 +1474,22 @@ fn code_in_another_width_comes_back_in_the_files_layout() {
             "abstract void checkDistrust(String variant,\n              Cert[] chain)\n              throws VException;",
             ("                                ", "            "),
         ),
+        (
+            // Strings concatenated under an aligned item two columns right
+            // of its `{` (the JDK's `BreakIteratorRules.getContents`), sent
+            // in steps of 2: counted from the `{`, the symbol's own steps
+            // of 2 (one per group) outnumber its blocks' 4 (and the code
+            // was placed as sent, `return` 2 in), yet counted as the file's are
+            // (from the item's line) they are the file's 4, so the code is
+            // rescaled to 4. Its item lines, under the item as sent, can
+            // come back under it or one step in: the layout judge takes
+            // both, and the rescale puts them one step in.
+            "G.java",
+            "class G {\n    Object[][] g() {\n        return new Object[][] {\n            { \"R\",\n              \"<a>;\"\n              + \"<b>;\"\n            },\n            { \"S\",\n              \"<c>;\"\n              + \"<d>;\"\n            },\n            { \"T\",\n              \"<e>;\"\n              + \"<f>;\"\n            },\n        };\n    }\n}\n",
+            "G.g",
+            "Object[][] g() {\n  return new Object[][] {\n    { \"R\",\n      \"<a>;\"\n      + \"<b>;\"\n    },\n    { \"S\",\n      \"<c>;\"\n      + \"<d>;\"\n    },\n    { \"T\",\n      \"<e>;\"\n      + \"<f>;\"\n    },\n  };\n}",
+            ("\n              ", "\n                "),
+        ),
     ];
     for (path, src, symbol, code, (from, to)) in changed {
         let ws = Ws::new(&[(path, src.as_bytes())]);

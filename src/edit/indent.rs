@@ -695,14 +695,16 @@ pub fn code_units(
     code_steps(lang, tree, body, code).0
 }
 
-/// [`code_units`] and the narrowest step the code takes
-/// ([`super::rescale::narrowest_step`]), from one reading of its roles.
+/// [`code_units`], the narrowest step the code takes
+/// ([`super::rescale::narrowest_step`]), and the units its steps show when
+/// a continued line nests what follows it, as the file's own unit is read
+/// ([`super::rescale::file_step_counts`]), from one reading of its roles.
 pub fn code_steps(
     lang: &Language,
     tree: &Tree,
     body: &str,
     code: std::ops::Range<usize>,
-) -> (Vec<usize>, Option<usize>) {
+) -> (Vec<usize>, Option<usize>, Vec<usize>) {
     let bytes = body.as_bytes();
     let ls = memchr::memrchr(b'\n', &bytes[..code.start.min(body.len())]).map_or(0, |i| i + 1);
     let first = leading_ws(&body[ls..]).len();
@@ -717,10 +719,31 @@ pub fn code_steps(
         })
         .collect();
     let roles = roles(lang, tree, body, code);
+    let nested = super::rescale::file_step_counts(&depths, &roles);
+    let most = nested.iter().copied().max().unwrap_or(0);
     (
         super::rescale::steps_units(&depths, &roles),
         super::rescale::narrowest_step(&depths, &roles),
+        (1..nested.len())
+            .filter(|&w| most > 0 && nested[w] == most)
+            .collect(),
     )
+}
+
+/// Every width the Step lines of `depths` go deeper most often, counted as
+/// a file's are ([`super::rescale::file_step_counts`]: a continued line
+/// nests what follows it), smallest first.
+fn nested_units(depths: &[Option<usize>], roles: &[Role]) -> Vec<usize> {
+    let counts = super::rescale::file_step_counts(depths, roles);
+    let most = counts.iter().copied().max().unwrap_or(0);
+    (1..counts.len())
+        .filter(|&w| most > 0 && counts[w] == most)
+        .collect()
+}
+
+/// The smallest of [`nested_units`], if any.
+pub fn nested_unit(depths: &[Option<usize>], roles: &[Role]) -> Option<usize> {
+    nested_units(depths, roles).first().copied()
 }
 
 /// The first item of `node` when `node` opens with a bracket and that item

@@ -295,16 +295,21 @@ impl Ctx {
         // it, and from there its body reads as one step of 3.
         // When its most frequent steps tie, the file's unit if it is one of
         // them (the JDK's `Math.multiplyExact` goes 3, 4 and 5 deeper once
-        // each, the 3 and 5 an `if` one column left of its place).
+        // each, the 3 and 5 an `if` one column left of its place), or if
+        // its steps show the file's unit when counted as the file's are,
+        // continued lines nesting what follows (the JDK's
+        // `BreakIteratorRules.getContents` concatenates strings under an
+        // aligned item 2 columns right of its `{`: counted from the `{`,
+        // steps of 2 outnumber its blocks' steps of 4).
         let offset = src.body_offset();
-        let (own, narrowest) = indent::code_steps(
+        let (own, narrowest, nested) = indent::code_steps(
             &file.language,
             &file.tree,
             src.body(),
             target.bare_span().start_byte - offset..target.full_span().end_byte - offset,
         );
         let file_unit = indent::unit(style);
-        let unit = match own.contains(&file_unit) {
+        let unit = match own.contains(&file_unit) || nested.contains(&file_unit) {
             true => file_unit,
             false => own.first().copied().unwrap_or(file_unit),
         };
@@ -576,6 +581,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
             });
             let units = indent::steps_units(&depths, &all_roles);
             let narrowest = indent::narrowest_step(&depths, &all_roles);
+            let nested = indent::nested_unit(&depths, &all_roles);
             Reading {
                 base,
                 depths,
@@ -583,6 +589,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                 unit: units.first().copied(),
                 tied: units.get(1..).unwrap_or_default().to_vec(),
                 narrowest,
+                nested,
             }
         })
         .collect();
@@ -614,6 +621,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
         unit,
         tied,
         narrowest,
+        nested,
     } in readings
     {
         // From the code's most frequent step to the symbol's own unit, and
@@ -634,6 +642,12 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                 (narrowest.or(unit), indent::unit(ctx.style)),
             ];
             pairs.extend(tied.iter().map(|&u| (Some(u), ctx.unit)));
+            // Then its unit counted as a file's is: the JDK's
+            // `BreakIteratorRules.getContents` sent in steps of 3 goes 3
+            // deeper twice and 2 deeper once per group of strings
+            // concatenated under an item two columns right of the group's
+            // `{`; counted from the item's line, those are no steps.
+            pairs.push((nested, ctx.unit));
             for roles in [&all_roles, &as_columns] {
                 for &(from, to) in &pairs {
                     if let Some(from) = from.filter(|&f| to > 0 && f != to) {
@@ -759,6 +773,9 @@ struct Reading {
     tied: Vec<usize>,
     /// The narrowest step it takes ([`indent::narrowest_step`]).
     narrowest: Option<usize>,
+    /// Its unit counted as a file's is, a continued line nesting what
+    /// follows ([`indent::nested_unit`]).
+    nested: Option<usize>,
 }
 
 /// Order the readings of code that replaces `old` so that the one keeping
