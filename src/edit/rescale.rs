@@ -161,7 +161,7 @@ fn counts_of(
 }
 
 /// The widest step read as one unit.
-pub const MAX_UNIT: usize = 8;
+const MAX_UNIT: usize = 8;
 
 /// `depths` rescaled from steps of `from` to steps of `to` (see the module
 /// text). A step line at a depth some enclosing step line had takes that
