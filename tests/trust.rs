@@ -311,7 +311,7 @@ fn the_judges_reject_broken_code() {
     // Each checker command rejects a file cut in the middle of its first
     // function (the fixture up to its first function's body's middle).
     for fe in command_front_ends() {
-        let fixture = &fe.fixtures()[0];
+        let fixture = &fe.accepts(fe.fixtures())[0];
         let text = std::fs::read_to_string(fixture).unwrap();
         let parsed = parse(&fe.language, &text).unwrap();
         let f = parsed
@@ -323,7 +323,48 @@ fn the_judges_reject_broken_code() {
         let bad = dir.path().join(format!("bad.{}", fe.ext));
         std::fs::write(&bad, format!("{cut}\n")).unwrap();
         assert_eq!(fe.rejects(&[bad], None).len(), 1, "{}: {cut}", fe.language);
+        // The same through `judge`, beside the whole fixture (C++ judges
+        // both with the fixture's #include lines precompiled).
+        let mut t = Tally::default();
+        let label = |what: &str| format!("{}:1 f [{what}]", fixture.display());
+        t.judged.push((label("whole"), text.clone()));
+        t.judged.push((label("cut"), format!("{cut}\n")));
+        judge(&mut t, &Judge::Command(&fe));
+        assert_eq!(t.rejected.len(), 1, "{}: {:?}", fe.language, t.rejected);
+        assert!(t.rejected[0].contains("[cut]"), "{:?}", t.rejected);
     }
+}
+
+/// The lines a precompiled header stands for: comments and directives up to
+/// the first other line, cut after the last directive outside every `#if`,
+/// when one of them is an `#include`.
+#[test]
+fn leading_directives_end_at_code_outside_every_if() {
+    let check = |text: &str, lead: &str| {
+        assert_eq!(&text[..leading_directives(text)], lead, "{text:?}");
+    };
+    let body = "int f() { return 0; }\n";
+    check(&format!("#include <a>\n{body}"), "#include <a>\n");
+    check(
+        &format!("// c\n/* d\n e */\n#include \"a.h\"\n\n#define X 1\n{body}"),
+        "// c\n/* d\n e */\n#include \"a.h\"\n\n#define X 1\n",
+    );
+    check(
+        &format!("#include <a>\n#ifdef W\n#include <b>\n#else\n#include <c>\n#endif\n{body}"),
+        "#include <a>\n#ifdef W\n#include <b>\n#else\n#include <c>\n#endif\n",
+    );
+    // An #if still open when the code starts: the lines before it.
+    check(
+        &format!("#include <a>\n#if W\n{body}#endif\n"),
+        "#include <a>\n",
+    );
+    check(
+        &format!("#include <a>\n#define M(x) \\\n  (x)\n{body}"),
+        "#include <a>\n#define M(x) \\\n  (x)\n",
+    );
+    // No #include: nothing to precompile.
+    check(&format!("#define X 1\n{body}"), "");
+    check(body, "");
 }
 
 /// Replace `symbol` of `file` (a `lang` file) with `code` and return the

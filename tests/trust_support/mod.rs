@@ -952,7 +952,7 @@ impl Judge<'_> {
 
     /// Files among `paths` the front end rejects, as `path | message`;
     /// `origin` is the folder the files were copied from (their headers).
-    fn rejects(&self, paths: &[PathBuf], origin: Option<&Path>) -> Vec<String> {
+    fn rejects(&self, paths: &[PathBuf], origin: Option<&Path>, pch: Option<&Path>) -> Vec<String> {
         match self {
             Judge::CPython => cpython_rejects(paths),
             Judge::Syn => paths
@@ -965,7 +965,7 @@ impl Judge<'_> {
                 })
                 .collect(),
             Judge::Tsc(ts) => tsc_rejects(ts, paths),
-            Judge::Command(fe) => fe.rejects(paths, origin),
+            Judge::Command(fe) => fe.rejects_with(paths, origin, pch),
         }
     }
 
@@ -973,6 +973,112 @@ impl Judge<'_> {
     /// path of C and C++)?
     fn wants_origin(&self) -> bool {
         matches!(self, Judge::Command(fe) if fe.include_flag.is_some())
+    }
+
+    /// The row's `precompile`, for a checker that has one.
+    fn precompile(&self) -> Option<&FrontEnd> {
+        match self {
+            Judge::Command(fe) if fe.precompile.is_some() => Some(fe),
+            _ => None,
+        }
+    }
+}
+
+/// The leading lines of a C or C++ file a header can hold: comments and
+/// preprocessor directives up to the first other line, cut after the last
+/// directive outside any `#if`, when an `#include` is among them (else 0).
+/// The byte length.
+pub fn leading_directives(text: &str) -> usize {
+    let (mut at, mut end, mut depth, mut includes) = (0, 0, 0i32, false);
+    let (mut in_comment, mut continued) = (false, false);
+    for line in text.split_inclusive('\n') {
+        at += line.len();
+        let t = line.trim();
+        let directive = continued || t.starts_with('#');
+        if continued {
+            continued = t.ends_with('\\');
+        } else if in_comment {
+            in_comment = !t.contains("*/");
+        } else if t.is_empty() || t.starts_with("//") {
+        } else if t.starts_with("/*") {
+            in_comment = !t.contains("*/");
+        } else if let Some(d) = t.strip_prefix('#') {
+            let word = d.trim_start();
+            if word.starts_with("if") {
+                depth += 1;
+            } else if word.starts_with("endif") {
+                depth -= 1;
+            }
+            includes |= word.starts_with("include");
+            continued = t.ends_with('\\');
+        } else {
+            break;
+        }
+        if depth == 0 && directive && !continued {
+            end = at;
+        }
+    }
+    if includes && depth >= 0 { end } else { 0 }
+}
+
+/// `text` with its first `n` bytes turned into as many empty lines (the
+/// lines after keep their numbers).
+fn blank_prefix(text: &str, n: usize) -> String {
+    let lines = text[..n].matches('\n').count();
+    format!("{}{}", "\n".repeat(lines), &text[n..])
+}
+
+/// The precompiled leading directives of each original file (`precompile`
+/// in `tests/data/front_ends.toml`): clang reads a C++ file's standard
+/// headers in about a second, and an original's edited copies share them.
+struct Precompiled<'a> {
+    fe: Option<&'a FrontEnd>,
+    dir: &'a Path,
+    /// Per original: its leading directives and their header, or None
+    /// when it has none or they did not precompile.
+    made: std::collections::HashMap<PathBuf, Option<(String, PathBuf)>>,
+}
+
+impl Precompiled<'_> {
+    /// The precompiled header for a copy of `original` and the length of
+    /// the leading text it stands for, when the copy starts with the
+    /// original's leading directives.
+    fn for_copy(
+        &mut self,
+        original: &Path,
+        origin: Option<&Path>,
+        text: &str,
+    ) -> Option<(PathBuf, usize)> {
+        let fe = self.fe?;
+        let n = self.made.len();
+        let dir = self.dir;
+        let made = self.made.entry(original.to_path_buf()).or_insert_with(|| {
+            let whole = std::fs::read_to_string(original).ok()?;
+            let lead = whole[..leading_directives(&whole)].to_string();
+            if lead.is_empty() {
+                return None;
+            }
+            let header = dir.join(format!("lead{n}.h"));
+            let pch = dir.join(format!("lead{n}.pch"));
+            std::fs::write(&header, &lead).unwrap();
+            let pre = fe.precompile.as_ref().unwrap();
+            let mut cmd = Command::new(&pre.command[0]);
+            cmd.args(&pre.command[1..])
+                .current_dir(env!("CARGO_MANIFEST_DIR"));
+            fe.include_args(&mut cmd, origin);
+            let ok = cmd
+                .arg(&header)
+                .arg("-o")
+                .arg(&pch)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            ok.then_some((lead, pch))
+        });
+        let (lead, pch) = made.as_ref()?;
+        text.starts_with(lead.as_str())
+            .then(|| (pch.clone(), lead.len()))
     }
 }
 
@@ -985,20 +1091,38 @@ pub fn judge(t: &mut Tally, judge: &Judge) {
     let judged = std::mem::take(&mut t.judged);
     t.judged_count += judged.len();
     let dir = tempfile::tempdir().unwrap();
-    let mut groups: std::collections::BTreeMap<Option<PathBuf>, Vec<(PathBuf, &str)>> =
-        Default::default();
+    let mut precompiled = Precompiled {
+        fe: judge.precompile(),
+        dir: dir.path(),
+        made: Default::default(),
+    };
+    type Group = (Option<PathBuf>, Option<PathBuf>);
+    let mut groups: std::collections::BTreeMap<Group, Vec<(PathBuf, &str)>> = Default::default();
     for (i, (label, text)) in judged.iter().enumerate() {
         let p = dir.path().join(format!("n{i}.{}", judge.ext()));
-        std::fs::write(&p, text).unwrap();
+        let original = origin_of(label);
         let origin = judge
             .wants_origin()
-            .then(|| origin_of(label).parent().map(Path::to_path_buf))
+            .then(|| original.parent().map(Path::to_path_buf))
             .flatten();
-        groups.entry(origin).or_default().push((p, label.as_str()));
+        let pch = match precompiled.for_copy(&original, origin.as_deref(), text) {
+            Some((pch, n)) => {
+                std::fs::write(&p, blank_prefix(text, n)).unwrap();
+                Some(pch)
+            }
+            None => {
+                std::fs::write(&p, text).unwrap();
+                None
+            }
+        };
+        groups
+            .entry((origin, pch))
+            .or_default()
+            .push((p, label.as_str()));
     }
-    for (origin, names) in groups {
+    for ((origin, pch), names) in groups {
         let paths: Vec<PathBuf> = names.iter().map(|(p, _)| p.clone()).collect();
-        let rejects = judge.rejects(&paths, origin.as_deref());
+        let rejects = judge.rejects(&paths, origin.as_deref(), pch.as_deref());
         t.rejected.extend(rejects.into_iter().map(|l| {
             let p = l.split(" | ").next().unwrap_or("");
             let label = names
@@ -1053,6 +1177,7 @@ pub struct FrontEnd {
     include_flag: Option<String>,
     #[serde(default)]
     include: Vec<String>,
+    precompile: Option<Precompile>,
     #[serde(default)]
     one_line: String,
     #[serde(default)]
@@ -1074,6 +1199,17 @@ pub struct FrontEnd {
     pub sample: usize,
     #[serde(default = "default_min_bytes")]
     pub min_bytes: u64,
+}
+
+/// `precompile` of a row of `tests/data/front_ends.toml`.
+#[derive(serde::Deserialize, Clone, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Precompile {
+    /// The argv that precompiles a header (the header, `-o` and the output
+    /// follow).
+    command: Vec<String>,
+    /// The checker's flag before a precompiled header.
+    include: String,
 }
 
 fn default_min_bytes() -> u64 {
@@ -1148,10 +1284,20 @@ impl FrontEnd {
     /// repository's root (a relative path in it names a file of the
     /// repository), `origin` and the `include` folders of the corpus after
     /// `include_flag`.
-    fn command(&self, origin: Option<&Path>) -> Command {
+    fn command(&self, origin: Option<&Path>, pch: Option<&Path>) -> Command {
         let mut cmd = Command::new(&self.command[0]);
         cmd.args(&self.command[1..])
             .current_dir(env!("CARGO_MANIFEST_DIR"));
+        self.include_args(&mut cmd, origin);
+        if let (Some(pch), Some(pre)) = (pch, &self.precompile) {
+            cmd.arg(&pre.include).arg(pch);
+        }
+        cmd
+    }
+
+    /// `origin` and the `include` folders of the corpus after
+    /// `include_flag`, for a row that has one.
+    fn include_args(&self, cmd: &mut Command, origin: Option<&Path>) {
         if let Some(flag) = &self.include_flag {
             let root = (!self.include.is_empty()).then(|| self.corpus_root());
             let folders = origin
@@ -1162,13 +1308,23 @@ impl FrontEnd {
                 cmd.arg(flag).arg(folder);
             }
         }
-        cmd
     }
 
     /// `path | message` for each of `paths` the checker rejects; `origin`
     /// is the folder the files come from (None: each file's own folder),
     /// for a checker with an `include_flag`.
     pub fn rejects(&self, paths: &[PathBuf], origin: Option<&Path>) -> Vec<String> {
+        self.rejects_with(paths, origin, None)
+    }
+
+    /// [`rejects`](Self::rejects), the files judged with the precompiled
+    /// header `pch` (see [`Precompiled`]).
+    fn rejects_with(
+        &self,
+        paths: &[PathBuf],
+        origin: Option<&Path>,
+        pch: Option<&Path>,
+    ) -> Vec<String> {
         self.require();
         if origin.is_none() && self.include_flag.is_some() {
             let mut by_dir: std::collections::BTreeMap<&Path, Vec<PathBuf>> = Default::default();
@@ -1180,13 +1336,13 @@ impl FrontEnd {
             }
             return by_dir
                 .into_iter()
-                .flat_map(|(dir, files)| self.rejects(&files, Some(dir)))
+                .flat_map(|(dir, files)| self.rejects_with(&files, Some(dir), pch))
                 .collect();
         }
         let mut v = match self.batch {
-            Batch::Each => self.rejects_each(paths, origin),
-            Batch::Arguments => self.rejects_arguments(paths, origin),
-            Batch::Stdin => run_judge_needing(self.command(origin), paths, &self.package),
+            Batch::Each => self.rejects_each(paths, origin, pch),
+            Batch::Arguments => self.rejects_arguments(paths, origin, pch),
+            Batch::Stdin => run_judge_needing(self.command(origin, pch), paths, &self.package),
         };
         v.sort();
         v
@@ -1197,13 +1353,18 @@ impl FrontEnd {
     /// is in ("In file included from"), not on the file judged.
     pub fn rejects_alone(&self, paths: &[PathBuf]) -> Vec<String> {
         self.require();
-        let mut v = self.rejects_each(paths, None);
+        let mut v = self.rejects_each(paths, None, None);
         v.sort();
         v
     }
 
     /// [`Batch::Each`]: one process per file, on every core.
-    fn rejects_each(&self, paths: &[PathBuf], origin: Option<&Path>) -> Vec<String> {
+    fn rejects_each(
+        &self,
+        paths: &[PathBuf],
+        origin: Option<&Path>,
+        pch: Option<&Path>,
+    ) -> Vec<String> {
         let next = std::sync::atomic::AtomicUsize::new(0);
         let out = std::sync::Mutex::new(Vec::new());
         std::thread::scope(|s| {
@@ -1213,7 +1374,7 @@ impl FrontEnd {
                         paths.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                     {
                         let o = self
-                            .command(origin)
+                            .command(origin, pch)
                             .arg(p)
                             .stdin(Stdio::null())
                             .output()
@@ -1242,12 +1403,17 @@ impl FrontEnd {
 
     /// [`Batch::Arguments`]: chunks of files, one process each, on every
     /// core (clang reads a C++ file's standard headers in a second or so).
-    fn rejects_arguments(&self, paths: &[PathBuf], origin: Option<&Path>) -> Vec<String> {
+    fn rejects_arguments(
+        &self,
+        paths: &[PathBuf],
+        origin: Option<&Path>,
+        pch: Option<&Path>,
+    ) -> Vec<String> {
         let per = paths.len().div_ceil(cores()).clamp(1, 200);
         std::thread::scope(|s| {
             let runs: Vec<_> = paths
                 .chunks(per)
-                .map(|chunk| s.spawn(move || self.rejects_chunk(chunk, origin)))
+                .map(|chunk| s.spawn(move || self.rejects_chunk(chunk, origin, pch)))
                 .collect();
             runs.into_iter().flat_map(|r| r.join().unwrap()).collect()
         })
@@ -1255,8 +1421,13 @@ impl FrontEnd {
 
     /// One process of [`Batch::Arguments`]: the first error line of each
     /// file it names on stderr (`path:line:col: message`).
-    fn rejects_chunk(&self, chunk: &[PathBuf], origin: Option<&Path>) -> Vec<String> {
-        let mut cmd = self.command(origin);
+    fn rejects_chunk(
+        &self,
+        chunk: &[PathBuf],
+        origin: Option<&Path>,
+        pch: Option<&Path>,
+    ) -> Vec<String> {
+        let mut cmd = self.command(origin, pch);
         let shown = format!("{cmd:?}");
         let res = cmd.args(chunk).output().unwrap_or_else(|e| {
             panic!(
