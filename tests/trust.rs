@@ -324,14 +324,18 @@ fn the_judges_reject_broken_code() {
         std::fs::write(&bad, format!("{cut}\n")).unwrap();
         assert_eq!(fe.rejects(&[bad], None).len(), 1, "{}: {cut}", fe.language);
         // The same through `judge`, beside the whole fixture (C++ judges
-        // both with the fixture's #include lines precompiled).
+        // both with the fixture's #include lines precompiled), the cut
+        // twice: judged once, both labels rejected.
         let mut t = Tally::default();
         let label = |what: &str| format!("{}:1 f [{what}]", fixture.display());
         t.judged.push((label("whole"), text.clone()));
         t.judged.push((label("cut"), format!("{cut}\n")));
+        t.judged.push((label("cut again"), format!("{cut}\n")));
         judge(&mut t, &Judge::Command(&fe));
-        assert_eq!(t.rejected.len(), 1, "{}: {:?}", fe.language, t.rejected);
-        assert!(t.rejected[0].contains("[cut]"), "{:?}", t.rejected);
+        assert_eq!(t.judged_distinct, 2, "{}", fe.language);
+        assert_eq!(t.rejected.len(), 2, "{}: {:?}", fe.language, t.rejected);
+        assert!(t.rejected[0].contains("[cut"), "{:?}", t.rejected);
+        assert!(t.rejected[1].contains("[cut"), "{:?}", t.rejected);
     }
 }
 

@@ -461,6 +461,8 @@ pub struct Tally {
     /// How many new files were judged so far (`judged` is drained by
     /// batches in the bench).
     pub judged_count: usize,
+    /// How many different texts among them the front end read.
+    pub judged_distinct: usize,
     /// Labels of new files the front end rejected.
     pub rejected: Vec<String>,
 }
@@ -484,13 +486,14 @@ impl Tally {
         self.identity_lost.extend(other.identity_lost);
         self.judged.extend(other.judged);
         self.judged_count += other.judged_count;
+        self.judged_distinct += other.judged_distinct;
         self.rejected.extend(other.rejected);
     }
 
     pub fn line(&self, what: &str) -> String {
         format!(
             "{what}: {} files ({} skipped), {} functions/methods{}, {} cases, {} failures; identity {}/{}; \
-             {} new files judged by the front end, {} rejected",
+             {} new files judged by the front end ({} different), {} rejected",
             self.files,
             self.skipped,
             self.symbols,
@@ -504,6 +507,7 @@ impl Tally {
             self.identity_kept,
             self.identity_cases,
             self.judged_count + self.judged.len(),
+            self.judged_distinct,
             self.rejected.len()
         )
     }
@@ -1096,11 +1100,23 @@ pub fn judge(t: &mut Tally, judge: &Judge) {
         dir: dir.path(),
         made: Default::default(),
     };
+    // Most shapes of a function come out as the same file (the original
+    // again, most often): each text of an original is judged once, and its
+    // verdict is every label's.
+    let mut seen: std::collections::HashMap<(PathBuf, &str), usize> = Default::default();
+    let mut labels: Vec<Vec<&str>> = Vec::new();
     type Group = (Option<PathBuf>, Option<PathBuf>);
-    let mut groups: std::collections::BTreeMap<Group, Vec<(PathBuf, &str)>> = Default::default();
-    for (i, (label, text)) in judged.iter().enumerate() {
-        let p = dir.path().join(format!("n{i}.{}", judge.ext()));
+    let mut groups: std::collections::BTreeMap<Group, Vec<(PathBuf, usize)>> = Default::default();
+    for (label, text) in &judged {
         let original = origin_of(label);
+        let n = labels.len();
+        let i = *seen.entry((original.clone(), text)).or_insert(n);
+        if i < n {
+            labels[i].push(label);
+            continue;
+        }
+        labels.push(vec![label]);
+        let p = dir.path().join(format!("n{i}.{}", judge.ext()));
         let origin = judge
             .wants_origin()
             .then(|| original.parent().map(Path::to_path_buf))
@@ -1115,22 +1131,21 @@ pub fn judge(t: &mut Tally, judge: &Judge) {
                 None
             }
         };
-        groups
-            .entry((origin, pch))
-            .or_default()
-            .push((p, label.as_str()));
+        groups.entry((origin, pch)).or_default().push((p, i));
     }
+    t.judged_distinct += labels.len();
     for ((origin, pch), names) in groups {
         let paths: Vec<PathBuf> = names.iter().map(|(p, _)| p.clone()).collect();
         let rejects = judge.rejects(&paths, origin.as_deref(), pch.as_deref());
-        t.rejected.extend(rejects.into_iter().map(|l| {
+        for l in rejects {
             let p = l.split(" | ").next().unwrap_or("");
-            let label = names
-                .iter()
-                .find(|(n, _)| n.display().to_string() == p)
-                .map_or("?", |(_, l)| *l);
-            format!("{label}: {l}")
-        }));
+            match names.iter().find(|(n, _)| n.display().to_string() == p) {
+                Some((_, i)) => t
+                    .rejected
+                    .extend(labels[*i].iter().map(|label| format!("{label}: {l}"))),
+                None => t.rejected.push(format!("?: {l}")),
+            }
+        }
     }
 }
 
