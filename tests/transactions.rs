@@ -189,7 +189,7 @@ fn a_stale_file_refuses_the_whole_set() {
 
 const WRITER_ENV: &str = "SCALPEL_TXN_CRASH_WRITER";
 const CRASH_FILES: usize = 4;
-const CRASH_SIZE: usize = 1_500_000;
+const CRASH_SIZE: usize = 400_000;
 const CRASH_RUNS: usize = 200;
 
 fn crash_names() -> Vec<String> {
