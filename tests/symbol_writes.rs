@@ -837,12 +837,7 @@ fn an_ambiguous_arrow_body_keeps_the_replaced_symbols_layout() {
 
 /// The indentation style edits re-indent new code to in `file`.
 fn file_style(file: &symbols::ParsedFile) -> scalpel::source::Indent {
-    edit::indent::file_style(
-        &file.language,
-        &file.tree,
-        file.source.body(),
-        file.source.profile.indent,
-    )
+    edit::indent::style_of(file)
 }
 
 /// The file's indentation style is read from its layout lines: the

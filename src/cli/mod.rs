@@ -759,12 +759,7 @@ fn parse_cmd(a: ParseArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let real = root.read_target(&file, engine)?;
     let parsed = engine.load(&real, language.as_deref())?;
     // What edits re-indent new code to (`update` / `insert`).
-    let indentation = crate::edit::indent::file_style(
-        &parsed.language,
-        &parsed.tree,
-        parsed.source.body(),
-        parsed.source.profile.indent,
-    );
+    let indentation = crate::edit::indent::style_of(&parsed);
     if dump_tree {
         out.raw(&crate::symbols::dump_tree(
             &parsed.tree,

@@ -48,6 +48,19 @@ pub fn file_style(lang: &Language, tree: &Tree, body: &str, profile: Indent) -> 
     }
 }
 
+/// [`file_style`] of a parsed file, read once per parse (each edit of it
+/// asks).
+pub fn style_of(file: &crate::symbols::ParsedFile) -> Indent {
+    file.indentation(|f| {
+        file_style(
+            &f.language,
+            &f.tree,
+            f.source.body(),
+            f.source.profile.indent,
+        )
+    })
+}
+
 /// The width the blocks of the file parsed as `tree` step in
 /// ([`super::rescale::file_step_counts`] over the whole file's [`roles`]),
 /// when more than half of their steps take it: a data file's continued

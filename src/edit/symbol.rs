@@ -1222,12 +1222,7 @@ fn prepare_uncounted(
             c.edit.code_start - offset..c.edit.code_end - offset,
         )
     };
-    let style = indent::file_style(
-        &file.language,
-        &file.tree,
-        file.source.body(),
-        file.source.profile.indent,
-    );
+    let style = indent::style_of(file);
     let mut checked = choose(
         file,
         plan(file, target, op, code, Overwrite::All, style)?,

@@ -177,6 +177,10 @@ pub struct ParsedFile {
     imports: std::sync::OnceLock<Vec<ImportStmt>>,
     /// Symbol indices by name, computed on first use (dependencies).
     by_name: std::sync::OnceLock<HashMap<String, Vec<usize>>>,
+    /// The indentation edits re-indent to, computed on first use by the
+    /// edit layer (`edit::indent::style_of`): it reads the whole file's
+    /// line roles, and every edit of one parse needs it.
+    indentation: std::sync::OnceLock<crate::source::Indent>,
     /// The budget the parse had: each later query over the tree
     /// (dependencies, imports, occurrences) gets as much, from its start.
     walk_limit: Duration,
@@ -201,6 +205,14 @@ impl ParsedFile {
 
     /// Every import statement of the file (the imports query runs once per
     /// parsed file, however many symbols are extracted from it).
+    /// The file's indentation as `read` finds it, read once per parse.
+    pub fn indentation(
+        &self,
+        read: impl FnOnce(&Self) -> crate::source::Indent,
+    ) -> crate::source::Indent {
+        *self.indentation.get_or_init(|| read(self))
+    }
+
     pub fn imports(&self) -> Result<&[ImportStmt]> {
         if let Some(v) = self.imports.get() {
             return Ok(v);
@@ -793,6 +805,7 @@ pub fn outline_within(
         parse_errors,
         imports: std::sync::OnceLock::new(),
         by_name: std::sync::OnceLock::new(),
+        indentation: std::sync::OnceLock::new(),
         walk_limit: deadline.limit,
     })
 }
