@@ -203,8 +203,6 @@ impl ParsedFile {
         Deadline::after(self.walk_limit)
     }
 
-    /// Every import statement of the file (the imports query runs once per
-    /// parsed file, however many symbols are extracted from it).
     /// The file's indentation as `read` finds it, read once per parse.
     pub fn indentation(
         &self,
@@ -213,6 +211,8 @@ impl ParsedFile {
         *self.indentation.get_or_init(|| read(self))
     }
 
+    /// Every import statement of the file (the imports query runs once per
+    /// parsed file, however many symbols are extracted from it).
     pub fn imports(&self) -> Result<&[ImportStmt]> {
         if let Some(v) = self.imports.get() {
             return Ok(v);

@@ -959,9 +959,9 @@ impl Judge<'_> {
         }
     }
 
-    /// Files among `paths` the front end rejects, as `path | message`;
-    /// `origin` is the folder the files were copied from (their headers).
-    fn rejects(&self, paths: &[PathBuf], origin: Option<&Path>, pch: Option<&Path>) -> Vec<String> {
+    /// Files among `paths` the front end rejects, as `path | message`,
+    /// each read `with` its original's folder and precompiled header.
+    fn rejects(&self, paths: &[PathBuf], with: ReadWith) -> Vec<String> {
         match self {
             Judge::CPython => cpython_rejects(paths),
             Judge::Syn => paths
@@ -974,7 +974,7 @@ impl Judge<'_> {
                 })
                 .collect(),
             Judge::Tsc(ts) => tsc_rejects(ts, paths),
-            Judge::Command(fe) => fe.rejects_with(paths, origin, pch),
+            Judge::Command(fe) => fe.rejects_with(paths, with),
         }
     }
 
@@ -984,13 +984,22 @@ impl Judge<'_> {
         matches!(self, Judge::Command(fe) if fe.include_flag.is_some())
     }
 
-    /// The row's `precompile`, for a checker that has one.
-    fn precompile(&self) -> Option<&FrontEnd> {
+    /// The row of a checker command.
+    fn front_end(&self) -> Option<&FrontEnd> {
         match self {
-            Judge::Command(fe) if fe.precompile.is_some() => Some(fe),
+            Judge::Command(fe) => Some(fe),
             _ => None,
         }
     }
+}
+
+/// What a checker reads a judged file with, besides the file: the folder
+/// its original came from (on the include path of C and C++) and the
+/// precompiled header of the original's leading lines.
+#[derive(Clone, Copy, Default)]
+pub struct ReadWith<'a> {
+    pub origin: Option<&'a Path>,
+    pub pch: Option<&'a Path>,
 }
 
 /// The leading lines of a C or C++ file a header can hold: comments and
@@ -1041,6 +1050,7 @@ fn blank_prefix(text: &str, n: usize) -> String {
 /// in `tests/data/front_ends.toml`): clang reads a C++ file's standard
 /// headers in about a second, and an original's edited copies share them.
 struct Precompiled<'a> {
+    /// The checker's row (nothing is precompiled without its `precompile`).
     fe: Option<&'a FrontEnd>,
     dir: &'a Path,
     /// Per original: its leading directives and their header, or None
@@ -1059,6 +1069,7 @@ impl Precompiled<'_> {
         text: &str,
     ) -> Option<(PathBuf, usize)> {
         let fe = self.fe?;
+        let pre = fe.precompile.as_ref()?;
         let n = self.made.len();
         let dir = self.dir;
         let made = self.made.entry(original.to_path_buf()).or_insert_with(|| {
@@ -1070,7 +1081,6 @@ impl Precompiled<'_> {
             let header = dir.join(format!("lead{n}.h"));
             let pch = dir.join(format!("lead{n}.pch"));
             std::fs::write(&header, &lead).unwrap();
-            let pre = fe.precompile.as_ref().unwrap();
             let mut cmd = Command::new(&pre.command[0]);
             cmd.args(&pre.command[1..])
                 .current_dir(env!("CARGO_MANIFEST_DIR"));
@@ -1101,7 +1111,7 @@ pub fn judge(t: &mut Tally, judge: &Judge) {
     t.judged_count += judged.len();
     let dir = tempfile::tempdir().unwrap();
     let mut precompiled = Precompiled {
-        fe: judge.precompile(),
+        fe: judge.front_end(),
         dir: dir.path(),
         made: Default::default(),
     };
@@ -1141,7 +1151,11 @@ pub fn judge(t: &mut Tally, judge: &Judge) {
     t.judged_distinct += labels.len();
     for ((origin, pch), names) in groups {
         let paths: Vec<PathBuf> = names.iter().map(|(p, _)| p.clone()).collect();
-        let rejects = judge.rejects(&paths, origin.as_deref(), pch.as_deref());
+        let with = ReadWith {
+            origin: origin.as_deref(),
+            pch: pch.as_deref(),
+        };
+        let rejects = judge.rejects(&paths, with);
         for l in rejects {
             let p = l.split(" | ").next().unwrap_or("");
             match names.iter().find(|(n, _)| n.display().to_string() == p) {
@@ -1302,14 +1316,15 @@ impl FrontEnd {
 
     /// The checker's command, without the files, run from the
     /// repository's root (a relative path in it names a file of the
-    /// repository), `origin` and the `include` folders of the corpus after
-    /// `include_flag`.
-    fn command(&self, origin: Option<&Path>, pch: Option<&Path>) -> Command {
+    /// repository), `with.origin` and the `include` folders of the corpus
+    /// after `include_flag`, and the precompiled header `with.pch` after
+    /// `precompile.include`.
+    fn command(&self, with: ReadWith) -> Command {
         let mut cmd = Command::new(&self.command[0]);
         cmd.args(&self.command[1..])
             .current_dir(env!("CARGO_MANIFEST_DIR"));
-        self.include_args(&mut cmd, origin);
-        if let (Some(pch), Some(pre)) = (pch, &self.precompile) {
+        self.include_args(&mut cmd, with.origin);
+        if let (Some(pch), Some(pre)) = (with.pch, &self.precompile) {
             cmd.arg(&pre.include).arg(pch);
         }
         cmd
@@ -1334,19 +1349,14 @@ impl FrontEnd {
     /// is the folder the files come from (None: each file's own folder),
     /// for a checker with an `include_flag`.
     pub fn rejects(&self, paths: &[PathBuf], origin: Option<&Path>) -> Vec<String> {
-        self.rejects_with(paths, origin, None)
+        self.rejects_with(paths, ReadWith { origin, pch: None })
     }
 
-    /// [`rejects`](Self::rejects), the files judged with the precompiled
-    /// header `pch` (see [`Precompiled`]).
-    fn rejects_with(
-        &self,
-        paths: &[PathBuf],
-        origin: Option<&Path>,
-        pch: Option<&Path>,
-    ) -> Vec<String> {
+    /// [`rejects`](Self::rejects), the files read `with` a precompiled
+    /// header too (see [`Precompiled`]).
+    fn rejects_with(&self, paths: &[PathBuf], with: ReadWith) -> Vec<String> {
         self.require();
-        if origin.is_none() && self.include_flag.is_some() {
+        if with.origin.is_none() && self.include_flag.is_some() {
             let mut by_dir: std::collections::BTreeMap<&Path, Vec<PathBuf>> = Default::default();
             for p in paths {
                 by_dir
@@ -1356,13 +1366,19 @@ impl FrontEnd {
             }
             return by_dir
                 .into_iter()
-                .flat_map(|(dir, files)| self.rejects_with(&files, Some(dir), pch))
+                .flat_map(|(dir, files)| {
+                    let with = ReadWith {
+                        origin: Some(dir),
+                        ..with
+                    };
+                    self.rejects_with(&files, with)
+                })
                 .collect();
         }
         let mut v = match self.batch {
-            Batch::Each => self.rejects_each(paths, origin, pch),
-            Batch::Arguments => self.rejects_arguments(paths, origin, pch),
-            Batch::Stdin => run_judge_needing(self.command(origin, pch), paths, &self.package),
+            Batch::Each => self.rejects_each(paths, with),
+            Batch::Arguments => self.rejects_arguments(paths, with),
+            Batch::Stdin => run_judge_needing(self.command(with), paths, &self.package),
         };
         v.sort();
         v
@@ -1373,18 +1389,13 @@ impl FrontEnd {
     /// is in ("In file included from"), not on the file judged.
     pub fn rejects_alone(&self, paths: &[PathBuf]) -> Vec<String> {
         self.require();
-        let mut v = self.rejects_each(paths, None, None);
+        let mut v = self.rejects_each(paths, ReadWith::default());
         v.sort();
         v
     }
 
     /// [`Batch::Each`]: one process per file, on every core.
-    fn rejects_each(
-        &self,
-        paths: &[PathBuf],
-        origin: Option<&Path>,
-        pch: Option<&Path>,
-    ) -> Vec<String> {
+    fn rejects_each(&self, paths: &[PathBuf], with: ReadWith) -> Vec<String> {
         let next = std::sync::atomic::AtomicUsize::new(0);
         let out = std::sync::Mutex::new(Vec::new());
         std::thread::scope(|s| {
@@ -1394,7 +1405,7 @@ impl FrontEnd {
                         paths.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                     {
                         let o = self
-                            .command(origin, pch)
+                            .command(with)
                             .arg(p)
                             .stdin(Stdio::null())
                             .output()
@@ -1423,17 +1434,12 @@ impl FrontEnd {
 
     /// [`Batch::Arguments`]: chunks of files, one process each, on every
     /// core (clang reads a C++ file's standard headers in a second or so).
-    fn rejects_arguments(
-        &self,
-        paths: &[PathBuf],
-        origin: Option<&Path>,
-        pch: Option<&Path>,
-    ) -> Vec<String> {
+    fn rejects_arguments(&self, paths: &[PathBuf], with: ReadWith) -> Vec<String> {
         let per = paths.len().div_ceil(cores()).clamp(1, 200);
         std::thread::scope(|s| {
             let runs: Vec<_> = paths
                 .chunks(per)
-                .map(|chunk| s.spawn(move || self.rejects_chunk(chunk, origin, pch)))
+                .map(|chunk| s.spawn(move || self.rejects_chunk(chunk, with)))
                 .collect();
             runs.into_iter().flat_map(|r| r.join().unwrap()).collect()
         })
@@ -1441,13 +1447,8 @@ impl FrontEnd {
 
     /// One process of [`Batch::Arguments`]: the first error line of each
     /// file it names on stderr (`path:line:col: message`).
-    fn rejects_chunk(
-        &self,
-        chunk: &[PathBuf],
-        origin: Option<&Path>,
-        pch: Option<&Path>,
-    ) -> Vec<String> {
-        let mut cmd = self.command(origin, pch);
+    fn rejects_chunk(&self, chunk: &[PathBuf], with: ReadWith) -> Vec<String> {
+        let mut cmd = self.command(with);
         let shown = format!("{cmd:?}");
         let res = cmd.args(chunk).output().unwrap_or_else(|e| {
             panic!(
