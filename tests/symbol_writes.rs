@@ -1470,6 +1470,33 @@ fn code_in_another_width_comes_back_in_the_files_layout() {
             ("                                ", "            "),
         ),
         (
+            // Parameters lined up under the first and `throws` one step in
+            // (the JDK's `Watchable.register`), sent in steps of 2: the
+            // parameters 10 in, `throws` 2. Read with 2 columns of the
+            // target's already in, `throws` sits at the header's own column
+            // and the parameters two steps in, nothing out of place; but
+            // the file had `throws` one step in, so the rescaled reading
+            // wins, the parameters (off their first item as sent) 20 in.
+            "W.java",
+            "interface W {\n    Key register(Service w,\n                 Kind k)\n        throws IOException;\n}\n",
+            "W.register",
+            "Key register(Service w,\n          Kind k)\n  throws IOException;",
+            ("                 Kind", "                        Kind"),
+        ),
+        (
+            // A method that closes at column 0 under a header at 4 (the
+            // JDK's `BaseLocaleDataMetaInfo.getType`), sent in steps of 8
+            // with its `}` level with the header: the reading with 4 columns
+            // of the target's already in leaves the `}` where it is and
+            // shows a unit of 4, yet says nothing of that line; the code is
+            // rescaled, its body one step in, its `}` under the header.
+            "T.java",
+            "class T {\n    @Override\n    public Type getType() {\n        return Type.JRE;\n}\n}\n",
+            "T.getType",
+            "@Override\npublic Type getType() {\n        return Type.JRE;\n}",
+            ("JRE;\n}", "JRE;\n    }"),
+        ),
+        (
             // Strings concatenated under an aligned item two columns right
             // of its `{` (the JDK's `BreakIteratorRules.getContents`), sent
             // in steps of 2: counted from the `{`, the symbol's own steps

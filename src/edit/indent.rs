@@ -212,69 +212,114 @@ pub struct Penalty {
 /// written from column 0, as CPython's `test_doctest.py` has them, closes
 /// at column 0, where no reading of the code's lines can be told wrong.
 ///
-/// A line whose text (trimmed) is in `excused` is not judged: the old
-/// symbol's own lines that sit where this judge cannot read them
-/// ([`misplaced_lines`]) are the file's layout, not evidence against a
-/// reading (the JDK's `Configuration.getAppConfigurationEntry` continues
-/// its header with `(String name);` 52 columns in, neither one nor two
-/// steps; judged, it made the reading that moves it back to the header's
-/// own column the only one with nothing out of place).
+/// A line whose text (trimmed) is among `old`'s `excused` is not judged:
+/// the old symbol's own lines that sit where this judge cannot read them
+/// ([`old_layout`]) are the file's layout, not evidence against a reading
+/// (the JDK's `Configuration.getAppConfigurationEntry` continues its
+/// header with `(String name);` 52 columns in, neither one nor two steps;
+/// judged, it made the reading that moves it back to the header's own
+/// column the only one with nothing out of place).
+///
+/// A line among `old`'s `continued` that a reading puts at its anchor
+/// line's own column counts as a block line out of place. A continuation
+/// outside brackets may sit there (Rust's `where`, a C return type on the
+/// line above the name), so this judge cannot tell it wrong alone; but
+/// the file had this line deeper, and the code sent says nothing else:
+/// the JDK's `Watchable.register`, its parameters 10 columns in and
+/// `throws` at 2 in steps of 2, reads flat (`throws` at the header's
+/// column, the parameters two steps in) with nothing else out of place,
+/// where the rescaled reading keeps `throws` one step in.
 pub fn layout_penalty(
     lang: &Language,
     tree: &Tree,
     body: &str,
     code: std::ops::Range<usize>,
     unit: usize,
-    excused: &HashSet<String>,
+    old: &OldLayout,
 ) -> Penalty {
     let mut penalty = Penalty::default();
-    judge_layout(lang, tree, body, code, unit, |line, aligned, _| {
-        if !excused.contains(line.trim()) {
-            match aligned {
-                true => penalty.bracket += 1,
-                false => penalty.block += 1,
-            }
+    judge_layout(lang, tree, body, code, unit, |line, verdict| {
+        let key = line.trim();
+        match verdict {
+            Verdict::Misplaced { .. } if old.excused.contains(key) => {}
+            Verdict::Misplaced { aligned: true, .. } => penalty.bracket += 1,
+            Verdict::Misplaced { aligned: false, .. } => penalty.block += 1,
+            Verdict::Flat if old.continued.contains(key) => penalty.block += 1,
+            Verdict::Flat | Verdict::Continued => {}
         }
     });
     penalty
 }
 
-/// The lines (trimmed) of the code at `code` that [`layout_penalty`]
-/// counts, with nothing excused, and that sit more than two steps right of
-/// their anchor line, or inside a bracket at its anchor line's column: a
-/// layout of the file's the judge cannot read. A line off its
-/// step by a column or two stays judged: a reading that copies such a slip
-/// is worse than one that puts the line on its step (the JDK's
-/// `PipedInputStream` constructor has its body 5 columns in, in a file of
-/// 4).
-pub fn misplaced_lines(
+/// What the old symbol's lines tell [`layout_penalty`] of the file's
+/// layout (trimmed lines).
+#[derive(Debug, Default)]
+pub struct OldLayout {
+    /// Lines the judge counts, with nothing excused, that sit more than two
+    /// steps right of their anchor line, or inside a bracket at its anchor
+    /// line's column: a layout of the file's the judge cannot read. A line
+    /// off its step by a column or two stays judged: a reading that copies
+    /// such a slip is worse than one that puts the line on its step (the
+    /// JDK's `PipedInputStream` constructor has its body 5 columns in, in a
+    /// file of 4).
+    pub excused: HashSet<String>,
+    /// Lines continued outside brackets deeper than their anchor line
+    /// ([`Verdict::Continued`]).
+    pub continued: HashSet<String>,
+}
+
+/// [`OldLayout`] of the code at `code`.
+pub fn old_layout(
     lang: &Language,
     tree: &Tree,
     body: &str,
     code: std::ops::Range<usize>,
     unit: usize,
-) -> HashSet<String> {
-    let mut out = HashSet::new();
-    judge_layout(lang, tree, body, code, unit, |line, _, wide| {
-        if wide {
-            out.insert(line.trim().to_string());
-        }
-    });
+) -> OldLayout {
+    let mut out = OldLayout::default();
+    judge_layout(
+        lang,
+        tree,
+        body,
+        code,
+        unit,
+        |line, verdict| match verdict {
+            Verdict::Misplaced { wide: true, .. } => {
+                out.excused.insert(line.trim().to_string());
+            }
+            Verdict::Continued => {
+                out.continued.insert(line.trim().to_string());
+            }
+            _ => {}
+        },
+    );
     out
 }
 
+/// What [`judge_layout`] says of a line.
+#[derive(Clone, Copy)]
+enum Verdict {
+    /// It sits where its syntax says it should not: continued inside a
+    /// visually indented bracket (`aligned`, see [`layout_penalty`]) or
+    /// not, and more than two steps right of its anchor line or flat
+    /// inside a bracket (`wide`: what [`old_layout`] excuses).
+    Misplaced { aligned: bool, wide: bool },
+    /// Continued outside brackets, deeper than its anchor line, in place.
+    Continued,
+    /// Continued outside brackets at its anchor line's own column.
+    Flat,
+}
+
 /// Hand each line of the code at `code` that sits where its syntax says it
-/// should not to `wrong`, with whether it is continued inside a visually
-/// indented bracket (see [`layout_penalty`]) and whether it sits more than
-/// two steps right of its anchor line or flat inside a bracket (what
-/// [`misplaced_lines`] excuses).
+/// should not, or that continues a line outside brackets, to `verdict`
+/// ([`Verdict`]).
 fn judge_layout(
     lang: &Language,
     tree: &Tree,
     body: &str,
     code: std::ops::Range<usize>,
     unit: usize,
-    mut wrong: impl FnMut(&str, bool, bool),
+    mut verdict: impl FnMut(&str, Verdict),
 ) {
     let bytes = body.as_bytes();
     let line_start = |p: usize| memchr::memrchr(b'\n', &bytes[..p]).map_or(0, |i| i + 1);
@@ -317,12 +362,14 @@ fn judge_layout(
                     });
                     indent_at(line_start(owner.unwrap_or(anchor).start_byte()))
                 };
-                // (misplaced, and more than two steps past its anchor or
-                // flat inside a bracket: what `misplaced_lines` excuses)
-                let (misplaced, wide) = if anchor_row < row && closes {
-                    (here != anchor_indent(), false)
+                let misplaced = |aligned: Option<usize>, wide: bool| Verdict::Misplaced {
+                    aligned: aligned.is_some(),
+                    wide,
+                };
+                let said = if anchor_row < row && closes {
+                    (here != anchor_indent()).then(|| misplaced(aligned, false))
                 } else if anchor_row < first_row || anchor_row >= row {
-                    (here != first_indent, false)
+                    (here != first_indent).then(|| misplaced(aligned, false))
                 } else {
                     // Inside a bracket, or starting with an operator (a
                     // C++ constructor's `: member(x)`, a `&& more`), a
@@ -353,18 +400,26 @@ fn judge_layout(
                     // JDK's `CADistrustPolicy.checkDistrust`, sent in steps
                     // of 2, had its second parameter put there, under the
                     // header's first letter). Where the file itself does
-                    // that, [`misplaced_lines`] excuses it.
+                    // that, [`old_layout`] excuses it.
                     let flat = bracket && here == base && !opens_body;
-                    let misplaced = here < base
+                    let wrong = here < base
                         || flat
                         || (here > base
                             && !opens_body
                             && !(1..=steps).any(|k| here - base == k * unit)
                             && Some(here) != aligned);
-                    (misplaced, flat || here > base + 2 * unit)
+                    if wrong {
+                        Some(misplaced(aligned, flat || here > base + 2 * unit))
+                    } else if block || bracket || opens_body {
+                        None
+                    } else if here == base {
+                        Some(Verdict::Flat)
+                    } else {
+                        Some(Verdict::Continued)
+                    }
                 };
-                if misplaced {
-                    wrong(line, aligned.is_some(), wide);
+                if let Some(v) = said {
+                    verdict(line, v);
                 }
             }
         }

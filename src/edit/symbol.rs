@@ -573,12 +573,21 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                     _ => leading_ws(line).len().checked_sub(base),
                 })
                 .collect();
-            let strands = lines.iter().enumerate().any(|(i, (line, _))| {
+            // Lines of code the reading leaves where they are, left of its
+            // base; those left of the symbol's own column strand.
+            let unmoved = |i: usize, line: &str| {
                 depths[i].is_none()
                     && !is_blank(line)
                     && matches!(all_roles[i], indent::Role::Step | indent::Role::Close)
-                    && leading_ws(line).len() < ctx.floor
-            });
+            };
+            let strands = lines
+                .iter()
+                .enumerate()
+                .any(|(i, (line, _))| unmoved(i, line) && leading_ws(line).len() < ctx.floor);
+            let moves_all = !lines
+                .iter()
+                .enumerate()
+                .any(|(i, (line, _))| unmoved(i, line));
             let units = indent::steps_units(&depths, &all_roles);
             let narrowest = indent::narrowest_step(&depths, &all_roles);
             let nested = indent::nested_unit(&depths, &all_roles);
@@ -586,6 +595,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                 base,
                 depths,
                 strands,
+                moves_all,
                 unit: units.first().copied(),
                 tied: units.get(1..).unwrap_or_default().to_vec(),
                 narrowest,
@@ -605,9 +615,17 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
     // two steps deeper more often than its body goes one, so its own steps
     // read as 8 in a file of 4, and so does its code sent in steps of 8,
     // whose narrowest step is 8 where the method's is 4.
+    //
+    // A reading that leaves a line of code where it is shows nothing of
+    // that line's step: the JDK's `BaseLocaleDataMetaInfo.getType` closes
+    // at column 0 under a header at 4, so its code sent in steps of 8 (its
+    // body 8 in, its `}` at 0) also reads with 4 columns of the target
+    // already in, its body one step of 4 deep and its `}` left alone; taken
+    // for the place's unit, that left the code unscaled and the body two
+    // steps in.
     let rescalable = spaces
         && !readings.iter().any(|r| {
-            !r.strands
+            r.moves_all
                 && r.narrowest.is_some()
                 && r.unit == Some(ctx.unit)
                 && (!ctx.replacing || r.narrowest == ctx.narrowest)
@@ -618,6 +636,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
         base,
         depths,
         strands,
+        moves_all: _,
         unit,
         tied,
         narrowest,
@@ -767,6 +786,11 @@ struct Reading {
     depths: Vec<Option<usize>>,
     /// A line of code lands left of the symbol's own column.
     strands: bool,
+    /// No line of code is left where it is, left of the base: a line so
+    /// left only lands at the symbol's place when the old symbol had one
+    /// there too (then it does not strand), and the reading shows no unit
+    /// for it.
+    moves_all: bool,
     /// The code's indentation unit as this reading shows it.
     unit: Option<usize>,
     /// The other steps as frequent as `unit` ([`indent::steps_units`]).
@@ -1095,10 +1119,12 @@ pub fn choose(file: &ParsedFile, mut plans: Vec<SymbolEdit>, style: Indent) -> R
     let mut best: Option<((bool, indent::Penalty), Checked)> = None;
     let mut tried = 0;
     // The replaced lines this judge finds out of place are the file's own
-    // layout: not held against any reading (see [`indent::layout_penalty`]).
+    // layout: not held against any reading; those it continued deeper than
+    // their anchor are held against a reading that flattens them (see
+    // [`indent::layout_penalty`]).
     // Every plan of one call replaces the same range.
-    let excused = match plans.first() {
-        Some(p) if p.old_end > p.old_start => indent::misplaced_lines(
+    let old = match plans.first() {
+        Some(p) if p.old_end > p.old_start => indent::old_layout(
             &file.language,
             &file.tree,
             file.source.body(),
@@ -1129,7 +1155,7 @@ pub fn choose(file: &ParsedFile, mut plans: Vec<SymbolEdit>, style: Indent) -> R
                 new_body,
                 plan.code_start - offset..plan.code_end - offset,
                 unit,
-                &excused,
+                &old,
             )
         } else {
             indent::Penalty::default()
