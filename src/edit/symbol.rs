@@ -573,21 +573,21 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                     _ => leading_ws(line).len().checked_sub(base),
                 })
                 .collect();
-            // Lines of code the reading leaves where they are, left of its
-            // base; those left of the symbol's own column strand.
-            let unmoved = |i: usize, line: &str| {
-                depths[i].is_none()
-                    && !is_blank(line)
-                    && matches!(all_roles[i], indent::Role::Step | indent::Role::Close)
-            };
-            let strands = lines
+            // The least column of the lines of code the reading leaves where
+            // they are, left of its base: they strand left of the symbol's
+            // own column.
+            let unmoved = lines
                 .iter()
                 .enumerate()
-                .any(|(i, (line, _))| unmoved(i, line) && leading_ws(line).len() < ctx.floor);
-            let moves_all = !lines
-                .iter()
-                .enumerate()
-                .any(|(i, (line, _))| unmoved(i, line));
+                .filter(|&(i, (line, _))| {
+                    depths[i].is_none()
+                        && !is_blank(line)
+                        && matches!(all_roles[i], indent::Role::Step | indent::Role::Close)
+                })
+                .map(|(_, (line, _))| leading_ws(line).len())
+                .min();
+            let strands = unmoved.is_some_and(|c| c < ctx.floor);
+            let moves_all = unmoved.is_none();
             let units = indent::steps_units(&depths, &all_roles);
             let narrowest = indent::narrowest_step(&depths, &all_roles);
             let nested = indent::nested_unit(&depths, &all_roles);
