@@ -889,12 +889,30 @@ fn the_file_unit_is_the_step_its_blocks_take() {
         "def f():\n    call(a,\n            b)\n    call(c,\n            d)\n    call(e,\n            g)\n",
         Indent::Spaces(4),
     );
-    // Blocks that tie between two steps (8 and 4) keep the one the lines
-    // take most (8, with the continuation).
+    // A body 8 in whose `if` goes 4 deeper keeps 8: the `if`'s lines are
+    // its `consequence`, not a `body` field, so they continue it (see
+    // below) and the body's step alone is counted; before, the two tied
+    // and the lines' most frequent step (8, with the continuation) won.
     check(
         "python",
         "def f():\n        if a:\n            b()\n        return (x +\n                y)\n",
         Indent::Spaces(8),
+    );
+    // A line that continues its statement outside brackets (an `||`
+    // operand, a `throws` clause) tells how far its writer continues
+    // lines, not a unit: the JDK's `EmojiData` lines its operands up at 15
+    // and 16 columns, alternately (read as steps of 1), and
+    // `JavaSecuritySignatureAccess` has `throws` two steps in under
+    // members one step in (read as 8).
+    check(
+        "java",
+        "final class E {\n    static boolean isHigh(int cp) {\n        return\n                cp == 0x203C ||\n               (cp >= 0x2194 && cp <= 0x2199) ||\n                cp == 0x21A9 ||\n               (cp >= 0x2194 && cp <= 0x2199) ||\n                cp == 0x21AA ||\n               (cp >= 0x2194 && cp <= 0x2199) ||\n                cp == 0x21AB;\n    }\n}\n",
+        Indent::Spaces(4),
+    );
+    check(
+        "java",
+        "public interface A {\n\n    void a(int s)\n            throws X;\n\n    void b(int s)\n            throws X;\n}\n",
+        Indent::Spaces(4),
     );
     // Tabs stay tabs, whatever a few lines of spaces step in.
     check(

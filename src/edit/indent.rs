@@ -630,6 +630,7 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
     let end = code.end.min(body.len());
     let start = code.start.min(end);
     let mut row = memchr::memchr_iter(b'\n', &bytes[..start]).count();
+    let first_row = row;
     let mut out = vec![Role::Step];
     let first_eol = memchr::memchr(b'\n', &bytes[start..end]).map_or(end, |i| start + i);
     // The column a line lines up under to align with the item at `at`. An
@@ -718,6 +719,11 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
                         Some((at, _)) if in_spaces(at) => Role::Under,
                         Some((at, _)) if leading_ws(line).len() == column(bytes, at) => Role::Under,
                         Some(_) => Role::Follow,
+                        None if anchor.start_position().row >= first_row
+                            && place.as_ref().is_some_and(|p| continues_outside(lang, p)) =>
+                        {
+                            Role::Continued
+                        }
                         None => Role::Step,
                     }
                 }
@@ -872,6 +878,24 @@ fn first_item_of_bracket(place: &Place<'_, '_>) -> Option<usize> {
     let start = place.anchor().start_byte();
     let outer = place.held.runs[place.anchor].checked_sub(1)?;
     (aligned_item(place.chain()[outer]) == Some(start)).then_some(start)
+}
+
+/// Does the line whose first token is at `place` continue its anchor line
+/// outside brackets ([`Role::Continued`])? Not when it closes its anchor,
+/// when its anchor is the root, a body (a `symbols.body_fields` field:
+/// the line is a statement or member of a block) or a bracket, or when the
+/// line begins its anchor's body (Python's first statement under its
+/// `def`, a brace on a line of its own).
+fn continues_outside(lang: &Language, place: &Place<'_, '_>) -> bool {
+    let anchor = place.anchor();
+    let below = place.below_anchor();
+    place.anchor > 0
+        && !place.closes()
+        && !opens_with_bracket(anchor)
+        && !place
+            .parent_of_anchor()
+            .is_some_and(|owner| is_body_of(lang, owner, anchor))
+        && (below.start_byte() != place.leaf().start_byte() || !is_body_of(lang, anchor, below))
 }
 
 /// Is `node` the body of `owner` (a `symbols.body_fields` field)?
@@ -1080,6 +1104,22 @@ mod tests {
             "java",
             "void checkCryptoPerm(int a,\n        int c) {\n  return g(a,\n             b);\n}",
             &[Step, Hang, Step, Under, Close],
+        );
+        // A line that continues outside brackets (`throws`, an operand of
+        // a chain written down the page) is continued; a member, a
+        // statement, and Python's first statement under its `def` (which
+        // begins the body) are steps, and so is an item of a bracket.
+        check_roles(
+            "java",
+            "interface A {\n  void a(int s)\n      throws X;\n  int b = 1 +\n      2;\n  int[] c = {\n    1,\n  };\n}",
+            &[
+                Step, Step, Continued, Step, Continued, Step, Step, Close, Close,
+            ],
+        );
+        check_roles(
+            "python",
+            "def f():\n    a = 1\n    return (a +\n            2)\n",
+            &[Step, Step, Step, Under, Fixed],
         );
     }
 

@@ -16,6 +16,17 @@ pub enum Role {
     /// A line of the code's blocks and statements: its depth is counted in
     /// steps of the code's unit, each becoming a step of the place's unit.
     Step,
+    /// A step line that continues the line it is nested in outside
+    /// brackets, neither beginning nor belonging to a block or a bracket
+    /// (Java's `throws` clause, an operand of an `||` chain written down
+    /// the page, a `.method()` of a chain, the statements under a C
+    /// `case`): moved as a step line, but when the file's own unit is read
+    /// ([`file_step_counts`]) it nests what follows without telling a unit.
+    /// Its depth is its writer's choice of how far a continuation goes (the
+    /// JDK's `EmojiData` lines its `||` operands up at 15 and 16 columns,
+    /// alternately, which read as 165 steps of 1; `JavaSecuritySignatureAccess`
+    /// has `throws` two steps in under each of three members one step in).
+    Continued,
     /// A line that begins with a comment: placed like a step line, but it
     /// opens no depth, and tells the code's unit only when no step line
     /// does (a body that is only a comment).
@@ -51,6 +62,14 @@ pub enum Role {
     Column,
     /// Never moved (inside a multi-line string literal, or blank).
     Fixed,
+}
+
+impl Role {
+    /// Is the line counted in steps of the code's unit ([`Role::Step`] or
+    /// [`Role::Continued`])?
+    pub fn steps(self) -> bool {
+        matches!(self, Role::Step | Role::Continued)
+    }
 }
 
 /// The code's indentation unit, read from `depths` (each line's depth
@@ -129,9 +148,9 @@ fn counts_of(
     let mut wide = false;
     let mut stack: Vec<usize> = vec![0];
     for (depth, role) in depths.iter().zip(roles).skip(1) {
-        let nests = continued && matches!(role, Role::Hang | Role::Under);
+        let nests = continued && matches!(role, Role::Hang | Role::Under | Role::Continued);
         let counted = match role {
-            Role::Step | Role::Close => true,
+            Role::Step | Role::Continued | Role::Close => true,
             Role::Comment => comments,
             _ => nests,
         };
@@ -190,13 +209,13 @@ pub fn rescale(
             0
         } else {
             match role {
-                Role::Step | Role::Comment | Role::Close => {
+                Role::Step | Role::Continued | Role::Comment | Role::Close => {
                     while stack.len() > 1 && stack.last().is_some_and(|&(old, _)| old > d) {
                         stack.pop();
                     }
                     let (old, new_top) = stack.last().copied().unwrap_or((0, 0));
                     let new = new_top + scale(d - old);
-                    if *role == Role::Step && d > old {
+                    if role.steps() && d > old {
                         stack.push((d, new));
                     }
                     new

@@ -360,10 +360,9 @@ impl Ctx {
             .filter(|(i, l)| {
                 !is_blank(l)
                     && !content.get(*i).copied().unwrap_or(false)
-                    && matches!(
-                        roles.get(*i),
-                        Some(indent::Role::Step | indent::Role::Close)
-                    )
+                    && roles
+                        .get(*i)
+                        .is_some_and(|r| r.steps() || *r == indent::Role::Close)
             })
             .map(|(_, l)| leading_ws(l).len())
             .min();
@@ -582,7 +581,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                 .filter(|&(i, (line, _))| {
                     depths[i].is_none()
                         && !is_blank(line)
-                        && matches!(all_roles[i], indent::Role::Step | indent::Role::Close)
+                        && (all_roles[i].steps() || all_roles[i] == indent::Role::Close)
                 })
                 .map(|(_, (line, _))| leading_ws(line).len())
                 .min();

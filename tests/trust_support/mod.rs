@@ -199,7 +199,7 @@ fn step_lines_column(file: &ParsedFile, range: std::ops::Range<usize>) -> Option
         .split('\n')
         .zip(roles)
         .skip(1)
-        .filter(|(l, r)| *r == edit::indent::Role::Step && !l.trim().is_empty())
+        .filter(|(l, r)| r.steps() && !l.trim().is_empty())
         .map(|(l, _)| ws_len(l))
         .min()
 }
@@ -333,7 +333,7 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
             bare.start_byte - off..full.end_byte - off,
         )
         .into_iter()
-        .map(|r| matches!(r, edit::indent::Role::Step | edit::indent::Role::Close))
+        .map(|r| r.steps() || r == edit::indent::Role::Close)
         .collect();
         for w in WIDTHS.into_iter().filter(|&w| w != unit) {
             out.push(Shape {
