@@ -1332,6 +1332,17 @@ fn code_in_another_width_comes_back_in_the_files_layout() {
             "private int f(int a,\n              int b)\n    throws Exception {\n  return a;\n}",
         ),
         (
+            "S.java",
+            "class S {\n    static class K {\n        private final Object a;\n        K(Object a, Object b) {\n            this.a = a;\n        }\n        public int hashCode() {\n            return a.hashCode();\n        }\n        public boolean equals(Object ob) {\n            if (ob == null) return false;\n            return true;\n        }\n    }\n\n    static Map<K,V> options() {\n        Map<K,V> map =\n            new HashMap<K,V>();\n        map.put(new K(A6,\n            B), new V(\n                                  1\n                                            ,\n                                              6\n                                                          ));\n        map.put(new K(A7,\n            B), new V(\n                                  1\n                                            ,\n                                              7\n                                                          ));\n        map.put(new K(A8,\n            B), new V(\n                                  1\n                                            ,\n                                              8\n                                                          ));\n        return map;\n    }\n}\n",
+            "S.options",
+            // Steps of 3 where the file has 4, in the JDK's generated
+            // `SocketOptionRegistry`'s layout: each call's arguments 34, 44
+            // and 46 columns in, so counted from the line above, the
+            // method's steps (and the code's) read as 2; its blocks' lines
+            // step in 4 (and 3), and that is the rescale.
+            "static Map<K,V> options() {\n   Map<K,V> map =\n      new HashMap<K,V>();\n   map.put(new K(A6,\n      B), new V(\n                       1\n                              ,\n                                6\n                                         ));\n   map.put(new K(A7,\n      B), new V(\n                       1\n                              ,\n                                7\n                                         ));\n   map.put(new K(A8,\n      B), new V(\n                       1\n                              ,\n                                8\n                                         ));\n   return map;\n}",
+        ),
+        (
             "P.java",
             "class P {\n    int f(int ch) {\n        if (ch < 256 &&\n            !(a(1) && a(2) &&\n              (ch == 0xff || ch == 0xb5 ||\n               ch == 0x49))) {\n            b(ch);\n        }\n        return ch;\n    }\n}\n",
             "P.f",

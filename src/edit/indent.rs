@@ -13,7 +13,7 @@
 //! agrees with its own syntax tree ([`layout_penalty`] zero); a coincidence of
 //! columns cannot fool it, because the tree, not a column count, decides.
 
-pub use super::rescale::{Role, narrowest_step, rescale, steps_unit, steps_units};
+pub use super::rescale::{Role, block_units, narrowest_step, rescale, steps_unit, steps_units};
 use crate::lang::Language;
 use crate::source::Indent;
 use crate::text::indent::{is_blank, leading_ws};
@@ -646,11 +646,8 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
         false => column(bytes, at),
     };
     let mut walk = Ancestry::new(lang, tree);
-    for nl in memchr::memchr_iter(b'\n', &bytes[start..end]) {
-        let ls = start + nl + 1;
+    for (ls, line) in later_lines(body, start..end) {
         row += 1;
-        let le = memchr::memchr(b'\n', &bytes[ls..]).map_or(body.len(), |i| ls + i);
-        let line = &body[ls..le];
         let (string, verbatim, comment) = match is_blank(line) {
             true => (false, false, false),
             false => {
@@ -734,6 +731,74 @@ pub fn roles(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usi
     out
 }
 
+/// For each line of the code at `code` (body offsets in `body`, parsed as
+/// `tree`) that is a member or statement of a block, the line of the code
+/// (its index, the first line 0) its step is counted from: the line its
+/// block's definition or statement starts on when the block opens after
+/// text on its line (`void f() {`), else the block's own line; for the line
+/// that begins a body (Python's first statement under its `def`), the
+/// line its owner starts on. `None` for any other line, and for a line
+/// whose block starts before the code.
+///
+/// Steps counted this way are a block's alone ([`super::rescale::block_units`]):
+/// items of a bracket that hang far from their opener and lines continued
+/// outside brackets tell nothing of them (the JDK's generated
+/// `SocketOptionRegistry` puts a call's arguments 42, 52 and 54 columns in,
+/// under a line 16 in: counted from the line above, each call stepped 2).
+pub fn block_anchors(
+    lang: &Language,
+    tree: &Tree,
+    body: &str,
+    code: std::ops::Range<usize>,
+) -> Vec<Option<usize>> {
+    let bytes = body.as_bytes();
+    let end = code.end.min(body.len());
+    let start = code.start.min(end);
+    let first_row = memchr::memchr_iter(b'\n', &bytes[..start]).count();
+    let line_start = |p: usize| memchr::memrchr(b'\n', &bytes[..p]).map_or(0, |i| i + 1);
+    let mut out = vec![None];
+    let mut row = first_row;
+    let mut walk = Ancestry::new(lang, tree);
+    for (ls, line) in later_lines(body, start..end) {
+        row += 1;
+        let p = ls + leading_ws(line).len();
+        let from = match is_blank(line) || string_around(lang, walk.at(ls), ls).is_some() {
+            true => None,
+            false => place_at(walk.at(p), p, row)
+                .filter(|place| !place.leaf().is_extra() && !place.closes())
+                .and_then(|place| {
+                    let (anchor, below) = (place.anchor(), place.below_anchor());
+                    match place.parent_of_anchor() {
+                        Some(owner) if is_body_of(lang, owner, anchor) => {
+                            let ls = line_start(anchor.start_byte());
+                            let after_text =
+                                anchor.start_byte() > ls + leading_ws(&body[ls..]).len();
+                            Some(if after_text { owner } else { anchor })
+                        }
+                        _ if below.start_byte() == p && is_body_of(lang, anchor, below) => {
+                            Some(anchor)
+                        }
+                        _ => None,
+                    }
+                })
+                .and_then(|from| from.start_position().row.checked_sub(first_row)),
+        };
+        out.push(from);
+    }
+    out
+}
+
+/// The lines of `body` that begin inside `code` after its first, each
+/// with the offset it starts at (a line runs past `code`'s end to its own).
+fn later_lines(body: &str, code: std::ops::Range<usize>) -> impl Iterator<Item = (usize, &str)> {
+    let bytes = body.as_bytes();
+    memchr::memchr_iter(b'\n', &bytes[code.clone()]).map(move |nl| {
+        let ls = code.start + nl + 1;
+        let le = memchr::memchr(b'\n', &bytes[ls..]).map_or(body.len(), |i| ls + i);
+        (ls, &body[ls..le])
+    })
+}
+
 /// Does `line`'s indentation hold a tab?
 fn tabbed(line: &str) -> bool {
     leading_ws(line).contains('\t')
@@ -766,19 +831,25 @@ pub fn code_units(
     body: &str,
     code: std::ops::Range<usize>,
 ) -> Vec<usize> {
-    code_steps(lang, tree, body, code).0
+    code_steps(lang, tree, body, code).units
 }
 
-/// [`code_units`], the narrowest step the code takes
-/// ([`super::rescale::narrowest_step`]), and the units its steps show when
-/// a continued line nests what follows it, as the file's own unit is read
-/// ([`super::rescale::file_step_counts`]), from one reading of its roles.
-pub fn code_steps(
-    lang: &Language,
-    tree: &Tree,
-    body: &str,
-    code: std::ops::Range<usize>,
-) -> (Vec<usize>, Option<usize>, Vec<usize>) {
+/// The units the lines of some code show, read several ways ([`code_steps`]).
+pub struct Steps {
+    /// [`code_units`].
+    pub units: Vec<usize>,
+    /// The narrowest step the code takes ([`super::rescale::narrowest_step`]).
+    pub narrowest: Option<usize>,
+    /// The units its steps show when a continued line nests what follows
+    /// it, as the file's own unit is read ([`super::rescale::file_step_counts`]).
+    pub nested: Vec<usize>,
+    /// The units its blocks' lines show ([`super::rescale::block_units`]).
+    pub blocks: Vec<usize>,
+}
+
+/// The [`Steps`] of the code at `code` (body offsets in `body`, parsed as
+/// `tree`), from one reading of its roles.
+pub fn code_steps(lang: &Language, tree: &Tree, body: &str, code: std::ops::Range<usize>) -> Steps {
     let bytes = body.as_bytes();
     let ls = memchr::memrchr(b'\n', &bytes[..code.start.min(body.len())]).map_or(0, |i| i + 1);
     let first = leading_ws(&body[ls..]).len();
@@ -792,16 +863,17 @@ pub fn code_steps(
             _ => leading_ws(l).len().checked_sub(first),
         })
         .collect();
-    let roles = roles(lang, tree, body, code);
+    let roles = roles(lang, tree, body, code.clone());
     let nested = super::rescale::file_step_counts(&depths, &roles);
     let most = nested.iter().copied().max().unwrap_or(0);
-    (
-        super::rescale::steps_units(&depths, &roles),
-        super::rescale::narrowest_step(&depths, &roles),
-        (1..nested.len())
+    Steps {
+        units: super::rescale::steps_units(&depths, &roles),
+        narrowest: super::rescale::narrowest_step(&depths, &roles),
+        nested: (1..nested.len())
             .filter(|&w| most > 0 && nested[w] == most)
             .collect(),
-    )
+        blocks: block_units(&depths, &block_anchors(lang, tree, body, code)),
+    }
 }
 
 /// Every width the Step lines of `depths` go deeper most often, counted as
@@ -1120,6 +1192,46 @@ mod tests {
             "python",
             "def f():\n    a = 1\n    return (a +\n            2)\n",
             &[Step, Step, Step, Under, Fixed],
+        );
+    }
+
+    /// Block lines count their step from their block's line: a statement
+    /// from its method's header (its `{` ends that line), a member from
+    /// its class's; Python's first statement from its `def`, the next one
+    /// from the first (where its block starts). Continued lines, items
+    /// of a bracket and closers are no block's lines.
+    #[test]
+    fn block_lines_count_from_their_blocks_line() {
+        let check = |lang: &str, code: &str, expect: &[Option<usize>]| {
+            let reg = crate::lang::Registry::builtin();
+            let lang = reg.by_name(lang).unwrap();
+            let tree = crate::symbols::parse_tree(lang, code, None).unwrap();
+            assert_eq!(
+                block_anchors(lang, &tree, code, 0..code.len()),
+                expect,
+                "{code}"
+            );
+        };
+        check(
+            "java",
+            "class A {\n  int f(int s)\n      throws X {\n    g(1,\n      2);\n    int[] c = {\n      1,\n    };\n  }\n}",
+            &[
+                None,
+                Some(0),
+                None,
+                Some(1),
+                None,
+                Some(1),
+                None,
+                None,
+                None,
+                None,
+            ],
+        );
+        check(
+            "python",
+            "def f():\n    a = 1\n    if a:\n        b()\n",
+            &[None, Some(0), Some(1), None, None],
         );
     }
 

@@ -99,6 +99,26 @@ pub fn steps_units(depths: &[Option<usize>], roles: &[Role]) -> Vec<usize> {
     (1..=MAX_UNIT).filter(|&w| counts[w] == most).collect()
 }
 
+/// Every width a block's line goes deeper than the line it is counted
+/// from most often (`anchors`: [`super::indent::block_anchors`]), smallest
+/// first: the unit of the code's blocks alone, with no line of a bracket
+/// or a continuation voting. Empty when no such line goes deeper.
+pub fn block_units(depths: &[Option<usize>], anchors: &[Option<usize>]) -> Vec<usize> {
+    let mut counts = [0usize; MAX_UNIT + 1];
+    for (i, from) in anchors.iter().enumerate() {
+        let step = from
+            .filter(|&a| a < i)
+            .and_then(|a| depths.get(i).copied()??.checked_sub(depths[a]?));
+        if let Some(n) = step.and_then(|w| counts.get_mut(w).filter(|_| w > 0)) {
+            *n += 1;
+        }
+    }
+    let most = counts.iter().copied().max().unwrap_or(0);
+    (1..=MAX_UNIT)
+        .filter(|&w| most > 0 && counts[w] == most)
+        .collect()
+}
+
 /// The narrowest step the code takes: when it is not the most frequent one
 /// ([`steps_unit`]), a rescale may need it (yaml-cpp's `Utf8Adjust` has a
 /// body one step of 2 in and two continuations two steps in, so in steps
@@ -241,6 +261,32 @@ pub fn rescale(
 mod tests {
     use super::*;
     use Role::*;
+
+    #[test]
+    fn a_blocks_unit_counts_each_line_from_its_blocks_line() {
+        let d = |v: &[usize]| v.iter().map(|&x| Some(x)).collect::<Vec<_>>();
+        // The JDK's `SocketOptionRegistry`: statements one step of 4 in
+        // from the header (line 0), a call's arguments far right of it and
+        // 2 apart (no block line), a member at 5 among 4.
+        let anchors = [None, Some(0), None, None, None, Some(0), Some(0)];
+        assert_eq!(block_units(&d(&[0, 4, 34, 44, 46, 4, 4]), &anchors), [4]);
+        assert_eq!(
+            block_units(&d(&[0, 4, 5, 4]), &[None, Some(0), Some(0), Some(0)]),
+            [4]
+        );
+        // A tie, smallest first; an unmoved line, or one no deeper, votes
+        // nothing.
+        assert_eq!(
+            block_units(&d(&[0, 4, 3]), &[None, Some(0), Some(0)]),
+            [3, 4]
+        );
+        let unmoved = [Some(0), None, Some(4), Some(4)];
+        assert_eq!(
+            block_units(&unmoved, &[None, Some(0), Some(0), Some(2)]),
+            [4]
+        );
+        assert!(block_units(&d(&[0, 0]), &[None, Some(0)]).is_empty());
+    }
 
     #[test]
     fn the_unit_is_the_most_frequent_step() {

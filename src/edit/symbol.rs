@@ -302,23 +302,26 @@ impl Ctx {
         // aligned item 2 columns right of its `{`: counted from the `{`,
         // steps of 2 outnumber its blocks' steps of 4).
         let offset = src.body_offset();
-        let (own, narrowest, nested) = indent::code_steps(
+        let steps = indent::code_steps(
             &file.language,
             &file.tree,
             src.body(),
             target.bare_span().start_byte - offset..target.full_span().end_byte - offset,
         );
         let file_unit = indent::unit(style);
-        let unit = match own.contains(&file_unit) || nested.contains(&file_unit) {
+        let unit = match [&steps.units, &steps.nested, &steps.blocks]
+            .iter()
+            .any(|units| units.contains(&file_unit))
+        {
             true => file_unit,
-            false => own.first().copied().unwrap_or(file_unit),
+            false => steps.units.first().copied().unwrap_or(file_unit),
         };
         Ctx {
             indent: line[..ws_len].to_string(),
             style,
             unit,
             floor: ws_len,
-            narrowest,
+            narrowest: steps.narrowest,
             replacing: false,
         }
     }
@@ -423,6 +426,9 @@ struct Masks {
     /// How each line moves when the code's indentation is rescaled
     /// ([`indent::roles`]).
     roles: Vec<indent::Role>,
+    /// The line each line of a block counts its step from
+    /// ([`indent::block_anchors`]).
+    blocks: Vec<Option<usize>>,
 }
 
 /// The [`Masks`] of `code`, read from a parse of the code placed as it is
@@ -495,7 +501,8 @@ fn line_masks(
         verbatim: indent::verbatim_lines(&file.language, &tree, &region, code_range.clone()),
         content: indent::content_lines(&file.language, &tree, &region, code_range.clone()),
         comment: indent::comment_lines(&file.language, &tree, &region, code_range.clone()),
-        roles: indent::roles(&file.language, &tree, &region, code_range),
+        roles: indent::roles(&file.language, &tree, &region, code_range.clone()),
+        blocks: indent::block_anchors(&file.language, &tree, &region, code_range),
     })
 }
 
@@ -590,6 +597,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
             let units = indent::steps_units(&depths, &all_roles);
             let narrowest = indent::narrowest_step(&depths, &all_roles);
             let nested = indent::nested_unit(&depths, &all_roles);
+            let blocks = indent::block_units(&depths, &masks.blocks).first().copied();
             Reading {
                 base,
                 depths,
@@ -599,6 +607,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                 tied: units.get(1..).unwrap_or_default().to_vec(),
                 narrowest,
                 nested,
+                blocks,
             }
         })
         .collect();
@@ -640,6 +649,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
         tied,
         narrowest,
         nested,
+        blocks,
     } in readings
     {
         // From the code's most frequent step to the symbol's own unit, and
@@ -666,6 +676,11 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
             // concatenated under an item two columns right of the group's
             // `{`; counted from the item's line, those are no steps.
             pairs.push((nested, ctx.unit));
+            // Then the unit its blocks' lines show: the JDK's generated
+            // `SocketOptionRegistry` puts a call's arguments 42, 52 and 54
+            // columns in, so its steps (and its code's sent in steps of 3)
+            // read as 2, where its blocks step in 4 (and 3).
+            pairs.push((blocks, ctx.unit));
             for roles in [&all_roles, &as_columns] {
                 for &(from, to) in &pairs {
                     if let Some(from) = from.filter(|&f| to > 0 && f != to) {
@@ -799,6 +814,8 @@ struct Reading {
     /// Its unit counted as a file's is, a continued line nesting what
     /// follows ([`indent::nested_unit`]).
     nested: Option<usize>,
+    /// The unit its blocks' lines show ([`indent::block_units`]).
+    blocks: Option<usize>,
 }
 
 /// Order the readings of code that replaces `old` so that the one keeping
