@@ -185,18 +185,22 @@ fn width_name(spaces: usize) -> &'static str {
     }
 }
 
-/// The least column of the step lines of `file`'s text over `range` (file
-/// offsets) after the first, as the engine reads their roles.
-fn step_lines_column(file: &ParsedFile, range: std::ops::Range<usize>) -> Option<usize> {
+/// How the engine moves each line of `file`'s text over `range` (file
+/// offsets) when it rescales it ([`edit::indent::roles`]).
+fn roles(file: &ParsedFile, range: std::ops::Range<usize>) -> Vec<edit::indent::Role> {
     let off = file.source.body_offset();
-    let roles = edit::indent::roles(
+    edit::indent::roles(
         &file.language,
         &file.tree,
         file.source.body(),
         range.start - off..range.end - off,
-    );
-    file.source.text[range]
-        .split('\n')
+    )
+}
+
+/// The least column of the step lines of `code` after the first, by their
+/// `roles`.
+fn step_lines_column(code: &str, roles: &[edit::indent::Role]) -> Option<usize> {
+    code.split('\n')
         .zip(roles)
         .skip(1)
         .filter(|(l, r)| r.steps() && !l.trim().is_empty())
@@ -232,8 +236,8 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
     // at 4, by 3). Lossless only when that is the first line's column and
     // no line sits left of it.
     let bare_col = column_of(text, bare.start_byte);
-    let ded_col = step_lines_column(file, bare.start_byte..full.end_byte)
-        .map_or(bare_col, |c| c.min(bare_col));
+    let bare_roles = roles(file, bare.start_byte..full.end_byte);
+    let ded_col = step_lines_column(bare_code, &bare_roles).map_or(bare_col, |c| c.min(bare_col));
     let crlf = text.contains("\r\n");
     let bare_lossless =
         ded_col == bare_col && dedent_keeps_layout(bare_code, bare_col, &bare_verbatim);
@@ -325,16 +329,10 @@ fn shapes(lang: &Lang, file: &ParsedFile, s: &Symbol, unit: usize) -> Vec<Shape>
     // a continuation line's alignment, stays), or each tab of a tab file
     // becomes spaces.
     if !text.contains('\t') && unit > 0 {
-        let off = file.source.body_offset();
-        let step_lines: Vec<bool> = edit::indent::roles(
-            &file.language,
-            &file.tree,
-            file.source.body(),
-            bare.start_byte - off..full.end_byte - off,
-        )
-        .into_iter()
-        .map(|r| r.steps() || r == edit::indent::Role::Close)
-        .collect();
+        let step_lines: Vec<bool> = bare_roles
+            .iter()
+            .map(|&r| r.steps() || r == edit::indent::Role::Close)
+            .collect();
         for w in WIDTHS.into_iter().filter(|&w| w != unit) {
             out.push(Shape {
                 name: width_name(w),
