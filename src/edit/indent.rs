@@ -352,16 +352,8 @@ fn judge_layout(
                 // A body whose brace ends a continued header line (the
                 // JDK's `throws X {` one or two steps in) belongs to the
                 // line its definition or statement starts on.
-                let anchor_indent = || {
-                    let ls = line_start(anchor.start_byte());
-                    let after_text = anchor.start_byte() - ls > indent_at(ls);
-                    let owner = place.parent_of_anchor().filter(|p| {
-                        after_text
-                            && p.start_position().row < anchor_row
-                            && is_body_of(lang, *p, anchor)
-                    });
-                    indent_at(line_start(owner.unwrap_or(anchor).start_byte()))
-                };
+                let anchor_indent =
+                    || indent_at(line_start(place.anchor_line_node(lang, body).start_byte()));
                 let misplaced = |aligned: Option<usize>, wide: bool| Verdict::Misplaced {
                     aligned: aligned.is_some(),
                     wide,
@@ -470,6 +462,24 @@ impl<'t> Place<'_, 't> {
             && anchor
                 .child(0)
                 .is_some_and(|open| !open.is_named() && open != leaf)
+    }
+
+    /// The node whose first line the line's step is counted from: the
+    /// anchor, or, when the anchor is a body whose bracket ends a line of
+    /// text begun on an earlier row (the JDK's `throws X {` one or two steps
+    /// in), the definition or statement it is the body of.
+    fn anchor_line_node(&self, lang: &Language, body: &str) -> Node<'t> {
+        let anchor = self.anchor();
+        let at = anchor.start_byte();
+        let ls = memchr::memrchr(b'\n', &body.as_bytes()[..at]).map_or(0, |i| i + 1);
+        let after_text = at - ls > leading_ws(&body[ls..]).len();
+        self.parent_of_anchor()
+            .filter(|owner| {
+                after_text
+                    && owner.start_position().row < anchor.start_position().row
+                    && is_body_of(lang, *owner, anchor)
+            })
+            .unwrap_or(anchor)
     }
 
     /// The anchor's child that holds the token (the token itself when it
@@ -755,7 +765,6 @@ pub fn block_anchors(
     let end = code.end.min(body.len());
     let start = code.start.min(end);
     let first_row = memchr::memchr_iter(b'\n', &bytes[..start]).count();
-    let line_start = |p: usize| memchr::memrchr(b'\n', &bytes[..p]).map_or(0, |i| i + 1);
     let mut out = vec![None];
     let mut row = first_row;
     let mut walk = Ancestry::new(lang, tree);
@@ -770,10 +779,7 @@ pub fn block_anchors(
                     let (anchor, below) = (place.anchor(), place.below_anchor());
                     match place.parent_of_anchor() {
                         Some(owner) if is_body_of(lang, owner, anchor) => {
-                            let ls = line_start(anchor.start_byte());
-                            let after_text =
-                                anchor.start_byte() > ls + leading_ws(&body[ls..]).len();
-                            Some(if after_text { owner } else { anchor })
+                            Some(place.anchor_line_node(lang, body))
                         }
                         _ if below.start_byte() == p && is_body_of(lang, anchor, below) => {
                             Some(anchor)
