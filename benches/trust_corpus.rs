@@ -34,6 +34,8 @@
 //! and stderr counts them as they finish): a whole run that had to stop
 //! goes on where it was (the Go corpus's ten largest files, its generated
 //! SSA rewrite rules, are over two hours of one core on their own).
+//! `TRUST_TO=M` runs only the M largest files (`TRUST_FROM=10 TRUST_TO=169`:
+//! the 11th to the 169th largest).
 //!
 //! `TRUST_SHOW=text` prints, for each case whose label holds `text`, the
 //! code sent and the symbol written (on stderr).
@@ -114,6 +116,16 @@ fn run_checked(
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
+    // `TRUST_TO=M` keeps only the M largest (before `TRUST_FROM`'s cut): a
+    // run of the largest files alone, beside one of the rest.
+    let to: usize = std::env::var("TRUST_TO")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(usize::MAX);
+    if to < files.len() {
+        println!("{what}: only the {to} largest files (TRUST_TO)");
+        files.truncate(to);
+    }
     if from > 0 {
         println!("{what}: the {from} largest files left out (TRUST_FROM)");
         files.drain(..from.min(files.len()));
