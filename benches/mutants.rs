@@ -41,7 +41,7 @@ mod provision;
 mod trust_support;
 
 use rayon::prelude::*;
-use scalpel::edit::{Splice, second, validate};
+use scalpel::edit::{Splice, validate};
 use scalpel::symbols::{self, ParsedFile};
 use std::io::Write;
 use std::path::Path;
@@ -267,27 +267,21 @@ fn main() {
                 let label = label(&language, &new);
                 let (tree, grammar) =
                     validate::reparse_grammar_only(lang, &file.tree, text, &new, change).unwrap();
-                let (before, after) = match &parser {
-                    // The grammar alone, then the grammar and the second opinion.
-                    Some(parser) => {
-                        let second = grammar.is_empty()
-                            && second::problem(
-                                parser,
-                                (&file.tree, text),
-                                (&tree, &new),
-                                (change.start, change.old_end, change.new_end),
-                            )
-                            .is_some();
-                        (grammar.is_empty(), grammar.is_empty() && !second)
+                // What writes do: the grammar, then the second opinion
+                // around the change, or overruling the grammar when it
+                // takes the whole new file.
+                let (_, judged) =
+                    validate::reparse_against(lang, &file.tree, text, &new, change).unwrap();
+                let before = match &parser {
+                    // The grammar alone.
+                    Some(_) => grammar.is_empty(),
+                    // tree-sitter's own ERROR and MISSING nodes alone
+                    // (writes add CPython's indentation and compile rules).
+                    None => {
+                        symbols::error_nodes(&tree).len() <= symbols::error_nodes(&file.tree).len()
                     }
-                    // tree-sitter's own ERROR and MISSING nodes alone, then
-                    // every problem validation counts (indentation and
-                    // compile rules included).
-                    None => (
-                        symbols::error_nodes(&tree).len() <= symbols::error_nodes(&file.tree).len(),
-                        grammar.is_empty(),
-                    ),
                 };
+                let after = judged.is_empty();
                 let second = before && !after;
                 let wrong = match label {
                     Label::Valid => !after,
@@ -298,9 +292,10 @@ fn main() {
                     let at = change.start;
                     let ls = text[..at].rfind('\n').map_or(0, |p| p + 1);
                     let le = new[at..].find('\n').map_or(new.len(), |p| at + p);
-                    let why = match (&grammar.first(), second) {
-                        (Some(p), _) => format!("grammar: {}", p.what),
-                        (None, true) => "second opinion".to_string(),
+                    let why = match (&grammar.first(), second, judged.overruled.first()) {
+                        (Some(p), _, Some(_)) => format!("grammar overruled: {}", p.what),
+                        (Some(p), _, None) => format!("grammar: {}", p.what),
+                        (None, true, _) => "second opinion".to_string(),
                         _ => "accepted".to_string(),
                     };
                     let verdict = if wrong { "wrong" } else { "right" };
@@ -349,7 +344,12 @@ fn main() {
         )
     };
     let (first, then) = match &parser {
-        Some(p) => ("grammar alone".to_string(), format!("grammar and {p}")),
+        Some(p) => (
+            "grammar alone".to_string(),
+            format!(
+                "grammar and {p} (around the change; overruling the grammar when it takes the file)"
+            ),
+        ),
         None => (
             "tree-sitter's ERROR/MISSING nodes alone".to_string(),
             "writes' validation (indentation and compile rules too)".to_string(),

@@ -1275,6 +1275,83 @@ fn rust_writes_syn_rejects_are_refused() {
     .unwrap();
 }
 
+/// The other way round: valid Rust that tree-sitter-rust's grammar reads
+/// with errors (a turbofish in a type, empty generic arguments: rustc's
+/// parser and syn take both) is written when syn parses the whole new
+/// file, and the receipt says the grammar was overruled. A real error is
+/// still refused, and `scalpel check` agrees with the write.
+#[test]
+fn rust_writes_the_grammar_misreads_are_written_when_syn_takes_the_file() {
+    let src = "fn a() -> usize {\n    1\n}\n\nfn b() -> usize {\n    2\n}\n";
+    for code in [
+        "fn a() -> usize {\n    let v: Vec::<u8> = Vec::new();\n    v.len()\n}\n",
+        "fn a() -> usize {\n    let v: Vec<u8> = Vec::<>::new();\n    let w: Option<Vec::<u8>> = None;\n    v.len() + w.map_or(0, |w| w.len())\n}\n",
+    ] {
+        let ws = Ws::new(&[("a.rs", src.as_bytes())]);
+        let new = src.replace("fn a() -> usize {\n    1\n}\n", code);
+        assert!(
+            parsed("rust", &new).parse_error_count > 0,
+            "the grammar misreads {code}"
+        );
+        let r = ws
+            .update("a.rs", "a", Operation::Replace, Some(code))
+            .unwrap();
+        assert_eq!(String::from_utf8(ws.read("a.rs")).unwrap(), new);
+        assert!(
+            r.warnings.iter().any(|w| w.contains("that syn accepts")),
+            "{:?}",
+            r.warnings
+        );
+        assert!(!r.validation.grammar_gaps.is_empty());
+        assert_eq!(r.validation.accepted_by.as_deref(), Some("syn"));
+        Command::cargo_bin("scalpel")
+            .unwrap()
+            .args(["check", "a.rs"])
+            .current_dir(ws.dir.path())
+            .assert()
+            .success();
+    }
+    // syn refuses it too: the grammar's error stands, nothing is written.
+    let ws = Ws::new(&[("a.rs", src.as_bytes())]);
+    let e = ws
+        .update(
+            "a.rs",
+            "a",
+            Operation::Replace,
+            Some("fn a() -> usize {\n    let v: Vec::<u8> = ;\n    v.len()\n}\n"),
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::SyntaxError);
+    assert_eq!(String::from_utf8(ws.read("a.rs")).unwrap(), src);
+}
+
+/// Code nested past what syn's recursion can take on a thread's stack gets
+/// no second opinion instead of overflowing the stack (which aborts the
+/// process, a server with it): the write is judged by the grammar alone.
+#[test]
+fn deeply_nested_rust_never_overflows_the_stack() {
+    let src = "fn a() -> u32 {\n    1\n}\n\nfn b() -> u32 {\n    2\n}\n";
+    for n in [3_000, 50_000] {
+        let ws = Ws::new(&[("a.rs", src.as_bytes())]);
+        let deep = format!(
+            "fn a() -> u32 {{\n    {}1{}\n}}\n",
+            "(".repeat(n),
+            ")".repeat(n)
+        );
+        ws.update("a.rs", "a", Operation::Replace, Some(&deep))
+            .unwrap();
+        let broken = format!(
+            "fn a() -> u32 {{\n    {}1{};\n}}\n",
+            "(".repeat(n),
+            ")".repeat(n - 1)
+        );
+        let e = ws
+            .update("a.rs", "a", Operation::Replace, Some(&broken))
+            .unwrap_err();
+        assert_eq!(e.code(), ErrorCode::SyntaxError);
+    }
+}
+
 /// What CPython's `compile()` rejects and tree-sitter-python parses (the
 /// `[[rules.*]]` of grammars/python.toml) is refused like a parse error.
 #[test]

@@ -68,13 +68,21 @@ pub struct Diagnostic {
     pub preexisting: bool,
 }
 
-/// Parse `body` with `lang` and describe every parse error.
+/// Parse `body` with `lang` and describe every parse error. A text the
+/// language's second opinion (`[edit] second_opinion`) parses whole has
+/// none: what the grammar found in it are the grammar's gaps, as writes
+/// judge them (`edit::validate::Problems::judged`), so a file a write
+/// was allowed to make passes the check.
 pub fn diagnose(lang: &Language, body: &str) -> Result<Vec<Diagnostic>> {
     let tree = symbols::parse_tree(lang, body, None)?;
-    Ok(symbols::syntax_errors(lang, &tree, body)
-        .iter()
-        .map(|e| describe(e, body))
-        .collect())
+    let errors = symbols::syntax_errors(lang, &tree, body);
+    if let Some(parser) = &lang.config.edit.second_opinion
+        && !errors.is_empty()
+        && crate::edit::second::accepts(parser, &tree, body)
+    {
+        return Ok(Vec::new());
+    }
+    Ok(errors.iter().map(|e| describe(e, body)).collect())
 }
 
 fn describe(e: &ErrorNode, body: &str) -> Diagnostic {
@@ -206,6 +214,10 @@ mod tests {
         let d = diag("a.rs", "fn f() { let x = 1 }\n");
         assert!(d.iter().any(|d| d.message == "missing `;`"), "{d:?}");
         assert!(diag("a.rs", "fn f() {}\n").is_empty());
+        // Valid Rust the grammar misreads: syn takes the file, so no error.
+        let turbofish = "fn f() -> usize {\n    let v: Vec::<u8> = Vec::new();\n    v.len()\n}\n";
+        assert!(diag("a.rs", turbofish).is_empty());
+        assert!(!diag("a.rs", &turbofish.replace("new()", "new(,)")).is_empty());
     }
 
     #[test]

@@ -1109,7 +1109,7 @@ fn next_line(text: &str, pos: usize) -> usize {
 pub struct Checked {
     pub edit: SymbolEdit,
     pub tree: tree_sitter::Tree,
-    pub introduced: Vec<super::SyntaxProblem>,
+    pub introduced: super::validate::Problems,
     /// How many readings of the code's indentation were tried.
     pub readings_tried: usize,
 }

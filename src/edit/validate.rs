@@ -30,6 +30,50 @@ pub struct SyntaxProblem {
     pub snippet: String,
 }
 
+/// What validation found in a new text: the problems the edit introduced,
+/// and the grammar's problems that the language's second opinion
+/// overruled (it parses the whole new text: they are the grammar's gaps,
+/// such as tree-sitter-rust refusing `let v: Vec::<u8> = ..`, which rustc
+/// and syn take; see [`super::second`]).
+#[derive(Debug, Clone, Default)]
+pub struct Problems {
+    pub introduced: Vec<SyntaxProblem>,
+    pub overruled: Vec<SyntaxProblem>,
+    /// The parser that overruled them (`[edit] second_opinion`).
+    pub overruled_by: Option<String>,
+}
+
+impl From<Vec<SyntaxProblem>> for Problems {
+    fn from(introduced: Vec<SyntaxProblem>) -> Problems {
+        Problems {
+            introduced,
+            ..Problems::default()
+        }
+    }
+}
+
+impl Problems {
+    /// No problem introduced (overruled ones are none).
+    pub fn is_empty(&self) -> bool {
+        self.introduced.is_empty()
+    }
+
+    /// The grammar's `found` in `body` (whose tree is `tree`), overruled
+    /// when the language's second opinion parses the whole of `body`.
+    pub fn judged(lang: &Language, tree: &Tree, body: &str, found: Vec<SyntaxProblem>) -> Problems {
+        match &lang.config.edit.second_opinion {
+            Some(parser) if !found.is_empty() && super::second::accepts(parser, tree, body) => {
+                Problems {
+                    introduced: Vec::new(),
+                    overruled: found,
+                    overruled_by: Some(parser.clone()),
+                }
+            }
+            _ => found.into(),
+        }
+    }
+}
+
 /// The seal on a [`Validation`]: private, so nothing outside this module
 /// can make one.
 #[derive(Debug, Clone, Copy)]
@@ -43,6 +87,13 @@ pub struct Validation {
     pub new_errors: Vec<SyntaxProblem>,
     /// Errors the file already had before the edit.
     pub preexisting_errors: usize,
+    /// Errors the grammar reads in the new text that the language's second
+    /// opinion accepts whole (the grammar's gaps): written, and said.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub grammar_gaps: Vec<SyntaxProblem>,
+    /// The parser that accepted them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accepted_by: Option<String>,
     /// Only this module builds a `Validation` ([`judge`],
     /// [`Validation::not_checked`]), so a change that carries one was
     /// judged (or says it was not).
@@ -91,6 +142,8 @@ impl Validation {
             status: ValidationStatus::NotChecked,
             new_errors: Vec::new(),
             preexisting_errors: 0,
+            grammar_gaps: Vec::new(),
+            accepted_by: None,
             _judged: Judged,
         }
     }
@@ -171,7 +224,7 @@ pub fn reparse(
     old_body: &str,
     new_body: &str,
     change: Splice,
-) -> Result<(Tree, Vec<SyntaxProblem>, usize)> {
+) -> Result<(Tree, Problems, usize)> {
     let before = syntax_problems(lang, old_tree, old_body);
     let (tree, introduced) = reparse_against(lang, old_tree, old_body, new_body, change)?;
     Ok((tree, introduced, before.len()))
@@ -185,14 +238,15 @@ pub fn reparse(
 ///
 /// A language with a second opinion (`[edit] second_opinion`) has the
 /// change judged by that parser too, when the grammar finds nothing
-/// ([`super::second::problem`]).
+/// ([`super::second::problem`]); when the grammar finds something in a text
+/// that parser takes whole, the grammar is overruled ([`Problems::judged`]).
 pub fn reparse_against(
     lang: &Language,
     old_tree: &Tree,
     old_body: &str,
     new_body: &str,
     change: Splice,
-) -> Result<(Tree, Vec<SyntaxProblem>)> {
+) -> Result<(Tree, Problems)> {
     let (new_tree, mut introduced) =
         reparse_grammar_only(lang, old_tree, old_body, new_body, change)?;
     if introduced.is_empty()
@@ -210,8 +264,11 @@ pub fn reparse_against(
             what: f.what,
             snippet: f.snippet,
         }));
+        // The second opinion's own finding stands.
+        return Ok((new_tree, introduced.into()));
     }
-    Ok((new_tree, introduced))
+    let problems = Problems::judged(lang, &new_tree, new_body, introduced);
+    Ok((new_tree, problems))
 }
 
 /// [`reparse_against`] judged by the language's grammar alone.
@@ -278,16 +335,24 @@ fn difference(before: &[SyntaxProblem], after: &[SyntaxProblem]) -> Vec<SyntaxPr
 
 /// Turn introduced problems into the validation outcome, or a refusal.
 pub fn judge(
-    introduced: Vec<SyntaxProblem>,
+    problems: Problems,
     preexisting: usize,
     allow: bool,
     path: &str,
 ) -> Result<Validation> {
+    let Problems {
+        introduced,
+        mut overruled,
+        overruled_by,
+    } = problems;
+    overruled.truncate(MAX_LISTED);
     if introduced.is_empty() {
         return Ok(Validation {
             status: ValidationStatus::Ok,
             new_errors: Vec::new(),
             preexisting_errors: preexisting,
+            grammar_gaps: overruled,
+            accepted_by: overruled_by,
             _judged: Judged,
         });
     }
@@ -296,6 +361,8 @@ pub fn judge(
             status: ValidationStatus::ErrorsAllowed,
             new_errors: introduced,
             preexisting_errors: preexisting,
+            grammar_gaps: Vec::new(),
+            accepted_by: None,
             _judged: Judged,
         });
     }
@@ -331,7 +398,32 @@ mod tests {
         let lang = reg.by_name("python").unwrap();
         let tree = parse_tree(lang, old, None).unwrap();
         let change = Splice::between(old, new);
-        reparse(lang, &tree, old, new, change).unwrap().1
+        reparse(lang, &tree, old, new, change).unwrap().1.introduced
+    }
+
+    /// The grammar's errors in a text the second opinion parses whole are
+    /// overruled (and kept, to be said); a language without one, and a
+    /// text that parser also rejects, keep them as errors.
+    #[test]
+    fn a_second_opinion_that_takes_the_whole_text_overrules_the_grammar() {
+        let reg = Registry::builtin();
+        let judge = |lang: &str, old: &str, new: &str| {
+            let lang = reg.by_name(lang).unwrap();
+            let tree = parse_tree(lang, old, None).unwrap();
+            reparse(lang, &tree, old, new, Splice::between(old, new))
+                .unwrap()
+                .1
+        };
+        let old = "fn f() -> usize {\n    let v: Vec<u8> = Vec::new();\n    v.len()\n}\n";
+        let p = judge("rust", old, &old.replace("Vec<u8>", "Vec::<u8>"));
+        assert!(p.is_empty(), "{p:?}");
+        assert!(!p.overruled.is_empty());
+        assert_eq!(p.overruled_by.as_deref(), Some("syn"));
+        let p = judge("rust", old, &old.replace("Vec::new()", "Vec::new(,)"));
+        assert!(!p.is_empty() && p.overruled.is_empty(), "{p:?}");
+        // Python has no second opinion.
+        let p = judge("python", "x = 1\n", "x = (1\n");
+        assert!(!p.is_empty() && p.overruled.is_empty(), "{p:?}");
     }
 
     #[test]
@@ -354,11 +446,11 @@ mod tests {
             what: "unexpected".into(),
             snippet: "(:".into(),
         };
-        let e = judge(vec![p.clone()], 1, false, "a.py").unwrap_err();
+        let e = judge(vec![p.clone()].into(), 1, false, "a.py").unwrap_err();
         assert_eq!(e.code(), ErrorCode::SyntaxError);
         assert_eq!(e.details["new_errors"][0]["line"], 3);
         assert_eq!(e.details["preexisting_errors"], 1);
-        let v = judge(vec![p], 0, true, "a.py").unwrap();
+        let v = judge(vec![p].into(), 0, true, "a.py").unwrap();
         assert_eq!(v.status, ValidationStatus::ErrorsAllowed);
     }
 

@@ -75,6 +75,15 @@ impl<P> Change<P> {
                 v.new_errors.len()
             ));
         }
+        if let (Some(first), Some(by)) = (v.grammar_gaps.first(), &v.accepted_by) {
+            warnings.push(format!(
+                "the tree-sitter grammar reads {} parse error(s) here that {by} accepts \
+                 (first at line {}: {}); written, as {by} parses the whole file",
+                v.grammar_gaps.len(),
+                first.line,
+                first.what
+            ));
+        }
         Change {
             target,
             old,

@@ -414,7 +414,7 @@ mod tests {
     }
 
     fn ok() -> Validation {
-        crate::edit::validate::judge(vec![], 0, false, "t.py").unwrap()
+        crate::edit::validate::judge(Vec::new().into(), 0, false, "t.py").unwrap()
     }
 
     /// Each kind of write, in each state, says the same facts in one line.

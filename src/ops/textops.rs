@@ -732,7 +732,7 @@ fn problems(
     lang: &Arc<Language>,
     base: Option<Base>,
     new_body: &str,
-) -> Result<(Tree, Vec<validate::SyntaxProblem>, usize)> {
+) -> Result<(Tree, validate::Problems, usize)> {
     match base {
         Some(b) => {
             let parsed_here;
@@ -748,6 +748,7 @@ fn problems(
         None => {
             let tree = symbols::parse_tree(lang, new_body, None)?;
             let found = validate::syntax_problems(lang, &tree, new_body);
+            let found = validate::Problems::judged(lang, &tree, new_body, found);
             Ok((tree, found, 0))
         }
     }
