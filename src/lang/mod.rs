@@ -224,6 +224,10 @@ pub struct OffsideRules {
     /// with tabs counted as 1 column to find inconsistent tabs and spaces.
     #[serde(default = "eight")]
     pub tab_size: usize,
+    /// The deepest bracket nesting the tokenizer takes (CPython's
+    /// `MAXLEVEL`, 200: one more is "too many nested parentheses").
+    #[serde(default)]
+    pub max_bracket_depth: Option<usize>,
 }
 
 fn eight() -> usize {

@@ -19,6 +19,9 @@
 //!   `tab_size` and with tabs as one column: when the two orders disagree the
 //!   file mixes tabs and spaces inconsistently (CPython's `TabError`).
 //!
+//! - brackets nested deeper than `max_bracket_depth` are *too many nested
+//!   parentheses* (CPython's tokenizer stops at 200 levels).
+//!
 //! Which tokens are brackets, strings and block openers is data
 //! (`[offside]` in the language's TOML); no node kind is named here.
 
@@ -38,6 +41,7 @@ pub const UNEXPECTED_INDENT: &str = "unexpected indent";
 pub const EXPECTED_BLOCK: &str = "expected an indented block";
 pub const UNINDENT_MISMATCH: &str = "unindent does not match any outer indentation level";
 pub const INCONSISTENT_TABS: &str = "inconsistent use of tabs and spaces in indentation";
+pub const TOO_DEEP: &str = "too many nested parentheses";
 
 /// Every indentation violation in `tree`, as error nodes whose `rule` names
 /// it, in document order.
@@ -315,6 +319,17 @@ impl Checker<'_> {
         }
         let text = &self.body[tok.start..tok.end];
         if self.rules.brackets.iter().any(|[open, _]| open == text) {
+            // One violation where the nesting first passes the limit, not
+            // one per bracket beyond it.
+            if self.rules.max_bracket_depth == Some(st.depth) {
+                let line_start = self.body[..tok.start].rfind('\n').map_or(0, |p| p + 1);
+                self.out.push(Violation {
+                    byte: tok.start,
+                    row: tok.row,
+                    column: tok.start - line_start,
+                    rule: TOO_DEEP,
+                });
+            }
             st.depth += 1;
         } else if self.rules.brackets.iter().any(|[_, close]| close == text) {
             st.depth = st.depth.saturating_sub(1);
@@ -468,6 +483,17 @@ mod tests {
             ("x = 1 + \\\n      2\n", &[]),
             ("if x: pass\ny = 1\n", &[]),
             ("d = {\n  'a': 1,\n}\n", &[]),
+            // CPython's tokenizer takes 200 levels of brackets, not 201;
+            // strings do not count.
+            (
+                &format!("x = {}1{}\n", "(".repeat(200), ")".repeat(200)),
+                &[],
+            ),
+            (
+                &format!("x = 1\ny = {}1{}\n", "[".repeat(201), "]".repeat(201)),
+                &[(2, TOO_DEEP)],
+            ),
+            (&format!("x = '{}'\n", "(".repeat(300)), &[]),
             ("@dec\ndef f():\n    '''Doc.'''\n", &[]),
             ("    x = 1\n", &[(1, UNEXPECTED_INDENT)]),
             ("def f():\n", &[(1, EXPECTED_BLOCK)]),
