@@ -228,6 +228,16 @@ pub struct OffsideRules {
     /// `MAXLEVEL`, 200: one more is "too many nested parentheses").
     #[serde(default)]
     pub max_bracket_depth: Option<usize>,
+    /// Node kinds whose children may begin a logical line (the parents of
+    /// statements: `module`, `block`), and with `line_nodes` the kinds
+    /// that may begin one themselves (`else_clause`). A logical line that
+    /// begins anything else goes on with a statement the tokenizer has
+    /// ended ("invalid syntax": tree-sitter-python reads `x = `, a line
+    /// break and `f()` as one assignment). Empty: not checked.
+    #[serde(default)]
+    pub line_parents: Vec<String>,
+    #[serde(default)]
+    pub line_nodes: Vec<String>,
 }
 
 fn eight() -> usize {
@@ -653,12 +663,13 @@ fn check_node_kinds(
                 .iter()
                 .flat_map(|r| r.kinds.iter().map(|k| ("rules.unique", k))),
         )
-        .chain(
-            config
-                .offside
+        .chain(config.offside.iter().flat_map(|o| {
+            o.atomic
                 .iter()
-                .flat_map(|o| o.atomic.iter().map(|k| ("offside.atomic", k))),
-        );
+                .chain(&o.line_parents)
+                .chain(&o.line_nodes)
+                .map(|k| ("offside", k))
+        }));
     let anonymous = config.offside.iter().flat_map(|o| {
         o.brackets
             .iter()

@@ -20,7 +20,11 @@
 //!   file mixes tabs and spaces inconsistently (CPython's `TabError`).
 //!
 //! - brackets nested deeper than `max_bracket_depth` are *too many nested
-//!   parentheses* (CPython's tokenizer stops at 200 levels).
+//!   parentheses* (CPython's tokenizer stops at 200 levels);
+//! - a logical line must begin a statement or a clause (a node whose parent
+//!   is one of `line_parents`, or one of `line_nodes`): the tokenizer ends a
+//!   statement at a line break outside brackets, where tree-sitter's parser
+//!   may go on with it (*invalid syntax*).
 //!
 //! Which tokens are brackets, strings and block openers is data
 //! (`[offside]` in the language's TOML); no node kind is named here.
@@ -42,6 +46,7 @@ pub const EXPECTED_BLOCK: &str = "expected an indented block";
 pub const UNINDENT_MISMATCH: &str = "unindent does not match any outer indentation level";
 pub const INCONSISTENT_TABS: &str = "inconsistent use of tabs and spaces in indentation";
 pub const TOO_DEEP: &str = "too many nested parentheses";
+pub const MID_STATEMENT: &str = "invalid syntax (a line break ends the statement before this line)";
 
 /// Every indentation violation in `tree`, as error nodes whose `rule` names
 /// it, in document order.
@@ -273,6 +278,9 @@ struct Token {
     row: usize,
     extra: bool,
     zero_width: bool,
+    /// The token begins a statement or a clause (see [`may_start_line`]);
+    /// `true` for a token that does not begin its row.
+    may_start_line: bool,
 }
 
 #[derive(Default)]
@@ -310,6 +318,15 @@ impl Checker<'_> {
             .as_deref()
             .is_some_and(|c| joins_lines(&self.body[st.last_end.min(tok.start)..tok.start], c));
         if !tok.extra && first_on_row && st.depth == 0 && !continued {
+            if !tok.may_start_line {
+                let line_start = self.body[..tok.start].rfind('\n').map_or(0, |p| p + 1);
+                self.out.push(Violation {
+                    byte: tok.start,
+                    row: tok.row,
+                    column: tok.start - line_start,
+                    rule: MID_STATEMENT,
+                });
+            }
             self.logical_line(tok, st);
         }
         st.last_row = Some(end_row(self.body, tok));
@@ -427,20 +444,52 @@ fn line_end(body: &str, from: usize) -> usize {
 
 /// Visit the layout tokens under `root` in document order.
 fn walk_tokens(rules: &OffsideRules, root: Node, visit: &mut dyn FnMut(Token)) {
+    let mut last_row = None;
     super::walk_preorder(root, |node| {
         let atomic = rules.atomic.iter().any(|k| k == node.kind());
         let token = (atomic || node.child_count() == 0) && !node.is_missing();
         if token {
+            let row = node.start_position().row;
+            // Only a row's first code token can begin a logical line.
+            let first = !node.is_extra() && last_row.is_none_or(|r| row > r);
+            if !node.is_extra() {
+                last_row = Some(node.end_position().row);
+            }
             visit(Token {
                 start: node.start_byte(),
                 end: node.end_byte(),
-                row: node.start_position().row,
+                row,
                 extra: node.is_extra(),
                 zero_width: node.start_byte() == node.end_byte(),
+                may_start_line: !first || may_start_line(rules, node),
             });
         }
         !token
     });
+}
+
+/// Whether `token` begins a statement or a clause: climbing the nodes it
+/// begins, one is a `line_nodes` kind or the child of a `line_parents` one.
+fn may_start_line(rules: &OffsideRules, token: Node) -> bool {
+    if rules.line_parents.is_empty() {
+        return true;
+    }
+    let mut n = token;
+    loop {
+        if rules.line_nodes.iter().any(|k| k == n.kind()) {
+            return true;
+        }
+        let Some(p) = n.parent() else { return true };
+        // Inside a parse error the grammar's reading is a guess: that
+        // error is the problem.
+        if p.is_error() || rules.line_parents.iter().any(|k| k == p.kind()) {
+            return true;
+        }
+        if p.start_byte() != n.start_byte() {
+            return false;
+        }
+        n = p;
+    }
 }
 
 #[cfg(test)]
@@ -494,6 +543,23 @@ mod tests {
                 &[(2, TOO_DEEP)],
             ),
             (&format!("x = '{}'\n", "(".repeat(300)), &[]),
+            // A line break outside brackets ends the statement: the grammar
+            // reads these as one assignment and one call, CPython does not.
+            ("def f():\n    x = \n    g()\n", &[(3, MID_STATEMENT)]),
+            ("y = 1 +\n2\nz = 2\n", &[(2, MID_STATEMENT)]),
+            // Statements and clauses begin lines.
+            (
+                "@d\n@e(1)\nclass A:\n    pass\nif a:\n    pass\nelif b:\n    pass\nelse:\n    pass\n",
+                &[],
+            ),
+            (
+                "try:\n    pass\nexcept* E:\n    pass\nfinally:\n    pass\nfor i in x:\n    pass\nelse:\n    pass\n",
+                &[],
+            ),
+            (
+                "match x:\n    case 1:\n        pass\n    case _:\n        pass\n",
+                &[],
+            ),
             ("@dec\ndef f():\n    '''Doc.'''\n", &[]),
             ("    x = 1\n", &[(1, UNEXPECTED_INDENT)]),
             ("def f():\n", &[(1, EXPECTED_BLOCK)]),
