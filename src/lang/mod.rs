@@ -89,6 +89,8 @@ pub struct CompileRules {
     pub scoped: Vec<ScopeRule>,
     #[serde(default)]
     pub unique: Vec<UniqueRule>,
+    #[serde(default)]
+    pub order: Vec<OrderRule>,
 }
 
 /// A node of one of `kinds` whose nearest enclosing node of one of
@@ -110,6 +112,26 @@ pub struct ScopeRule {
 #[serde(deny_unknown_fields)]
 pub struct UniqueRule {
     pub kinds: Vec<String>,
+    pub message: String,
+}
+
+/// In a node of one of `kinds`, once a named child of an `after` kind has
+/// come, every later named child must be of a `free` kind, or it breaks the
+/// rule `message`; a child of an `until` kind ends the check (CPython's
+/// "positional argument follows keyword argument" in an `argument_list`;
+/// "non-default argument follows default argument" up to a `*`).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrderRule {
+    pub kinds: Vec<String>,
+    pub after: Vec<String>,
+    pub free: Vec<String>,
+    #[serde(default)]
+    pub until: Vec<String>,
+    /// Kinds that stand for their first named child (Python's
+    /// `typed_parameter` holds `*args: T` as well as `b: int`).
+    #[serde(default)]
+    pub through: Vec<String>,
     pub message: String,
 }
 
@@ -460,6 +482,7 @@ impl Kinds {
                 grammar,
                 &(config.rules.scoped.iter().map(|r| &r.kinds))
                     .chain(config.rules.unique.iter().map(|r| &r.kinds))
+                    .chain(config.rules.order.iter().map(|r| &r.kinds))
                     .flatten()
                     .cloned()
                     .collect::<Vec<String>>(),
@@ -663,6 +686,15 @@ fn check_node_kinds(
                 .iter()
                 .flat_map(|r| r.kinds.iter().map(|k| ("rules.unique", k))),
         )
+        .chain(config.rules.order.iter().flat_map(|r| {
+            r.kinds
+                .iter()
+                .chain(&r.after)
+                .chain(&r.free)
+                .chain(&r.until)
+                .chain(&r.through)
+                .map(|k| ("rules.order", k))
+        }))
         .chain(config.offside.iter().flat_map(|o| {
             o.atomic
                 .iter()

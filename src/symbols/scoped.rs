@@ -1,7 +1,8 @@
 //! Errors a language's compiler reports on text its grammar accepts,
-//! declared in its TOML (`[[rules.scoped]]`, `[[rules.unique]]`): CPython's
-//! `'return' outside function`, `'break' outside loop`, `nonlocal
-//! declaration not allowed at module level` or `duplicate argument`, which
+//! declared in its TOML (`[[rules.scoped]]`, `[[rules.unique]]`,
+//! `[[rules.order]]`): CPython's `'return' outside function`, `'break'
+//! outside loop`, `nonlocal declaration not allowed at module level`,
+//! `duplicate argument` or `positional argument follows keyword argument`, which
 //! tree-sitter-python parses without complaint. They are problems like
 //! parse errors (`syntax_errors`), so `check`, validation and the receipt
 //! see them the same way.
@@ -23,7 +24,7 @@ pub fn violations(
     range: std::ops::Range<usize>,
 ) -> Vec<ErrorNode> {
     let rules = &lang.config.rules;
-    if rules.scoped.is_empty() && rules.unique.is_empty() {
+    if rules.scoped.is_empty() && rules.unique.is_empty() && rules.order.is_empty() {
         return Vec::new();
     }
     // Kinds resolved to ids at load: most nodes are skipped by one lookup
@@ -78,6 +79,23 @@ pub fn violations(
                     } else {
                         seen.push(text);
                     }
+                }
+            }
+            for rule in rules.order.iter().filter(|r| has(&r.kinds, kind)) {
+                let mut begun = false;
+                let mut c = node.walk();
+                for child in node.named_children(&mut c) {
+                    let k = match child.named_child(0) {
+                        Some(first) if has(&rule.through, child.kind()) => first.kind(),
+                        _ => child.kind(),
+                    };
+                    if has(&rule.until, k) {
+                        break;
+                    }
+                    if begun && !has(&rule.free, k) && !child.is_extra() {
+                        out.push(violation(child, rule.message.clone()));
+                    }
+                    begun |= has(&rule.after, k);
                 }
             }
             true
@@ -139,6 +157,28 @@ mod tests {
         assert_eq!(
             found("g = lambda a, *a: 1\n"),
             ["1: duplicate argument in function definition"]
+        );
+        assert_eq!(
+            found("f(a=1, b)\nf(**k, c)\n"),
+            [
+                "1: positional argument follows keyword argument",
+                "2: positional argument follows keyword argument"
+            ]
+        );
+        assert_eq!(
+            found(
+                "def f(a=1, b): pass\ng = lambda a, b=2, c: 1\ndef h(a: int = 1, b: int): pass\n"
+            ),
+            [
+                "1: non-default argument follows default argument",
+                "2: non-default argument follows default argument",
+                "3: non-default argument follows default argument"
+            ]
+        );
+        // Legal orders.
+        assert!(
+            found("f(a, *b, c=1, *d, **e)\nf(x=1, *y)\ndef g(a, b=1, *c, d, e=2, **f): pass\ndef h(a=1, /, b=2, *, c): pass\nlambda a=1, *, b: 0\ndef t(a: int = 1, *b: int, c: int, **d: int): pass\ndef u(a=1, **k: int): pass\n")
+                .is_empty()
         );
         // Legal: inside a function, a lambda, a loop; distinct names.
         assert!(
