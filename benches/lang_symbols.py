@@ -23,7 +23,8 @@ under target/tmp by `cargo test --test trust`):
   as (file, line of the name, name);
 - bash: functions, against `shfmt --tojson` (FuncDecl), bash-completion;
 - ruby: modules, classes, `def` and `def self.` methods, against Ripper,
-  the installed Ruby's own library;
+  the installed Ruby's own library; ruby_members: its constants (`X = ..`,
+  `A::X = ..`) and `attr_*` accessors, per kind;
 - php: namespaces, classes, interfaces, traits, enums, functions and
   methods, against PHP's own tokenizer (`token_get_all`), php-doctrine-orm;
   bash, ruby, php as (file, line of the name, name).
@@ -33,7 +34,8 @@ symbols are best effort), are left out and counted.
 
     python3 benches/lang_symbols.py [--scalpel target/debug/scalpel] [LANG...]
 
-LANG is any of go java c cpp c_sharp bash ruby php (default: all).
+LANG is any of go java c cpp c_sharp bash ruby ruby_members php (default:
+all).
 """
 import argparse, collections, glob, json, os, shutil, subprocess, sys, tempfile
 
@@ -56,6 +58,51 @@ ARGF.each_line do |path|
     when :class, :module
       c = n[1]; c = c[-1] while c.is_a?(Array) && !c[0].is_a?(String) && c[0] != :@const
       puts "#{path}\t#{c[2][0]}\t#{c[1]}" if c.is_a?(Array) && c[0] == :@const
+    end
+    n.each { |k| walk.(k) }
+  end
+  walk.(tree)
+end
+'''
+
+# Ruby's constants (`X = ..`, `A::X = ..`) and `attr_*` accessors (each
+# symbol or string named), by Ripper: what Scalpel lists as `constant` and
+# `property`. Constants assigned inside a method are a syntax error.
+RIPPER_MEMBERS = r'''
+require "ripper"
+ATTR = %w[attr_reader attr_writer attr_accessor attr]
+ARGF.each_line do |path|
+  path = path.chomp
+  tree = Ripper.sexp(File.read(path))
+  next puts("#{path}\tERROR") unless tree
+  name_of = lambda do |a|
+    case a[0]
+    when :symbol_literal then a[1].is_a?(Array) && a[1][0] == :symbol ? a[1][1] : nil
+    when :dyna_symbol, :string_literal
+      parts = a[1].is_a?(Array) && a[1][0] == :string_content ? a[1][1..] : a[1]
+      parts.is_a?(Array) && parts.length == 1 && parts[0].is_a?(Array) && parts[0][0] == :@tstring_content ? parts[0] : nil
+    end
+  end
+  attrs = lambda do |args|
+    args = args[1] if args.is_a?(Array) && args[0] == :arg_paren
+    args = args[1] if args.is_a?(Array) && args[0] == :args_add_block
+    (args.is_a?(Array) ? args : []).each do |a|
+      t = a.is_a?(Array) ? name_of.(a) : nil
+      puts "#{path}\tproperty\t#{t[2][0]}\t#{t[1]}" if t && t[2]
+    end
+  end
+  walk = lambda do |n|
+    next unless n.is_a?(Array)
+    case n[0]
+    when :assign
+      f = n[1]
+      c = f[0] == :var_field ? f[1] : (f[0] == :const_path_field ? f[2] : nil)
+      puts "#{path}\tconstant\t#{c[2][0]}\t#{c[1]}" if c.is_a?(Array) && c[0] == :@const
+    when :command
+      attrs.(n[2]) if n[1].is_a?(Array) && n[1][0] == :@ident && ATTR.include?(n[1][1])
+    when :method_add_arg
+      f = n[1]
+      attrs.(n[2]) if f.is_a?(Array) && f[0] == :fcall && f[1][0] == :@ident && ATTR.include?(f[1][1])
     end
     n.each { |k| walk.(k) }
   end
@@ -384,6 +431,28 @@ def ruby():
     report("ruby (rubylibdir, Ripper)", lines_truth(["ruby", "-e", RIPPER], rb), found, broken)
 
 
+def ruby_members():
+    libdir = subprocess.run(["ruby", "-e", "print RbConfig::CONFIG['rubylibdir']"],
+                            capture_output=True, text=True).stdout
+    rb = sorted(glob.glob(os.path.join(libdir, "**/*.rb"), recursive=True))
+    oracle, rejected = collections.defaultdict(set), set()
+    for r in oracle_lines(["ruby", "-e", RIPPER_MEMBERS], rb):
+        if len(r) == 2:
+            rejected.add(r[0])
+        elif len(r) == 4:
+            oracle[r[1]].add((r[0], int(r[2]), r[3]))
+    ours, with_errors = collections.defaultdict(set), set()
+    for path, (errors, symbols) in outline(rb).items():
+        if errors:
+            with_errors.add(path)
+            continue
+        for sym in symbols:
+            if sym["kind"] in ("constant", "property"):
+                ours[sym["kind"]].add((path, sym["name_line"], sym["name"].split("::")[-1]))
+    kind_table("ruby constants and attr_* (rubylibdir, Ripper)", rb, oracle, ours, rejected,
+               with_errors, "")
+
+
 def php():
     php = sorted(glob.glob(os.path.join(
         tmp, "deb-php-doctrine-orm*/root/usr/share/php/Doctrine/ORM/**/*.php"), recursive=True))
@@ -466,7 +535,7 @@ def c_sharp():
 
 
 LANGS = {"go": go, "java": java, "c": c, "cpp": cpp, "c_sharp": c_sharp, "bash": bash,
-         "ruby": ruby, "php": php}
+         "ruby": ruby, "ruby_members": ruby_members, "php": php}
 
 
 def main():

@@ -49,6 +49,8 @@
     (string . (string_content) @name .))) @definition.method
   (#eq? @_define "define_method"))
 
-; Constants: `VERSION = "1.0"`, `Point = Struct.new(:x, :y)`.
+; Constants: `VERSION = "1.0"`, `Point = Struct.new(:x, :y)`, and one of
+; another namespace, `Net::HTTPMultipleChoice = ..` (named as a class
+; `Net::HTTP` is, its last part found by the name path).
 (assignment
-  left: (constant) @name) @definition.constant
+  left: [(constant) (scope_resolution)] @name) @definition.constant
