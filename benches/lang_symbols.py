@@ -133,6 +133,63 @@ foreach (explode("\n", trim(stream_get_contents(STDIN))) as $path) {
 '''
 
 
+# PHP's constants (`const X = 1, Y = 2;` at the top level and in class-like
+# bodies) and properties (`public $a, $b;`, and constructor parameters with
+# a visibility: promoted), by PHP's tokenizer; `define()` is a call, and an
+# anonymous class's members are left out.
+PHP_MEMBERS = r'''
+foreach (explode("\n", trim(stream_get_contents(STDIN))) as $path) {
+  $t = token_get_all(file_get_contents($path));
+  $n = count($t);
+  $kind = fn($x) => is_array($x) ? $x[0] : $x;
+  $prev = function ($i) use ($t, $kind) {
+    $p = $i - 1;
+    while ($p >= 0 && in_array($kind($t[$p]), [T_WHITESPACE, T_COMMENT, T_DOC_COMMENT], true)) $p--;
+    return $p;
+  };
+  $stack = []; $pending = false; $paren = 0;
+  for ($i = 0; $i < $n; $i++) {
+    $k = $kind($t[$i]);
+    if (in_array($k, [T_CLASS, T_INTERFACE, T_TRAIT, T_ENUM], true)) {
+      $p = $prev($i);
+      $before = $p >= 0 ? $kind($t[$p]) : null;
+      if ($before !== T_DOUBLE_COLON) $pending = $before === T_NEW ? 'anon' : 'class';
+      continue;
+    }
+    if ($k === '{' || $k === T_CURLY_OPEN || $k === T_DOLLAR_OPEN_CURLY_BRACES) {
+      $stack[] = [$pending ?: 'other', $paren]; $pending = false; continue;
+    }
+    if ($k === '}') { array_pop($stack); continue; }
+    if ($k === '(') { $paren++; continue; }
+    if ($k === ')') { $paren--; continue; }
+    $top = end($stack);
+    $inClass = $top && $top[0] === 'class';
+    $classes = count(array_filter($stack, fn($s) => $s[0] !== 'other'));
+    if ($k === T_CONST && (($inClass && $paren === $top[1]) || $classes === 0)) {
+      for ($j = $i + 1; $j < $n && $t[$j] !== ';'; $j++) {
+        // A keyword may name a constant (`const ARRAY = 'array';`).
+        if (!is_array($t[$j]) || !preg_match('/^[A-Za-z_]\w*$/', $t[$j][1])) continue;
+        $q = $j + 1;
+        while ($q < $n && $kind($t[$q]) === T_WHITESPACE) $q++;
+        if ($q < $n && $t[$q] === '=') echo $path, "\tconstant\t", $t[$j][2], "\t", $t[$j][1], "\n";
+      }
+      continue;
+    }
+    if ($k !== T_VARIABLE || !$inClass) continue;
+    $name = substr($t[$i][1], 1);
+    if ($paren === $top[1]) { echo $path, "\tproperty\t", $t[$i][2], "\t", $name, "\n"; continue; }
+    if ($paren !== $top[1] + 1) continue;
+    // A parameter with a visibility (or readonly) is a promoted property.
+    for ($p = $i - 1; $p >= 0 && $t[$p] !== ',' && $t[$p] !== '('; $p--) {
+      if (in_array($kind($t[$p]), [T_PUBLIC, T_PROTECTED, T_PRIVATE, T_READONLY], true)) {
+        echo $path, "\tproperty\t", $t[$i][2], "\t", $name, "\n"; break;
+      }
+    }
+  }
+}
+'''
+
+
 def outline(files, alias=None, language=None):
     """path -> (parse_errors, symbols) of `scalpel symbols --json`, 200
     files per process (read as `language` when given)."""
@@ -462,6 +519,25 @@ def php():
            lines_truth(["php", "-r", PHP], php), found, broken)
 
 
+def php_members():
+    php = sorted(glob.glob(os.path.join(
+        tmp, "deb-php-doctrine-orm*/root/usr/share/php/Doctrine/ORM/**/*.php"), recursive=True))
+    oracle = collections.defaultdict(set)
+    for r in oracle_lines(["php", "-r", PHP_MEMBERS], php):
+        if len(r) == 4:
+            oracle[r[1]].add((r[0], int(r[2]), r[3]))
+    ours, with_errors = collections.defaultdict(set), set()
+    for path, (errors, symbols) in outline(php).items():
+        if errors:
+            with_errors.add(path)
+            continue
+        for sym in symbols:
+            if sym["kind"] in ("constant", "property"):
+                ours[sym["kind"]].add((path, sym["name_line"], sym["name"]))
+    kind_table("php constants and properties (php-doctrine-orm 2.14.1, token_get_all)", php,
+               oracle, ours, set(), with_errors, "")
+
+
 # c_sharp: (file, line of the name, name) per kind, against mono's parser.
 
 def cs_names():
@@ -535,7 +611,7 @@ def c_sharp():
 
 
 LANGS = {"go": go, "java": java, "c": c, "cpp": cpp, "c_sharp": c_sharp, "bash": bash,
-         "ruby": ruby, "ruby_members": ruby_members, "php": php}
+         "ruby": ruby, "ruby_members": ruby_members, "php": php, "php_members": php_members}
 
 
 def main():
