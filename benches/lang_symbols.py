@@ -22,6 +22,7 @@ under target/tmp by `cargo test --test trust`):
   pythonnet 3.0.5's `src/runtime`: types, members, enum members, per kind,
   as (file, line of the name, name);
 - bash: functions, against `shfmt --tojson` (FuncDecl), bash-completion;
+  and its top-level variables (assignments, `declare`, `export X=..`);
 - ruby: modules, classes, `def` and `def self.` methods, against Ripper,
   the installed Ruby's own library; ruby_members: its constants (`X = ..`,
   `A::X = ..`) and `attr_*` accessors, per kind;
@@ -432,6 +433,35 @@ def shfmt_truth(files):
     return out
 
 
+def shfmt_variables(files):
+    """Top-level variables by `shfmt --tojson`: a bare assignment (`X=1`,
+    `A=1 B=2`; not `X=1 cmd`), every name `declare`/`typeset`/`local`
+    declare, and the names `export`/`readonly` give a value (without one
+    they change an existing variable's attributes); not an array element
+    (`A[k]=1`). Read as bash: in POSIX mode `export X=1` is a plain
+    command to shfmt."""
+    out = set()
+    for f in files:
+        p = subprocess.run(["shfmt", "-ln", "bash", "--tojson"], stdin=open(f, "rb"),
+                           capture_output=True)
+        if p.returncode != 0:
+            continue
+        for st in json.loads(p.stdout).get("Stmts", []):
+            c = st.get("Cmd") or {}
+            if c.get("Type") == "CallExpr" and not c.get("Args"):
+                names = [a for a in c.get("Assigns", [])]
+            elif c.get("Type") == "DeclClause":
+                variant = c["Variant"]["Value"]
+                names = [a for a in c.get("Args", [])
+                         if variant in ("declare", "typeset", "local") or not a.get("Naked")]
+            else:
+                continue
+            for a in names:
+                if a.get("Name") and not a.get("Index"):
+                    out.add((f, a["Name"]["Pos"]["Line"], a["Name"]["Value"]))
+    return out
+
+
 def lines_truth(cmd, files):
     return {(r[0], int(r[1]), r[2]) for r in oracle_lines(cmd, files) if len(r) == 3}
 
@@ -477,6 +507,15 @@ def bash():
             alias[f] = a
         found, broken = scalpel_symbols(comp, {"function"}, alias)
     report("bash (bash-completion 1:2.11-6, shfmt --tojson)", shfmt_truth(comp), found, broken)
+    with tempfile.TemporaryDirectory() as work:
+        alias = {}
+        for i, f in enumerate(comp):
+            a = os.path.join(work, f"c{i}.sh")
+            shutil.copy(f, a)
+            alias[f] = a
+        found, broken = scalpel_symbols(comp, {"variable", "constant"}, alias)
+    report("bash top-level variables (bash-completion 1:2.11-6, shfmt --tojson)",
+           shfmt_variables(comp), found, broken)
 
 
 def ruby():

@@ -35,3 +35,8 @@
 (program
   (variable_assignment
     name: (variable_name) @name) @definition.variable)
+; `A=1 B=2`: one statement, two variables.
+(program
+  (variable_assignments
+    (variable_assignment
+      name: (variable_name) @name) @definition.variable))
