@@ -319,13 +319,7 @@ impl Checker<'_> {
             .is_some_and(|c| joins_lines(&self.body[st.last_end.min(tok.start)..tok.start], c));
         if !tok.extra && first_on_row && st.depth == 0 && !continued {
             if !tok.may_start_line {
-                let line_start = self.body[..tok.start].rfind('\n').map_or(0, |p| p + 1);
-                self.out.push(Violation {
-                    byte: tok.start,
-                    row: tok.row,
-                    column: tok.start - line_start,
-                    rule: MID_STATEMENT,
-                });
+                self.report(tok, MID_STATEMENT);
             }
             self.logical_line(tok, st);
         }
@@ -339,13 +333,7 @@ impl Checker<'_> {
             // One violation where the nesting first passes the limit, not
             // one per bracket beyond it.
             if self.rules.max_bracket_depth == Some(st.depth) {
-                let line_start = self.body[..tok.start].rfind('\n').map_or(0, |p| p + 1);
-                self.out.push(Violation {
-                    byte: tok.start,
-                    row: tok.row,
-                    column: tok.start - line_start,
-                    rule: TOO_DEEP,
-                });
+                self.report(tok, TOO_DEEP);
             }
             st.depth += 1;
         } else if self.rules.brackets.iter().any(|[_, close]| close == text) {
@@ -357,6 +345,17 @@ impl Checker<'_> {
         }
     }
 
+    /// A violation of `rule` at `tok`.
+    fn report(&mut self, tok: Token, rule: &'static str) {
+        let line_start = self.body[..tok.start].rfind('\n').map_or(0, |p| p + 1);
+        self.out.push(Violation {
+            byte: tok.start,
+            row: tok.row,
+            column: tok.start - line_start,
+            rule,
+        });
+    }
+
     /// A logical line starts at `tok`: compare its indentation with the
     /// open levels, as CPython's tokenizer does.
     fn logical_line(&mut self, tok: Token, st: &mut Walk) {
@@ -364,37 +363,29 @@ impl Checker<'_> {
         let ws = &self.body[line_start..tok.start];
         let (col, alt) = columns(ws, self.rules.tab_size);
         let pending = std::mem::take(&mut st.ended_with_opener);
-        let mut report = |rule| {
-            self.out.push(Violation {
-                byte: tok.start,
-                row: tok.row,
-                column: tok.start - line_start,
-                rule,
-            })
-        };
         let &(top, top_alt) = self.stack.last().expect("the stack keeps level 0");
         if col > top {
             if alt <= top_alt {
-                report(INCONSISTENT_TABS);
+                self.report(tok, INCONSISTENT_TABS);
             } else if !pending {
-                report(UNEXPECTED_INDENT);
+                self.report(tok, UNEXPECTED_INDENT);
             }
             self.stack.push((col, alt));
         } else {
             if pending {
-                report(EXPECTED_BLOCK);
+                self.report(tok, EXPECTED_BLOCK);
             }
             while self.stack.len() > 1 && col < self.stack.last().map_or(0, |l| l.0) {
                 self.stack.pop();
             }
             let &(level, level_alt) = self.stack.last().expect("level 0 stays");
             if col != level {
-                report(UNINDENT_MISMATCH);
+                self.report(tok, UNINDENT_MISMATCH);
                 // Recover as CPython would not: treat the line as a new
                 // level so one bad line is one error, not a cascade.
                 self.stack.push((col, alt));
             } else if alt != level_alt {
-                report(INCONSISTENT_TABS);
+                self.report(tok, INCONSISTENT_TABS);
             }
         }
     }
