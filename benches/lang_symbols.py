@@ -505,17 +505,11 @@ def bash():
             a = os.path.join(work, f"c{i}.sh")
             shutil.copy(f, a)
             alias[f] = a
-        found, broken = scalpel_symbols(comp, {"function"}, alias)
-    report("bash (bash-completion 1:2.11-6, shfmt --tojson)", shfmt_truth(comp), found, broken)
-    with tempfile.TemporaryDirectory() as work:
-        alias = {}
-        for i, f in enumerate(comp):
-            a = os.path.join(work, f"c{i}.sh")
-            shutil.copy(f, a)
-            alias[f] = a
-        found, broken = scalpel_symbols(comp, {"variable", "constant"}, alias)
+        functions = scalpel_symbols(comp, {"function"}, alias)
+        variables = scalpel_symbols(comp, {"variable", "constant"}, alias)
+    report("bash (bash-completion 1:2.11-6, shfmt --tojson)", shfmt_truth(comp), *functions)
     report("bash top-level variables (bash-completion 1:2.11-6, shfmt --tojson)",
-           shfmt_variables(comp), found, broken)
+           shfmt_variables(comp), *variables)
 
 
 def ruby():
