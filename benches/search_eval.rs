@@ -20,7 +20,9 @@
 //!
 //! Prints markdown tables; writes every question's scores to
 //! `target/search-eval/results-<half>.json` (to compare two runs).
-//! `SCALPEL_EVAL_VERBOSE=1` prints each question that hybrid misses.
+//! `SCALPEL_EVAL_VERBOSE=1` prints each question that hybrid misses;
+//! `SCALPEL_EVAL_KEYWORD_SHARE=0.6` weighs a prose question's keyword side
+//! so instead of the default (to weigh another model without a rebuild).
 
 #[path = "search_eval/eval.rs"]
 mod eval;
@@ -191,6 +193,9 @@ fn evaluate(
     for q in questions {
         let expected = answers(q, &root);
         let modes = std::env::var("SCALPEL_EVAL_MODES").unwrap_or_default();
+        let keyword_share = std::env::var("SCALPEL_EVAL_KEYWORD_SHARE")
+            .ok()
+            .and_then(|v| v.parse::<f32>().ok());
         for mode in MODES {
             if !modes.is_empty() && !modes.split(',').any(|m| m == mode) {
                 continue;
@@ -200,6 +205,7 @@ fn evaluate(
             } else {
                 let mut req = SearchRequest::new(q.query.clone());
                 req.semantic = mode == "hybrid";
+                req.keyword_share = keyword_share;
                 // As the server asks (default limits), timed.
                 let t = Instant::now();
                 let _ = ix.search(&req, scalpel::index::answer::DEFAULT_MAX_TOKENS);

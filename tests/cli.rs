@@ -6,7 +6,7 @@ mod common;
 use assert_cmd::Command;
 use common::fixtures;
 use predicates::prelude::*;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::Path;
 
 fn scalpel() -> Command {
@@ -271,6 +271,34 @@ fn languages_and_parse_commands() {
                 predicate::str::contains("name: identifier [13:5 - 13:14] \"log_calls\""),
             ),
         );
+    // The search units and the words the model is given for each, by part.
+    let out = scalpel()
+        .args(["parse", "--dump-units"])
+        .arg(fixtures().join("python/inventory.py"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let units = json_lines(&out);
+    let f = units
+        .iter()
+        .find(|u| u["name_path"] == "log_calls")
+        .expect("log_calls is a unit");
+    assert_eq!(
+        (&f["kind"], &f["start_line"]),
+        (&json!("function"), &json!(13))
+    );
+    assert_eq!(f["words"]["name"], "log calls");
+    assert_eq!(f["words"]["file"], "inventory py");
+    assert_eq!(f["words"]["doc"], "decorator that logs every call");
+    assert!(
+        f["words"]["body"]
+            .as_str()
+            .unwrap()
+            .ends_with("return wrapper"),
+        "{f}"
+    );
 }
 
 #[test]

@@ -261,6 +261,11 @@ def blank_docs(src, dest, chosen):
     """The copy of `src` with the chosen docs blanked, lines kept."""
     shutil.rmtree(dest, ignore_errors=True)
     shutil.copytree(src, dest)
+    blank_docs_in_place(dest, chosen)
+
+
+def blank_docs_in_place(dest, chosen):
+    """Blank the chosen docs in the files under `dest`, lines kept."""
     by_file = {}
     for c in chosen:
         by_file.setdefault(c["path"], []).append(c)

@@ -404,6 +404,10 @@ struct ParseArgs {
     /// queries for a language.
     #[arg(long)]
     dump_tree: bool,
+    /// Print the search index's units of the file, one JSON line each, with
+    /// the words the embedding model is given for it (by part).
+    #[arg(long, conflicts_with = "dump_tree")]
+    dump_units: bool,
     /// Print the result as JSON (the payload of the MCP tool).
     #[arg(long)]
     json: bool,
@@ -752,6 +756,7 @@ fn parse_cmd(a: ParseArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let ParseArgs {
         file,
         dump_tree,
+        dump_units,
         json,
         language,
         root,
@@ -760,7 +765,20 @@ fn parse_cmd(a: ParseArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
     let parsed = engine.load(&real, language.as_deref())?;
     // What edits re-indent new code to (`update` / `insert`).
     let indentation = crate::edit::indent::style_of(&parsed);
-    if dump_tree {
+    if dump_units {
+        for u in crate::index::units::units_of_parsed(&parsed, &display(&file)) {
+            let [name, file, signature, doc, body] = crate::index::embedding_words(&u);
+            out.line(&to_json(&serde_json::json!({
+                "path": u.path,
+                "start_line": u.start_line,
+                "end_line": u.end_line,
+                "kind": u.kind,
+                "name_path": u.name_path,
+                "part": u.part,
+                "words": {"name": name, "file": file, "signature": signature, "doc": doc, "body": body},
+            })));
+        }
+    } else if dump_tree {
         out.raw(&crate::symbols::dump_tree(
             &parsed.tree,
             parsed.source.body(),

@@ -116,13 +116,15 @@ fn embedding_parts(u: &Unit) -> [&str; 5] {
 /// What the model embeds for a unit: its name, path, signature, doc and
 /// the head of its body, as plain words.
 pub fn embedding_text(u: &Unit) -> String {
+    embedding_words(u).join(" ")
+}
+
+/// Each part of [`embedding_text`] on its own (name path, file name,
+/// signature, doc, head of the body): `scalpel parse --dump-units` shows
+/// them, and a model is trained on them (`benches/code_model/`).
+pub fn embedding_words(u: &Unit) -> [String; 5] {
     let p = embedding_parts(u);
-    let w: Vec<String> = p
-        .iter()
-        .zip(EMBED_WORDS)
-        .map(|(text, max)| tokens::plain_words(text, max))
-        .collect();
-    w.join(" ")
+    std::array::from_fn(|i| tokens::plain_words(p[i], EMBED_WORDS[i]))
 }
 
 /// The tokens of a unit's [`embedding_text`], given to the model word by

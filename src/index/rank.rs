@@ -78,6 +78,10 @@ pub struct SearchRequest {
     /// Apply the structural layer.
     pub structure: bool,
     pub fusion: Fusion,
+    /// The keyword side's share of a blended score for a question in prose,
+    /// instead of [`KEYWORD_WEIGHT_PROSE`]: how a model is weighed without
+    /// a rebuild (`SCALPEL_EVAL_KEYWORD_SHARE` of `benches/search_eval`).
+    pub keyword_share: Option<f32>,
 }
 
 impl SearchRequest {
@@ -93,6 +97,7 @@ impl SearchRequest {
             semantic: true,
             structure: true,
             fusion: Fusion::Blend,
+            keyword_share: None,
         }
     }
 }
@@ -196,7 +201,7 @@ pub fn rank(index: &Index, model: Option<&Model>, req: &SearchRequest) -> Result
     let identifier_query = words.iter().any(|w| tokens::is_identifier_like(w))
         || req.query.contains("::")
         || req.query.contains('.') && !req.query.contains(' ');
-    let mut fused = fuse(&kw, &sem, req.fusion, identifier_query);
+    let mut fused = fuse(&kw, &sem, req.fusion, identifier_query, req.keyword_share);
     if req.structure {
         let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
         let mentions_tests = q_tokens
@@ -304,6 +309,7 @@ fn fuse(
     sem: &[(u32, f32)],
     fusion: Fusion,
     identifier: bool,
+    prose_share: Option<f32>,
 ) -> Vec<(u32, f32)> {
     let mut out: HashMap<u32, f32> = HashMap::new();
     if sem.is_empty() {
@@ -322,7 +328,7 @@ fn fuse(
             let alpha = if identifier {
                 KEYWORD_WEIGHT_IDENTIFIER
             } else {
-                KEYWORD_WEIGHT_PROSE
+                prose_share.unwrap_or(KEYWORD_WEIGHT_PROSE)
             };
             let max = kw.first().map_or(1.0, |x| x.1).max(f32::EPSILON);
             for &(id, s) in kw {

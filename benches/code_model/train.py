@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""A static code embedding of our own (issue 31, item 3), reproducibly.
+
+    python3 benches/code_model/train.py pairs   # doc/code pairs -> target/code-model/pairs.jsonl
+    python3 benches/code_model/train.py train   # -> target/code-model/model/ (Model2Vec layout)
+      [--base DIR] [--epochs N] [--lr X] [--tau X] [--keep X] [--out DIR]
+
+Starts from a general static model (`--base`, default
+`../shared/models/minilm-static-256`, one vector per WordPiece token) and
+moves its token vectors so that the first sentence of a function's doc
+comment or docstring lands next to the function's code as Scalpel embeds it
+(the words `scalpel parse --dump-units` prints for the function's unit, its
+doc blanked first, so the code has to speak for itself). The loss is the
+symmetric in-batch InfoNCE of the mean-pooled, L2-normalised vectors, with
+a pull back towards the base vectors (`--keep`) so the words a code corpus
+rarely shows keep their general meaning.
+
+The pairs come from code that the search evaluation (`benches/search_eval/
+repos.toml`) and the old 102 questions (the Python standard library and
+eight crates of `benches/search.rs`) never index: crates of the cargo
+registry, the corpora the tests provision under `target/tmp/` (Go's and
+Java's standard libraries, npm's CLI, zod and TypeScript, yaml-cpp,
+doctrine-orm, the Python packages of the MCP test venv). Every package of the evaluation is refused by name.
+
+Needs: the release binary (`cargo build --release`), the provisioned
+corpora (a `cargo test` run), and numpy, safetensors, tokenizers (installed
+into `target/code-model-venv` when missing).
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+OUT = REPO / "target" / "code-model"
+VENV = REPO / "target" / "code-model-venv"
+SCALPEL = Path(os.environ.get("SCALPEL_BIN", REPO / "target" / "release" / "scalpel"))
+TMP = REPO / "target" / "tmp"
+SEED = 31
+
+sys.path.insert(0, str(HERE.parent / "search_eval"))
+import corpus as eval_corpus  # noqa: E402  (its doc extraction, shared)
+
+# Crates the old 102 questions index (benches/search.rs CRATES).
+OLD_SET_CRATES = {"serde_json", "ryu", "itoa", "memchr", "strsim", "tempfile", "globset", "similar"}
+
+
+def evaluation_names():
+    repos = tomllib.loads((HERE.parent / "search_eval" / "repos.toml").read_text())
+    names = set()
+    for r in repos["repo"]:
+        names.add(r["name"].lower())
+        for key in ("pypi", "npm", "crate", "debian"):
+            v = r.get(key)
+            if isinstance(v, str):
+                names.add(re.split(r"[=@ ]", v)[0].lower())
+    return names | OLD_SET_CRATES
+
+
+def ensure_venv():
+    """Re-run under the venv that has numpy, safetensors and tokenizers."""
+    try:
+        import numpy  # noqa: F401
+        import safetensors  # noqa: F401
+        import tokenizers  # noqa: F401
+        return
+    except ImportError:
+        pass
+    py = VENV / "bin" / "python"
+    if not py.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+        subprocess.run([str(py), "-m", "pip", "install", "-q", "numpy==2.4.6",
+                        "safetensors==0.7.0", "tokenizers==0.23.3"], check=True)
+    os.execv(str(py), [str(py)] + sys.argv)
+
+
+# ---- sources ------------------------------------------------------------
+
+def registry_crates(refused):
+    """The newest version of each crate in the cargo registry."""
+    best = {}
+    home = Path(os.environ.get("CARGO_HOME", Path.home() / ".cargo"))
+    for reg in sorted((home / "registry" / "src").glob("*")):
+        for d in sorted(reg.iterdir()):
+            m = re.match(r"(.+?)-(\d+\.\d+\.\d+.*)$", d.name)
+            if not m:
+                continue
+            name = m.group(1)
+            if name.lower() in refused or name.lower().replace("_", "-") in refused:
+                continue
+            if name.startswith(("ra_ap_", "windows")):
+                continue  # one project's 60 crates / generated bindings: would outweigh the rest
+            best[name] = d
+    return sorted(best.items())
+
+
+def python_packages(refused):
+    site = sorted(TMP.glob("mcp-venv/lib/python3*/site-packages"))
+    if not site:
+        return []
+    out = []
+    for d in sorted(site[0].iterdir()):
+        if d.is_dir() and not d.name.endswith((".dist-info", "__pycache__")) and not d.name.startswith("_"):
+            if d.name.lower() not in refused and d.name not in ("pip", "setuptools", "pkg_resources"):
+                out.append((d.name, d))
+    # pip and setuptools are large and well documented, but they vendor
+    # other packages (requests, among them): only their own code.
+    for name in ("pip/_internal", "setuptools/command"):
+        p = site[0] / name
+        if p.is_dir():
+            out.append((name.replace("/", "-"), p))
+    return out
+
+
+def sources(refused):
+    """(language, name, root) of every source of pairs."""
+    out = [("rust", n, d) for n, d in registry_crates(refused)]
+    out += [("python", n, d) for n, d in python_packages(refused)]
+    go = TMP / "deb-golang-1.19-src/root/usr/share/go-1.19/src"
+    if go.is_dir():
+        out += [("go", f"go-{d.name}", d) for d in sorted(go.iterdir()) if d.is_dir() and d.name not in ("cmd", "vendor")]
+    java = TMP / "java-corpus"
+    for m in ("java.base", "java.desktop", "java.net.http", "java.sql", "java.xml", "jdk.compiler"):
+        if (java / m).is_dir():
+            out.append(("java", m, java / m))
+    for lang, name, rel in (("typescript", "zod", "ts-corpus/node_modules/zod/src"),
+                            ("javascript", "npm", "js-corpus/node_modules/npm/lib"),
+                            ("cpp", "yaml-cpp", "debsrc-yaml-cpp/src/src"),
+                            ("php", "doctrine-orm", "deb-php-doctrine-orm/root/usr/share/php")):
+        if (TMP / rel).is_dir():
+            out.append((lang, name, TMP / rel))
+    out += fetch_extra()
+    return [s for s in out if s[1].lower() not in refused]
+
+
+# More packages for the languages the local corpora hold little of, pinned,
+# fetched by the search evaluation's own registry clients
+# (`corpus.FETCH`) into `target/code-model/src/<name>/`; (language, name,
+# registry, pin, folder of the package's code).
+EXTRA = [
+    ("typescript", "effect", "npm", "effect@3.12.7", "src"),
+    ("typescript", "tanstack-query-core", "npm", "@tanstack/query-core@5.62.8", "src"),
+    ("javascript", "lodash", "npm", "lodash@4.17.21", "."),
+    ("javascript", "ws", "npm", "ws@8.18.0", "lib"),
+    ("javascript", "yargs", "npm", "yargs@17.7.2", "build/lib"),
+    ("javascript", "async", "npm", "async@3.2.6", "internal"),
+    ("python", "rich", "pypi", "rich==13.9.4", "rich"),
+    ("python", "jinja2", "pypi", "jinja2==3.1.4", "src"),
+    ("python", "werkzeug", "pypi", "werkzeug==3.1.3", "src"),
+    ("python", "more-itertools", "pypi", "more-itertools==10.5.0", "more_itertools"),
+    ("c", "libyaml", "debian", "libyaml", "src"),
+    ("c", "jansson", "debian", "jansson", "src"),
+    ("c", "lz4", "debian", "lz4", "lib"),
+    ("c", "libuv1", "debian", "libuv1", "src"),
+    ("cpp", "nlohmann-json3", "debian", "nlohmann-json3", "include"),
+    ("cpp", "pugixml", "debian", "pugixml", "src"),
+    ("cpp", "spdlog", "debian", "spdlog", "include"),
+]
+
+
+def fetch_extra():
+    out = []
+    for lang, name, registry, pin, under in EXTRA:
+        dest = OUT / "src" / name
+        if not dest.is_dir():
+            part = OUT / "src" / f".{name}.part"
+            shutil.rmtree(part, ignore_errors=True)
+            print(f"fetching {pin}", file=sys.stderr, flush=True)
+            try:
+                eval_corpus.FETCH[registry]({"name": name, "pin": pin}, OUT / "downloads", part)
+            except SystemExit as e:  # one package's failure is said, not fatal
+                print(f"  {pin}: {e}", file=sys.stderr)
+                continue
+            part.rename(dest)
+        if (dest / under).is_dir():
+            out.append((lang, name, dest / under))
+    return out
+
+
+# ---- pairs --------------------------------------------------------------
+
+# At most this many pairs per source (by language: many small crates,
+# few large TypeScript packages) and per language, sampled with SEED.
+PER_SOURCE = {"rust": 400, "go": 400, "python": 800, "java": 1500}
+PER_SOURCE_OTHER = 2500
+PER_LANGUAGE = 9000
+
+
+def dump_units(path):
+    r = subprocess.run([str(SCALPEL), "parse", str(path), "--dump-units"], capture_output=True, text=True)
+    return [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+
+
+def pairs_of(lang, name, root):
+    cands = eval_corpus.python_candidates(root) if lang == "python" else eval_corpus.comment_candidates(root, str(SCALPEL))
+    cands = [c for c in cands if not eval_corpus.TEST_PATH.search(c["path"])]
+    seen = {}
+    for c in cands:
+        seen.setdefault(c["query"].lower(), []).append(c)
+    cands = sorted((v[0] for v in seen.values() if len(v) == 1), key=lambda c: (c["path"], c["start"]))
+    cap = PER_SOURCE.get(lang, PER_SOURCE_OTHER)
+    cands = random.Random(f"{SEED}-{name}").sample(cands, min(cap, len(cands)))
+    if not cands:
+        return []
+    # The code as the index would see it with the doc gone.
+    stripped = OUT / "stripped" / name
+    by_file = {}
+    for c in cands:
+        by_file.setdefault(c["path"], []).append(c)
+    shutil.rmtree(stripped, ignore_errors=True)
+    out = []
+    for rel, cs in sorted(by_file.items()):
+        dest = stripped / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(root / rel, dest)
+    eval_corpus.blank_docs_in_place(stripped, cands)
+    for rel, cs in sorted(by_file.items()):
+        units = dump_units(stripped / rel)
+        for c in cs:
+            # The unit that starts where the function starts (a split
+            # unit: its first part), else the one holding its first line.
+            best = [u for u in units if u["start_line"] == c["start"] and u["part"] <= 1]
+            best = best or [u for u in units if u["start_line"] <= c["start"] <= u["end_line"] and u["kind"] != "module"]
+            if not best:
+                continue
+            w = best[0]["words"]
+            code = " ".join(x for x in (w["name"], w["file"], w["signature"], w["doc"], w["body"]) if x)
+            out.append({"lang": lang, "source": name, "query": plain_words(c["query"], 64), "code": code})
+    shutil.rmtree(stripped, ignore_errors=True)
+    return out
+
+
+CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z0-9]+")
+
+
+def plain_words(text, max_words):
+    """Scalpel's `tokens::plain_words` for prose: words split at
+    punctuation, identifiers into their parts, lower-case."""
+    out = []
+    for word in re.findall(r"[A-Za-z0-9_]+", text):
+        for part in word.split("_"):
+            for p in CAMEL.findall(part) or ([part] if part else []):
+                out.append(p.lower())
+                if len(out) == max_words:
+                    return " ".join(out)
+    return " ".join(out)
+
+
+def cmd_pairs(args):
+    if not SCALPEL.exists():
+        sys.exit("no target/release/scalpel: cargo build --release")
+    refused = evaluation_names()
+    srcs = sources(refused)
+    print(f"{len(srcs)} sources", file=sys.stderr)
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda s: pairs_of(*s), srcs))
+    by_lang = {}
+    for (lang, name, _), ps in zip(srcs, results):
+        by_lang.setdefault(lang, []).extend(ps)
+    all_pairs = []
+    for lang, ps in sorted(by_lang.items()):
+        ps = random.Random(f"{SEED}-{lang}").sample(ps, min(PER_LANGUAGE, len(ps)))
+        print(f"  {lang:<11} {len(ps):>6} pairs from {len({p['source'] for p in ps})} sources", file=sys.stderr)
+        all_pairs += ps
+    OUT.mkdir(parents=True, exist_ok=True)
+    with open(OUT / "pairs.jsonl", "w") as f:
+        for p in all_pairs:
+            f.write(json.dumps(p) + "\n")
+    print(f"{len(all_pairs)} pairs -> {OUT / 'pairs.jsonl'}", file=sys.stderr)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("stage", choices=["pairs", "train"])
+    ap.add_argument("--base", default=str(REPO.parent / "shared" / "models" / "minilm-static-256"))
+    ap.add_argument("--out", default=str(OUT / "model"))
+    ap.add_argument("--epochs", type=float, default=3)
+    ap.add_argument("--lr", type=float, default=0.002)
+    ap.add_argument("--tau", type=float, default=0.05)
+    ap.add_argument("--keep", type=float, default=0.0)
+    ap.add_argument("--batch", type=int, default=256)
+    args = ap.parse_args()
+    if args.stage == "pairs":
+        cmd_pairs(args)
+    else:
+        ensure_venv()
+        import train_model
+        train_model.train(args, OUT / "pairs.jsonl")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
+    main()

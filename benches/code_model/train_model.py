@@ -1,0 +1,122 @@
+"""The training step of `train.py` (numpy; run under its venv).
+
+A text's vector is the L2-normalised sum of its tokens' rows (special
+tokens dropped, the first 128 ids kept: what `src/index/model.rs` does), so
+the gradient of the in-batch InfoNCE loss reaches exactly the rows of the
+tokens in the batch.
+"""
+
+import json
+import random
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+from safetensors.numpy import load_file, save_file
+from tokenizers import Tokenizer
+
+LIMIT = 128
+SEED = 31
+
+
+def encode(tok, special, texts):
+    out = []
+    for enc in tok.encode_batch(texts, add_special_tokens=False):
+        ids = [i for i in enc.ids[:LIMIT] if i not in special]
+        out.append(np.asarray(ids, dtype=np.int64))
+    return out
+
+
+def embed(E, seqs):
+    """Normalised vectors of token sequences (empty ones: zero)."""
+    n = np.array([len(s) for s in seqs])
+    flat = np.concatenate(seqs)
+    starts = np.concatenate([[0], np.cumsum(n)[:-1]])
+    m = np.add.reduceat(E[flat], starts, axis=0)
+    norm = np.linalg.norm(m, axis=1, keepdims=True)
+    return m / np.maximum(norm, 1e-9), m, norm, flat, n
+
+
+def recall_at(E, qs, cs, k=1):
+    """Share of queries whose own code is among the k nearest of all codes."""
+    q = embed(E, qs)[0]
+    c = embed(E, cs)[0]
+    s = q @ c.T
+    own = np.diag(s)[:, None]
+    rank = (s > own).sum(axis=1)
+    return float((rank < k).mean())
+
+
+def train(args, pairs_path):
+    rng = random.Random(SEED)
+    base = Path(args.base)
+    tok = Tokenizer.from_file(str(base / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    special = {a["id"] for a in json.loads((base / "tokenizer.json").read_text())["added_tokens"] if a["special"]}
+    E0 = load_file(str(base / "model.safetensors"))["embeddings"].astype(np.float32)
+    pairs = [json.loads(l) for l in open(pairs_path)]
+    # Whole sources held out to watch generalisation (5 %).
+    srcs = sorted({p["source"] for p in pairs})
+    rng.shuffle(srcs)
+    val_src = set(srcs[: max(1, len(srcs) // 20)])
+    qs = encode(tok, special, [p["query"] for p in pairs])
+    cs = encode(tok, special, [p["code"] for p in pairs])
+    keep = [i for i in range(len(pairs)) if len(qs[i]) and len(cs[i])]
+    tr = [i for i in keep if pairs[i]["source"] not in val_src]
+    va = [i for i in keep if pairs[i]["source"] in val_src][:2000]
+    print(f"{len(tr)} training pairs, {len(va)} validation pairs from {len(val_src)} held-out sources", file=sys.stderr)
+    vq, vc = [qs[i] for i in va], [cs[i] for i in va]
+    print(f"before: recall@1 {recall_at(E0, vq, vc):.3f} recall@10 {recall_at(E0, vq, vc, 10):.3f}", file=sys.stderr)
+
+    E = E0.copy()
+    m1 = np.zeros_like(E)
+    m2 = np.zeros_like(E)
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    steps = int(args.epochs * len(tr) / args.batch)
+    t = 0
+    order = []
+    for step in range(steps):
+        if len(order) < args.batch:
+            more = tr[:]
+            rng.shuffle(more)
+            order += more
+        batch, order = order[: args.batch], order[args.batch:]
+        q, qm, qn, qflat, qcount = embed(E, [qs[i] for i in batch])
+        c, cm, cn, cflat, ccount = embed(E, [cs[i] for i in batch])
+        S = q @ c.T / args.tau
+        P = np.exp(S - S.max(axis=1, keepdims=True))
+        P /= P.sum(axis=1, keepdims=True)
+        Pt = np.exp(S.T - S.T.max(axis=1, keepdims=True))
+        Pt /= Pt.sum(axis=1, keepdims=True)
+        B = len(batch)
+        loss = -(np.log(np.diag(P) + 1e-12).mean() + np.log(np.diag(Pt) + 1e-12).mean()) / 2
+        I = np.eye(B)
+        dS = ((P - I) + (Pt - I).T) / (2 * B) / args.tau
+        dq = dS @ c
+        dc = dS.T @ q
+        dqm = (dq - q * (q * dq).sum(axis=1, keepdims=True)) / qn
+        dcm = (dc - c * (c * dc).sum(axis=1, keepdims=True)) / cn
+        G = np.zeros_like(E)
+        np.add.at(G, qflat, np.repeat(dqm, qcount, axis=0))
+        np.add.at(G, cflat, np.repeat(dcm, ccount, axis=0))
+        if args.keep:
+            G += args.keep * (E - E0)
+        t += 1
+        m1 = b1 * m1 + (1 - b1) * G
+        m2 = b2 * m2 + (1 - b2) * G * G
+        E -= args.lr * (m1 / (1 - b1 ** t)) / (np.sqrt(m2 / (1 - b2 ** t)) + eps)
+        if step % 100 == 0 or step == steps - 1:
+            print(f"step {step}/{steps} loss {loss:.3f}", file=sys.stderr)
+    print(f"after:  recall@1 {recall_at(E, vq, vc):.3f} recall@10 {recall_at(E, vq, vc, 10):.3f}", file=sys.stderr)
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    save_file({"embeddings": E.astype(np.float16)}, str(out / "model.safetensors"))
+    shutil.copyfile(base / "tokenizer.json", out / "tokenizer.json")
+    config = json.loads((base / "config.json").read_text())
+    config["base_model"] = f"{config.get('base_model', base.name)}, trained on {len(tr)} doc/code pairs (benches/code_model)"
+    config["training"] = {k: getattr(args, k) for k in ("epochs", "lr", "tau", "keep", "batch")}
+    (out / "config.json").write_text(json.dumps(config))
+    print(f"model -> {out}", file=sys.stderr)
