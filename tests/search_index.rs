@@ -572,7 +572,7 @@ fn model_download_fails_clearly_without_a_network() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("could not download the model minishlab/potion-code-16M"),
+        stderr.contains("could not download the model minishlab/potion-code-16M-v2"),
         "{stderr}"
     );
     assert!(stderr.contains("--model DIR"), "{stderr}");
@@ -582,7 +582,7 @@ fn model_download_fails_clearly_without_a_network() {
     assert!(
         !home
             .path()
-            .join(".cache/huggingface/hub/models--minishlab--potion-code-16M/snapshots/main")
+            .join(".cache/huggingface/hub/models--minishlab--potion-code-16M-v2/snapshots/main")
             .exists()
     );
 }

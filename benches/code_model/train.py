@@ -288,6 +288,7 @@ def main():
     ap.add_argument("--tau", type=float, default=0.05)
     ap.add_argument("--keep", type=float, default=0.0)
     ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--grouped", type=float, default=0.0)
     args = ap.parse_args()
     if args.stage == "pairs":
         cmd_pairs(args)

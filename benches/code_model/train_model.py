@@ -77,11 +77,28 @@ def train(args, pairs_path):
     steps = int(args.epochs * len(tr) / args.batch)
     t = 0
     order = []
+    by_source = {}
+    for i in tr:
+        by_source.setdefault(pairs[i]["source"], []).append(i)
     for step in range(steps):
         if len(order) < args.batch:
-            more = tr[:]
-            rng.shuffle(more)
-            order += more
+            # An epoch: with `grouped`, that share of the pairs come in
+            # batches of one source after another (the functions of one
+            # package are what a search has to tell apart), the rest mixed.
+            srcs = sorted(by_source)
+            rng.shuffle(srcs)
+            grouped, mixed = [], []
+            for src in srcs:
+                ps = by_source[src][:]
+                rng.shuffle(ps)
+                k = int(round(len(ps) * args.grouped))
+                grouped += ps[:k]
+                mixed += ps[k:]
+            rng.shuffle(mixed)
+            chunks = [grouped[i : i + args.batch] for i in range(0, len(grouped), args.batch)]
+            chunks += [mixed[i : i + args.batch] for i in range(0, len(mixed), args.batch)]
+            rng.shuffle(chunks)
+            order += [i for c in chunks for i in c]
         batch, order = order[: args.batch], order[args.batch:]
         q, qm, qn, qflat, qcount = embed(E, [qs[i] for i in batch])
         c, cm, cn, cflat, ccount = embed(E, [cs[i] for i in batch])
@@ -117,6 +134,6 @@ def train(args, pairs_path):
     shutil.copyfile(base / "tokenizer.json", out / "tokenizer.json")
     config = json.loads((base / "config.json").read_text())
     config["base_model"] = f"{config.get('base_model', base.name)}, trained on {len(tr)} doc/code pairs (benches/code_model)"
-    config["training"] = {k: getattr(args, k) for k in ("epochs", "lr", "tau", "keep", "batch")}
+    config["training"] = {k: getattr(args, k) for k in ("epochs", "lr", "tau", "keep", "batch", "grouped")}
     (out / "config.json").write_text(json.dumps(config))
     print(f"model -> {out}", file=sys.stderr)

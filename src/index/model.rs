@@ -17,9 +17,15 @@ use std::path::{Path, PathBuf};
 
 /// Environment variable naming the model folder (`off` for none).
 pub const MODEL_ENV: &str = "SCALPEL_MODEL";
-/// The model `scalpel model download` fetches by default, and looked for in
-/// the HuggingFace cache.
-pub const DEFAULT_MODEL: &str = "minishlab/potion-code-16M";
+/// The model `scalpel model download` fetches by default: MinishLab's
+/// static code model (Model2Vec layout, MIT), the successor of
+/// `potion-code-16M`, distilled from CodeRankEmbed and trained for code
+/// retrieval (BENCHMARKS.md, issue 31: what could be found out about static
+/// code models from here).
+pub const DEFAULT_MODEL: &str = "minishlab/potion-code-16M-v2";
+/// Models looked for in the HuggingFace cache when none is named, best
+/// first: a user who downloaded the first version keeps it.
+const CACHED_MODELS: [&str; 2] = [DEFAULT_MODEL, "minishlab/potion-code-16M"];
 /// Tokens of a text that are embedded at most.
 const MAX_TOKENS: usize = 512;
 
@@ -79,7 +85,7 @@ pub fn locate(explicit: Option<&Path>) -> Result<Option<PathBuf>> {
     match given {
         Some(p) if p == Path::new("off") || p == Path::new("none") => Ok(None),
         Some(p) => Ok(Some(p)),
-        None => Ok(hf_cached(DEFAULT_MODEL)),
+        None => Ok(CACHED_MODELS.iter().find_map(|m| hf_cached(m))),
     }
 }
 
