@@ -147,36 +147,36 @@ def sources(refused):
 # (`corpus.FETCH`) into `target/code-model/src/<name>/`; (language, name,
 # registry, pin, folder of the package's code).
 EXTRA = [
-    ("typescript", "effect", "npm", "effect@3.12.7", "src"),
-    ("typescript", "tanstack-query-core", "npm", "@tanstack/query-core@5.62.8", "src"),
-    ("javascript", "lodash", "npm", "lodash@4.17.21", "."),
-    ("javascript", "ws", "npm", "ws@8.18.0", "lib"),
-    ("javascript", "yargs", "npm", "yargs@17.7.2", "build/lib"),
-    ("javascript", "async", "npm", "async@3.2.6", "internal"),
-    ("python", "rich", "pypi", "rich==13.9.4", "rich"),
-    ("python", "jinja2", "pypi", "jinja2==3.1.4", "src"),
-    ("python", "werkzeug", "pypi", "werkzeug==3.1.3", "src"),
-    ("python", "more-itertools", "pypi", "more-itertools==10.5.0", "more_itertools"),
-    ("c", "libyaml", "debian", "libyaml", "src"),
-    ("c", "jansson", "debian", "jansson", "src"),
-    ("c", "lz4", "debian", "lz4", "lib"),
-    ("c", "libuv1", "debian", "libuv1", "src"),
-    ("cpp", "nlohmann-json3", "debian", "nlohmann-json3", "include"),
-    ("cpp", "pugixml", "debian", "pugixml", "src"),
-    ("cpp", "spdlog", "debian", "spdlog", "include"),
+    ("typescript", "effect", "npm", "effect@3.12.7", "src", "f3704c8f086169e2a6a4d428b7a34700685fd062772ec469d2eb0e4dc9f17a4f"),
+    ("typescript", "tanstack-query-core", "npm", "@tanstack/query-core@5.62.8", "src", "3e027c391d9bd3713b6efe867ce6d00a17e456784db5538d40acd55af80e1ca9"),
+    ("javascript", "lodash", "npm", "lodash@4.17.21", ".", "6a087ac9e5702a0c9d60fbcd48696012646ec8df1491dea472b150e79fcaf804"),
+    ("javascript", "ws", "npm", "ws@8.18.0", "lib", "a08221f2851472c944ca0178d89a9888c7f43fbd9998afc8a7ec6fe417c4ca20"),
+    ("javascript", "yargs", "npm", "yargs@17.7.2", "build/lib", "48ec935f10b5d760620a2670fcb2e237a7dee58a1bd4a53f1908dd7dcb83aec9"),
+    ("javascript", "async", "npm", "async@3.2.6", "internal", "6bb45cfba08cd2eea39eb3ce6eaa94113070fe137ec0bd4a9f122be9a0250e6f"),
+    ("python", "rich", "pypi", "rich==13.9.4", "rich", "439594978a49a09530cff7ebc4b5c7103ef57baf48d5ea3184f21d9a2befa098"),
+    ("python", "jinja2", "pypi", "jinja2==3.1.4", "src", "4a3aee7acbbe7303aede8e9648d13b8bf88a429282aa6122a993f0ac800cb369"),
+    ("python", "werkzeug", "pypi", "werkzeug==3.1.3", "src", "60723ce945c19328679790e3282cc758aa4a6040e4bb330f53d30fa546d44746"),
+    ("python", "more-itertools", "pypi", "more-itertools==10.5.0", "more_itertools", "5482bfef7849c25dc3c6dd53a6173ae4795da2a41a80faea6700d9f5846c5da6"),
+    ("c", "libyaml", "debian", "libyaml", "src", ""),
+    ("c", "jansson", "debian", "jansson", "src", ""),
+    ("c", "lz4", "debian", "lz4", "lib", ""),
+    ("c", "libuv1", "debian", "libuv1", "src", ""),
+    ("cpp", "nlohmann-json3", "debian", "nlohmann-json3", "include", ""),
+    ("cpp", "pugixml", "debian", "pugixml", "src", ""),
+    ("cpp", "spdlog", "debian", "spdlog", "include", ""),
 ]
 
 
 def fetch_extra():
     out = []
-    for lang, name, registry, pin, under in EXTRA:
+    for lang, name, registry, pin, under, sha in EXTRA:
         dest = OUT / "src" / name
         if not dest.is_dir():
             part = OUT / "src" / f".{name}.part"
             shutil.rmtree(part, ignore_errors=True)
             print(f"fetching {pin}", file=sys.stderr, flush=True)
             try:
-                eval_corpus.FETCH[registry]({"name": name, "pin": pin}, OUT / "downloads", part)
+                eval_corpus.FETCH[registry]({"name": name, "pin": pin, "sha256": sha}, OUT / "downloads", part)
             except SystemExit as e:  # one package's failure is said, not fatal
                 print(f"  {pin}: {e}", file=sys.stderr)
                 continue
@@ -195,6 +195,11 @@ PER_SOURCE_OTHER = 2500
 PER_LANGUAGE = 9000
 
 
+# Copies of other projects inside a package (spdlog bundles {fmt}, which
+# the evaluation indexes): never trained on.
+VENDORED = re.compile(r"(^|/)(_?vendor(ed)?|bundled|third_party|external)(/|$)")
+
+
 def dump_units(path):
     r = subprocess.run([str(SCALPEL), "parse", str(path), "--dump-units"], capture_output=True, text=True)
     return [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
@@ -202,7 +207,7 @@ def dump_units(path):
 
 def pairs_of(lang, name, root):
     cands = eval_corpus.python_candidates(root) if lang == "python" else eval_corpus.comment_candidates(root, str(SCALPEL))
-    cands = [c for c in cands if not eval_corpus.TEST_PATH.search(c["path"])]
+    cands = [c for c in cands if not eval_corpus.TEST_PATH.search(c["path"]) and not VENDORED.search(c["path"])]
     seen = {}
     for c in cands:
         seen.setdefault(c["query"].lower(), []).append(c)
@@ -283,12 +288,12 @@ def main():
     ap.add_argument("stage", choices=["pairs", "train"])
     ap.add_argument("--base", default=str(REPO.parent / "shared" / "models" / "minilm-static-256"))
     ap.add_argument("--out", default=str(OUT / "model"))
-    ap.add_argument("--epochs", type=float, default=3)
+    ap.add_argument("--epochs", type=float, default=6)
     ap.add_argument("--lr", type=float, default=0.002)
     ap.add_argument("--tau", type=float, default=0.05)
     ap.add_argument("--keep", type=float, default=0.0)
     ap.add_argument("--batch", type=int, default=256)
-    ap.add_argument("--grouped", type=float, default=0.0)
+    ap.add_argument("--grouped", type=float, default=0.5)
     args = ap.parse_args()
     if args.stage == "pairs":
         cmd_pairs(args)
