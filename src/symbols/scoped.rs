@@ -175,9 +175,17 @@ mod tests {
                 "3: non-default argument follows default argument"
             ]
         );
+        assert_eq!(
+            found("def f(**k, a): pass\nlambda **k, *a: 0\ndef g(**k: int, b=1): pass\n"),
+            [
+                "1: arguments cannot follow var-keyword argument",
+                "2: arguments cannot follow var-keyword argument",
+                "3: arguments cannot follow var-keyword argument"
+            ]
+        );
         // Legal orders.
         assert!(
-            found("f(a, *b, c=1, *d, **e)\nf(x=1, *y)\ndef g(a, b=1, *c, d, e=2, **f): pass\ndef h(a=1, /, b=2, *, c): pass\nlambda a=1, *, b: 0\ndef t(a: int = 1, *b: int, c: int, **d: int): pass\ndef u(a=1, **k: int): pass\n")
+            found("f(a, *b, c=1, *d, **e)\nf(x=1, *y)\ndef g(a, b=1, *c, d, e=2, **f): pass\ndef h(a=1, /, b=2, *, c): pass\nlambda a=1, *, b: 0\ndef t(a: int = 1, *b: int, c: int, **d: int): pass\ndef u(a=1, **k: int): pass\ndef v(a, **k,): pass\n")
                 .is_empty()
         );
         // Legal: inside a function, a lambda, a loop; distinct names.
