@@ -41,6 +41,9 @@ type Slot = Arc<Mutex<Option<Client>>>;
 pub struct Servers {
     pub settings: Settings,
     live: Mutex<HashMap<(String, PathBuf), Slot>>,
+    /// Languages whose own server exited before it answered `initialize`:
+    /// not installed in effect, not asked again.
+    unusable: Mutex<std::collections::HashSet<String>>,
 }
 
 impl std::fmt::Debug for Servers {
@@ -73,6 +76,7 @@ impl Servers {
         Servers {
             settings,
             live: Mutex::new(HashMap::new()),
+            unusable: Mutex::new(Default::default()),
         }
     }
 
@@ -83,6 +87,14 @@ impl Servers {
         }
         if let Some(c) = self.settings.commands.get(language.name()) {
             return Some((c.clone(), true));
+        }
+        if self
+            .unusable
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(language.name())
+        {
+            return None;
         }
         language
             .config
@@ -135,6 +147,19 @@ impl Servers {
             match Client::start(config, &command, &root, self.settings.timeout) {
                 Ok(c) => *guard = Some(c),
                 Err(Failure::Missing(_)) if !explicit => return Asked::NoServer,
+                // The language's own program exits before it answers
+                // `initialize`: not installed in effect (rustup's
+                // `rust-analyzer` proxy without the component says "Unknown
+                // binary" and exits 1). Silent like a missing one, in the
+                // log, and not started again by this process.
+                Err(e @ Failure::Crashed(_)) if !explicit => {
+                    tracing::warn!(target: "scalpel::lsp", "{}; treated as not installed", note(&command[0], &e));
+                    self.unusable
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(language.name().to_string());
+                    return Asked::NoServer;
+                }
                 Err(e) => return Asked::Failed(note(&command[0], &e)),
             }
         }
