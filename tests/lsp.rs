@@ -499,9 +499,17 @@ fn one_server_per_language_and_root_is_reused_and_restarted_after_a_crash() {
         symbol: Some("A.m".into()),
         ..RefsRequest::default()
     };
+    let started = std::sync::Mutex::new(Vec::new());
     let ask = || {
-        scalpel::ops::lsp::refs::find_references(&servers, &ws, &engine.registry, &req, &load)
-            .unwrap()
+        scalpel::ops::lsp::refs::find_references(
+            &servers,
+            &ws,
+            &engine.registry,
+            &req,
+            &load,
+            &|m| started.lock().unwrap().push(m.to_string()),
+        )
+        .unwrap()
     };
     let first = ask();
     assert_eq!(first.backend, "lsp:pyright-langserver");
@@ -510,6 +518,12 @@ fn one_server_per_language_and_root_is_reused_and_restarted_after_a_crash() {
     assert_eq!(pids.len(), 1);
     assert_eq!(ask().total, 3);
     assert_eq!(servers.pids(), pids, "the running server answered again");
+    // Its start was said once (the progress of the first call).
+    assert_eq!(started.lock().unwrap().len(), 1, "{started:?}");
+    assert!(
+        started.lock().unwrap()[0].starts_with("starting the language server `"),
+        "{started:?}"
+    );
     std::process::Command::new("kill")
         .args(["-9", &pids[0].to_string()])
         .status()

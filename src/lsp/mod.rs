@@ -32,6 +32,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use transport::Failure;
 
+/// Told, once, that a server is starting for the call (the CLI prints it
+/// on a terminal, `scalpel serve` sends it as the request's progress): the
+/// first call through a server that loads its project waits seconds.
+pub type Starting<'a> = &'a dyn Fn(&str);
+
 /// One language and root's server, when running.
 type Slot = Arc<Mutex<Option<Client>>>;
 
@@ -119,6 +124,7 @@ impl Servers {
         language: &Language,
         file: &Path,
         ws_root: &Path,
+        starting: Starting,
         f: impl FnOnce(&mut Client) -> Result<T, Failure>,
     ) -> Asked<T> {
         let Some((command, explicit)) = self.command(language) else {
@@ -144,6 +150,16 @@ impl Servers {
         }
         if guard.is_none() {
             tracing::info!(target: "scalpel::lsp", "starting {} for {}", command.join(" "), root.display());
+            starting(&format!(
+                "starting the language server `{}` for {}{}",
+                command[0],
+                root.display(),
+                if config.ready_notification.is_some() {
+                    " (the first answer waits until it has loaded the project)"
+                } else {
+                    ""
+                }
+            ));
             match Client::start(config, &command, &root, self.settings.timeout) {
                 Ok(c) => *guard = Some(c),
                 Err(Failure::Missing(_)) if !explicit => return Asked::NoServer,

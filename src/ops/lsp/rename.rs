@@ -39,6 +39,7 @@ pub fn rename_symbol(
     undecided: Undecided,
     dry_run: bool,
     load: Load,
+    starting: crate::lsp::Starting,
 ) -> Result<RenameReceipt> {
     let started = Instant::now();
     let target = Target::find(servers, ws, registry, req, load);
@@ -48,7 +49,7 @@ pub fn rename_symbol(
         // A method the language calls itself (`__eq__`): no server's rename
         // sees those calls; the syntax backend refuses it.
         Some(t) if protocol(&t) => None,
-        Some(t) => match ask(servers, ws, &t, new_name, dry_run, load) {
+        Some(t) => match ask(servers, ws, &t, new_name, dry_run, load, starting) {
             Asked::NoServer => None,
             Asked::Answer(r, _) => return r,
             Asked::Failed(note) => Some(note),
@@ -98,11 +99,12 @@ fn ask(
     new_name: &str,
     dry_run: bool,
     load: Load,
+    starting: crate::lsp::Starting,
 ) -> Asked<Result<RenameReceipt>> {
     if let Err(e) = crate::ops::rename::check_new_name(&t.file, &t.symbol, new_name) {
         return Asked::Answer(Err(e), String::new());
     }
-    let plan = servers.with(&t.file.language, &t.path, ws.root(), |c| {
+    let plan = servers.with(&t.file.language, &t.path, ws.root(), starting, |c| {
         let label = c.label.clone();
         let (renames, prepares) = c.can_rename();
         if !renames {
