@@ -137,7 +137,13 @@ fn ask(
             .map_err(|why| Failure::Garbage(format!("its rename cannot be taken: {why}")))?;
         let plan = match plan(ws, t, new_name, by_file, load) {
             Ok(p) => p,
-            Err(Planning::Refused(e)) => return Ok(Err(e)),
+            Err(Planning::Refused(mut e)) => {
+                // Refused over the server's answer: say whose.
+                if let Value::Object(m) = &mut e.details {
+                    m.entry("backend").or_insert_with(|| json!(label));
+                }
+                return Ok(Err(e));
+            }
             Err(Planning::Stale(why)) => {
                 return Err(Failure::Garbage(format!(
                     "its rename does not fit the files on disk: {why}"
