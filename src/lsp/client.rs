@@ -237,6 +237,10 @@ impl Client {
             return Ok(());
         }
         let started = Instant::now();
+        // The bound, to the millisecond (as the note says it).
+        let bound = Duration::from_millis(
+            (deadline.saturating_duration_since(started).as_secs_f64() * 1000.0).round() as u64,
+        );
         tracing::info!(target: "scalpel::lsp", "{}: waiting until the server says it is ready", self.label);
         if self
             .process
@@ -245,9 +249,7 @@ impl Client {
             tracing::info!(target: "scalpel::lsp", "{}: ready after {:.1} s", self.label, started.elapsed().as_secs_f64());
             return Ok(());
         }
-        Err(Failure::NotReady(
-            deadline.saturating_duration_since(started),
-        ))
+        Err(Failure::NotReady(bound))
     }
 
     /// Whether the server says when it has checked every open document
@@ -502,4 +504,64 @@ fn version(command: &[String], dir: &Path, timeout: Duration) -> Option<String> 
     std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
     let word = out.lines().next()?.split_whitespace().last()?;
     (word.len() <= 40 && word.starts_with(|c: char| c.is_ascii_digit())).then(|| word.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fake server of tests/support/fake_lsp.py in `mode`, with a
+    /// language file's `ready_notification` for it.
+    fn start(mode: &str, timeout: Duration) -> Result<Client, Failure> {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/fake_lsp.py");
+        let command: Vec<String> = ["python3", script, mode].map(String::from).into();
+        let mut config: ServerConfig = toml::from_str(
+            "command = [\"python3\"]\nlanguage_id = \"x\"\nready_notification = { method = \"experimental/serverStatus\", field = \"quiescent\", value = true }",
+        )
+        .unwrap();
+        config.command = command.clone();
+        config.check("test.toml").unwrap();
+        let dir = std::env::temp_dir();
+        Client::start(&config, &command, &dir, timeout)
+    }
+
+    #[test]
+    fn requests_wait_until_the_server_says_it_is_ready() {
+        let mut c = start("late", Duration::from_secs(20)).unwrap();
+        let params = json!({"textDocument": {"uri": "file:///x"}, "position": {"line": 0, "character": 0}, "context": {"includeDeclaration": true}});
+        // The fake answers `[]` only once it said it is ready.
+        assert_eq!(
+            c.request("textDocument/references", params).unwrap(),
+            json!([])
+        );
+        let mut c = start("unready", Duration::from_millis(500)).unwrap();
+        let e = c.request("textDocument/references", json!({})).unwrap_err();
+        assert_eq!(e, Failure::NotReady(Duration::from_millis(500)));
+        assert!(
+            e.to_string()
+                .starts_with("did not say it was ready within 0.5 s (still loading"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_languages_own_program_at_another_path_is_the_same_program() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert!(same_program(
+            &s(&["/opt/ra/bin/rust-analyzer"]),
+            &s(&["rust-analyzer"])
+        ));
+        assert!(same_program(
+            &s(&["/x/pyright-langserver", "--stdio"]),
+            &s(&["pyright-langserver", "--stdio"])
+        ));
+        assert!(!same_program(
+            &s(&["pyright-langserver"]),
+            &s(&["pyright-langserver", "--stdio"])
+        ));
+        assert!(!same_program(
+            &s(&["python3", "fake.py"]),
+            &s(&["rust-analyzer"])
+        ));
+    }
 }

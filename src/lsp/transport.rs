@@ -41,7 +41,7 @@ impl std::fmt::Display for Failure {
             Failure::Refused(why) => write!(f, "answered with an error ({why})"),
             Failure::NotReady(d) => write!(
                 f,
-                "did not say it was ready within {:.0} s (still loading the project; a larger --lsp-timeout waits longer)",
+                "did not say it was ready within {} s (still loading the project; a larger --lsp-timeout waits longer)",
                 d.as_secs_f64()
             ),
         }
