@@ -521,7 +521,7 @@ fn one_server_per_language_and_root_is_reused_and_restarted_after_a_crash() {
     // Its start was said once (the progress of the first call).
     assert_eq!(started.lock().unwrap().len(), 1, "{started:?}");
     assert!(
-        started.lock().unwrap()[0].starts_with("starting the language server `"),
+        started.lock().unwrap()[0].starts_with("started the language server `"),
         "{started:?}"
     );
     std::process::Command::new("kill")

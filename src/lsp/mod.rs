@@ -150,18 +150,22 @@ impl Servers {
         }
         if guard.is_none() {
             tracing::info!(target: "scalpel::lsp", "starting {} for {}", command.join(" "), root.display());
-            starting(&format!(
-                "starting the language server `{}` for {}{}",
-                command[0],
-                root.display(),
-                if config.ready_notification.is_some() {
-                    " (the first answer waits until it has loaded the project)"
-                } else {
-                    ""
-                }
-            ));
             match Client::start(config, &command, &root, self.settings.timeout) {
-                Ok(c) => *guard = Some(c),
+                Ok(c) => {
+                    // Said once it answered `initialize` (not for a program
+                    // that turns out not to be a server: rustup's proxy).
+                    starting(&format!(
+                        "started the language server `{}` for {}{}",
+                        command[0],
+                        root.display(),
+                        if config.ready_notification.is_some() {
+                            " (the first answer waits until it has loaded the project)"
+                        } else {
+                            ""
+                        }
+                    ));
+                    *guard = Some(c)
+                }
                 Err(Failure::Missing(_)) if !explicit => return Asked::NoServer,
                 // The language's own program exits before it answers
                 // `initialize`: not installed in effect (rustup's
