@@ -534,7 +534,10 @@ mod tests {
             c.request("textDocument/references", params).unwrap(),
             json!([])
         );
-        let mut c = start("unready", Duration::from_millis(500)).unwrap();
+        // Started under a generous bound (a loaded machine starts python
+        // slowly), then asked under a short one.
+        let mut c = start("unready", Duration::from_secs(20)).unwrap();
+        c.timeout = Duration::from_millis(500);
         let e = c.request("textDocument/references", json!({})).unwrap_err();
         assert_eq!(e, Failure::NotReady(Duration::from_millis(500)));
         assert!(
