@@ -8,22 +8,44 @@ program, also warm). Median of N after 2 warm-up calls each.
 
 LINE and COLUMN (1-based, in characters) are where SYMBOL's name stands in
 FILE (relative to ROOT); the server program is pyright-langserver.
+SCALPEL_BENCH_LANG=rust (default python) takes the language's `[lsp]` table
+from grammars/<lang>.toml (its initialization options, settings,
+experimental capabilities, ready notification, pulled diagnostics) for the
+server's own side too; SCALPEL_BENCH_SERVER=PATH runs that program (both
+sides: Scalpel gets `--lsp LANG=PATH`). The server's own side waits until
+the server says it is ready before its first rename, and checks the
+renamed texts as Scalpel does: `textDocument/diagnostic` per file when the
+table says `diagnostics_pull`, else published diagnostics of the version.
 With SCALPEL_BENCH_LOG=FILE, Scalpel's log goes to FILE with each
 phase's time. Scalpel's figure includes everything it does: the text search for files
 naming the symbol, loading and syncing them, prepareRename and rename,
 turning the edit into validated changes, and the check of the new texts
 in memory (the server's diagnostics before and after).
 """
-import json, os, statistics, subprocess, sys, time
+import json, os, statistics, subprocess, sys, time, tomllib
 
 binary, root, file, symbol = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3], sys.argv[4]
 line, column = int(sys.argv[5]), int(sys.argv[6])
 n = int(sys.argv[7]) if len(sys.argv) > 7 else 10
-new = symbol.split(".")[-1] + "_renamed"
+new = symbol.split(".")[-1].split("::")[-1] + "_renamed"
+lang = os.environ.get("SCALPEL_BENCH_LANG", "python")
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "grammars", lang + ".toml"), "rb") as f:
+    grammar = tomllib.load(f)
+lsp = grammar["lsp"]
+server = os.environ.get("SCALPEL_BENCH_SERVER")
+command = [server, *lsp["command"][1:]] if server else lsp["command"]
+exts = tuple("." + e for e in grammar["file_types"])
+
+
+def section(name):
+    v = lsp.get("settings")
+    for part in (name or "").split(".") if name else []:
+        v = (v or {}).get(part)
+    return v
 
 
 def lsp_own():
-    p = subprocess.Popen(["pyright-langserver", "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=root)
+    p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=root)
     ids = iter(range(1, 10**6))
 
     def send(m):
@@ -48,16 +70,35 @@ def lsp_own():
         while True:
             m = read()
             if "method" in m and "id" in m:
-                send({"jsonrpc": "2.0", "id": m["id"], "result": [None] * len(m["params"].get("items", [])) if m["method"] == "workspace/configuration" else None})
+                send({"jsonrpc": "2.0", "id": m["id"], "result": [section(x.get("section")) for x in m["params"].get("items", [])] if m["method"] == "workspace/configuration" else None})
             elif m.get("id") == i and "method" not in m:
                 return m.get("result")
+            else:
+                note(m)
+
+    ready = [lsp.get("ready_notification") is None]
+
+    def note(m):
+        r = lsp.get("ready_notification")
+        if r and m.get("method") == r["method"]:
+            v = m.get("params", {})
+            for part in r["field"].split("."):
+                v = (v or {}).get(part)
+            ready[0] = v == r["value"]
+        if m.get("method") == "textDocument/publishDiagnostics":
+            published[m["params"]["uri"]] = m["params"].get("version")
 
     uri = "file://" + root
     # The same initialize as Scalpel's (src/lsp/client.rs).
+    capabilities = {"workspace": {"workspaceEdit": {"documentChanges": True}, "configuration": True},
+                    "textDocument": {"rename": {"prepareSupport": True}, "publishDiagnostics": {"versionSupport": True}}}
+    if lsp.get("experimental_capabilities"):
+        capabilities["experimental"] = lsp["experimental_capabilities"]
+    published = {}
     request("initialize", {"processId": os.getpid(), "rootUri": uri, "rootPath": root,
                            "workspaceFolders": [{"uri": uri, "name": os.path.basename(root)}],
-                           "capabilities": {"workspace": {"workspaceEdit": {"documentChanges": True}, "configuration": True},
-                                            "textDocument": {"rename": {"prepareSupport": True}, "publishDiagnostics": {"versionSupport": True}}}})
+                           "initializationOptions": lsp.get("init_options"),
+                           "capabilities": capabilities})
     send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
     doc = uri + "/" + file
     # The files naming the symbol opened, as Scalpel opens them.
@@ -65,34 +106,43 @@ def lsp_own():
     texts, versions = {}, {}
     for d, _, fs in os.walk(root):
         for f in fs:
-            if f.endswith(".py") and name in open(os.path.join(d, f)).read():
+            if f.endswith(exts) and name in open(os.path.join(d, f)).read():
                 u = "file://" + os.path.join(d, f)
                 texts[u], versions[u] = open(os.path.join(d, f)).read(), 1
-                send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": u, "languageId": "python", "version": 1, "text": texts[u]}}})
+                send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": u, "languageId": lsp["language_id"], "version": 1, "text": texts[u]}}})
     pos = {"textDocument": {"uri": doc}, "position": {"line": line - 1, "character": column - 1}}
-    published = {}
+    # Not measured: the wait until the server says it has loaded the project.
+    while not ready[0]:
+        m = read()
+        if "method" in m and "id" in m:
+            send({"jsonrpc": "2.0", "id": m["id"], "result": [section(x.get("section")) for x in m["params"].get("items", [])] if m["method"] == "workspace/configuration" else None})
+        note(m)
 
     def change(u, text):
         versions[u] += 1
         send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": u, "version": versions[u]}, "contentChanges": [{"text": text}]}})
 
     def diagnostics(uris):
+        if lsp.get("diagnostics_pull"):
+            # Asked for, as Scalpel asks: the errors of the text held now.
+            for u in uris:
+                request("textDocument/diagnostic", {"textDocument": {"uri": u}})
+            return
         # Read until each of uris has diagnostics for its current version.
         while any(published.get(u) != versions[u] for u in uris):
             m = read()
             if os.environ.get("BENCH_TRACE"):
                 print("   ", m.get("method"), m.get("params", {}).get("uri"), m.get("params", {}).get("version"), versions, file=sys.stderr)
-            if m.get("method") == "textDocument/publishDiagnostics":
-                published[m["params"]["uri"]] = m["params"].get("version")
-            elif "method" in m and "id" in m:
-                send({"jsonrpc": "2.0", "id": m["id"], "result": [None] * len(m["params"].get("items", [])) if m["method"] == "workspace/configuration" else None})
+            if "method" in m and "id" in m:
+                send({"jsonrpc": "2.0", "id": m["id"], "result": [section(x.get("section")) for x in m["params"].get("items", [])] if m["method"] == "workspace/configuration" else None})
+            note(m)
 
     times, checked = [], []
     for k in range(n + 2):
         t = time.perf_counter()
         assert request("textDocument/prepareRename", pos) is not None
         edit = request("textDocument/rename", dict(pos, newName=new))
-        assert edit, "pyright renamed nothing"
+        assert edit, "the server renamed nothing"
         renamed = time.perf_counter()
         # What Scalpel's check does: the renamed texts shown in memory, their
         # diagnostics awaited, the texts on disk shown again.
@@ -126,7 +176,8 @@ def scalpel():
     # each phase of a rename through the language server (debug level).
     log = os.environ.get("SCALPEL_BENCH_LOG")
     extra = ["--log-level", "warn,scalpel::lsp=debug"] if log else []
-    p = subprocess.Popen([binary, "serve", "--root", root, *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(log, "w") if log else subprocess.DEVNULL)
+    flags = ["--lsp", f"{lang}={' '.join(command)}"] if server else []
+    p = subprocess.Popen([binary, *flags, "serve", "--root", root, *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(log, "w") if log else subprocess.DEVNULL)
     ids = iter(range(1, 10**6))
 
     def request(method, params):

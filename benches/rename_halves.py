@@ -1,5 +1,8 @@
 """Judged renames on one half of a corpus (issue 27):
-`python3 benches/rename_halves.py ROOT EXTS HALF -- CHECKER...`
+`python3 benches/rename_halves.py ROOT EXTS HALF [SCALPEL_FLAGS...] -- CHECKER...`
+
+SCALPEL_FLAGS go before each `rename` (e.g. `--lsp
+rust=/work/ra/root/bin/rust-analyzer --lsp-timeout 120`, or `--no-lsp`).
 
 Every function and method of ROOT's files ending in EXTS (comma-separated),
 in file order then outline order, numbered from 0; HALF is `even` (the half
@@ -15,12 +18,13 @@ Prints one row per rename (as it goes, then all again), the refusals'
 reasons grouped, and the counts, with which backend answered each (and
 how often a language server failed and the syntax backend answered).
 """
-import collections, json, os, re, subprocess, sys
+import collections, json, os, re, statistics, subprocess, sys, time
 
 S = os.environ.get("SCALPEL_BIN", "target/debug/scalpel")
 args = sys.argv[1:]
 root, exts, half = os.path.abspath(args[0]), args[1].split(","), args[2]
 checker = args[args.index("--") + 1:] if "--" in args else []
+flags = args[3:args.index("--")] if "--" in args else args[3:]
 pyright = bool(checker) and checker[0] == "--pyright"
 if pyright:
     checker = checker[1:]
@@ -69,14 +73,17 @@ picked = [t for i, t in enumerate(targets) if half == "all" or (i % 2 == 0) == (
 # rename costs a language server's start and two checks of the project).
 picked = picked[:: int(os.environ.get("SCALPEL_BENCH_EVERY", "1"))]
 base = errors() if checker else None
-rows, reasons = [], collections.Counter()
+rows, reasons, times = [], collections.Counter(), []
 counts = collections.Counter()
 for f, addr, name in picked:
     new = name + ("Rn" if exts[0] in ("ts", "tsx", "js") else "_rn")
     # One call with --apply: a refusal writes nothing (checked), an answer
     # is what was written; a dry run first would start a second server and
     # could get another verdict from it (a server's check timing out).
-    r = subprocess.run([S, "rename", f, addr, new, "--apply", "--json", "--root", root], capture_output=True, text=True)
+    t0 = time.time()
+    r = subprocess.run([S, *flags, "rename", f, addr, new, "--apply", "--json", "--root", root], capture_output=True, text=True)
+    took = time.time() - t0
+    times.append(took)
     rel = os.path.relpath(f, root)
     try:
         answer = json.loads(r.stdout)
@@ -98,7 +105,7 @@ for f, addr, name in picked:
             reasons[w] += 1
         if code != "UNCERTAIN":
             reasons[code + ": " + re.sub(r"`[^`]*`", "`_`", e["message"])[:100]] += 1
-        rows.append(f"refused {code}\t{rel}\t{addr}\t" + (" | ".join(f'{s["path"]}:{s["line"]} {s["why"]}' for s in (e["details"].get("uncertain") or e["details"].get("sites") or [])[:3]) or e["message"][:150]))
+        rows.append(f"refused {code}\t{took:.1f}s\t{rel}\t{addr}\t" + (" | ".join(f'{s["path"]}:{s["line"]} {s["why"]}' for s in (e["details"].get("uncertain") or e["details"].get("sites") or [])[:3]) or e["message"][:150]))
         print(rows[-1], flush=True)
         continue
     if not checker:
@@ -111,10 +118,10 @@ for f, addr, name in picked:
     restore()
     if extra:
         counts["WRONG"] += 1
-        rows.append(f"WRONG\t{rel}\t{addr}\t{backend}\t{list(extra)[:2]}")
+        rows.append(f"WRONG\t{took:.1f}s\t{rel}\t{addr}\t{backend}\t{list(extra)[:2]}")
     else:
         counts["ok"] += 1
-        rows.append(f"ok\t{rel}\t{addr}\t{backend}")
+        rows.append(f"ok\t{took:.1f}s\t{rel}\t{addr}\t{backend}")
     print(rows[-1], flush=True)
 print("---- all rows")
 for r in rows:
@@ -122,4 +129,7 @@ for r in rows:
 print("REASONS (renames refused for each)")
 for w, n in reasons.most_common():
     print(f"{n:4d}  {w}")
+if times:
+    q = statistics.quantiles(times, n=10) if len(times) > 1 else times * 9
+    print(f"RENAME CALL SECONDS median {statistics.median(times):.2f} p90 {q[-1]:.2f} max {max(times):.2f} total {sum(times):.1f}")
 print("HALF", half, "TARGETS", len(targets), "PICKED", len(picked), "COUNTS", json.dumps(dict(counts)))

@@ -499,9 +499,17 @@ fn one_server_per_language_and_root_is_reused_and_restarted_after_a_crash() {
         symbol: Some("A.m".into()),
         ..RefsRequest::default()
     };
+    let started = std::sync::Mutex::new(Vec::new());
     let ask = || {
-        scalpel::ops::lsp::refs::find_references(&servers, &ws, &engine.registry, &req, &load)
-            .unwrap()
+        scalpel::ops::lsp::refs::find_references(
+            &servers,
+            &ws,
+            &engine.registry,
+            &req,
+            &load,
+            &|m| started.lock().unwrap().push(m.to_string()),
+        )
+        .unwrap()
     };
     let first = ask();
     assert_eq!(first.backend, "lsp:pyright-langserver");
@@ -510,6 +518,12 @@ fn one_server_per_language_and_root_is_reused_and_restarted_after_a_crash() {
     assert_eq!(pids.len(), 1);
     assert_eq!(ask().total, 3);
     assert_eq!(servers.pids(), pids, "the running server answered again");
+    // Its start was said once (the progress of the first call).
+    assert_eq!(started.lock().unwrap().len(), 1, "{started:?}");
+    assert!(
+        started.lock().unwrap()[0].starts_with("started the language server `"),
+        "{started:?}"
+    );
     std::process::Command::new("kill")
         .args(["-9", &pids[0].to_string()])
         .status()
@@ -660,4 +674,223 @@ fn lsp_flags_name_languages_by_their_names_or_aliases() {
             .contains("`no-such-rust-server` could not be started"),
         "{r}"
     );
+}
+
+/// rust-analyzer for the Rust tests: `SCALPEL_TEST_RUST_ANALYZER` (its
+/// path), else `rust-analyzer` on PATH when it runs (rustup's proxy
+/// without the component exits with "Unknown binary"). CI does not build
+/// it (`cargo install ra_ap_rust-analyzer` takes tens of minutes): there the
+/// tests check the fallback (the syntax backend, with a note) and say so.
+fn rust_analyzer() -> Option<String> {
+    let program = std::env::var("SCALPEL_TEST_RUST_ANALYZER")
+        .ok()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "rust-analyzer".to_string());
+    let runs = std::process::Command::new(&program)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if runs {
+        Some(program)
+    } else {
+        eprintln!(
+            "note: no working rust-analyzer (set SCALPEL_TEST_RUST_ANALYZER to its path): \
+             testing the fallback to the syntax backend, not rust-analyzer itself"
+        );
+        None
+    }
+}
+
+/// A tiny crate: a struct with a field `indent` beside a free fn `indent`,
+/// a trait method implemented twice and called through `dyn`.
+const RS_LIB: &str = "pub mod shapes;\n\npub struct Printer {\n    indent: usize,\n    out: String,\n}\n\n/// Spaces for `level`.\npub fn indent(level: usize) -> String {\n    \"  \".repeat(level)\n}\n\nimpl Printer {\n    pub fn new() -> Printer {\n        Printer { indent: 0, out: String::new() }\n    }\n\n    pub fn line(&mut self, s: &str) {\n        self.out.push_str(&indent(self.indent));\n        self.out.push_str(s);\n    }\n\n    pub fn deeper(&mut self) {\n        self.indent += 1;\n    }\n}\n\nimpl Default for Printer {\n    fn default() -> Self {\n        Printer::new()\n    }\n}\n";
+const RS_SHAPES: &str = "pub trait Shape {\n    fn area(&self) -> f64;\n}\n\npub struct Square(pub f64);\npub struct Circle(pub f64);\n\nimpl Shape for Square {\n    fn area(&self) -> f64 {\n        self.0 * self.0\n    }\n}\n\nimpl Shape for Circle {\n    fn area(&self) -> f64 {\n        3.0 * self.0 * self.0\n    }\n}\n\npub fn total(shapes: &[&dyn Shape]) -> f64 {\n    shapes.iter().map(|s| s.area()).sum()\n}\n";
+const RS_CARGO: &str =
+    "[package]\nname = \"fixture\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n";
+
+/// `cargo check --offline` on a crate: whether it passes, and its output.
+/// Its own target folder (never the one `cargo test` builds in).
+fn cargo_check(dir: &Path) -> (bool, String) {
+    let out = std::process::Command::new("cargo")
+        .args(["check", "--offline", "--quiet"])
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .current_dir(dir)
+        .output()
+        .expect("cargo runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The `--lsp` flags of the Rust tests: rust-analyzer when found, else a
+/// rust-analyzer named but absent (the fallback, with its note).
+fn rust_lsp_flags(ra: &Option<String>) -> Vec<String> {
+    let program = ra
+        .clone()
+        .unwrap_or_else(|| "/nonexistent/rust-analyzer".into());
+    // A cold start loads the crate and the standard library: seconds, more
+    // on a loaded machine.
+    vec![
+        "--lsp".into(),
+        format!("rust={program}"),
+        "--lsp-timeout".into(),
+        "150".into(),
+    ]
+}
+
+/// Which backend answered, checked against whether rust-analyzer ran: its
+/// label, or the syntax backend with the note that the server failed.
+fn assert_rust_backend(ra: &Option<String>, r: &Value) {
+    let backend = r["backend"]
+        .as_str()
+        .or_else(|| r["error"]["details"]["backend"].as_str())
+        .unwrap_or("syntax");
+    if ra.is_some() {
+        assert!(backend.starts_with("lsp:rust-analyzer"), "{r}");
+    } else {
+        assert_eq!(backend, "syntax", "{r}");
+        let note = r["warnings"][0]
+            .as_str()
+            .or_else(|| r["error"]["details"]["lsp_note"].as_str())
+            .unwrap_or_default();
+        assert!(
+            note.contains("could not be started")
+                && note.ends_with("the syntax backend answered instead"),
+            "{r}"
+        );
+    }
+}
+
+/// The issue's reproduction in Rust: renaming the free fn `indent` leaves
+/// the field `self.indent` alone; renaming a trait method from inside
+/// `impl Shape for Square` renames the trait's declaration, every impl and
+/// the call through `dyn` (the syntax backend, without the server, refuses
+/// it: the receiver's type is unknown to it). Judged by `cargo check`.
+#[test]
+fn rust_analyzer_renames_a_fn_not_the_same_named_field_and_a_trait_method_everywhere() {
+    let ra = rust_analyzer();
+    let flags = rust_lsp_flags(&ra);
+    let p = project(&[
+        ("Cargo.toml", RS_CARGO),
+        (".gitignore", "/target\n"),
+        ("src/lib.rs", RS_LIB),
+        ("src/shapes.rs", RS_SHAPES),
+    ]);
+    assert!(cargo_check(p.path()).0, "the fixture checks before");
+    let args = |rest: &[&str]| -> Vec<String> {
+        let mut a = flags.clone();
+        a.extend(rest.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |a: Vec<String>| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        scalpel(p.path(), "/usr/bin:/bin", &a)
+    };
+    let (code, out, err) = run(args(&[
+        "rename",
+        "src/lib.rs",
+        "indent",
+        "indentation",
+        "--apply",
+        "--json",
+    ]));
+    assert_eq!(code, 0, "{out}{err}");
+    let r = json(&out);
+    assert_rust_backend(&ra, &r);
+    assert_eq!(r["renamed"], 2, "{r}");
+    assert_eq!(
+        read(p.path(), "src/lib.rs"),
+        RS_LIB
+            .replace("pub fn indent(", "pub fn indentation(")
+            .replace("&indent(self.indent)", "&indentation(self.indent)")
+    );
+    let (ok, report) = cargo_check(p.path());
+    assert!(ok, "cargo check rejects the renamed crate:\n{report}");
+
+    let (code, out, err) = run(args(&[
+        "rename",
+        "src/shapes.rs",
+        "Square::area",
+        "surface",
+        "--apply",
+        "--json",
+    ]));
+    let r = json(&out);
+    assert_rust_backend(&ra, &r);
+    if ra.is_some() {
+        assert_eq!(code, 0, "{out}{err}");
+        assert_eq!(r["renamed"], 4, "{r}");
+        assert_eq!(
+            read(p.path(), "src/shapes.rs"),
+            RS_SHAPES.replace("area(", "surface(")
+        );
+        let (ok, report) = cargo_check(p.path());
+        assert!(ok, "cargo check rejects the renamed crate:\n{report}");
+    } else {
+        assert_ne!(code, 0, "{out}");
+        assert_eq!(r["error"]["error_code"], "UNCERTAIN", "{r}");
+        assert_eq!(read(p.path(), "src/shapes.rs"), RS_SHAPES);
+    }
+}
+
+/// The check in memory with rust-analyzer (`diagnostics_pull` of
+/// grammars/rust.toml: `textDocument/diagnostic` for the texts it holds): a
+/// call inside a `macro_rules!` body is not renamed by the server, so
+/// renaming the trait method would break `area_of!(s)`: refused with the
+/// server's error, nothing written. The same rename by hand fails
+/// `cargo check`.
+#[test]
+fn rust_analyzer_refuses_a_rename_cargo_check_rejects_and_writes_nothing() {
+    let ra = rust_analyzer();
+    let flags = rust_lsp_flags(&ra);
+    let shapes = format!(
+        "{RS_SHAPES}\nmacro_rules! area_of {{\n    ($s:expr) => {{\n        $s.area()\n    }};\n}}\n\npub fn square_area(s: &Square) -> f64 {{\n    area_of!(s)\n}}\n"
+    );
+    let files = [
+        ("Cargo.toml", RS_CARGO),
+        (".gitignore", "/target\n"),
+        ("src/lib.rs", RS_LIB),
+        ("src/shapes.rs", shapes.as_str()),
+    ];
+    let p = project(&files);
+    assert!(cargo_check(p.path()).0, "the fixture checks before");
+    let mut a: Vec<&str> = flags.iter().map(String::as_str).collect();
+    a.extend([
+        "rename",
+        "src/shapes.rs",
+        "Square::area",
+        "surface",
+        "--apply",
+        "--json",
+    ]);
+    let (code, out, _) = scalpel(p.path(), "/usr/bin:/bin", &a);
+    assert_ne!(code, 0, "{out}");
+    let r = json(&out);
+    assert_rust_backend(&ra, &r);
+    if ra.is_some() {
+        assert_eq!(r["error"]["error_code"], "CONFLICT", "{r}");
+        let sites = r["error"]["details"]["sites"].to_string();
+        assert!(
+            sites.contains("no method `area` on type `&Square`") && sites.contains("area_of!(s)"),
+            "{sites}"
+        );
+    } else {
+        assert_eq!(r["error"]["error_code"], "UNCERTAIN", "{r}");
+    }
+    assert_eq!(read(p.path(), "src/shapes.rs"), shapes);
+    // The refusal is needed: what the server would rename, by hand.
+    let by_hand = project(&[
+        ("Cargo.toml", RS_CARGO),
+        ("src/lib.rs", RS_LIB),
+        (
+            "src/shapes.rs",
+            &shapes
+                .replace("fn area(", "fn surface(")
+                .replace("s.area())", "s.surface())"),
+        ),
+    ]);
+    let (ok, report) = cargo_check(by_hand.path());
+    assert!(!ok && report.contains("E0599"), "{report}");
 }

@@ -1359,3 +1359,41 @@ fn judged_targets(
     }
     (originals, targets)
 }
+
+/// A method called inside a macro's token tree (`assert_eq!(a.area(), 1)`,
+/// a `macro_rules!` body's `$s.area()`) is a member of something no query
+/// reads there: undecided, so the rename is refused rather than leaving the
+/// calls behind (heck 0.5.0's `t!` macros: five renames `cargo check`
+/// rejected, BENCHMARKS.md session 25).
+#[test]
+fn a_method_called_inside_a_macro_is_undecided_not_left_alone() {
+    let rs = "pub struct A;\nimpl A {\n    pub fn area(&self) -> u32 {\n        1\n    }\n}\nmacro_rules! t {\n    ($s:expr) => {\n        $s.area()\n    };\n}\npub fn go(a: &A) -> u32 {\n    assert_eq!(a.area(), 1);\n    t!(a)\n}\n";
+    let tmp = project(&[("src/lib.rs", rs)]);
+    let e = rename_in(
+        tmp.path(),
+        "src/lib.rs",
+        "A::area",
+        "surface",
+        Undecided::Refuse,
+    )
+    .unwrap_err();
+    assert_eq!(
+        uncertain_sites(&e),
+        [
+            ("src/lib.rs".to_string(), 9),
+            ("src/lib.rs".to_string(), 13)
+        ]
+    );
+    let files = rename_in(
+        tmp.path(),
+        "src/lib.rs",
+        "A::area",
+        "surface",
+        Undecided::Rename,
+    )
+    .unwrap();
+    assert_eq!(
+        text_of(&files, "src/lib.rs"),
+        rs.replace("area(", "surface(")
+    );
+}

@@ -87,6 +87,15 @@
   "::"
   .
   (identifier) @reference.member)
+; Any other `.name` in a token tree (`assert_eq!(a.area(), 1)`, a macro
+; body's `$s.area()`): a member of something no query reads there, so
+; undecided (it was a bare name, left alone, and renames missed it: heck's
+; `$s1.to_kebab_case()`, BENCHMARKS.md session 25). `self.x` above keeps
+; its receiver.
+(token_tree
+  "."
+  .
+  (identifier) @reference.member)
 
 ; Bases: `impl Trait for T` implements the trait: every method in its body
 ; is the trait's method of that name.

@@ -120,6 +120,7 @@ fn rename_cmd(a: RenameArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         },
         !a.apply,
         &|p| engine.load(p, None).map(std::sync::Arc::new),
+        &starting,
     )?;
     emit(out, a.json, &r, Head::Below);
     Ok(0)
@@ -188,10 +189,23 @@ fn refs_cmd(a: RefsArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         max_results: a.max_results,
         max_files: None,
     };
-    let r =
-        crate::ops::lsp::refs::find_references(&engine.lsp, ws, &engine.registry, &req, &|p| {
-            engine.load(p, None).map(std::sync::Arc::new)
-        })?;
+    let r = crate::ops::lsp::refs::find_references(
+        &engine.lsp,
+        ws,
+        &engine.registry,
+        &req,
+        &|p| engine.load(p, None).map(std::sync::Arc::new),
+        &starting,
+    )?;
     emit(out, a.json, &r, Head::Above);
     Ok(if r.total == 0 { 1 } else { 0 })
+}
+
+/// A language server starting for this command, said on stderr when it is
+/// a terminal (a script reads the answer, not the wait).
+fn starting(message: &str) {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        eprintln!("scalpel: {message}");
+    }
 }

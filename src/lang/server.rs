@@ -53,6 +53,15 @@ pub struct ServerConfig {
     /// timing at all.
     #[serde(default)]
     pub diagnostics_command: Option<DiagnosticsCommand>,
+    /// Diagnostics asked for with the protocol's own pull request,
+    /// `textDocument/diagnostic` (LSP 3.17), per file: the answer is about
+    /// the text the server holds now. rust-analyzer publishes a changed
+    /// file's diagnostics in two passes (syntax at once, semantic seconds
+    /// later) and only when they changed, with the document's version at
+    /// publication, so nothing published says the semantic pass is done;
+    /// asked, it answers for the text it holds.
+    #[serde(default)]
+    pub diagnostics_pull: bool,
     #[serde(default)]
     pub idle_notification: Option<String>,
     /// Answers to `workspace/configuration`, by section (`python.analysis`).
@@ -65,6 +74,45 @@ pub struct ServerConfig {
     /// before.
     #[serde(default)]
     pub ready_after: Option<String>,
+    /// `capabilities.experimental` of the client's `initialize` (a table):
+    /// what the client announces it understands beyond the protocol
+    /// (rust-analyzer: `serverStatusNotification = true`, without which it
+    /// never says when it is ready).
+    #[serde(default)]
+    pub experimental_capabilities: Option<toml::Value>,
+    /// How the server says it is ready to answer (its project loaded): a
+    /// notification whose `params` hold `value` at `field`; every request
+    /// and every wait for diagnostics first waits until the last such
+    /// notification said so (bounded by the request timeout). Any other
+    /// value of the field means "not ready" again (a server reloading its
+    /// project). rust-analyzer: `experimental/serverStatus`, `quiescent`,
+    /// `true`.
+    #[serde(default)]
+    pub ready_notification: Option<ReadyNotification>,
+}
+
+/// `ready_notification` of `[lsp]`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadyNotification {
+    /// The notification's method.
+    pub method: String,
+    /// The field of its `params` (dots for nested objects: `a.b`).
+    pub field: String,
+    /// The field's value meaning "ready".
+    pub value: toml::Value,
+}
+
+impl ReadyNotification {
+    /// Whether a notification's `params` say ready: `None` when `params`
+    /// lack the field (nothing said about readiness).
+    pub fn says_ready(&self, params: &serde_json::Value) -> Option<bool> {
+        let mut v = params;
+        for part in self.field.split('.') {
+            v = v.get(part)?;
+        }
+        Some(*v == serde_json::to_value(&self.value).unwrap_or_default())
+    }
 }
 
 /// `diagnostics_command` of `[lsp]`.
@@ -93,8 +141,11 @@ impl ServerConfig {
             busy_notifications: Vec::new(),
             idle_notification: None,
             diagnostics_command: None,
+            diagnostics_pull: false,
             settings: None,
             ready_after: None,
+            experimental_capabilities: None,
+            ready_notification: None,
         }
     }
 
@@ -127,6 +178,14 @@ impl ServerConfig {
                 self.busy_notifications.iter().all(method),
             ),
             (
+                "ready_notification",
+                self.ready_notification.iter().all(|r| {
+                    method(&r.method)
+                        && !r.field.is_empty()
+                        && r.field.split('.').all(|p| !p.trim().is_empty())
+                }),
+            ),
+            (
                 "diagnostics_command",
                 self.diagnostics_command.iter().all(|d| {
                     method(&d.command) && !d.requests.is_empty() && d.requests.iter().all(method)
@@ -136,6 +195,11 @@ impl ServerConfig {
             if !ok {
                 return Err(bad(&format!("`{key}` is not a method name")));
             }
+        }
+        if self.diagnostics_pull && self.diagnostics_command.is_some() {
+            return Err(bad(
+                "give `diagnostics_pull` or `diagnostics_command`, not both",
+            ));
         }
         if self.busy_notifications.is_empty() != self.idle_notification.is_none() {
             return Err(bad(
@@ -152,6 +216,7 @@ impl ServerConfig {
         for (key, v) in [
             ("init_options", &self.init_options),
             ("settings", &self.settings),
+            ("experimental_capabilities", &self.experimental_capabilities),
         ] {
             if v.as_ref().is_some_and(|v| !v.is_table()) {
                 return Err(bad(&format!("`{key}` is not a table")));
@@ -183,6 +248,9 @@ mod tests {
             "command = [\"x\"]\nlanguage_id = \"p\"\nidle_notification = \"\"\nbusy_notifications = [\"b\"]",
             "command = [\"x\"]\nlanguage_id = \"p\"\nidle_notification = \"done\"",
             "command = [\"x\"]\nlanguage_id = \"p\"\ndiagnostics_command = { command = \"c\", requests = [] }",
+            "command = [\"x\"]\nlanguage_id = \"p\"\nexperimental_capabilities = 1",
+            "command = [\"x\"]\nlanguage_id = \"p\"\nready_notification = { method = \"a b\", field = \"f\", value = true }",
+            "command = [\"x\"]\nlanguage_id = \"p\"\nready_notification = { method = \"s\", field = \"a..b\", value = true }",
         ] {
             let e = config(text).check("g.toml").unwrap_err();
             assert!(
@@ -194,5 +262,28 @@ mod tests {
             toml::from_str::<ServerConfig>("command = [\"x\"]\nlanguage_id = \"p\"\nport = 1")
                 .is_err()
         );
+    }
+
+    #[test]
+    fn the_ready_notification_is_read_from_its_field() {
+        let c = config(
+            "command = [\"x\"]\nlanguage_id = \"p\"\nready_notification = { method = \"s/status\", field = \"a.quiescent\", value = true }",
+        );
+        c.check("g.toml").unwrap();
+        let r = c.ready_notification.unwrap();
+        let says = |v: serde_json::Value| r.says_ready(&v);
+        assert_eq!(
+            says(serde_json::json!({"a": {"quiescent": true}})),
+            Some(true)
+        );
+        assert_eq!(
+            says(serde_json::json!({"a": {"quiescent": false}})),
+            Some(false)
+        );
+        assert_eq!(
+            says(serde_json::json!({"a": {"quiescent": "true"}})),
+            Some(false)
+        );
+        assert_eq!(says(serde_json::json!({"quiescent": true})), None);
     }
 }

@@ -13,6 +13,15 @@ use std::time::{Duration, Instant};
 /// A file's error diagnostics: 1-based line, message.
 pub type Errors = Vec<(usize, String)>;
 
+/// How diagnostics are asked for rather than waited for.
+#[derive(Clone)]
+enum Pull {
+    /// `diagnostics_command`: a command answered the way tsserver answers.
+    Command(DiagnosticsCommand),
+    /// `diagnostics_pull`: the protocol's `textDocument/diagnostic`.
+    Protocol,
+}
+
 pub struct Client {
     process: Process,
     /// `lsp:<name> <version>`, from the server's `serverInfo` (else the
@@ -25,7 +34,7 @@ pub struct Client {
     pub last_used: Instant,
     /// Diagnostics asked for (`diagnostics_command`, the language's own
     /// server only).
-    pull: Option<DiagnosticsCommand>,
+    pull: Option<Pull>,
     /// The errors last read per file, and the key of everything the server
     /// held then ([`Client::state`]).
     known: Option<(u64, HashMap<PathBuf, Errors>)>,
@@ -47,6 +56,27 @@ impl Client {
             .init_options
             .as_ref()
             .map(|v| serde_json::to_value(v).unwrap_or_default());
+        // The language's own program (by its file name: `--lsp` may name
+        // it by a path) says what its language file says it says.
+        let same = same_program(command, &config.command);
+        let mut capabilities = json!({
+            "workspace": {
+                "workspaceEdit": {"documentChanges": true},
+                // Not `workspaceFolders`: pyright 1.1.389 then waits
+                // for folders it never asks for, and answers nothing.
+                "configuration": true
+            },
+            "textDocument": {
+                "synchronization": {"didSave": false},
+                "rename": {"prepareSupport": true},
+                "references": {},
+                "publishDiagnostics": {"versionSupport": true}
+            },
+            "general": {"positionEncodings": ["utf-16"]}
+        });
+        if let Some(x) = config.experimental_capabilities.as_ref().filter(|_| same) {
+            capabilities["experimental"] = serde_json::to_value(x).unwrap_or_default();
+        }
         let params = json!({
             "processId": std::process::id(),
             "clientInfo": {"name": "scalpel", "version": env!("CARGO_PKG_VERSION")},
@@ -54,21 +84,7 @@ impl Client {
             "rootPath": root.to_string_lossy(),
             "workspaceFolders": [{"uri": root_uri, "name": root.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()}],
             "initializationOptions": init_options,
-            "capabilities": {
-                "workspace": {
-                    "workspaceEdit": {"documentChanges": true},
-                    // Not `workspaceFolders`: pyright 1.1.389 then waits
-                    // for folders it never asks for, and answers nothing.
-                    "configuration": true
-                },
-                "textDocument": {
-                    "synchronization": {"didSave": false},
-                    "rename": {"prepareSupport": true},
-                    "references": {},
-                    "publishDiagnostics": {"versionSupport": true}
-                },
-                "general": {"positionEncodings": ["utf-16"]}
-            }
+            "capabilities": capabilities
         });
         let answer = process.request("initialize", params, timeout)?;
         let Some(capabilities) = answer.get("capabilities").filter(|c| c.is_object()) else {
@@ -107,8 +123,12 @@ impl Client {
         process.progress = config
             .idle_notification
             .clone()
-            .filter(|_| own)
+            .filter(|_| same)
             .map(|idle| (config.busy_notifications.clone(), idle));
+        if let Some(r) = config.ready_notification.clone().filter(|_| same) {
+            process.readiness = Some(r);
+            process.ready = false;
+        }
         process.notify("initialized", json!({}))?;
         if let Some(s) = &config.settings {
             process.notify(
@@ -126,7 +146,12 @@ impl Client {
             timeout,
             capabilities,
             last_used: Instant::now(),
-            pull: config.diagnostics_command.clone().filter(|_| own),
+            pull: match (&config.diagnostics_command, config.diagnostics_pull) {
+                _ if !same => None,
+                (Some(c), _) => Some(Pull::Command(c.clone())),
+                (None, true) => Some(Pull::Protocol),
+                (None, false) => None,
+            },
             known: None,
         })
     }
@@ -200,7 +225,31 @@ impl Client {
     pub fn request(&mut self, method: &str, params: Value) -> Result<Value, Failure> {
         self.last_used = Instant::now();
         let t = self.timeout;
+        self.wait_ready(Instant::now() + t)?;
         self.process.request(method, params, t)
+    }
+
+    /// Wait until the server says it is ready (`ready_notification`), at
+    /// most until `deadline`; at once for a server that says nothing of
+    /// the kind.
+    pub fn wait_ready(&mut self, deadline: Instant) -> Result<(), Failure> {
+        if self.process.ready {
+            return Ok(());
+        }
+        let started = Instant::now();
+        // The bound, to the millisecond (as the note says it).
+        let bound = Duration::from_millis(
+            (deadline.saturating_duration_since(started).as_secs_f64() * 1000.0).round() as u64,
+        );
+        tracing::info!(target: "scalpel::lsp", "{}: waiting until the server says it is ready", self.label);
+        if self
+            .process
+            .wait_until(deadline, Duration::ZERO, &|p: &Process| p.ready)?
+        {
+            tracing::info!(target: "scalpel::lsp", "{}: ready after {:.1} s", self.label, started.elapsed().as_secs_f64());
+            return Ok(());
+        }
+        Err(Failure::NotReady(bound))
     }
 
     /// Whether the server says when it has checked every open document
@@ -239,6 +288,28 @@ impl Client {
             }
         }
         Ok(out)
+    }
+
+    /// The error diagnostics of `path` as the server holds it now, asked
+    /// for with `textDocument/diagnostic` (a full report: `{kind: "full",
+    /// items: [Diagnostic]}`).
+    fn document_errors(&mut self, path: &Path) -> Result<Errors, Failure> {
+        let answer = self.request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": convert::uri(path)}}),
+        )?;
+        let items = match (
+            answer.get("kind").and_then(Value::as_str),
+            answer.get("items").and_then(Value::as_array),
+        ) {
+            (Some("full"), Some(items)) => items,
+            _ => {
+                return Err(Failure::Garbage(
+                    "a textDocument/diagnostic answer that is not a full report".into(),
+                ));
+            }
+        };
+        Ok(error_lines(items))
     }
 
     /// A key of everything the server holds: each open document's path and
@@ -304,10 +375,14 @@ impl Client {
         quiet: Duration,
         deadline: Instant,
     ) -> Result<Option<Vec<Errors>>, Failure> {
+        self.wait_ready(deadline)?;
         if let Some(pull) = self.pull.clone() {
             return paths
                 .iter()
-                .map(|p| self.pull_errors(&pull, p))
+                .map(|p| match &pull {
+                    Pull::Command(c) => self.pull_errors(c, p),
+                    Pull::Protocol => self.document_errors(p),
+                })
                 .collect::<Result<Vec<_>, _>>()
                 .map(Some);
         }
@@ -358,24 +433,13 @@ impl Client {
             let Some(p) = self.process.diagnostics.get(u) else {
                 return Ok(None);
             };
-            out.push(
+            let none = Vec::new();
+            out.push(error_lines(
                 p.params
                     .get("diagnostics")
                     .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter(|d| d.get("severity").and_then(Value::as_i64) == Some(1))
-                    .map(|d| {
-                        let line = d
-                            .pointer("/range/start/line")
-                            .and_then(Value::as_u64)
-                            .unwrap_or(0) as usize
-                            + 1;
-                        let msg = d.get("message").and_then(Value::as_str).unwrap_or("");
-                        (line, msg.lines().next().unwrap_or("").to_string())
-                    })
-                    .collect(),
-            );
+                    .unwrap_or(&none),
+            ));
         }
         Ok(Some(out))
     }
@@ -383,6 +447,36 @@ impl Client {
     pub fn shutdown(mut self) {
         self.process.shutdown();
     }
+}
+
+/// The errors among LSP `Diagnostic`s: 1-based line, first line of the
+/// message.
+fn error_lines(diagnostics: &[Value]) -> Errors {
+    diagnostics
+        .iter()
+        .filter(|d| d.get("severity").and_then(Value::as_i64) == Some(1))
+        .map(|d| {
+            let line = d
+                .pointer("/range/start/line")
+                .and_then(Value::as_u64)
+                .unwrap_or(0) as usize
+                + 1;
+            let msg = d.get("message").and_then(Value::as_str).unwrap_or("");
+            (line, msg.lines().next().unwrap_or("").to_string())
+        })
+        .collect()
+}
+
+/// Whether `given` runs the program `own` names (the same file name, the
+/// same arguments): `--lsp rust=/opt/bin/rust-analyzer` is the language's
+/// own server at another path.
+fn same_program(given: &[String], own: &[String]) -> bool {
+    let name = |c: &[String]| {
+        c.first()
+            .and_then(|p| Path::new(p).file_name())
+            .map(|n| n.to_os_string())
+    };
+    name(given).is_some() && name(given) == name(own) && given.get(1..) == own.get(1..)
 }
 
 /// The last word of the first line `command` prints, waited for at most
@@ -410,4 +504,67 @@ fn version(command: &[String], dir: &Path, timeout: Duration) -> Option<String> 
     std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
     let word = out.lines().next()?.split_whitespace().last()?;
     (word.len() <= 40 && word.starts_with(|c: char| c.is_ascii_digit())).then(|| word.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fake server of tests/support/fake_lsp.py in `mode`, with a
+    /// language file's `ready_notification` for it.
+    fn start(mode: &str, timeout: Duration) -> Result<Client, Failure> {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/fake_lsp.py");
+        let command: Vec<String> = ["python3", script, mode].map(String::from).into();
+        let mut config: ServerConfig = toml::from_str(
+            "command = [\"python3\"]\nlanguage_id = \"x\"\nready_notification = { method = \"experimental/serverStatus\", field = \"quiescent\", value = true }",
+        )
+        .unwrap();
+        config.command = command.clone();
+        config.check("test.toml").unwrap();
+        let dir = std::env::temp_dir();
+        Client::start(&config, &command, &dir, timeout)
+    }
+
+    #[test]
+    fn requests_wait_until_the_server_says_it_is_ready() {
+        let mut c = start("late", Duration::from_secs(20)).unwrap();
+        let params = json!({"textDocument": {"uri": "file:///x"}, "position": {"line": 0, "character": 0}, "context": {"includeDeclaration": true}});
+        // The fake answers `[]` only once it said it is ready.
+        assert_eq!(
+            c.request("textDocument/references", params).unwrap(),
+            json!([])
+        );
+        // Started under a generous bound (a loaded machine starts python
+        // slowly), then asked under a short one.
+        let mut c = start("unready", Duration::from_secs(20)).unwrap();
+        c.timeout = Duration::from_millis(500);
+        let e = c.request("textDocument/references", json!({})).unwrap_err();
+        assert_eq!(e, Failure::NotReady(Duration::from_millis(500)));
+        assert!(
+            e.to_string()
+                .starts_with("did not say it was ready within 0.5 s (still loading"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_languages_own_program_at_another_path_is_the_same_program() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert!(same_program(
+            &s(&["/opt/ra/bin/rust-analyzer"]),
+            &s(&["rust-analyzer"])
+        ));
+        assert!(same_program(
+            &s(&["/x/pyright-langserver", "--stdio"]),
+            &s(&["pyright-langserver", "--stdio"])
+        ));
+        assert!(!same_program(
+            &s(&["pyright-langserver"]),
+            &s(&["pyright-langserver", "--stdio"])
+        ));
+        assert!(!same_program(
+            &s(&["python3", "fake.py"]),
+            &s(&["rust-analyzer"])
+        ));
+    }
 }

@@ -32,6 +32,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use transport::Failure;
 
+/// Told, once, that a server is starting for the call (the CLI prints it
+/// on a terminal, `scalpel serve` sends it as the request's progress): the
+/// first call through a server that loads its project waits seconds.
+pub type Starting<'a> = &'a dyn Fn(&str);
+
 /// One language and root's server, when running.
 type Slot = Arc<Mutex<Option<Client>>>;
 
@@ -41,6 +46,9 @@ type Slot = Arc<Mutex<Option<Client>>>;
 pub struct Servers {
     pub settings: Settings,
     live: Mutex<HashMap<(String, PathBuf), Slot>>,
+    /// Languages whose own server exited before it answered `initialize`:
+    /// not installed in effect, not asked again.
+    unusable: Mutex<std::collections::HashSet<String>>,
 }
 
 impl std::fmt::Debug for Servers {
@@ -73,6 +81,7 @@ impl Servers {
         Servers {
             settings,
             live: Mutex::new(HashMap::new()),
+            unusable: Mutex::new(Default::default()),
         }
     }
 
@@ -83,6 +92,14 @@ impl Servers {
         }
         if let Some(c) = self.settings.commands.get(language.name()) {
             return Some((c.clone(), true));
+        }
+        if self
+            .unusable
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(language.name())
+        {
+            return None;
         }
         language
             .config
@@ -107,6 +124,7 @@ impl Servers {
         language: &Language,
         file: &Path,
         ws_root: &Path,
+        starting: Starting,
         f: impl FnOnce(&mut Client) -> Result<T, Failure>,
     ) -> Asked<T> {
         let Some((command, explicit)) = self.command(language) else {
@@ -133,8 +151,35 @@ impl Servers {
         if guard.is_none() {
             tracing::info!(target: "scalpel::lsp", "starting {} for {}", command.join(" "), root.display());
             match Client::start(config, &command, &root, self.settings.timeout) {
-                Ok(c) => *guard = Some(c),
+                Ok(c) => {
+                    // Said once it answered `initialize` (not for a program
+                    // that turns out not to be a server: rustup's proxy).
+                    starting(&format!(
+                        "started the language server `{}` for {}{}",
+                        command[0],
+                        root.display(),
+                        if config.ready_notification.is_some() {
+                            " (the first answer waits until it has loaded the project)"
+                        } else {
+                            ""
+                        }
+                    ));
+                    *guard = Some(c)
+                }
                 Err(Failure::Missing(_)) if !explicit => return Asked::NoServer,
+                // The language's own program exits before it answers
+                // `initialize`: not installed in effect (rustup's
+                // `rust-analyzer` proxy without the component says "Unknown
+                // binary" and exits 1). Silent like a missing one, in the
+                // log, and not started again by this process.
+                Err(e @ Failure::Crashed(_)) if !explicit => {
+                    tracing::warn!(target: "scalpel::lsp", "{}; treated as not installed", note(&command[0], &e));
+                    self.unusable
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(language.name().to_string());
+                    return Asked::NoServer;
+                }
                 Err(e) => return Asked::Failed(note(&command[0], &e)),
             }
         }

@@ -27,6 +27,8 @@ pub enum Failure {
     Garbage(String),
     /// It answered with a JSON-RPC error.
     Refused(String),
+    /// It did not say it was ready (`ready_notification`) within the bound.
+    NotReady(Duration),
 }
 
 impl std::fmt::Display for Failure {
@@ -37,6 +39,11 @@ impl std::fmt::Display for Failure {
             Failure::Timeout(d) => write!(f, "did not answer within {} s", d.as_secs_f64()),
             Failure::Garbage(why) => write!(f, "answered with something that is not LSP ({why})"),
             Failure::Refused(why) => write!(f, "answered with an error ({why})"),
+            Failure::NotReady(d) => write!(
+                f,
+                "did not say it was ready within {} s (still loading the project; a larger --lsp-timeout waits longer)",
+                d.as_secs_f64()
+            ),
         }
     }
 }
@@ -88,6 +95,10 @@ pub struct Process {
     /// `[lsp]`), and whether it said it is busy since it last said done.
     pub progress: Option<(Vec<String>, String)>,
     pub busy: bool,
+    /// The notification saying the server is ready (`ready_notification`
+    /// of `[lsp]`), and whether the last one said so (`true` without one).
+    pub readiness: Option<crate::lang::server::ReadyNotification>,
+    pub ready: bool,
     /// When the last message came.
     last_message: Instant,
     dead: Option<String>,
@@ -142,6 +153,8 @@ impl Process {
             configuration: Box::new(|_| Value::Null),
             progress: None,
             busy: false,
+            readiness: None,
+            ready: true,
             last_message: Instant::now(),
             dead: None,
         })
@@ -333,6 +346,15 @@ impl Process {
                     seq: self.published,
                 };
                 self.diagnostics.insert(uri.to_string(), published);
+            } else if let Some(r) = &self.readiness
+                && r.method == method
+            {
+                if let Some(ready) = r.says_ready(&params) {
+                    if ready != self.ready {
+                        tracing::info!(target: "scalpel::lsp", "the server says it is {}ready ({method})", if ready { "" } else { "not " });
+                    }
+                    self.ready = ready;
+                }
             } else if let Some((busy, idle)) = &self.progress {
                 if busy.iter().any(|b| b == method) {
                     self.busy = true;

@@ -45,6 +45,25 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// A language server starting for this request, told as the request's
+/// progress (when it has a token) and in the log: the first call through a
+/// server that loads its project waits seconds.
+fn starting_progress(ctx: &RequestContext<RoleServer>) -> impl Fn(&str) + Send + 'static {
+    let token = ctx.meta.get_progress_token();
+    let peer = ctx.peer.clone();
+    let runtime = tokio::runtime::Handle::current();
+    move |message: &str| {
+        tracing::info!(target: "scalpel::lsp", "{message}");
+        if let Some(token) = &token {
+            let note = ProgressNotificationParam::new(token.clone(), 0.0).with_message(message);
+            let peer = peer.clone();
+            runtime.spawn(async move {
+                let _ = peer.notify_progress(note).await;
+            });
+        }
+    }
+}
+
 fn yes() -> bool {
     true
 }
@@ -614,6 +633,7 @@ impl ScalpelServer {
         Parameters(p): Parameters<FindReferencesParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<Answer<References>, ToolError> {
+        let starting = starting_progress(&ctx);
         self.read("find_references", &ctx, move |env| {
             let req = RefsRequest {
                 path: p.path,
@@ -627,7 +647,14 @@ impl ScalpelServer {
             };
             let load = |path: &Path| env.parse_path(path);
             let e = env.engine();
-            crate::ops::lsp::refs::find_references(&e.lsp, env.ws(), &e.registry, &req, &load)
+            crate::ops::lsp::refs::find_references(
+                &e.lsp,
+                env.ws(),
+                &e.registry,
+                &req,
+                &load,
+                &starting,
+            )
         })
         .await
         .map(Answer)
@@ -642,6 +669,7 @@ impl ScalpelServer {
         Parameters(p): Parameters<RenameSymbolParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<Answer<RenameReceipt>, ToolError> {
+        let starting = starting_progress(&ctx);
         self.write_set("rename_symbol", &ctx, move |env| {
             let req = RefsRequest {
                 path: Some(p.path),
@@ -670,6 +698,7 @@ impl ScalpelServer {
                 },
                 p.dry_run,
                 &load,
+                &starting,
             )
         })
         .await

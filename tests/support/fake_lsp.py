@@ -6,7 +6,12 @@ crash    exits with status 3 on the first request
 garbage  answers the first request with bytes that are not LSP
 stale    a well-behaved server whose rename edits replace the wrong text
          (its view of the file is not the file on disk)
+late     says `experimental/serverStatus` quiescent false after
+         `initialized`, true 300 ms later, and answers `textDocument/references`
+         with `[]` (only while it has said it is ready)
+unready  says quiescent false after `initialized`, never true
 """
+import threading
 import json
 import sys
 
@@ -30,14 +35,33 @@ def read():
     return json.loads(inp.read(length))
 
 
+lock = threading.Lock()
+
+
 def send(msg):
     body = json.dumps(msg).encode()
-    out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    out.flush()
+    with lock:
+        out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        out.flush()
+
+
+ready = False
+
+
+def status(quiescent):
+    global ready
+    ready = quiescent
+    send({"jsonrpc": "2.0", "method": "experimental/serverStatus",
+          "params": {"health": "ok", "quiescent": quiescent}})
 
 
 while True:
     msg = read()
+    if msg.get("method") == "initialized" and mode in ("late", "unready"):
+        status(False)
+        if mode == "late":
+            # From another thread: a request read meanwhile sees it unready.
+            threading.Timer(0.3, status, [True]).start()
     if "id" not in msg:
         continue
     if mode == "hang":
@@ -60,6 +84,8 @@ while True:
                           "end": {"line": 0, "character": 3}},
                 "newText": msg["params"]["newName"]}
         result = {"changes": {doc: [edit]}}
+    elif method == "textDocument/references" and mode == "late":
+        result = [] if ready else {"not": "ready"}
     else:
         result = None
     send({"jsonrpc": "2.0", "id": msg["id"], "result": result})

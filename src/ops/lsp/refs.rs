@@ -23,10 +23,11 @@ pub fn find_references(
     registry: &Registry,
     req: &RefsRequest,
     load: Load,
+    starting: crate::lsp::Starting,
 ) -> Result<References> {
     let mut note = None;
     if let Some(t) = Target::find(servers, ws, registry, req, load) {
-        let asked = servers.with(&t.file.language, &t.path, ws.root(), |c| {
+        let asked = servers.with(&t.file.language, &t.path, ws.root(), starting, |c| {
             if !c.can_find_references() {
                 return Err(crate::lsp::transport::Failure::Refused(
                     "it does not find references".into(),

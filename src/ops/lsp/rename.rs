@@ -39,6 +39,7 @@ pub fn rename_symbol(
     undecided: Undecided,
     dry_run: bool,
     load: Load,
+    starting: crate::lsp::Starting,
 ) -> Result<RenameReceipt> {
     let started = Instant::now();
     let target = Target::find(servers, ws, registry, req, load);
@@ -48,7 +49,7 @@ pub fn rename_symbol(
         // A method the language calls itself (`__eq__`): no server's rename
         // sees those calls; the syntax backend refuses it.
         Some(t) if protocol(&t) => None,
-        Some(t) => match ask(servers, ws, &t, new_name, dry_run, load) {
+        Some(t) => match ask(servers, ws, &t, new_name, dry_run, load, starting) {
             Asked::NoServer => None,
             Asked::Answer(r, _) => return r,
             Asked::Failed(note) => Some(note),
@@ -98,11 +99,12 @@ fn ask(
     new_name: &str,
     dry_run: bool,
     load: Load,
+    starting: crate::lsp::Starting,
 ) -> Asked<Result<RenameReceipt>> {
     if let Err(e) = crate::ops::rename::check_new_name(&t.file, &t.symbol, new_name) {
         return Asked::Answer(Err(e), String::new());
     }
-    let plan = servers.with(&t.file.language, &t.path, ws.root(), |c| {
+    let plan = servers.with(&t.file.language, &t.path, ws.root(), starting, |c| {
         let label = c.label.clone();
         let (renames, prepares) = c.can_rename();
         if !renames {
@@ -135,7 +137,13 @@ fn ask(
             .map_err(|why| Failure::Garbage(format!("its rename cannot be taken: {why}")))?;
         let plan = match plan(ws, t, new_name, by_file, load) {
             Ok(p) => p,
-            Err(Planning::Refused(e)) => return Ok(Err(e)),
+            Err(Planning::Refused(mut e)) => {
+                // Refused over the server's answer: say whose.
+                if let Value::Object(m) = &mut e.details {
+                    m.entry("backend").or_insert_with(|| json!(label));
+                }
+                return Ok(Err(e));
+            }
             Err(Planning::Stale(why)) => {
                 return Err(Failure::Garbage(format!(
                     "its rename does not fit the files on disk: {why}"
