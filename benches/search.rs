@@ -306,6 +306,10 @@ fn main() {
                 req.max_results = 30;
                 req.semantic = mode.starts_with("hybrid");
                 req.structure = *mode != "keyword";
+                // As in benches/search_eval: another keyword share without a rebuild.
+                req.keyword_share = std::env::var("SCALPEL_EVAL_KEYWORD_SHARE")
+                    .ok()
+                    .and_then(|v| v.parse().ok());
                 req.fusion = if mode.contains("rrf") {
                     Fusion::Rrf
                 } else {
