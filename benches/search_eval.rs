@@ -190,12 +190,13 @@ fn evaluate(
         indexed.as_secs_f64(),
         questions.len()
     );
+    // Read once for the repository, not once per question.
+    let modes = std::env::var("SCALPEL_EVAL_MODES").unwrap_or_default();
+    let keyword_share = std::env::var("SCALPEL_EVAL_KEYWORD_SHARE")
+        .ok()
+        .and_then(|v| v.parse::<f32>().ok());
     for q in questions {
         let expected = answers(q, &root);
-        let modes = std::env::var("SCALPEL_EVAL_MODES").unwrap_or_default();
-        let keyword_share = std::env::var("SCALPEL_EVAL_KEYWORD_SHARE")
-            .ok()
-            .and_then(|v| v.parse::<f32>().ok());
         for mode in MODES {
             if !modes.is_empty() && !modes.split(',').any(|m| m == mode) {
                 continue;
