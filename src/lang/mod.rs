@@ -454,6 +454,22 @@ impl KindSet {
     pub fn contains(&self, node: &tree_sitter::Node) -> bool {
         self.0.binary_search(&node.kind_id()).is_ok()
     }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether `node` or one of its ancestors is of these kinds.
+    pub fn encloses(&self, node: tree_sitter::Node) -> bool {
+        let mut n = Some(node);
+        while let Some(x) = n {
+            if self.contains(&x) {
+                return true;
+            }
+            n = x.parent();
+        }
+        false
+    }
 }
 
 /// The kinds of the language file's node lists, as [`KindSet`]s.
@@ -469,6 +485,8 @@ pub struct Kinds {
     pub to_end: KindSet,
     /// every kind a compile rule (`rules.scoped`, `rules.unique`) is about
     pub ruled: KindSet,
+    /// `lsp.unseen`: what the language server does not bind inside
+    pub unseen: KindSet,
 }
 
 impl Kinds {
@@ -487,6 +505,7 @@ impl Kinds {
                     .cloned()
                     .collect::<Vec<String>>(),
             ),
+            unseen: KindSet::resolve(grammar, config.lsp.as_ref().map_or(&[][..], |l| &l.unseen)),
         }
     }
 }
@@ -701,7 +720,13 @@ fn check_node_kinds(
                 .chain(&o.line_parents)
                 .chain(&o.line_nodes)
                 .map(|k| ("offside", k))
-        }));
+        }))
+        .chain(
+            config
+                .lsp
+                .iter()
+                .flat_map(|l| l.unseen.iter().map(|k| ("lsp.unseen", k))),
+        );
     let anonymous = config.offside.iter().flat_map(|o| {
         o.brackets
             .iter()

@@ -89,6 +89,13 @@ pub struct ServerConfig {
     /// `true`.
     #[serde(default)]
     pub ready_notification: Option<ReadyNotification>,
+    /// Node kinds whose contents the server does not bind to definitions
+    /// (rust-analyzer: `macro_definition`, whose body is tokens until a
+    /// call expands it). A rename the server's own check rejects is tried
+    /// once more with the syntax backend's sites inside them added
+    /// (`ops::lsp::rename`), and taken only if the check then passes.
+    #[serde(default)]
+    pub unseen: Vec<String>,
 }
 
 /// `ready_notification` of `[lsp]`.
@@ -146,6 +153,7 @@ impl ServerConfig {
             ready_after: None,
             experimental_capabilities: None,
             ready_notification: None,
+            unseen: Vec::new(),
         }
     }
 

@@ -15,7 +15,7 @@ use crate::lsp::{Asked, Servers, convert};
 use crate::ops::change::{self, Change, Judged};
 use crate::ops::receipt::Renamed;
 use crate::ops::rename::{RenameReceipt, Undecided};
-use crate::refs::RefsRequest;
+use crate::refs::{RefsRequest, Tier};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -49,7 +49,9 @@ pub fn rename_symbol(
         // A method the language calls itself (`__eq__`): no server's rename
         // sees those calls; the syntax backend refuses it.
         Some(t) if protocol(&t) => None,
-        Some(t) => match ask(servers, ws, &t, new_name, dry_run, load, starting) {
+        Some(t) => match ask(
+            servers, ws, registry, req, &t, new_name, dry_run, load, starting,
+        ) {
             Asked::NoServer => None,
             Asked::Answer(r, _) => return r,
             Asked::Failed(note) => Some(note),
@@ -92,9 +94,12 @@ pub(crate) fn with_note<T>(
 
 /// The server's rename, planned, verified and committed; `Answer(Err)` is
 /// a refusal the server's answers justify.
+#[allow(clippy::too_many_arguments)]
 fn ask(
     servers: &Servers,
     ws: &Workspace,
+    registry: &Registry,
+    req: &RefsRequest,
     t: &Target,
     new_name: &str,
     dry_run: bool,
@@ -133,9 +138,35 @@ fn ask(
         })?;
         tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: the server's prepareRename and rename");
         let started = Instant::now();
-        let by_file = convert::edits_by_file(edit)
+        let mut by_file = convert::edits_by_file(edit)
             .map_err(|why| Failure::Garbage(format!("its rename cannot be taken: {why}")))?;
-        let plan = match plan(ws, t, new_name, by_file, load) {
+        // The target's family (a base's or subclass's method of the name):
+        // renamed with it, each through the server's own rename (pyright
+        // renames one declaration: a subclass's method renamed alone no
+        // longer overrides, and nothing reports it).
+        let beyond = Beyond::find(ws, registry, req, t, load);
+        let mut family = Vec::new();
+        for s in &beyond.family {
+            if s.covered(&by_file) {
+                continue;
+            }
+            let mut params = s.position();
+            params["newName"] = json!(new_name);
+            let edit = c.request("textDocument/rename", params)?;
+            if edit.is_null() {
+                return Ok(Err(cannot_family(t, s, &label)));
+            }
+            let edit: lsp_types::WorkspaceEdit = serde_json::from_value(edit).map_err(|e| {
+                Failure::Garbage(format!("a rename answer that is not a WorkspaceEdit: {e}"))
+            })?;
+            let more = convert::edits_by_file(edit)
+                .map_err(|why| Failure::Garbage(format!("its rename cannot be taken: {why}")))?;
+            for (p, edits) in more {
+                by_file.entry(p).or_default().extend(edits);
+            }
+            family.push(s.at_line());
+        }
+        let plan = match plan(ws, t, new_name, by_file.clone(), load) {
             Ok(p) => p,
             Err(Planning::Refused(mut e)) => {
                 // Refused over the server's answer: say whose.
@@ -159,7 +190,57 @@ fn ask(
                 .map_or(1000, |l| l.diagnostics_quiet_ms),
         );
         tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: its edit planned as texts");
-        let verdict = verify(c, t, &plan, quiet, &label)?;
+        let mut verdict = verify(c, t, &plan, quiet, &label)?;
+        let mut plan = plan;
+        // The server's check rejects its own rename: when the syntax
+        // backend binds uses the server cannot see (a macro's body), the
+        // rename is checked once more with them, and taken only if clean.
+        let missing: Vec<&Site> = beyond
+            .unseen
+            .iter()
+            .filter(|s| !s.covered(&by_file))
+            .collect();
+        let mut added = Vec::new();
+        if let Err(refusal) = &mut verdict
+            && !missing.is_empty()
+        {
+            for s in &missing {
+                by_file
+                    .entry(s.path.clone())
+                    .or_default()
+                    .push(s.edit(&t.symbol.name, new_name));
+            }
+            let tried: Vec<String> = missing.iter().map(|s| s.at_line()).collect();
+            match self::plan(ws, t, new_name, by_file, load) {
+                Ok(wider) => match verify(c, t, &wider, quiet, &label)? {
+                    Ok(w) => {
+                        plan = wider;
+                        verdict = Ok(w);
+                        added = tried;
+                    }
+                    Err(_) => note_tried(refusal, &tried),
+                },
+                Err(_) => note_tried(refusal, &tried),
+            }
+        }
+        let verdict = verdict.map(|mut warnings| {
+            if !family.is_empty() {
+                warnings.push(format!(
+                    "renamed with its family: the server also renamed {} and its uses ({})",
+                    plural(family.len(), "definition"),
+                    family.join(", ")
+                ));
+            }
+            if !added.is_empty() {
+                warnings.push(format!(
+                    "the server's rename left {} inside code it does not bind ({}): renamed too, and its check of the result finds no new error ({})",
+                    plural(added.len(), "use"),
+                    unseen_kinds(t),
+                    added.join(", ")
+                ));
+            }
+            warnings
+        });
         Ok(verdict.map(|warnings| (plan, warnings, label)))
     });
     match plan {
@@ -187,6 +268,154 @@ fn cannot(t: &Target, label: &str) -> Error {
         "rename the definition the name comes from, or pass --no-lsp to use the syntax backend",
     )
     .with_details(json!({"backend": label}))
+}
+
+/// The refusal of a family member the server will not rename.
+fn cannot_family(t: &Target, s: &Site, label: &str) -> Error {
+    Error::new(
+        ErrorCode::Conflict,
+        format!(
+            "the language server ({label}) cannot rename the `{}` at {}, which `{}` overrides or is overridden by; nothing was written",
+            t.symbol.name,
+            s.at_line(),
+            t.symbol.name_path
+        ),
+    )
+    .with_suggestion("rename the family's first definition, or pass --no-lsp to use the syntax backend")
+    .with_details(json!({"backend": label, "path": s.display, "line": s.line}))
+}
+
+/// `n thing(s)`.
+fn plural(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
+/// The `[lsp] unseen` kinds of the target's language, for a note.
+fn unseen_kinds(t: &Target) -> String {
+    t.file
+        .language
+        .config
+        .lsp
+        .as_ref()
+        .map(|l| l.unseen.join(", "))
+        .unwrap_or_default()
+}
+
+/// A refusal's details say which sites were added and checked in vain.
+fn note_tried(refusal: &mut Error, tried: &[String]) {
+    if let Value::Object(m) = &mut refusal.details {
+        m.insert("also_tried".into(), json!(tried));
+    }
+}
+
+/// A site the syntax backend binds to the target that the server's rename
+/// may not reach.
+struct Site {
+    path: PathBuf,
+    display: String,
+    file: Arc<ParsedFile>,
+    /// Byte offset of the name in the file's body.
+    at: usize,
+    line: usize,
+}
+
+impl Site {
+    fn at_line(&self) -> String {
+        format!("{}:{}", self.display, self.line)
+    }
+
+    fn position(&self) -> Value {
+        json!({
+            "textDocument": {"uri": convert::uri(&self.path)},
+            "position": convert::position(self.file.source.body(), self.at),
+        })
+    }
+
+    /// Whether the server's edits already rename it.
+    fn covered(&self, by_file: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>) -> bool {
+        let body = self.file.source.body();
+        by_file.get(&self.path).is_some_and(|edits| {
+            edits
+                .iter()
+                .any(|e| convert::offset(body, e.range.start) == Some(self.at))
+        })
+    }
+
+    /// The edit renaming it.
+    fn edit(&self, old: &str, new_name: &str) -> lsp_types::TextEdit {
+        let body = self.file.source.body();
+        lsp_types::TextEdit {
+            range: lsp_types::Range::new(
+                convert::position(body, self.at),
+                convert::position(body, self.at + old.len()),
+            ),
+            new_text: new_name.to_string(),
+        }
+    }
+}
+
+/// What the syntax backend binds to the target beyond the server's reach:
+/// the other definitions of its family, and uses inside node kinds the
+/// server does not bind (`[lsp] unseen`).
+#[derive(Default)]
+struct Beyond {
+    family: Vec<Site>,
+    unseen: Vec<Site>,
+}
+
+impl Beyond {
+    fn find(
+        ws: &Workspace,
+        registry: &Registry,
+        req: &RefsRequest,
+        t: &Target,
+        load: Load,
+    ) -> Beyond {
+        let mut out = Beyond::default();
+        // The syntax backend failing (too many files, ...) leaves the
+        // server's answer as it is.
+        let Ok(c) = crate::refs::collect(ws, registry, req, load) else {
+            return out;
+        };
+        for (display, file, found) in c.files {
+            let Ok(r) = ws.resolve(Path::new(&display), Purpose::Read) else {
+                continue;
+            };
+            let offset = file.source.body_offset();
+            let unseen = &file.language.kinds().unseen;
+            for f in found {
+                let at = f.occ.byte - offset;
+                let site = || Site {
+                    path: r.path.clone(),
+                    display: r.display.clone(),
+                    file: file.clone(),
+                    at,
+                    line: f.occ.line,
+                };
+                match f.verdict.tier() {
+                    Some(Tier::Definition) if !(r.path == t.path && at == t.at) => {
+                        out.family.push(site())
+                    }
+                    Some(Tier::Definition | Tier::Proven | Tier::Probable)
+                        if !unseen.is_empty()
+                            && file
+                                .tree
+                                .root_node()
+                                .descendant_for_byte_range(at, at)
+                                .is_some_and(|n| unseen.encloses(n)) =>
+                    {
+                        out.unseen.push(site())
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
 }
 
 /// One file of the plan: its path, parse, new text and sites.
