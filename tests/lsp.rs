@@ -628,13 +628,34 @@ async fn mcp_rename_and_references_go_through_the_server_and_say_so() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let client = TestClient::default().serve(transport).await.unwrap();
+    let handler = TestClient::default();
+    let progress = handler.progress.clone();
+    let client = handler.serve(transport).await.unwrap();
     let refs = call(
         &client,
         "find_references",
         serde_json::json!({"path": "two.py", "symbol": "A.m"}),
     )
     .await;
+    // The first call that starts the server says so, as the request's
+    // progress (rmcp's client gives every request a progress token).
+    for _ in 0..50 {
+        if !progress.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let said: Vec<String> = progress
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.1.clone())
+        .collect();
+    assert!(
+        said.len() == 1
+            && said[0].starts_with("started the language server `pyright-langserver` for "),
+        "{said:?}"
+    );
     assert_eq!(
         ok(&refs)["backend"],
         "lsp:pyright 1.1.389",
@@ -669,6 +690,8 @@ async fn mcp_rename_and_references_go_through_the_server_and_say_so() {
     .await;
     assert_eq!(ok(&again)["total"], 3, "{}", text(&again));
     assert_eq!(ok(&again)["backend"], "lsp:pyright 1.1.389");
+    // Said once: the server was kept warm for the later calls.
+    assert_eq!(progress.lock().unwrap().len(), 1);
     client.cancel().await.unwrap();
 }
 
