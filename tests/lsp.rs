@@ -695,6 +695,59 @@ async fn mcp_rename_and_references_go_through_the_server_and_say_so() {
     client.cancel().await.unwrap();
 }
 
+/// A dry run's check is remembered: the `--apply` that follows (the same
+/// rename of the same files) finds the errors of both states (the disk's
+/// texts, the renamed ones) known, and asks the server for no check; a
+/// rename to another name is checked anew. The log says which.
+#[tokio::test]
+async fn an_apply_after_its_dry_run_is_not_checked_twice() {
+    use mcp_support::{TestClient, call, ok};
+    use rmcp::ServiceExt;
+    use rmcp::transport::TokioChildProcess;
+    let path = server_path();
+    let p = project(&[("two.py", TWO), ("use.py", USE)]);
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_scalpel"));
+    cmd.env("PATH", &path)
+        .arg("serve")
+        .arg("--root")
+        .arg(p.path())
+        .args(["--log-level", "warn,scalpel::lsp=debug"]);
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::from(log.reopen().unwrap()))
+        .spawn()
+        .unwrap();
+    let client = TestClient::default().serve(transport).await.unwrap();
+    let known = || {
+        fs::read_to_string(log.path())
+            .unwrap()
+            .matches("errors already known for these texts")
+            .count()
+    };
+    let rename = |name: &str, dry_run: bool| serde_json::json!({"path": "two.py", "symbol": "A.m", "new_name": name, "dry_run": dry_run});
+    let r = call(&client, "rename_symbol", rename("mm", true)).await;
+    assert_eq!(ok(&r)["renamed"], 3);
+    assert_eq!(known(), 0, "a first rename is checked");
+    let r = call(&client, "rename_symbol", rename("m2", true)).await;
+    assert_eq!(ok(&r)["renamed"], 3);
+    assert_eq!(
+        known(),
+        1,
+        "the disk's texts are known; the renamed ones are new"
+    );
+    let r = call(&client, "rename_symbol", rename("mm", false)).await;
+    let r = ok(&r);
+    assert_eq!(r["renamed"], 3, "{r}");
+    assert!(r["edit_id"].is_string(), "{r}");
+    assert_eq!(
+        known(),
+        3,
+        "both states of the apply were checked by its dry run"
+    );
+    assert_eq!(read(p.path(), "use.py"), USE.replace("a.m()", "a.mm()"));
+    client.cancel().await.unwrap();
+}
+
 #[test]
 fn lsp_flags_name_languages_by_their_names_or_aliases() {
     let p = project(&[("two.py", TWO), ("use.py", USE)]);

@@ -37,8 +37,12 @@ pub struct Client {
     pull: Option<Pull>,
     /// The errors last read per file, and the key of everything the server
     /// held then ([`Client::state`]).
-    known: Option<(u64, HashMap<PathBuf, Errors>)>,
+    known: Vec<(u64, HashMap<PathBuf, Errors>)>,
 }
+
+/// States of the open documents whose errors a client remembers: the
+/// disk's texts and a few renamed ones (a dry run, then its apply).
+const KNOWN_STATES: usize = 8;
 
 impl Client {
     /// Start `command` for `root` and initialize it.
@@ -152,7 +156,7 @@ impl Client {
                 (None, true) => Some(Pull::Protocol),
                 (None, false) => None,
             },
-            known: None,
+            known: Vec::new(),
         })
     }
 
@@ -324,30 +328,42 @@ impl Client {
     }
 
     /// The error diagnostics of each of `paths` as the server holds them
-    /// now ([`Client::errors`]), remembered: asked again while the server
-    /// holds the same texts (a dry run's check shows the renamed texts, then
-    /// the disk's again), the errors read then are the answer, without
-    /// waiting for the server to check what it already checked.
+    /// now ([`Client::errors`], with its `after`), remembered per state of
+    /// the open documents ([`KNOWN_STATES`] of them): asked again while the
+    /// server holds the same texts, the errors read then are the answer,
+    /// without waiting for the server to check what it already checked. A
+    /// dry run's check shows the renamed texts, then the disk's again: the
+    /// `--apply` that follows finds both states known, so it costs the
+    /// server's rename and the write.
     pub fn errors_now(
         &mut self,
         paths: &[PathBuf],
+        after: u64,
         quiet: Duration,
         deadline: Instant,
     ) -> Result<Option<Vec<Errors>>, Failure> {
         let key = self.state();
-        if let Some((k, known)) = &self.known
-            && *k == key
-            && let Some(v) = paths.iter().map(|p| known.get(p).cloned()).collect()
+        if let Some(i) = self.known.iter().position(|(k, _)| *k == key)
+            && let Some(v) = paths
+                .iter()
+                .map(|p| self.known[i].1.get(p).cloned())
+                .collect()
         {
+            let hit = self.known.remove(i);
+            self.known.push(hit);
+            tracing::debug!(target: "scalpel::lsp", files = paths.len(), "errors already known for these texts");
             return Ok(Some(v));
         }
-        let got = self.errors(paths, 0, quiet, deadline)?;
+        let got = self.errors(paths, after, quiet, deadline)?;
         if let Some(v) = &got {
-            if self.known.as_ref().is_none_or(|(k, _)| *k != key) {
-                self.known = Some((key, HashMap::new()));
-            }
-            if let Some((_, known)) = &mut self.known {
-                known.extend(paths.iter().cloned().zip(v.iter().cloned()));
+            let mut entry = match self.known.iter().position(|(k, _)| *k == key) {
+                Some(i) => self.known.remove(i),
+                None => (key, HashMap::new()),
+            };
+            entry.1.extend(paths.iter().cloned().zip(v.iter().cloned()));
+            self.known.push(entry);
+            if self.known.len() > KNOWN_STATES {
+                self.known.remove(0);
             }
         }
         Ok(got)

@@ -521,7 +521,7 @@ fn verify(
     for (path, _, f) in &files {
         c.sync(path, f.source.body(), language_id(f))?;
     }
-    let Some(before) = c.errors_now(&paths, quiet, crate::lsp::deadline(wait))? else {
+    let Some(before) = c.errors_now(&paths, 0, quiet, crate::lsp::deadline(wait))? else {
         return Err(unverified());
     };
     tracing::debug!(target: "scalpel::lsp", ms = ms(started), files = paths.len(), "rename: the server's errors of the texts on disk");
@@ -538,7 +538,7 @@ fn verify(
             c.touch(path, f.source.body(), language_id(f))?;
         }
     }
-    let after = c.errors(&paths, mark, quiet, crate::lsp::deadline(wait))?;
+    let after = c.errors_now(&paths, mark, quiet, crate::lsp::deadline(wait))?;
     tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: the server's errors of the renamed texts");
     for p in plan {
         c.sync(&p.path, p.file.source.body(), language_id(&p.file))?;
