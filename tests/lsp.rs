@@ -951,6 +951,30 @@ fn rust_analyzer_renames_a_fn_not_the_same_named_field_and_a_trait_method_everyw
     let (ok, report) = cargo_check(p.path());
     assert!(ok, "cargo check rejects the renamed crate:\n{report}");
 
+    // An external trait's method: refused with the syntax backend's reason
+    // in both modes (the server's rename would edit files outside the
+    // root), nothing written.
+    let lib = read(p.path(), "src/lib.rs");
+    let (code, out, _) = run(args(&[
+        "rename",
+        "src/lib.rs",
+        "Printer::default",
+        "fallback",
+        "--apply",
+        "--json",
+    ]));
+    assert_ne!(code, 0, "{out}");
+    let r = json(&out);
+    assert_eq!(r["error"]["error_code"], "CONFLICT", "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("an external trait's method cannot be renamed"),
+        "{r}"
+    );
+    assert_eq!(read(p.path(), "src/lib.rs"), lib);
+
     let (code, out, err) = run(args(&[
         "rename",
         "src/shapes.rs",

@@ -49,13 +49,21 @@ pub fn rename_symbol(
         // A method the language calls itself (`__eq__`): no server's rename
         // sees those calls; the syntax backend refuses it.
         Some(t) if protocol(&t) => None,
-        Some(t) => match ask(
-            servers, ws, registry, req, &t, new_name, dry_run, load, starting,
-        ) {
-            Asked::NoServer => None,
-            Asked::Answer(r, _) => return r,
-            Asked::Failed(note) => Some(note),
-        },
+        Some(t) => {
+            let beyond = Beyond::find(ws, registry, req, &t, load);
+            // What the syntax backend refuses whatever the server says (an
+            // external trait's method: the server's rename would edit
+            // files outside the root) it refuses with its own reason.
+            if beyond.refused {
+                None
+            } else {
+                match ask(servers, ws, &t, &beyond, new_name, dry_run, load, starting) {
+                    Asked::NoServer => None,
+                    Asked::Answer(r, _) => return r,
+                    Asked::Failed(note) => Some(note),
+                }
+            }
+        }
     };
     let answer =
         crate::ops::rename::rename_symbol(ws, registry, req, new_name, undecided, dry_run, load);
@@ -98,9 +106,8 @@ pub(crate) fn with_note<T>(
 fn ask(
     servers: &Servers,
     ws: &Workspace,
-    registry: &Registry,
-    req: &RefsRequest,
     t: &Target,
+    beyond: &Beyond,
     new_name: &str,
     dry_run: bool,
     load: Load,
@@ -144,7 +151,6 @@ fn ask(
         // renamed with it, each through the server's own rename (pyright
         // renames one declaration: a subclass's method renamed alone no
         // longer overrides, and nothing reports it).
-        let beyond = Beyond::find(ws, registry, req, t, load);
         let mut family = Vec::new();
         for s in &beyond.family {
             if s.covered(&by_file) {
@@ -365,6 +371,9 @@ impl Site {
 struct Beyond {
     family: Vec<Site>,
     unseen: Vec<Site>,
+    /// The syntax backend refuses the rename whatever the sites (an
+    /// external trait's method).
+    refused: bool,
 }
 
 impl Beyond {
@@ -381,6 +390,7 @@ impl Beyond {
         let Ok(c) = crate::refs::collect(ws, registry, req, load) else {
             return out;
         };
+        out.refused = c.refusal.is_some();
         for (display, file, found) in c.files {
             let Ok(r) = ws.resolve(Path::new(&display), Purpose::Read) else {
                 continue;
