@@ -257,6 +257,39 @@ fn pyright_renames_a_method_with_its_family_and_the_program_does_the_same() {
     assert!(ok, "pyright rejects the renamed code:\n{report}");
 }
 
+/// An error that was there before the rename and now quotes the new name
+/// is the same error, not a new one: `x.m()` on `A | int` is an error
+/// before ("Cannot access attribute "m" for class "int"") and after (with
+/// `mm`); the rename brings nothing new and is written. (packaging's
+/// `m.serialize()` on a union, refused before for this reason.)
+#[test]
+fn pyright_an_error_that_only_quotes_the_new_name_is_not_new() {
+    let path = server_path();
+    let src = "from typing import Union\n\n\nclass A:\n    def m(self) -> int:\n        return 1\n\n\ndef f(x: Union[A, int]) -> int:\n    return x.m()\n";
+    let p = project(&[("u.py", src)]);
+    let (ok_before, report) = pyright(p.path(), &path);
+    assert!(
+        !ok_before && report.contains("Cannot access attribute \"m\" for class \"int\""),
+        "{report}"
+    );
+    let (code, out, err) = scalpel(
+        p.path(),
+        &path,
+        &["rename", "u.py", "A.m", "mm", "--apply", "--json"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let r = json(&out);
+    assert_eq!(r["backend"], "lsp:pyright 1.1.389", "{r}");
+    assert_eq!(r["renamed"], 2, "{r}");
+    assert_eq!(read(p.path(), "u.py"), src.replace("m(", "mm("));
+    let (_, report) = pyright(p.path(), &path);
+    assert!(
+        report.contains("Cannot access attribute \"mm\" for class \"int\"")
+            && report.contains("1 error"),
+        "{report}"
+    );
+}
+
 /// The tsconfig of the TypeScript projects these tests build: strict, no
 /// output, every `.ts` of the folder.
 const STRICT_TSCONFIG: &str =

@@ -196,7 +196,7 @@ fn ask(
                 .map_or(1000, |l| l.diagnostics_quiet_ms),
         );
         tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: its edit planned as texts");
-        let mut verdict = verify(c, t, &plan, quiet, &label)?;
+        let mut verdict = verify(c, t, new_name, &plan, quiet, &label)?;
         let mut plan = plan;
         // The server's check rejects its own rename: when the syntax
         // backend binds uses the server cannot see (a macro's body), the
@@ -218,7 +218,7 @@ fn ask(
             }
             let tried: Vec<String> = missing.iter().map(|s| s.at_line()).collect();
             match self::plan(ws, t, new_name, by_file, load) {
-                Ok(wider) => match verify(c, t, &wider, quiet, &label)? {
+                Ok(wider) => match verify(c, t, new_name, &wider, quiet, &label)? {
                     Ok(w) => {
                         plan = wider;
                         verdict = Ok(w);
@@ -502,6 +502,7 @@ fn plan(
 fn verify(
     c: &mut crate::lsp::client::Client,
     t: &Target,
+    new_name: &str,
     plan: &[Planned],
     quiet: Duration,
     label: &str,
@@ -564,7 +565,11 @@ fn verify(
             .map_or(f.source.body(), |p| p.new_body.as_str());
         let mut was: Vec<&str> = was.iter().map(|e| e.1.as_str()).collect();
         for (line, message) in now {
-            match was.iter().position(|w| w == message) {
+            // An error that was there before, now quoting the new name
+            // (`Cannot access attribute "serialize_rn" for class "T"` where
+            // it said `"serialize"`), is the same error.
+            let as_before = swap_word(message, new_name, &t.symbol.name);
+            match was.iter().position(|w| *w == message || *w == as_before) {
                 Some(i) => {
                     was.swap_remove(i);
                 }
@@ -586,6 +591,26 @@ fn verify(
     )
     .with_suggestion("choose another name, or fix the listed errors' cause first")
     .with_details(json!({"backend": label, "sites": new_errors}))))
+}
+
+/// `text` with every whole-word `from` read as `to`.
+fn swap_word(text: &str, from: &str, to: &str) -> String {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(from) {
+        let before = rest[..i].chars().next_back();
+        let after = rest[i + from.len()..].chars().next();
+        out.push_str(&rest[..i]);
+        if before.is_some_and(word) || after.is_some_and(word) {
+            out.push_str(from);
+        } else {
+            out.push_str(to);
+        }
+        rest = &rest[i + from.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Validate each planned text and commit them as one transaction.
@@ -646,4 +671,26 @@ fn commit(
         warnings,
         hint: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::swap_word;
+
+    #[test]
+    fn only_whole_words_are_swapped() {
+        assert_eq!(
+            swap_word(
+                "Cannot access attribute \"serialize_rn\" for class \"T\"",
+                "serialize_rn",
+                "serialize"
+            ),
+            "Cannot access attribute \"serialize\" for class \"T\""
+        );
+        assert_eq!(
+            swap_word("mm(mmm) mm_x xmm mm", "mm", "m"),
+            "m(mmm) mm_x xmm m"
+        );
+        assert_eq!(swap_word("nothing here", "mm", "m"), "nothing here");
+    }
 }
