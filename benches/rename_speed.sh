@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The syntax backend's rename (issue 27: "on a 5,000-file tree under 1 s"):
-# a dry run of `scalpel rename --no-lsp` (a fresh process: walk the tree for
+# a dry run of `scalpel rename --no-lsp --leave-uncertain` (a fresh process,
+# every site planned, the undecided ones listed: walk the tree for
 # files naming the symbol, parse each candidate, bind every occurrence by
 # the language's scope rules, plan, validate, verify), next to ripgrep
 # listing the files that name it (`rg -w -l NAME`, what a user would start
@@ -45,11 +46,11 @@ echo "tree: $tree ($(git ls-files | wc -l) files)"
 run() { # file, name path, the name
     local file=$1 sym=$2 name=$3
     local out
-    out=$("$scalpel" rename --no-lsp "$file" "$sym" "${name}Renamed" --json 2>/dev/null || true)
-    echo "== $file $sym: $(rg -w -l "$name" . | wc -l) files name it; scalpel: $(echo "$out" | python3 -c 'import json,sys; r=json.load(sys.stdin); e=r.get("error"); print(e["error_code"]+": "+e["message"][:90] if e else "%d occurrences in %d files" % (r["renamed"], len(r["files"])))')"
+    out=$("$scalpel" rename --no-lsp --leave-uncertain "$file" "$sym" "${name}Renamed" --json 2>/dev/null || true)
+    echo "== $file $sym: $(rg -w -l "$name" . | wc -l) files name it; scalpel: $(echo "$out" | python3 -c 'import json,sys; r=json.load(sys.stdin); e=r.get("error"); print(e["error_code"]+": "+e["message"][:90] if e else "%d occurrences in %d files, %d undecided left" % (r["renamed"], len(r["files"]), r["skipped_count"]))')"
     hyperfine -N --warmup 2 --runs "${RUNS:-10}" --style basic --export-json /tmp/rename_speed.json \
         "rg -w -l $name ." \
-        "$scalpel rename --no-lsp $file $sym ${name}Renamed --json" >/dev/null 2>&1 || true
+        "$scalpel rename --no-lsp --leave-uncertain $file $sym ${name}Renamed --json" >/dev/null 2>&1 || true
     python3 - <<'EOF'
 import json
 r = json.load(open("/tmp/rename_speed.json"))["results"]

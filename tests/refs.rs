@@ -1397,3 +1397,106 @@ fn a_method_called_inside_a_macro_is_undecided_not_left_alone() {
         rs.replace("area(", "surface(")
     );
 }
+
+/// `go build` and `go vet` of a module, offline, with caches of its own:
+/// whether they pass, and their output.
+fn go_check(root: &Path) -> (bool, String) {
+    let cache = root.join(".gocache");
+    let mut out = String::new();
+    for args in [["build", "./..."], ["vet", "./..."]] {
+        let o = Command::new("go")
+            .args(args)
+            .current_dir(root)
+            .env("GOCACHE", &cache)
+            .env("GOPATH", root.join(".gopath"))
+            .env("GOFLAGS", "-mod=mod")
+            .env("GOPROXY", "off")
+            .env("GOTOOLCHAIN", "local")
+            .env("GO111MODULE", "on")
+            .output()
+            .expect("go (Debian: golang-go, installed by .ci/run for gofmt) runs");
+        out.push_str(&String::from_utf8_lossy(&o.stderr));
+        if !o.status.success() {
+            return (false, out);
+        }
+    }
+    (true, out)
+}
+
+/// Go reaches another package's function as `pkg.F`, a member access (the
+/// issue's "renamed the definition, left every caller": `a.Hello()` was
+/// read as a member of a value, apart from functions). A package is its
+/// folder (`refs.folder_packages`): `a.Hello()` through `import
+/// "example.com/m/a"` is the function; `b.Hello()` is another package's;
+/// a bare `Hello()` in another file of folder `a` is the package's own.
+/// Judged by `go build` and `go vet`.
+#[test]
+fn go_renames_a_function_with_its_package_qualified_calls() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let files = [
+        ("go.mod", "module example.com/m\n\ngo 1.19\n"),
+        (
+            "a/a.go",
+            "package a\n\n// Hello greets.\nfunc Hello() string {\n\treturn \"hi\"\n}\n",
+        ),
+        (
+            "a/twice.go",
+            "package a\n\n// Twice greets twice.\nfunc Twice() string {\n\treturn Hello() + Hello()\n}\n",
+        ),
+        (
+            "b/b.go",
+            "package b\n\n// Hello is another package's.\nfunc Hello() string {\n\treturn \"b\"\n}\n",
+        ),
+        (
+            "main.go",
+            "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/m/a\"\n\tother \"example.com/m/b\"\n)\n\ntype greeter struct{}\n\nfunc (greeter) Hello() string { return \"g\" }\n\nfunc main() {\n\tg := greeter{}\n\tfmt.Println(a.Hello(), other.Hello(), g.Hello(), a.Twice())\n}\n",
+        ),
+    ];
+    for (p, text) in files {
+        std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
+        std::fs::write(root.join(p), text).unwrap();
+    }
+    let (ok, report) = go_check(root);
+    assert!(ok, "the module builds before:\n{report}");
+    let engine = Engine::default();
+    let ws = Workspace::new(root).unwrap();
+    let load = |p: &Path| engine.load(p, None).map(Arc::new);
+    let r = rename_symbol(
+        &ws,
+        &engine.registry,
+        &symbol("a/a.go", "Hello"),
+        "Greet",
+        Undecided::Refuse,
+        false,
+        &load,
+    )
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(r.renamed, 4, "{r:?}");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    assert_eq!(
+        read("a/a.go"),
+        files[1].1.replace("func Hello", "func Greet")
+    );
+    assert_eq!(read("a/twice.go"), files[2].1.replace("Hello()", "Greet()"));
+    assert_eq!(read("b/b.go"), files[3].1);
+    assert_eq!(
+        read("main.go"),
+        files[4].1.replace("a.Hello()", "a.Greet()")
+    );
+    let (ok, report) = go_check(root);
+    assert!(ok, "go rejects the renamed module:\n{report}");
+    // The references say why the others are left alone.
+    let found = refs(root, symbol("a/a.go", "Greet"));
+    let why: Vec<&str> = found.left_alone.iter().map(|l| l.why.as_str()).collect();
+    assert!(found.left_alone.is_empty(), "{why:?}");
+    let found = refs(root, symbol("b/b.go", "Hello"));
+    assert_eq!(found.references.len(), 2, "{:?}", found.references);
+    let why: Vec<&str> = found.left_alone.iter().map(|l| l.why.as_str()).collect();
+    assert!(
+        why.contains(
+            &"a member of `g`, which no import binds: a value, whose members are not `Hello`"
+        ),
+        "{why:?}"
+    );
+}

@@ -178,6 +178,16 @@ pub struct RefsRules {
     /// is never renamed (no call site names it).
     #[serde(default)]
     pub protocol_names: Vec<String>,
+    /// A package is its folder (Go): files of one folder share their
+    /// top-level names, and another folder's are reached as `pkg.Name`, a
+    /// member access whose receiver an import binds (`import
+    /// "example.com/m/pkg"`, or an alias). Such an access is a reference
+    /// when the import's path ends in the definition's folder, another
+    /// package's name when it names another folder, and undecided when it
+    /// cannot tell (same last folder name, or a package named unlike its
+    /// folder); a receiver no import can bind is a value.
+    #[serde(default)]
+    pub folder_packages: bool,
 }
 
 impl RefsRules {

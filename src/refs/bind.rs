@@ -563,6 +563,11 @@ impl<'a> Binder<'a> {
             Role::Member(Receiver::SelfLike | Receiver::Super, _) if !member => {
                 Verdict::Alone(format!("a member of `self`: `{}` is a {kind}", self.name))
             }
+            Role::Member(Receiver::Named(path), _)
+                if !member && self.file(fi).language.refs_rules().folder_packages =>
+            {
+                self.package_member(fi, path, o)
+            }
             Role::Member(_, Access::Call | Access::Field) if !member => Verdict::Alone(format!(
                 "a member access: `{}` is a {kind}, and members and {kind}s are apart",
                 self.name
@@ -583,6 +588,131 @@ impl<'a> Binder<'a> {
             )),
             r => Verdict::Alone(r.why_not().into()),
         }
+    }
+
+    /// The target's folder (`folder_packages`): root-relative, `None` at
+    /// the root.
+    fn target_folder(&self) -> Option<&str> {
+        let t = self.target?;
+        t.display.rsplit_once('/').map(|(d, _)| d)
+    }
+
+    /// A bare name in another file of the target's folder, for a language
+    /// whose package is its folder: the package's top-level name, unless
+    /// another file of the folder defines it too (a build-tag twin:
+    /// undecided).
+    fn same_package(&self, fi: usize) -> Option<Verdict> {
+        let file = self.file(fi);
+        if !file.language.refs_rules().folder_packages {
+            return None;
+        }
+        let folder = |d: &str| d.rsplit_once('/').map(|(f, _)| f.to_string());
+        let here = folder(&self.files[fi].0);
+        if here.as_deref() != self.target_folder() {
+            return None;
+        }
+        let twin = self.files.iter().enumerate().any(|(fj, (d, f))| {
+            folder(d) == here
+                && f.symbols.iter().enumerate().any(|(i, s)| {
+                    s.parent_index.is_none()
+                        && s.name == self.name
+                        && !self.family.contains(&(fj, i))
+                })
+        });
+        Some(if twin {
+            self.undecided(format!(
+                "another file of this package also defines `{}`",
+                self.name
+            ))
+        } else {
+            Verdict::Ref(Tier::Proven, None)
+        })
+    }
+
+    /// `pkg.Name` for a target that is not a member, in a language whose
+    /// package is its folder (`folder_packages`): see there.
+    fn package_member(&self, fi: usize, receiver: &str, o: &Occurrence) -> Verdict {
+        let Some(dir) = self.target_folder() else {
+            return self.undecided(format!(
+                "`{receiver}` may be a package; the definition's is the root folder"
+            ));
+        };
+        let last = dir.rsplit('/').next().unwrap_or(dir);
+        let file = self.file(fi);
+        let body = file.source.body();
+        let Ok(imports) = file.imports() else {
+            return self.undecided(format!("`{receiver}` may be a package"));
+        };
+        // Each import's path (its quoted text) and the name it binds (its
+        // alias, else the path's last part, which is the package's name
+        // only by convention).
+        let specs: Vec<(&str, &str, bool)> = imports
+            .iter()
+            .filter_map(|s| {
+                let text = &body[s.start_byte..s.end_byte];
+                let (_, rest) = text.split_once('"')?;
+                let (path, _) = rest.split_once('"')?;
+                let tail = path.rsplit('/').next().unwrap_or(path);
+                Some(match s.names.iter().next() {
+                    Some(alias) => (path, alias.as_str(), true),
+                    None => (path, tail, false),
+                })
+            })
+            .collect();
+        let tail = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+        let ours = |p: &str| p == dir || p.ends_with(&format!("/{dir}"));
+        if let Some(&(path, _, _)) = specs.iter().find(|s| s.1 == receiver) {
+            return if ours(path) {
+                Verdict::Ref(Tier::Proven, None)
+            } else if tail(path) == last {
+                self.undecided(format!(
+                    "`{receiver}` is the package `{path}`, which may be this folder"
+                ))
+            } else {
+                Verdict::Alone(format!("a member of the package `{path}`"))
+            };
+        }
+        // A local binding of the callable around it is a value (`g :=
+        // greeter{}`), whatever the imports.
+        let value = || {
+            let locals = self.locals[fi].get_or_init(|| locals(file).unwrap_or_default());
+            let offset = file.source.body_offset();
+            let at = o.byte - offset;
+            let around = file
+                .symbols
+                .iter()
+                .filter(|s| CALLABLE_KINDS.contains(&s.kind.as_str()))
+                .map(|s| s.full_span())
+                .map(|sp| (sp.start_byte - offset, sp.end_byte - offset))
+                .filter(|&(a, b)| a <= at && at < b)
+                .min_by_key(|&(a, b)| b - a);
+            around.is_some_and(|(a, b)| {
+                locals
+                    .get(receiver)
+                    .is_some_and(|ls| ls.iter().any(|l| a <= l.byte && l.byte < at.min(b)))
+            })
+        };
+        let alone = || {
+            Verdict::Alone(format!(
+                "a member of `{receiver}`, which no import binds: a value, whose members are not `{}`",
+                self.name
+            ))
+        };
+        if value() {
+            return alone();
+        }
+        // No import binds the receiver by its path's last part: a package
+        // named unlike its folder may still be ours.
+        if receiver == last
+            || specs
+                .iter()
+                .any(|s| !s.2 && (ours(s.0) || tail(s.0) == last))
+        {
+            return self.undecided(format!(
+                "`{receiver}` may be this folder's package under its own name"
+            ));
+        }
+        alone()
     }
 
     /// A plain name, for a target that is not a member.
@@ -625,6 +755,9 @@ impl<'a> Binder<'a> {
         }
         if fi == self.target_file {
             return Verdict::Alone("outside the scope of the definition".into());
+        }
+        if let Some(v) = self.same_package(fi) {
+            return v;
         }
         let t = self.target.expect("a target");
         if super::imports_module(file, o, t) {
