@@ -136,17 +136,11 @@ fn ask(
         }
         let mut params = t.position();
         params["newName"] = json!(new_name);
-        let edit = c.request("textDocument/rename", params)?;
-        if edit.is_null() {
+        let Some(mut by_file) = rename_at(c, params)? else {
             return Ok(Err(cannot(t, &label)));
-        }
-        let edit: lsp_types::WorkspaceEdit = serde_json::from_value(edit).map_err(|e| {
-            Failure::Garbage(format!("a rename answer that is not a WorkspaceEdit: {e}"))
-        })?;
+        };
         tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: the server's prepareRename and rename");
         let started = Instant::now();
-        let mut by_file = convert::edits_by_file(edit)
-            .map_err(|why| Failure::Garbage(format!("its rename cannot be taken: {why}")))?;
         // The target's family (a base's or subclass's method of the name):
         // renamed with it, each through the server's own rename (pyright
         // renames one declaration: a subclass's method renamed alone no
@@ -158,15 +152,9 @@ fn ask(
             }
             let mut params = s.position();
             params["newName"] = json!(new_name);
-            let edit = c.request("textDocument/rename", params)?;
-            if edit.is_null() {
+            let Some(more) = rename_at(c, params)? else {
                 return Ok(Err(cannot_family(t, s, &label)));
-            }
-            let edit: lsp_types::WorkspaceEdit = serde_json::from_value(edit).map_err(|e| {
-                Failure::Garbage(format!("a rename answer that is not a WorkspaceEdit: {e}"))
-            })?;
-            let more = convert::edits_by_file(edit)
-                .map_err(|why| Failure::Garbage(format!("its rename cannot be taken: {why}")))?;
+            };
             for (p, edits) in more {
                 by_file.entry(p).or_default().extend(edits);
             }
@@ -274,6 +262,24 @@ fn cannot(t: &Target, label: &str) -> Error {
         "rename the definition the name comes from, or pass --no-lsp to use the syntax backend",
     )
     .with_details(json!({"backend": label}))
+}
+
+/// The server's `rename` at `params` (position and new name), its edits by
+/// file; `None` when it says the name cannot be renamed there.
+fn rename_at(
+    c: &mut crate::lsp::client::Client,
+    params: Value,
+) -> Result<Option<BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>>, Failure> {
+    let edit = c.request("textDocument/rename", params)?;
+    if edit.is_null() {
+        return Ok(None);
+    }
+    let edit: lsp_types::WorkspaceEdit = serde_json::from_value(edit).map_err(|e| {
+        Failure::Garbage(format!("a rename answer that is not a WorkspaceEdit: {e}"))
+    })?;
+    convert::edits_by_file(edit)
+        .map(Some)
+        .map_err(|why| Failure::Garbage(format!("its rename cannot be taken: {why}")))
 }
 
 /// The refusal of a family member the server will not rename.
