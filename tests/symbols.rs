@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{compact, fixture_files, fixtures};
+use common::{compact, fixture_files, fixtures, tags_both_ways};
 use scalpel::ErrorCode;
 use scalpel::ops::engine::{Engine, ExtractRequest};
 
@@ -687,4 +687,30 @@ fn every_address_resolves_with_and_without_its_kind() {
         .unwrap_err();
     assert_eq!(e.code(), ErrorCode::NotFound);
     assert!(e.to_string().contains("constructor"), "{e}");
+}
+
+/// The outline's tags query runs from the nodes its patterns start at
+/// (`Roots`, in `lang::query`): on every fixture, that finds exactly the
+/// matches of one run over the whole tree, and every built-in language's
+/// tags query is one that can run so (a pattern starting at a wildcard
+/// or a sequence of siblings would make every outline walk the whole tree
+/// with the query cursor again).
+#[test]
+fn rooted_tag_runs_find_what_one_run_over_the_tree_finds() {
+    let engine = Engine::default();
+    for lang in engine.registry.languages() {
+        assert!(
+            lang.tags_query().unwrap().roots.is_some(),
+            "{}: the tags query has a pattern without a plain root kind",
+            lang.name()
+        );
+    }
+    for f in fixture_files() {
+        let Ok(file) = engine.load(&f, None) else {
+            continue;
+        };
+        let (rooted, whole) = tags_both_ways(&file);
+        assert!(!whole.is_empty() || rooted.is_empty(), "{}", f.display());
+        assert_eq!(rooted, whole, "{}", f.display());
+    }
 }

@@ -618,6 +618,12 @@ impl Language {
         self.sources.keys().map(|s| s.as_str())
     }
 
+    /// The text of query file `stem` (`tags`, `imports`, ...), its
+    /// inherited files included.
+    pub fn query_source(&self, stem: &str) -> Option<&str> {
+        self.sources.get(stem).map(|(_, src)| src.as_str())
+    }
+
     /// The compiled `tags.scm` (compiled on first use, then cached).
     pub fn tags_query(&self) -> Result<Arc<TagsQuery>> {
         self.tags

@@ -126,6 +126,183 @@ pub const REFERENCE_KINDS: &[&str] = &["call", "type", "value", "macro"];
 pub struct Compiled<R> {
     pub query: Query,
     pub roles: Vec<R>,
+    /// The node kinds every match starts at, when the query says so
+    /// plainly ([`Roots`]).
+    pub roots: Option<Roots>,
+}
+
+/// The node kinds a query's matches can start at: the root node of each of
+/// its patterns, read from the pattern's text. A match can then be looked
+/// for only from the nodes of those kinds (a run of the query cursor that
+/// starts no match deeper than where it starts) rather than by one run over
+/// the whole tree, which pays for every node the cursor walks through; a
+/// plain walk of the tree to find those nodes costs a fraction of that.
+///
+/// Only for a query of rooted patterns (one node at the top, or an
+/// alternation of such nodes) whose roots are named, visible node kinds:
+/// a wildcard `(_)`, a string, a supertype or a top-level sequence of
+/// siblings has no such set, and the query then runs over the whole tree.
+/// A kind id that merely shares a root's name is kept too: a run from a
+/// node that starts no match costs little and finds nothing.
+#[derive(Debug, Clone)]
+pub struct Roots(Vec<bool>);
+
+impl Roots {
+    /// Can a match start at a node of kind `id`?
+    pub fn contains(&self, id: u16) -> bool {
+        self.0.get(id as usize).copied().unwrap_or(false)
+    }
+
+    /// The roots of `query` (compiled from `source` for `grammar`), or
+    /// `None` when some pattern's root is not one plain named kind.
+    fn of(query: &Query, grammar: &tree_sitter::Language, source: &str) -> Option<Roots> {
+        let mut table = vec![false; grammar.node_kind_count()];
+        for i in 0..query.pattern_count() {
+            if !query.is_pattern_rooted(i) || query.is_pattern_non_local(i) {
+                return None;
+            }
+            let text =
+                source.get(query.start_byte_for_pattern(i)..query.end_byte_for_pattern(i))?;
+            let mut kinds = Vec::new();
+            let rest = pattern_roots(text.as_bytes(), &mut kinds)?;
+            // Nothing but captures and predicates... may follow: a second
+            // node at the top would make the pattern a sequence.
+            if kinds.is_empty() || !skip_space(rest).is_empty() {
+                return None;
+            }
+            for kind in kinds {
+                let mut found = false;
+                for id in 0..table.len() as u16 {
+                    if grammar.node_kind_for_id(id) == Some(kind) {
+                        if !grammar.node_kind_is_visible(id) || grammar.node_kind_is_supertype(id) {
+                            return None;
+                        }
+                        table[id as usize] = true;
+                        found = true;
+                    }
+                }
+                if !found {
+                    return None;
+                }
+            }
+        }
+        Some(Roots(table))
+    }
+}
+
+/// Skip whitespace and `;` comments.
+fn skip_space(mut s: &[u8]) -> &[u8] {
+    loop {
+        match s.first() {
+            Some(c) if c.is_ascii_whitespace() => s = &s[1..],
+            Some(b';') => {
+                let end = s.iter().position(|&c| c == b'\n').unwrap_or(s.len());
+                s = &s[end..];
+            }
+            _ => return s,
+        }
+    }
+}
+
+/// Skip one balanced `(...)` or `[...]` (strings and comments inside
+/// included); `None` when it is not closed.
+fn skip_balanced(s: &[u8]) -> Option<&[u8]> {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < s.len() {
+        match s[i] {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(&s[i + 1..]);
+                }
+            }
+            b'"' => {
+                i += 1;
+                while i < s.len() && s[i] != b'"' {
+                    if s[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b';' => {
+                while i < s.len() && s[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Skip the captures (`@name`) after a node.
+fn skip_captures(mut s: &[u8]) -> &[u8] {
+    loop {
+        s = skip_space(s);
+        if s.first() != Some(&b'@') {
+            return s;
+        }
+        let end = s
+            .iter()
+            .position(|&c| c.is_ascii_whitespace() || matches!(c, b'(' | b')' | b'[' | b']'))
+            .unwrap_or(s.len());
+        s = &s[end..];
+    }
+}
+
+/// Push the root kinds of the node at the start of `s` (after whitespace)
+/// to `out` and return what follows it and its captures: a named node
+/// `(kind ...)`, a grouping `((kind ...) ...)` or an alternation
+/// `[(a ...) (b ...)]`. `None` for anything else (a wildcard, a string, a
+/// quantifier, a supertype `(a/b)`).
+fn pattern_roots<'s>(s: &'s [u8], out: &mut Vec<&'s str>) -> Option<&'s [u8]> {
+    let s = skip_space(s);
+    let rest = match s.first()? {
+        b'[' => {
+            let mut inner = skip_space(&s[1..]);
+            while inner.first() != Some(&b']') {
+                inner = skip_space(pattern_roots(inner, out)?);
+            }
+            &inner[1..]
+        }
+        b'(' => {
+            let inner = skip_space(&s[1..]);
+            match inner.first()? {
+                // A grouping: its first node is the root (the pattern is
+                // rooted, so what follows are predicates).
+                b'(' | b'[' => {
+                    pattern_roots(inner, out)?;
+                }
+                _ => {
+                    let end = inner
+                        .iter()
+                        .position(|&c| {
+                            c.is_ascii_whitespace() || matches!(c, b'(' | b')' | b'[' | b']' | b'@')
+                        })
+                        .unwrap_or(inner.len());
+                    let kind = std::str::from_utf8(&inner[..end]).ok()?;
+                    let plain = !kind.is_empty()
+                        && kind != "_"
+                        && kind.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+                    if !plain || kind.starts_with('_') {
+                        return None;
+                    }
+                    out.push(kind);
+                }
+            }
+            skip_balanced(s)?
+        }
+        _ => return None,
+    };
+    let rest = skip_captures(rest);
+    match rest.first() {
+        Some(b'*' | b'+' | b'?') => None,
+        _ => Some(rest),
+    }
 }
 
 impl<R: std::fmt::Debug> std::fmt::Debug for Compiled<R> {
@@ -281,5 +458,10 @@ pub fn compile<R>(
             }
         }
     }
-    Ok(Compiled { query, roles })
+    let roots = Roots::of(&query, grammar, source);
+    Ok(Compiled {
+        query,
+        roles,
+        roots,
+    })
 }

@@ -1220,7 +1220,7 @@ pub fn for_each_tag<'t>(
     mut f: impl FnMut(TagMatch<'t>),
 ) -> Result<bool> {
     let query = lang.tags_query()?;
-    let finished = for_each_match(&query.query, tree.root_node(), body, range, deadline, |m| {
+    let each = |m: &tree_sitter::QueryMatch<'_, 't>| {
         let mut tag = TagMatch {
             definition: None,
             scope: None,
@@ -1240,8 +1240,73 @@ pub fn for_each_tag<'t>(
             }
         }
         f(tag);
-    });
+    };
+    let root = tree.root_node();
+    let finished = match (&query.roots, range) {
+        (Some(roots), None) => {
+            for_each_rooted_match(&query.query, roots, root, body, deadline, each)
+        }
+        (_, range) => for_each_match(&query.query, root, body, range, deadline, each),
+    };
     Ok(finished)
+}
+
+/// [`for_each_match`] over the whole of `start` for a query whose matches
+/// start only at the node kinds of `roots`: a walk of the tree finds those
+/// nodes, and the query runs from each of them, starting matches there
+/// only. The same matches, in document order of their roots; the query
+/// cursor walks only as deep below each root as its patterns go, instead
+/// of through every node of the tree (what costs most in an outline).
+pub(crate) fn for_each_rooted_match<'t>(
+    query: &tree_sitter::Query,
+    roots: &crate::lang::query::Roots,
+    start: Node<'t>,
+    body: &str,
+    deadline: Option<&Deadline>,
+    mut f: impl FnMut(&tree_sitter::QueryMatch<'_, 't>),
+) -> bool {
+    let passed = || deadline.is_some_and(Deadline::passed);
+    let stopped = std::cell::Cell::new(false);
+    let mut progress = |_: &tree_sitter::QueryCursorState| {
+        if passed() {
+            stopped.set(true);
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let mut cursor = QueryCursor::new();
+    cursor.set_max_start_depth(Some(0));
+    let mut walk = start.walk();
+    let mut seen = 0usize;
+    loop {
+        seen += 1;
+        if seen.is_multiple_of(4096) && passed() {
+            return false;
+        }
+        let node = walk.node();
+        if roots.contains(node.kind_id()) {
+            let options = tree_sitter::QueryCursorOptions::new().progress_callback(&mut progress);
+            let mut matches = cursor.matches_with_options(query, node, body.as_bytes(), options);
+            while let Some(m) = matches.next() {
+                if passed() {
+                    return false;
+                }
+                f(m);
+            }
+            if stopped.get() {
+                return false;
+            }
+        }
+        if walk.goto_first_child() {
+            continue;
+        }
+        while !walk.goto_next_sibling() {
+            if !walk.goto_parent() {
+                return true;
+            }
+        }
+    }
 }
 
 /// How many levels below where it starts one run of a query explores.

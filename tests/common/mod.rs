@@ -73,3 +73,50 @@ pub fn rng() -> impl FnMut() -> u64 {
         seed
     }
 }
+
+/// Every tag match of `file` as `for_each_tag` hands them out (the query
+/// run from each root node its patterns start at) and as one run of the
+/// query cursor over the whole tree finds them, sorted: they must agree.
+pub fn tags_both_ways(file: &scalpel::symbols::ParsedFile) -> (Vec<String>, Vec<String>) {
+    use scalpel::lang::query::TagRole;
+    use tree_sitter::StreamingIterator;
+    let (lang, body) = (&file.language, file.source.body());
+    let at =
+        |role: &str, n: tree_sitter::Node| format!("{role} {}-{}", n.start_byte(), n.end_byte());
+    let key = |pattern: usize, mut caps: Vec<String>| {
+        caps.sort();
+        format!("{pattern}: {}", caps.join(", "))
+    };
+    let mut rooted = Vec::new();
+    scalpel::symbols::for_each_tag(lang, &file.tree, body, None, None, |m| {
+        let mut caps = Vec::new();
+        caps.extend(m.definition.map(|(n, k)| at(k, n)));
+        caps.extend(m.scope.map(|n| at("scope", n)));
+        caps.extend(m.names.iter().map(|&n| at("name", n)));
+        caps.extend(m.doc.map(|n| at("doc", n)));
+        caps.extend(m.qualifiers.iter().map(|&n| at("qualifier", n)));
+        rooted.push(key(m.pattern, caps));
+    })
+    .unwrap();
+    let query = lang.tags_query().unwrap();
+    let mut whole = Vec::new();
+    let mut cursor = tree_sitter::QueryCursor::new();
+    let mut matches = cursor.matches(&query.query, file.tree.root_node(), body.as_bytes());
+    while let Some(m) = matches.next() {
+        let mut caps = Vec::new();
+        for c in m.captures() {
+            match query.roles[c.index as usize] {
+                TagRole::Definition(k) => caps.push(at(k, c.node)),
+                TagRole::Scope => caps.push(at("scope", c.node)),
+                TagRole::Name => caps.push(at("name", c.node)),
+                TagRole::Doc => caps.push(at("doc", c.node)),
+                TagRole::Qualifier => caps.push(at("qualifier", c.node)),
+                TagRole::Private => {}
+            }
+        }
+        whole.push(key(m.pattern_index, caps));
+    }
+    rooted.sort();
+    whole.sort();
+    (rooted, whole)
+}
