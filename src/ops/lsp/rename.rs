@@ -220,8 +220,9 @@ fn ask(
         let verdict = verdict.map(|mut warnings| {
             if !family.is_empty() {
                 warnings.push(format!(
-                    "renamed with its family: the server also renamed {} and its uses ({})",
+                    "renamed with its family: the server also renamed {} and {} uses ({})",
                     plural(family.len(), "definition"),
+                    if family.len() == 1 { "its" } else { "their" },
                     family.join(", ")
                 ));
             }
