@@ -188,6 +188,12 @@ pub struct RefsRules {
     /// folder); a receiver no import can bind is a value.
     #[serde(default)]
     pub folder_packages: bool,
+    /// A type implements every interface whose methods it has, without
+    /// naming it (Go): a method of the target's name declared in any
+    /// interface may be the one the target implements, so it is an
+    /// undecided definition (refused unless the caller decides).
+    #[serde(default)]
+    pub structural_interfaces: bool,
 }
 
 impl RefsRules {

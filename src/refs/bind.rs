@@ -193,6 +193,7 @@ impl<'a> Binder<'a> {
             b.family = b.twins((target_file, t.index)).into_iter().collect();
             b.family.extend(b.split_twins((target_file, t.index)));
             b.build_family();
+            b.structural_family();
             let all: Vec<Def> = (0..files.len())
                 .filter(|&fi| b.compatible[fi])
                 .flat_map(|fi| {
@@ -231,7 +232,12 @@ impl<'a> Binder<'a> {
             .copied()
             .filter(|&o| {
                 let other = &file.symbols[o];
+                // One scope is one name path too: Go declares every method
+                // at the top level, named by its receiver
+                // (`StructC.InterfaceA`), beside a function or a type of
+                // the same last name.
                 other.parent_index == s.parent_index
+                    && other.segments() == s.segments()
                     && file.language.same_namespace(&s.kind, &other.kind)
             })
             .map(|o| (d.0, o))
@@ -357,6 +363,41 @@ impl<'a> Binder<'a> {
 
     /// The family: from each definition in it, up through bases to the
     /// nearest that define the name, and down through subtypes likewise.
+    /// `refs.structural_interfaces` (Go): a type implements every interface
+    /// whose methods it has, without naming it, so a method of the target's
+    /// name declared in an interface may be the one the target implements:
+    /// each such declaration is an undecided definition (the rename is
+    /// refused unless the caller decides).
+    fn structural_family(&mut self) {
+        let Some(t) = self.target else { return };
+        if !MEMBER_KINDS.contains(&t.symbol().kind.as_str())
+            || !t.file.language.refs_rules().structural_interfaces
+        {
+            return;
+        }
+        let files = self.files;
+        for fi in (0..files.len()).filter(|&fi| self.compatible[fi]) {
+            let file = &files[fi].1;
+            for &i in file.symbols_named(self.name) {
+                let s = &file.symbols[i];
+                let in_interface = s
+                    .parent_index
+                    .is_some_and(|p| file.symbols[p].kind == "interface");
+                if in_interface
+                    && !self.family.contains(&(fi, i))
+                    && !self.undecided_defs.iter().any(|u| u.0 == (fi, i))
+                {
+                    let why = format!(
+                        "`{}` declares a method `{}`: the target's type may implement it (interfaces are structural)",
+                        file.symbols[s.parent_index.unwrap_or(i)].name_path,
+                        self.name
+                    );
+                    self.undecided_defs.push(((fi, i), why));
+                }
+            }
+        }
+    }
+
     fn build_family(&mut self) {
         let Some(t) = self.target else { return };
         if !MEMBER_KINDS.contains(&t.symbol().kind.as_str()) {
@@ -606,26 +647,34 @@ impl<'a> Binder<'a> {
         if !file.language.refs_rules().folder_packages {
             return None;
         }
-        let folder = |d: &str| d.rsplit_once('/').map(|(f, _)| f.to_string());
-        let here = folder(&self.files[fi].0);
-        if here.as_deref() != self.target_folder() {
+        let here = self.files[fi].0.rsplit_once('/').map(|(f, _)| f);
+        if here != self.target_folder() {
             return None;
         }
-        let twin = self.files.iter().enumerate().any(|(fj, (d, f))| {
-            folder(d) == here
-                && f.symbols.iter().enumerate().any(|(i, s)| {
-                    s.parent_index.is_none()
-                        && s.name == self.name
-                        && !self.family.contains(&(fj, i))
-                })
-        });
-        Some(if twin {
+        Some(if self.package_twin() {
             self.undecided(format!(
                 "another file of this package also defines `{}`",
                 self.name
             ))
         } else {
             Verdict::Ref(Tier::Proven, None)
+        })
+    }
+
+    /// Whether another file of the target's folder defines its name at the
+    /// top level, outside its family (Go's build-tag twins:
+    /// `pointer_purego.go` and `pointer_unsafe.go` each define
+    /// `PointerOf`): a use through the package may be either's.
+    fn package_twin(&self) -> bool {
+        let folder = self.target_folder();
+        self.files.iter().enumerate().any(|(fj, (d, f))| {
+            d.rsplit_once('/').map(|(f, _)| f) == folder
+                && f.symbols.iter().enumerate().any(|(i, s)| {
+                    s.parent_index.is_none()
+                        && s.segments().len() == 1
+                        && s.name == self.name
+                        && !self.family.contains(&(fj, i))
+                })
         })
     }
 
@@ -662,7 +711,12 @@ impl<'a> Binder<'a> {
         let tail = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
         let ours = |p: &str| p == dir || p.ends_with(&format!("/{dir}"));
         if let Some(&(path, _, _)) = specs.iter().find(|s| s.1 == receiver) {
-            return if ours(path) {
+            return if ours(path) && self.package_twin() {
+                self.undecided(format!(
+                    "another file of `{dir}` also defines `{}` (a build-tag twin?)",
+                    self.name
+                ))
+            } else if ours(path) {
                 Verdict::Ref(Tier::Proven, None)
             } else if tail(path) == last {
                 self.undecided(format!(
