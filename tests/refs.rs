@@ -1423,6 +1423,16 @@ fn go_check(root: &Path) -> (bool, String) {
     (true, out)
 }
 
+/// Write `files` (path, text) under `root`: a Go module that must build.
+fn go_module(root: &Path, files: &[(&str, &str)]) {
+    for (p, text) in files {
+        std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
+        std::fs::write(root.join(p), text).unwrap();
+    }
+    let (ok, report) = go_check(root);
+    assert!(ok, "the module builds before:\n{report}");
+}
+
 /// Go reaches another package's function as `pkg.F`, a member access (the
 /// issue's "renamed the definition, left every caller": `a.Hello()` was
 /// read as a member of a value, apart from functions). A package is its
@@ -1453,12 +1463,7 @@ fn go_renames_a_function_with_its_package_qualified_calls() {
             "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/m/a\"\n\tother \"example.com/m/b\"\n)\n\ntype greeter struct{}\n\nfunc (greeter) Hello() string { return \"g\" }\n\nfunc main() {\n\tg := greeter{}\n\tfmt.Println(a.Hello(), other.Hello(), g.Hello(), a.Twice())\n}\n",
         ),
     ];
-    for (p, text) in files {
-        std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
-        std::fs::write(root.join(p), text).unwrap();
-    }
-    let (ok, report) = go_check(root);
-    assert!(ok, "the module builds before:\n{report}");
+    go_module(root, &files);
     let engine = Engine::default();
     let ws = Workspace::new(root).unwrap();
     let load = |p: &Path| engine.load(p, None).map(Arc::new);
@@ -1531,12 +1536,7 @@ fn go_renames_do_not_guess_methods_interfaces_or_build_tag_twins() {
             "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/m/a\"\n)\n\nfunc main() {\n\tfmt.Println(a.Use(a.Opts{}), a.Ptr(), a.AnyShape.Area())\n}\n",
         ),
     ];
-    for (p, text) in files {
-        std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
-        std::fs::write(root.join(p), text).unwrap();
-    }
-    let (ok, report) = go_check(root);
-    assert!(ok, "the module builds before:\n{report}");
+    go_module(root, &files);
     let engine = Engine::default();
     let ws = Workspace::new(root).unwrap();
     let load = |p: &Path| engine.load(p, None).map(Arc::new);

@@ -669,10 +669,10 @@ impl<'a> Binder<'a> {
         let folder = self.target_folder();
         self.files.iter().enumerate().any(|(fj, (d, f))| {
             d.rsplit_once('/').map(|(f, _)| f) == folder
-                && f.symbols.iter().enumerate().any(|(i, s)| {
+                && f.symbols_named(self.name).iter().any(|&i| {
+                    let s = &f.symbols[i];
                     s.parent_index.is_none()
                         && s.segments().len() == 1
-                        && s.name == self.name
                         && !self.family.contains(&(fj, i))
                 })
         })

@@ -1267,14 +1267,7 @@ pub(crate) fn for_each_rooted_match<'t>(
 ) -> bool {
     let passed = || deadline.is_some_and(Deadline::passed);
     let stopped = std::cell::Cell::new(false);
-    let mut progress = |_: &tree_sitter::QueryCursorState| {
-        if passed() {
-            stopped.set(true);
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
+    let mut progress = stop_at(deadline, &stopped);
     let mut cursor = QueryCursor::new();
     cursor.set_max_start_depth(Some(0));
     let mut walk = start.walk();
@@ -1305,6 +1298,22 @@ pub(crate) fn for_each_rooted_match<'t>(
             if !walk.goto_parent() {
                 return true;
             }
+        }
+    }
+}
+
+/// A query cursor's progress callback that stops it once `deadline` has
+/// passed, noting so in `stopped`.
+fn stop_at<'a>(
+    deadline: Option<&'a Deadline>,
+    stopped: &'a std::cell::Cell<bool>,
+) -> impl FnMut(&tree_sitter::QueryCursorState) -> ControlFlow<()> + 'a {
+    move |_| {
+        if deadline.is_some_and(Deadline::passed) {
+            stopped.set(true);
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
         }
     }
 }
@@ -1342,14 +1351,7 @@ pub(crate) fn for_each_match<'t>(
         if let Some(r) = &range {
             cursor.set_byte_range(r.clone());
         }
-        let mut progress = |_: &tree_sitter::QueryCursorState| {
-            if passed() {
-                stopped.set(true);
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        };
+        let mut progress = stop_at(deadline, &stopped);
         let options = tree_sitter::QueryCursorOptions::new().progress_callback(&mut progress);
         let mut matches = cursor.matches_with_options(query, top, body.as_bytes(), options);
         while let Some(m) = matches.next() {
