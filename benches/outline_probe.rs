@@ -85,6 +85,48 @@ fn walk(trees: &[(tree_sitter::Tree, String)]) -> usize {
     n
 }
 
+/// `PROBE_KINDS`: per node kind, the nodes inside its outermost
+/// occurrences: what the walk for the tags query would skip if that kind
+/// were `[symbols] opaque`.
+fn kinds(trees: &[(tree_sitter::Tree, String)]) {
+    let mut under: std::collections::HashMap<String, usize> = Default::default();
+    let mut open: Vec<u16> = Vec::new();
+    for (tree, _) in trees {
+        let language = tree.language();
+        let mut c = tree.walk();
+        let mut stack: Vec<u16> = Vec::new();
+        'tree: loop {
+            for k in &stack {
+                if !open.contains(k) {
+                    open.push(*k);
+                }
+            }
+            for k in open.drain(..) {
+                let name = language.node_kind_for_id(k).unwrap_or("?");
+                *under.entry(name.to_string()).or_default() += 1;
+            }
+            let kind = c.node().kind_id();
+            if c.goto_first_child() {
+                stack.push(kind);
+                continue;
+            }
+            while !c.goto_next_sibling() {
+                if !c.goto_parent() {
+                    break 'tree;
+                }
+                stack.pop();
+            }
+        }
+    }
+    let mut v: Vec<_> = under.into_iter().collect();
+    v.sort_by_key(|k| std::cmp::Reverse(k.1));
+    println!("| kind | nodes below its occurrences |");
+    println!("|---|---:|");
+    for (k, n) in v.into_iter().take(40) {
+        println!("| `{k}` | {n} |");
+    }
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
@@ -120,6 +162,10 @@ fn measure(engine: &Engine, language: &str, files: &[PathBuf]) {
         trees.push((p.tree.clone(), p.source.body().to_string()));
     }
     let Some(lang) = lang else { return };
+    if std::env::var_os("PROBE_KINDS").is_some() {
+        kinds(&trees);
+        return;
+    }
     if std::env::var_os("PROBE_PERF").is_some() {
         // Only the outlines, for `perf record`.
         for _ in 0..REPS {

@@ -184,6 +184,10 @@ fn unknown_node_kinds_in_toml_are_errors() {
             "strin",
         ),
         ("[symbols]\nbody_fields = [\"bdy\"]\n", "bdy"),
+        (
+            "[symbols]\nopaque = [\"type_anotation\"]\n",
+            "type_anotation",
+        ),
     ] {
         let e = Registry::from_files(vec![("grammars/x.toml".into(), format!("{base}{extra}"))])
             .unwrap_err();
@@ -282,6 +286,7 @@ fn resolved_node_kinds_match_their_names_on_every_fixture_node() {
                 (&kinds.wrappers, &rules.wrappers),
                 (&kinds.identifiers, &rules.identifiers),
                 (&kinds.verbatim, &lang.config.edit.verbatim),
+                (&kinds.opaque, &rules.opaque),
             ];
             let mut cursor = tree.walk();
             let mut stack = vec![tree.root_node()];

@@ -358,6 +358,13 @@ pub struct SymbolRules {
     /// is part of the body; a replacement that drops one is warned about.
     #[serde(default)]
     pub docstring: Vec<String>,
+    /// Node kinds that never hold a symbol the tags query finds (TS's type
+    /// annotations): a whole-file outline does not walk into them. Only
+    /// kinds whose insides the language itself rejects any definition in
+    /// belong here; `cargo bench --bench outline_probe` with
+    /// `PROBE_KINDS=1` shows what each kind would save.
+    #[serde(default)]
+    pub opaque: Vec<String>,
 }
 
 impl Default for SymbolRules {
@@ -368,6 +375,7 @@ impl Default for SymbolRules {
             identifiers: Vec::new(),
             body_fields: default_body_fields(),
             docstring: Vec::new(),
+            opaque: Vec::new(),
             to_end: Vec::new(),
             name_sigils: Vec::new(),
         }
@@ -499,6 +507,8 @@ pub struct Kinds {
     pub verbatim: KindSet,
     /// `symbols.to_end`
     pub to_end: KindSet,
+    /// `symbols.opaque`
+    pub opaque: KindSet,
     /// every kind a compile rule (`rules.scoped`, `rules.unique`) is about
     pub ruled: KindSet,
     /// `lsp.unseen`: what the language server does not bind inside
@@ -512,6 +522,7 @@ impl Kinds {
             identifiers: KindSet::resolve(grammar, &config.symbols.identifiers),
             verbatim: KindSet::resolve(grammar, &config.edit.verbatim),
             to_end: KindSet::resolve(grammar, &config.symbols.to_end),
+            opaque: KindSet::resolve(grammar, &config.symbols.opaque),
             ruled: KindSet::resolve(
                 grammar,
                 &(config.rules.scoped.iter().map(|r| &r.kinds))
@@ -710,6 +721,7 @@ fn check_node_kinds(
         .map(|k| ("symbols.wrappers", k))
         .chain(rules.leading.iter().map(|r| ("symbols.leading", &r.kind)))
         .chain(rules.to_end.iter().map(|k| ("symbols.to_end", k)))
+        .chain(rules.opaque.iter().map(|k| ("symbols.opaque", k)))
         .chain(rules.identifiers.iter().map(|k| ("symbols.identifiers", k)))
         .chain(rules.docstring.iter().map(|k| ("symbols.docstring", k)))
         .chain(config.edit.verbatim.iter().map(|k| ("edit.verbatim", k)))

@@ -21,6 +21,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::lang::Language;
 use crate::lang::query::TagRole;
 use crate::source::SourceText;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -129,11 +130,16 @@ impl Symbol {
     /// A copy whose public range fields show `span`.
     pub fn with_span(&self, span: Span) -> Symbol {
         let mut s = self.clone();
-        s.start_byte = span.start_byte;
-        s.end_byte = span.end_byte;
-        s.start_line = span.start_line;
-        s.end_line = span.end_line;
+        s.set_span(span);
         s
+    }
+
+    /// Present `span` in place (no copy of the names and paths).
+    fn set_span(&mut self, span: Span) {
+        self.start_byte = span.start_byte;
+        self.end_byte = span.end_byte;
+        self.start_line = span.start_line;
+        self.end_line = span.end_line;
     }
 
     /// A copy presenting the full range (`trivia = true`) or the bare node.
@@ -583,7 +589,9 @@ pub fn outline_within(
 
     // Collect matches. Two patterns capturing the same @name node describe
     // the same definition: the earlier pattern (lower index) wins.
-    let mut best: HashMap<usize, Raw> = HashMap::new();
+    // Keyed by node ids: Fx hashing, not SipHash (an outline is CPU-bound
+    // and nothing here is keyed by what a file's author chose).
+    let mut best: FxHashMap<usize, Raw> = FxHashMap::default();
     let finished = for_each_tag(lang, &tree, body, None, Some(&deadline), |mut m| {
         let phrase = m.names.len() > 1;
         let Some((name, label, sigil)) = name_of(lang, &mut m.names, body) else {
@@ -621,8 +629,8 @@ pub fn outline_within(
     let mut raws: Vec<Raw> = best.into_values().collect();
     // A node that is both a definition and a scope (a Rust `impl` block) is
     // one symbol whose children hang from the scope's name (`Point::new`).
-    let scopes_of_definitions: HashMap<usize, Raw> = {
-        let defined: std::collections::HashSet<usize> = raws
+    let scopes_of_definitions: FxHashMap<usize, Raw> = {
+        let defined: FxHashSet<usize> = raws
             .iter()
             .filter(|r| r.kind.is_some())
             .map(|r| r.node.id())
@@ -636,7 +644,7 @@ pub fn outline_within(
     // A definition that scopes the rest of its parent (`symbols.to_end`:
     // C#'s `namespace N;`) ends where the next one of its kind starts, or
     // with its parent.
-    let last_of: HashMap<usize, Node> = raws
+    let last_of: FxHashMap<usize, Node> = raws
         .iter()
         .filter(|r| r.kind.is_some() && lang.kinds().to_end.contains(&r.node))
         .map(|r| {
@@ -651,7 +659,7 @@ pub fn outline_within(
         })
         .collect();
     let last = |n: Node<'_>| last_of.get(&n.id()).map_or(n.end_byte(), |l| l.end_byte());
-    raws.sort_by_key(|r| {
+    raws.sort_by_cached_key(|r| {
         (
             r.node.start_byte(),
             std::cmp::Reverse(last(r.node)),
@@ -791,7 +799,7 @@ pub fn outline_within(
         }
     }
     for s in &mut symbols {
-        *s = s.presented(true);
+        s.set_span(s.full);
     }
     namepath::assign_addresses(&mut symbols);
 
@@ -981,18 +989,25 @@ fn widen_all<'t>(
     root: Node<'t>,
     defs: &[Node<'t>],
     body: &str,
-) -> HashMap<usize, (Node<'t>, Node<'t>)> {
+) -> FxHashMap<usize, (Node<'t>, Node<'t>)> {
     let wrappers = &lang.kinds().wrappers;
-    let wanted: std::collections::HashSet<usize> = defs.iter().map(|n| n.id()).collect();
+    // How many of `defs` each node is (Go's `A, B int` is two).
+    let mut wanted: FxHashMap<usize, usize> = FxHashMap::default();
+    for n in defs {
+        *wanted.entry(n.id()).or_default() += 1;
+    }
     let mut starts: Vec<usize> = defs.iter().map(|n| n.start_byte()).collect();
     starts.sort_unstable();
-    let holds_def = |n: Node| {
-        let i = starts.partition_point(|&b| b < n.start_byte());
-        starts
-            .get(i)
-            .is_some_and(|&b| b < n.end_byte().max(n.start_byte() + 1))
+    // Does a definition other than `n` itself start inside `n`? Only then
+    // is `n` gone into: most definitions hold none, and listing their
+    // children was most of this walk.
+    let holds_def = |n: Node, own: usize| {
+        let (start, end) = (n.start_byte(), n.end_byte());
+        let from = starts.partition_point(|&b| b < start);
+        let to = from + starts[from..].partition_point(|&b| b < end.max(start + 1));
+        to - from > own
     };
-    let mut out = HashMap::with_capacity(defs.len());
+    let mut out = FxHashMap::with_capacity_and_hasher(defs.len(), Default::default());
     // The ancestors of the node being visited, with each one's `first`.
     let mut path: Vec<(Node<'t>, Node<'t>)> = Vec::new();
     // Per open level: its children and the index of the next to visit, and
@@ -1004,34 +1019,40 @@ fn widen_all<'t>(
     }
     let touches = |a: Node, b: Node| a.end_position().row + 1 >= b.start_position().row;
     let mut levels: Vec<Level<'t>> = Vec::new();
+    // Emptied children lists, reused rather than allocated per level.
+    let mut spare: Vec<Vec<Node<'t>>> = Vec::new();
     let mut enter = |node: Node<'t>,
                      first: Node<'t>,
                      path: &mut Vec<(Node<'t>, Node<'t>)>,
-                     levels: &mut Vec<Level<'t>>| {
+                     levels: &mut Vec<Level<'t>>,
+                     spare: &mut Vec<Vec<Node<'t>>>| {
         path.push((node, first));
-        if wanted.contains(&node.id()) {
+        let own = wanted.get(&node.id()).copied().unwrap_or(0);
+        if own > 0 {
             let mut i = path.len() - 1;
             while i > 0 && wrappers.contains(&path[i - 1].0) {
                 i -= 1;
             }
             out.insert(node.id(), (path[i].1, path[i].0));
         }
-        let children = if holds_def(node) {
+        let mut children = spare.pop().unwrap_or_default();
+        if holds_def(node, own) {
             let mut cursor = node.walk();
-            node.children(&mut cursor).collect()
-        } else {
-            Vec::new()
-        };
+            children.extend(node.children(&mut cursor));
+        }
         levels.push(Level {
             children,
             next: 0,
             run: None,
         });
     };
-    enter(root, root, &mut path, &mut levels);
+    enter(root, root, &mut path, &mut levels, &mut spare);
     while let Some(level) = levels.last_mut() {
         let Some(&child) = level.children.get(level.next) else {
-            levels.pop();
+            if let Some(mut done) = levels.pop() {
+                done.children.clear();
+                spare.push(done.children);
+            }
             path.pop();
             continue;
         };
@@ -1053,7 +1074,7 @@ fn widen_all<'t>(
         } else {
             None
         };
-        enter(child, first, &mut path, &mut levels);
+        enter(child, first, &mut path, &mut levels, &mut spare);
     }
     out
 }
@@ -1243,9 +1264,15 @@ pub fn for_each_tag<'t>(
     };
     let root = tree.root_node();
     let finished = match (&query.roots, range) {
-        (Some(roots), None) => {
-            for_each_rooted_match(&query.query, roots, root, body, deadline, each)
-        }
+        (Some(roots), None) => for_each_rooted_match(
+            &query.query,
+            roots,
+            &lang.kinds().opaque,
+            root,
+            body,
+            deadline,
+            each,
+        ),
         (_, range) => for_each_match(&query.query, root, body, range, deadline, each),
     };
     Ok(finished)
@@ -1257,9 +1284,14 @@ pub fn for_each_tag<'t>(
 /// only. The same matches, in document order of their roots; the query
 /// cursor walks only as deep below each root as its patterns go, instead
 /// of through every node of the tree (what costs most in an outline).
+/// The walk does not go into a node of an `opaque` kind (`symbols.opaque`:
+/// TypeScript's type annotations are a third of a declaration file's
+/// nodes), unless the parse has an error inside it.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn for_each_rooted_match<'t>(
     query: &tree_sitter::Query,
     roots: &crate::lang::query::Roots,
+    opaque: &crate::lang::KindSet,
     start: Node<'t>,
     body: &str,
     deadline: Option<&Deadline>,
@@ -1291,7 +1323,8 @@ pub(crate) fn for_each_rooted_match<'t>(
                 return false;
             }
         }
-        if walk.goto_first_child() {
+        let skip = !opaque.is_empty() && opaque.contains(&node) && !node.has_error();
+        if !skip && walk.goto_first_child() {
             continue;
         }
         while !walk.goto_next_sibling() {
