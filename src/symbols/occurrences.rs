@@ -96,6 +96,27 @@ pub fn word_offsets(text: &str, name: &str) -> Vec<usize> {
         .collect()
 }
 
+/// The byte ranges covering `offsets` (sorted, each a word of `len`
+/// bytes), one per run of offsets inside the same child of `root`.
+fn top_level_groups(
+    root: tree_sitter::Node<'_>,
+    offsets: &[usize],
+    len: usize,
+) -> Vec<Range<usize>> {
+    let mut groups: Vec<(Option<usize>, Range<usize>)> = Vec::new();
+    for &b in offsets {
+        let owner = root
+            .first_child_for_byte(b)
+            .filter(|c| c.start_byte() <= b)
+            .map(|c| c.id());
+        match groups.last_mut() {
+            Some((o, r)) if *o == owner && owner.is_some() => r.end = b + len,
+            _ => groups.push((owner, b..b + len)),
+        }
+    }
+    groups.into_iter().map(|g| g.1).collect()
+}
+
 fn bit(r: RefRole) -> u16 {
     1 << (r as u16)
 }
@@ -105,10 +126,9 @@ pub fn occurrences(file: &ParsedFile, name: &str) -> Result<Vec<Occurrence>> {
     let body = file.source.body();
     let offset = file.source.body_offset();
     let offsets = word_offsets(body, name);
-    let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else {
+    if offsets.is_empty() {
         return Ok(Vec::new());
-    };
-    let span = first..last + name.len();
+    }
     // Roles and receivers captured at each occurrence, and the scopes of
     // local bindings of the name.
     let mut roles = vec![0u16; offsets.len()];
@@ -118,61 +138,69 @@ pub fn occurrences(file: &ParsedFile, name: &str) -> Result<Vec<Occurrence>> {
     if let Some(q) = file.language.references_query()? {
         let root = file.tree.root_node();
         let deadline = file.walk_deadline();
-        let finished = for_each_match(
-            &q.query,
-            root,
-            body,
-            Some(span.clone()),
-            Some(&deadline),
-            |m| {
-                let receiver = m
-                    .captures()
-                    .iter()
-                    .filter_map(|c| {
-                        let text = &body[c.node.start_byte()..c.node.end_byte()];
-                        match q.roles[c.index as usize] {
-                            RefRole::SelfReceiver => Some((Receiver::SelfLike, 3)),
-                            RefRole::SuperReceiver => Some((Receiver::Super, 2)),
-                            RefRole::Receiver if is_path(text) => {
-                                Some((Receiver::Named(text.to_string()), 1))
-                            }
-                            RefRole::Receiver => Some((Receiver::Other, 1)),
-                            _ => None,
+        let mut each = |m: &tree_sitter::QueryMatch<'_, '_>| {
+            let receiver = m
+                .captures()
+                .iter()
+                .filter_map(|c| {
+                    let text = &body[c.node.start_byte()..c.node.end_byte()];
+                    match q.roles[c.index as usize] {
+                        RefRole::SelfReceiver => Some((Receiver::SelfLike, 3)),
+                        RefRole::SuperReceiver => Some((Receiver::Super, 2)),
+                        RefRole::Receiver if is_path(text) => {
+                            Some((Receiver::Named(text.to_string()), 1))
                         }
-                    })
-                    .max_by_key(|r| r.1);
-                for c in m.captures() {
-                    let role = q.roles[c.index as usize];
-                    if role == RefRole::LocalScope {
-                        scopes.push(c.node.start_byte()..c.node.end_byte());
-                        continue;
+                        RefRole::Receiver => Some((Receiver::Other, 1)),
+                        _ => None,
                     }
-                    if c.node.end_byte() - c.node.start_byte() != name.len() {
-                        continue;
-                    }
-                    let Some(i) = at(c.node.start_byte()) else {
-                        continue;
-                    };
-                    roles[i] |= bit(role);
-                    if matches!(
-                        role,
-                        RefRole::Member | RefRole::MemberCall | RefRole::MemberField
-                    ) && receiver.as_ref().map(|r| r.1) > receivers[i].as_ref().map(|r| r.1)
-                    {
-                        receivers[i] = receiver.clone();
-                    }
-                    if matches!(
-                        role,
-                        RefRole::Member | RefRole::MemberCall | RefRole::MemberField
-                    ) && receivers[i].is_none()
-                    {
-                        receivers[i] = Some(receiver.clone().unwrap_or((Receiver::Other, 0)));
-                    }
+                })
+                .max_by_key(|r| r.1);
+            for c in m.captures() {
+                let role = q.roles[c.index as usize];
+                if role == RefRole::LocalScope {
+                    scopes.push(c.node.start_byte()..c.node.end_byte());
+                    continue;
                 }
-            },
-        );
-        if !finished {
-            return Err(deadline.error(&file.language, body.len(), "finding the occurrences"));
+                if c.node.end_byte() - c.node.start_byte() != name.len() {
+                    continue;
+                }
+                let Some(i) = at(c.node.start_byte()) else {
+                    continue;
+                };
+                roles[i] |= bit(role);
+                if matches!(
+                    role,
+                    RefRole::Member | RefRole::MemberCall | RefRole::MemberField
+                ) && receiver.as_ref().map(|r| r.1) > receivers[i].as_ref().map(|r| r.1)
+                {
+                    receivers[i] = receiver.clone();
+                }
+                if matches!(
+                    role,
+                    RefRole::Member | RefRole::MemberCall | RefRole::MemberField
+                ) && receivers[i].is_none()
+                {
+                    receivers[i] = Some(receiver.clone().unwrap_or((Receiver::Other, 0)));
+                }
+            }
+        };
+        // The query runs over the occurrences' top-level declarations, one
+        // range each, not from the first occurrence to the last: a range
+        // starts matches only at nodes overlapping it (every ancestor of an
+        // occurrence does, so its roles, receiver and scopes are found the
+        // same), and the cursor does not go into the declarations between
+        // (a name used at both ends of a file was a walk of all of it).
+        for range in top_level_groups(root, &offsets, name.len()) {
+            if !for_each_match(
+                &q.query,
+                root,
+                body,
+                Some(range),
+                Some(&deadline),
+                &mut each,
+            ) {
+                return Err(deadline.error(&file.language, body.len(), "finding the occurrences"));
+            }
         }
     }
     let has = |i: usize, r: RefRole| roles[i] & bit(r) != 0;
