@@ -287,6 +287,7 @@ fn resolved_node_kinds_match_their_names_on_every_fixture_node() {
                 (&kinds.identifiers, &rules.identifiers),
                 (&kinds.verbatim, &lang.config.edit.verbatim),
                 (&kinds.opaque, &rules.opaque),
+                (&kinds.no_imports_in, &lang.config.refs.no_imports_in),
             ];
             let mut cursor = tree.walk();
             let mut stack = vec![tree.root_node()];

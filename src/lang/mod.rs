@@ -146,6 +146,11 @@ pub struct RefsRules {
     /// namespace for every kind.
     #[serde(default)]
     pub namespaces: Vec<Vec<String>>,
+    /// Node kinds no import statement is ever inside (Go's and Java's
+    /// declarations: imports come first, at the top level): finding a
+    /// file's imports does not walk into them.
+    #[serde(default)]
+    pub no_imports_in: Vec<String>,
     /// Bases that define no member a rename could target (Python
     /// `object`): a class deriving only from them has no unknown base.
     #[serde(default)]
@@ -509,6 +514,8 @@ pub struct Kinds {
     pub to_end: KindSet,
     /// `symbols.opaque`
     pub opaque: KindSet,
+    /// `refs.no_imports_in`
+    pub no_imports_in: KindSet,
     /// every kind a compile rule (`rules.scoped`, `rules.unique`) is about
     pub ruled: KindSet,
     /// `lsp.unseen`: what the language server does not bind inside
@@ -523,6 +530,7 @@ impl Kinds {
             verbatim: KindSet::resolve(grammar, &config.edit.verbatim),
             to_end: KindSet::resolve(grammar, &config.symbols.to_end),
             opaque: KindSet::resolve(grammar, &config.symbols.opaque),
+            no_imports_in: KindSet::resolve(grammar, &config.refs.no_imports_in),
             ruled: KindSet::resolve(
                 grammar,
                 &(config.rules.scoped.iter().map(|r| &r.kinds))
@@ -722,6 +730,7 @@ fn check_node_kinds(
         .chain(rules.leading.iter().map(|r| ("symbols.leading", &r.kind)))
         .chain(rules.to_end.iter().map(|k| ("symbols.to_end", k)))
         .chain(rules.opaque.iter().map(|k| ("symbols.opaque", k)))
+        .chain((config.refs.no_imports_in.iter()).map(|k| ("refs.no_imports_in", k)))
         .chain(rules.identifiers.iter().map(|k| ("symbols.identifiers", k)))
         .chain(rules.docstring.iter().map(|k| ("symbols.docstring", k)))
         .chain(config.edit.verbatim.iter().map(|k| ("edit.verbatim", k)))

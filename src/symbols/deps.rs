@@ -673,8 +673,8 @@ fn collect_imports_with(file: &ParsedFile, rooted: bool) -> Result<Vec<ImportStm
     // are: a walk of the tree costs a fraction of the query cursor's.
     let finished = match q.roots.as_ref().filter(|_| rooted) {
         Some(roots) => {
-            let nothing = crate::lang::KindSet::default();
-            for_each_rooted_match(&q.query, roots, &nothing, root, body, Some(&deadline), each)
+            let skip = &file.language.kinds().no_imports_in;
+            for_each_rooted_match(&q.query, roots, skip, root, body, Some(&deadline), each)
         }
         None => for_each_match(&q.query, root, body, None, Some(&deadline), each),
     };
