@@ -23,6 +23,7 @@ use crate::ops::receipt::{Receipt, Renamed};
 use crate::refs::bind::Verdict;
 use crate::refs::{BACKEND, Collected, RefsRequest, Tier, collect, previewer};
 use crate::symbols::{self, ParsedFile};
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::json;
 use std::path::Path;
@@ -158,80 +159,99 @@ pub fn rename_symbol(
         Vec::new()
     };
 
+    // Each file's new text is built, re-parsed and judged on its own, so
+    // in parallel; the first failure in file order is the answer, as when
+    // they were planned one after another.
+    let cancel = symbols::Cancel::current();
+    let plans: Vec<Result<Option<_>>> = files
+        .par_iter()
+        .map(|(path, file, found)| {
+            let plan = cancel.run(|| {
+                let body = file.source.body();
+                let offset = file.source.body_offset();
+                let spans: Vec<usize> = found
+                    .iter()
+                    .filter(|f| renames(&f.verdict))
+                    .map(|f| f.occ.byte - offset)
+                    .collect();
+                if spans.is_empty() {
+                    return Ok(None);
+                }
+                let mut new_body = String::with_capacity(body.len());
+                let mut last = 0;
+                for &b in &spans {
+                    new_body.push_str(&body[last..b]);
+                    new_body.push_str(new_name);
+                    last = b + name.len();
+                }
+                new_body.push_str(&body[last..]);
+                verify(path, &name, new_name, &new_body, found, offset, &renames)?;
+                let change = Splice::between(body, &new_body);
+                let (tree, introduced, preexisting) =
+                    validate::reparse(&file.language, &file.tree, body, &new_body, change)?;
+                let plan = crate::refs::verify::Planned {
+                    display: path.clone(),
+                    language: file.language.clone(),
+                    text: format!("{}{}", &file.source.text[..offset], new_body),
+                    tree: tree.clone(),
+                    sites: found
+                        .iter()
+                        .filter(|f| renames(&f.verdict))
+                        .enumerate()
+                        .map(|(i, f)| {
+                            let at = (f.occ.byte - offset) as isize
+                                + i as isize * (new_name.len() as isize - name.len() as isize);
+                            let proven =
+                                matches!(f.verdict.tier(), Some(Tier::Definition | Tier::Proven));
+                            (at as usize, proven)
+                        })
+                        .collect(),
+                };
+                if *path == target.display {
+                    // The renamed definition must still be a definition, of the new
+                    // name: the grammar's own identifier rule.
+                    let text = format!("{}{}", &file.source.text[..offset], new_body);
+                    let source = crate::source::decode(Path::new(path), text.into_bytes())?;
+                    let parsed = symbols::outline(&file.language, Arc::new(source), tree)?;
+                    if !introduced.is_empty() || !parsed.symbols.iter().any(|s| s.name == new_name)
+                    {
+                        return Err(bad_name());
+                    }
+                }
+                let validation = validate::judge(introduced, preexisting, false, path)?;
+                let mut text = file.source.text[..offset].to_string();
+                text.push_str(&new_body);
+                let judged = Judged {
+                    new: Some(text),
+                    validation,
+                    tree: None,
+                };
+                let planned = Renamed {
+                    symbol: sym.name_path.clone(),
+                    new_name: new_name.to_string(),
+                    occurrences: spans.len(),
+                };
+                let change = Change::new(
+                    ws.resolve(Path::new(path), Purpose::Write)?,
+                    Some(file.source.clone()),
+                    judged,
+                    planned,
+                    Vec::new(),
+                );
+                Ok(Some((plan, change, spans.len())))
+            });
+            plan.unwrap_or_else(|| Err(cancel.error("planning the rename")))
+        })
+        .collect();
     let mut changes = Vec::new();
     let mut planned = Vec::new();
     let mut renamed = 0;
-    for (path, file, found) in &files {
-        let body = file.source.body();
-        let offset = file.source.body_offset();
-        let spans: Vec<usize> = found
-            .iter()
-            .filter(|f| renames(&f.verdict))
-            .map(|f| f.occ.byte - offset)
-            .collect();
-        if spans.is_empty() {
-            continue;
+    for plan in plans {
+        if let Some((plan, change, count)) = plan? {
+            planned.push(plan);
+            changes.push(change);
+            renamed += count;
         }
-        renamed += spans.len();
-        let mut new_body = String::with_capacity(body.len());
-        let mut last = 0;
-        for &b in &spans {
-            new_body.push_str(&body[last..b]);
-            new_body.push_str(new_name);
-            last = b + name.len();
-        }
-        new_body.push_str(&body[last..]);
-        verify(path, &name, new_name, &new_body, found, offset, &renames)?;
-        let change = Splice::between(body, &new_body);
-        let (tree, introduced, preexisting) =
-            validate::reparse(&file.language, &file.tree, body, &new_body, change)?;
-        planned.push(crate::refs::verify::Planned {
-            display: path.clone(),
-            language: file.language.clone(),
-            text: format!("{}{}", &file.source.text[..offset], new_body),
-            tree: tree.clone(),
-            sites: found
-                .iter()
-                .filter(|f| renames(&f.verdict))
-                .enumerate()
-                .map(|(i, f)| {
-                    let at = (f.occ.byte - offset) as isize
-                        + i as isize * (new_name.len() as isize - name.len() as isize);
-                    let proven = matches!(f.verdict.tier(), Some(Tier::Definition | Tier::Proven));
-                    (at as usize, proven)
-                })
-                .collect(),
-        });
-        if *path == target.display {
-            // The renamed definition must still be a definition, of the new
-            // name: the grammar's own identifier rule.
-            let text = format!("{}{}", &file.source.text[..offset], new_body);
-            let source = crate::source::decode(Path::new(path), text.into_bytes())?;
-            let parsed = symbols::outline(&file.language, Arc::new(source), tree)?;
-            if !introduced.is_empty() || !parsed.symbols.iter().any(|s| s.name == new_name) {
-                return Err(bad_name());
-            }
-        }
-        let validation = validate::judge(introduced, preexisting, false, path)?;
-        let mut text = file.source.text[..offset].to_string();
-        text.push_str(&new_body);
-        let judged = Judged {
-            new: Some(text),
-            validation,
-            tree: None,
-        };
-        let planned = Renamed {
-            symbol: sym.name_path.clone(),
-            new_name: new_name.to_string(),
-            occurrences: spans.len(),
-        };
-        changes.push(Change::new(
-            ws.resolve(Path::new(path), Purpose::Write)?,
-            Some(file.source.clone()),
-            judged,
-            planned,
-            Vec::new(),
-        ));
     }
     // After the name's own checks (a keyword, a collision), which say more.
     if undecided == Undecided::Refuse && !uncertain.is_empty() {
@@ -241,6 +261,9 @@ pub fn rename_symbol(
     let skipped_count = skipped.len();
     skipped.truncate(MAX_SKIPPED);
     let t = change::commit_all(ws, changes, "rename_symbol", Some(&sym.name_path), dry_run)?;
+    // Freeing the trees of every file that names the symbol is left to the
+    // pool: the answer does not wait for it (a CLI run exits before).
+    rayon::spawn(move || drop(files));
     let mut warnings = t.warnings;
     if skipped_count > 0 {
         warnings.push(format!(

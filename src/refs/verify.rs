@@ -15,6 +15,7 @@ use crate::disk::{Purpose, Workspace};
 use crate::error::{Error, ErrorCode, Result};
 use crate::lang::{Language, Registry};
 use crate::symbols::{self, ParsedFile};
+use rayon::prelude::*;
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -53,19 +54,38 @@ pub(crate) fn verify_rebound(
     let mut by_display: BTreeMap<String, Arc<ParsedFile>> = BTreeMap::new();
     let mut displays = Vec::new();
     let mut new_target = None;
-    for p in planned {
-        let source = crate::source::decode(Path::new(&p.display), p.text.into_bytes())?;
-        let file = Arc::new(symbols::outline(&p.language, Arc::new(source), p.tree)?);
-        if p.display == target.display {
+    // The new texts' outlines, in parallel (each its own file).
+    let cancel = symbols::Cancel::current();
+    let outlined: Vec<Result<(String, Vec<(usize, bool)>, Arc<ParsedFile>)>> = planned
+        .into_par_iter()
+        .map(|p| {
+            let Planned {
+                display,
+                language,
+                text,
+                tree,
+                sites,
+            } = p;
+            let file = cancel.run(|| {
+                let source = crate::source::decode(Path::new(&display), text.into_bytes())?;
+                symbols::outline(&language, Arc::new(source), tree).map(Arc::new)
+            });
+            let file = file.unwrap_or_else(|| Err(cancel.error("verifying the rename")))?;
+            Ok((display, sites, file))
+        })
+        .collect();
+    for o in outlined {
+        let (display, sites_of, file) = o?;
+        if display == target.display {
             new_target = Some(file.clone());
         }
         parsed.insert(
-            ws.resolve(Path::new(&p.display), Purpose::Read)?.path,
+            ws.resolve(Path::new(&display), Purpose::Read)?.path,
             file.clone(),
         );
-        by_display.insert(p.display.clone(), file);
-        sites.insert(p.display.clone(), p.sites);
-        displays.push(p.display);
+        by_display.insert(display.clone(), file);
+        sites.insert(display.clone(), sites_of);
+        displays.push(display);
     }
     let file = new_target.ok_or_else(|| lost(target, new_name))?;
     if file.symbols.get(target.index).map(|s| s.name.as_str()) != Some(new_name) {
@@ -150,6 +170,8 @@ pub(crate) fn verify_rebound(
             }
         }
     }
+    // The new texts' trees are freed by the pool (see `ops::rename`).
+    rayon::spawn(move || drop((files, parsed, by_display)));
     if wrong.is_empty() && candidates_cut == 0 {
         return Ok(());
     }
