@@ -56,7 +56,8 @@ pub(crate) fn verify_rebound(
     let mut new_target = None;
     // The new texts' outlines, in parallel (each its own file).
     let cancel = symbols::Cancel::current();
-    let outlined: Vec<Result<(String, Vec<(usize, bool)>, Arc<ParsedFile>)>> = planned
+    type Outlined = (String, Vec<(usize, bool)>, Arc<ParsedFile>);
+    let outlined: Vec<Result<Outlined>> = planned
         .into_par_iter()
         .map(|p| {
             let Planned {
