@@ -35,6 +35,28 @@
 (block (statement_list (const_declaration (const_spec name: (identifier) @local.definition))))
 (block (statement_list (var_declaration (var_spec_list (var_spec name: (identifier) @local.definition)))))
 
+; The type a local is declared with or built from (the receiver `b *Buffer`,
+; a parameter, `var b Buffer` in a block, `b := Buffer{}`, `b := &Buffer{}`,
+; and each with another package's `pkg.T`): one named type, so `b.M()` is
+; that type's member.
+(parameter_declaration name: (identifier) @local.definition
+  type: [(type_identifier) (generic_type) (qualified_type)] @local.type)
+(parameter_declaration name: (identifier) @local.definition
+  type: (pointer_type [(type_identifier) (generic_type) (qualified_type)] @local.type))
+(block (statement_list (var_declaration (var_spec name: (identifier) @local.definition
+  type: [(type_identifier) (generic_type) (qualified_type)] @local.type))))
+(block (statement_list (var_declaration (var_spec name: (identifier) @local.definition
+  type: (pointer_type [(type_identifier) (generic_type) (qualified_type)] @local.type)))))
+(short_var_declaration
+  left: (expression_list . (identifier) @local.definition .)
+  right: (expression_list . (composite_literal
+    type: [(type_identifier) (generic_type) (qualified_type)] @local.type) .))
+(short_var_declaration
+  left: (expression_list . (identifier) @local.definition .)
+  right: (expression_list . (unary_expression operator: "&"
+    operand: (composite_literal
+      type: [(type_identifier) (generic_type) (qualified_type)] @local.type)) .))
+
 ; Where local bindings are visible.
 (function_declaration) @local.scope
 (method_declaration) @local.scope

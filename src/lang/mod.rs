@@ -199,6 +199,27 @@ pub struct RefsRules {
     /// undecided definition (refused unless the caller decides).
     #[serde(default)]
     pub structural_interfaces: bool,
+    /// Definitions named after another by a convention the language's own
+    /// tools check (Go: `go vet` requires `ExampleF` and `ExampleT_M`, each
+    /// maybe with a `_suffix`, to name an identifier of the package): a
+    /// rename renames the part of their names that names the target.
+    #[serde(default)]
+    pub named_after: Vec<NamedAfter>,
+}
+
+/// One `[[refs.named_after]]` convention: a definition of a kind in
+/// `kinds`, in a file of the target's folder matching `files`, named
+/// `prefix` + the target's name path joined by `join`, then nothing or
+/// `join` and more (`Example` + `Buffer_Grow` + `_second`).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NamedAfter {
+    pub prefix: String,
+    pub join: String,
+    /// A glob over the file's name (`*_test.go`).
+    pub files: String,
+    /// Symbol kinds of tags.scm (`function`).
+    pub kinds: Vec<String>,
 }
 
 impl RefsRules {
@@ -951,6 +972,24 @@ impl Registry {
                         "use the kinds of tags.scm: {}",
                         query::SYMBOL_KINDS.join(", ")
                     )));
+                }
+            }
+            for n in &config.refs.named_after {
+                let bad = |why: String| {
+                    Error::invalid_argument(format!("{path}: bad refs.named_after rule: {why}"))
+                        .with_suggestion("`prefix` and `join` are non-empty texts, `files` a glob over file names, `kinds` symbol kinds of tags.scm")
+                };
+                if n.prefix.is_empty() || n.join.is_empty() {
+                    return Err(bad("an empty `prefix` or `join`".into()));
+                }
+                globset::Glob::new(&n.files).map_err(|e| bad(format!("`files`: {e}")))?;
+                if let Some(k) =
+                    (n.kinds.iter()).find(|k| !query::SYMBOL_KINDS.contains(&k.as_str()))
+                {
+                    return Err(bad(format!("`{k}` is not a symbol kind")));
+                }
+                if n.kinds.is_empty() {
+                    return Err(bad("no `kinds`".into()));
                 }
             }
             for t in &config.search.definition_lines {

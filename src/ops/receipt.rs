@@ -514,3 +514,12 @@ mod tests {
         );
     }
 }
+
+/// `n thing(s)`.
+pub(crate) fn plural(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}

@@ -19,7 +19,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::hint::{Term, term};
 use crate::lang::Registry;
 use crate::ops::change::{self, Change, Judged};
-use crate::ops::receipt::{Receipt, Renamed};
+use crate::ops::receipt::{Receipt, Renamed, plural};
 use crate::refs::bind::Verdict;
 use crate::refs::{BACKEND, Collected, RefsRequest, Tier, collect, previewer};
 use crate::symbols::{self, ParsedFile};
@@ -100,7 +100,7 @@ pub fn rename_symbol(
     let Collected {
         name,
         target,
-        files,
+        mut files,
         candidates_cut,
         refusal,
         ..
@@ -128,6 +128,31 @@ pub fn rename_symbol(
         .with_details(json!({"new_name": new_name}))
     };
     check_new_name(&target.file, &sym, new_name)?;
+
+    // Definitions named after the target (Go's `ExampleF_second`): their
+    // names' part that names it is renamed too, in files that may not
+    // mention the name as a word.
+    let named = crate::refs::named::named_after(ws, &target, load)?;
+    if let Some(n) = named.iter().find(|n| new_name.contains(&n.join)) {
+        let (first, _) = &n.names[0];
+        return Err(Error::new(
+            ErrorCode::Conflict,
+            format!(
+                "`{new_name}` holds `{}`, which ends the name `{first}` ({}) takes from `{name}`: no name of it would name `{new_name}`",
+                n.join, n.display
+            ),
+        )
+        .with_suggestion(format!("choose a new name without `{}`", n.join))
+        .with_details(json!({"named_after": first, "path": n.display, "new_name": new_name})));
+    }
+    let mut named_at: std::collections::HashMap<&str, &[usize]> = Default::default();
+    for n in &named {
+        named_at.insert(&n.display, &n.at);
+        if !files.iter().any(|f| f.0 == n.display) {
+            files.push((n.display.clone(), n.file.clone(), Vec::new()));
+        }
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
 
     // The sites: renamed (bound), undecided (listed), and the rest.
     let mut uncertain = Vec::new();
@@ -169,11 +194,16 @@ pub fn rename_symbol(
             let plan = cancel.run(|| {
                 let body = file.source.body();
                 let offset = file.source.body_offset();
-                let spans: Vec<usize> = found
+                let mut spans: Vec<usize> = found
                     .iter()
                     .filter(|f| renames(&f.verdict))
                     .map(|f| f.occ.byte - offset)
                     .collect();
+                if let Some(at) = named_at.get(path.as_str()) {
+                    spans.extend_from_slice(at);
+                    spans.sort_unstable();
+                    spans.dedup();
+                }
                 if spans.is_empty() {
                     return Ok(None);
                 }
@@ -185,7 +215,14 @@ pub fn rename_symbol(
                     last = b + name.len();
                 }
                 new_body.push_str(&body[last..]);
-                verify(path, &name, new_name, &new_body, found, offset, &renames)?;
+                verify(
+                    path, &name, new_name, &new_body, found, offset, &spans, &renames,
+                )?;
+                let delta = new_name.len() as isize - name.len() as isize;
+                // Where an old body offset is in the new text.
+                let moved = |old: usize| {
+                    (old as isize + spans.partition_point(|&s| s < old) as isize * delta) as usize
+                };
                 let change = Splice::between(body, &new_body);
                 let (tree, introduced, preexisting) =
                     validate::reparse(&file.language, &file.tree, body, &new_body, change)?;
@@ -197,13 +234,10 @@ pub fn rename_symbol(
                     sites: found
                         .iter()
                         .filter(|f| renames(&f.verdict))
-                        .enumerate()
-                        .map(|(i, f)| {
-                            let at = (f.occ.byte - offset) as isize
-                                + i as isize * (new_name.len() as isize - name.len() as isize);
+                        .map(|f| {
                             let proven =
                                 matches!(f.verdict.tier(), Some(Tier::Definition | Tier::Proven));
-                            (at as usize, proven)
+                            (moved(f.occ.byte - offset), proven)
                         })
                         .collect(),
                 };
@@ -265,6 +299,21 @@ pub fn rename_symbol(
     // pool: the answer does not wait for it (a CLI run exits before).
     rayon::spawn(move || drop(files));
     let mut warnings = t.warnings;
+    let also: Vec<String> = (named.iter())
+        .flat_map(|n| {
+            n.names.iter().map(|(x, i)| {
+                let renamed = format!("{}{new_name}{}", &x[..*i], &x[i + name.len()..]);
+                format!("`{x}` → `{renamed}` ({})", n.display)
+            })
+        })
+        .collect();
+    if !also.is_empty() {
+        warnings.push(format!(
+            "also renamed {} named after `{name}` by a convention the language's tools check: {}",
+            plural(also.len(), "definition"),
+            also.join(", ")
+        ));
+    }
     if skipped_count > 0 {
         warnings.push(format!(
             "{skipped_count} undecided sites left alone; review them (listed in skipped)"
@@ -370,6 +419,7 @@ fn uncertain_error(symbol: &str, sites: &[(Skipped, String)]) -> Error {
 /// old name left in a file's new text is one the plan chose to leave (not
 /// the definition, not a use bound to it). A left one that was bound means
 /// the plan and its verdicts disagree: refused.
+#[allow(clippy::too_many_arguments)]
 fn verify(
     path: &str,
     name: &str,
@@ -377,15 +427,11 @@ fn verify(
     new_body: &str,
     found: &[crate::refs::Found],
     offset: usize,
+    renamed: &[usize],
     renames: &dyn Fn(&Verdict) -> bool,
 ) -> Result<()> {
     // Map new offsets back: each renamed site before shifts the text.
     let delta = new_name.len() as isize - name.len() as isize;
-    let renamed: Vec<usize> = found
-        .iter()
-        .filter(|f| renames(&f.verdict))
-        .map(|f| f.occ.byte - offset)
-        .collect();
     for b in symbols::occurrences::word_offsets(new_body, name) {
         let before = renamed
             .iter()

@@ -92,6 +92,9 @@ type Def = (usize, usize);
 /// The binding rules over the files that mention the name.
 pub(crate) struct Binder<'a> {
     name: &'a str,
+    /// The root the files are under (whether an import names one of its
+    /// folders).
+    root: &'a std::path::Path,
     files: &'a [(String, Arc<ParsedFile>)],
     target: Option<&'a Target>,
     target_file: usize,
@@ -116,6 +119,7 @@ pub(crate) struct Binder<'a> {
 impl<'a> Binder<'a> {
     pub fn new(
         name: &'a str,
+        root: &'a std::path::Path,
         files: &'a [(String, Arc<ParsedFile>)],
         target: Option<&'a Target>,
     ) -> Binder<'a> {
@@ -160,6 +164,7 @@ impl<'a> Binder<'a> {
         }
         let mut b = Binder {
             name,
+            root,
             files,
             target,
             target_file,
@@ -531,16 +536,42 @@ impl<'a> Binder<'a> {
     fn family_in(&self, o: &Owner) -> (bool, bool) {
         let mut fam = false;
         let mut other = false;
-        for h in self.holders_of(o) {
-            for d in self.defs_in(h) {
-                if self.family.contains(&d) {
-                    fam = true;
-                } else {
-                    other = true;
-                }
+        let defs = self.holders_of(o).into_iter().flat_map(|h| self.defs_in(h));
+        for d in defs.chain(self.detached_defs(o)) {
+            if self.family.contains(&d) {
+                fam = true;
+            } else {
+                other = true;
             }
         }
         (fam, other)
+    }
+
+    /// The name's definitions that are members of `o` declared apart from
+    /// it, for a language whose package is its folder: Go declares a
+    /// method at the top level, named by its receiver (`Buf.Grow`), in any
+    /// file of the type's folder.
+    fn detached_defs(&self, o: &Owner) -> Vec<Def> {
+        if !self.file(o.0).language.refs_rules().folder_packages {
+            return Vec::new();
+        }
+        let here = folder(&self.files[o.0].0);
+        (0..self.files.len())
+            .filter(|&fi| self.compatible[fi] && folder(&self.files[fi].0) == here)
+            .flat_map(|fi| {
+                let file = self.file(fi);
+                file.symbols_named(self.name)
+                    .iter()
+                    .copied()
+                    .filter(move |&s| {
+                        let segs = file.symbols[s].segments();
+                        file.symbols[s].parent_index.is_none()
+                            && segs.len() == o.1.len() + 1
+                            && segs[..o.1.len()] == o.1[..]
+                    })
+                    .map(move |s| (fi, s))
+            })
+            .collect()
     }
 
     fn undecided(&self, why: String) -> Verdict {
@@ -688,25 +719,11 @@ impl<'a> Binder<'a> {
         };
         let last = dir.rsplit('/').next().unwrap_or(dir);
         let file = self.file(fi);
-        let body = file.source.body();
-        let Ok(imports) = file.imports() else {
+        let Some(specs) = self.import_specs(fi) else {
             return self.undecided(format!("`{receiver}` may be a package"));
         };
-        // Each import's path (its quoted text) and the name it binds (its
-        // alias, else the path's last part, which is the package's name
-        // only by convention).
-        let specs: Vec<(&str, &str, bool)> = imports
-            .iter()
-            .filter_map(|s| {
-                let text = &body[s.start_byte..s.end_byte];
-                let (_, rest) = text.split_once('"')?;
-                let (path, _) = rest.split_once('"')?;
-                let tail = path.rsplit('/').next().unwrap_or(path);
-                Some(match s.names.iter().next() {
-                    Some(alias) => (path, alias.as_str(), true),
-                    None => (path, tail, false),
-                })
-            })
+        let specs: Vec<(&str, &str, bool)> = (specs.iter())
+            .map(|(p, b, a)| (p.as_str(), b.as_str(), *a))
             .collect();
         let tail = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
         let ours = |p: &str| p == dir || p.ends_with(&format!("/{dir}"));
@@ -767,6 +784,74 @@ impl<'a> Binder<'a> {
             ));
         }
         alone()
+    }
+
+    /// A Go file's imports: each one's path (its quoted text), the name
+    /// it binds (its alias, else the path's last part, which is the
+    /// package's name only by convention) and whether an alias bound it.
+    fn import_specs(&self, fi: usize) -> Option<Vec<(String, String, bool)>> {
+        let file = self.file(fi);
+        let body = file.source.body();
+        let imports = file.imports().ok()?;
+        Some(
+            imports
+                .iter()
+                .filter_map(|s| {
+                    let text = &body[s.start_byte..s.end_byte];
+                    let (_, rest) = text.split_once('"')?;
+                    let (path, _) = rest.split_once('"')?;
+                    let tail = path.rsplit('/').next().unwrap_or(path);
+                    Some(match s.names.iter().next() {
+                        Some(alias) => (path.to_string(), alias.clone(), true),
+                        None => (path.to_string(), tail.to_string(), false),
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    /// Does an import path name a folder of the root (`net/http` in Go's
+    /// own tree, a module path ending in one: `example.com/m/a`)?
+    fn names_root_folder(&self, path: &str) -> bool {
+        let parts: Vec<&str> = path.split('/').collect();
+        if parts
+            .iter()
+            .any(|p| p.is_empty() || *p == "." || *p == "..")
+        {
+            return true;
+        }
+        (0..parts.len()).any(|i| self.root.join(parts[i..].join("/")).is_dir())
+    }
+
+    /// `var.x` where `var` is declared with another package's type
+    /// (`p cmp.Path`), in a language whose package is its folder: the
+    /// member of the one type of that name in a folder the import names;
+    /// left alone when the import names no folder of the root (a type of
+    /// the standard library or a dependency has no member of the root).
+    fn qualified(&self, fi: usize, var: &str, q: &str, ty: &str) -> Verdict {
+        let Some(specs) = self.import_specs(fi) else {
+            return self.undecided(format!("`{var}` is a `{q}.{ty}`, `{q}` not read"));
+        };
+        let Some((path, _, _)) = specs.iter().find(|s| s.1 == q) else {
+            return self.undecided(format!(
+                "`{var}` is a `{q}.{ty}`, and no import binds `{q}`"
+            ));
+        };
+        let names =
+            |f: Option<&str>| f.is_some_and(|f| *path == f || path.ends_with(&format!("/{f}")));
+        match self.resolve_where(ty, fi, |h| names(folder(&self.files[h.file].0))) {
+            Resolved::One(c) => self.through_owner(&c, false),
+            Resolved::Many => self.undecided(format!(
+                "`{var}` is a `{q}.{ty}`, which names several types"
+            )),
+            Resolved::Unknown if !self.names_root_folder(path) => Verdict::Alone(format!(
+                "a member of `{var}`, a `{q}.{ty}` of the package `{path}`, outside the root"
+            )),
+            Resolved::Unknown => self.undecided(format!(
+                "`{var}` is a `{q}.{ty}`, not a type among the files that mention `{}`",
+                self.name
+            )),
+        }
     }
 
     /// A plain name, for a target that is not a member.
@@ -964,14 +1049,29 @@ impl<'a> Binder<'a> {
                 .collect(),
         );
         let here = levels.into_iter().find(|l| !l.is_empty())?;
-        let types: BTreeSet<Option<&str>> = here.iter().map(|l| l.ty.as_deref()).collect();
+        let types: BTreeSet<(Option<&str>, Option<&str>)> = (here.iter())
+            .map(|l| (l.ty.as_deref(), l.qualifier.as_deref()))
+            .collect();
         if types.len() > 1 {
             return Some(self.undecided(format!(
                 "`{var}` is bound more than once here, not always to one named type"
             )));
         }
-        let ty = (*types.first()?)?;
-        Some(match self.resolve(ty, fi) {
+        let (ty, q) = *types.first()?;
+        let ty = ty?;
+        let packages = file.language.refs_rules().folder_packages;
+        if let (Some(q), true) = (q, packages) {
+            return Some(self.qualified(fi, var, q, ty));
+        }
+        // A package's own type is named bare (another's is `pkg.T`): only
+        // a type of this file's folder can be it.
+        let resolved = if packages {
+            let here = folder(&self.files[fi].0);
+            self.resolve_where(ty, fi, |h| folder(&self.files[h.file].0) == here)
+        } else {
+            self.resolve(ty, fi)
+        };
+        Some(match resolved {
             Resolved::One(c) => self.through_owner(&c, false),
             Resolved::Many => {
                 self.undecided(format!("`{var}` is a `{ty}`, which names several types"))
@@ -1107,4 +1207,9 @@ enum Resolved {
     One(Owner),
     Many,
     Unknown,
+}
+
+/// A root-relative path's folder (`None` at the root).
+fn folder(display: &str) -> Option<&str> {
+    display.rsplit_once('/').map(|(d, _)| d)
 }

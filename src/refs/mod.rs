@@ -17,6 +17,7 @@
 //! per-file counts of everything found and a hint when cut.
 
 pub(crate) mod bind;
+pub(crate) mod named;
 mod remaining;
 pub(crate) mod verify;
 
@@ -350,7 +351,7 @@ pub(crate) fn scan(
             }),
         }
     }
-    let binder = Binder::new(&name, &scanned, target.as_ref());
+    let binder = Binder::new(&name, ws.root(), &scanned, target.as_ref());
     let verdicts: Vec<Vec<Verdict>> = occs
         .iter()
         .enumerate()

@@ -13,7 +13,7 @@ use crate::lang::Registry;
 use crate::lsp::transport::Failure;
 use crate::lsp::{Asked, Servers, convert};
 use crate::ops::change::{self, Change, Judged};
-use crate::ops::receipt::Renamed;
+use crate::ops::receipt::{Renamed, plural};
 use crate::ops::rename::{RenameReceipt, Undecided};
 use crate::refs::{RefsRequest, Tier};
 use serde_json::{Value, json};
@@ -296,15 +296,6 @@ fn cannot_family(t: &Target, s: &Site, label: &str) -> Error {
     )
     .with_suggestion("rename the family's first definition, or pass --no-lsp to use the syntax backend")
     .with_details(json!({"backend": label, "path": s.display, "line": s.line}))
-}
-
-/// `n thing(s)`.
-fn plural(n: usize, thing: &str) -> String {
-    if n == 1 {
-        format!("1 {thing}")
-    } else {
-        format!("{n} {thing}s")
-    }
 }
 
 /// The `[lsp] unseen` kinds of the target's language, for a note.
