@@ -394,6 +394,15 @@ impl Describe for UndoOutcome {
     }
 }
 
+/// `n thing(s)`.
+pub(crate) fn plural(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,14 +521,5 @@ mod tests {
             r.notes(),
             ["warning: from the planner", "warning: from the write"]
         );
-    }
-}
-
-/// `n thing(s)`.
-pub(crate) fn plural(n: usize, thing: &str) -> String {
-    if n == 1 {
-        format!("1 {thing}")
-    } else {
-        format!("{n} {thing}s")
     }
 }
