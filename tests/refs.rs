@@ -1665,6 +1665,57 @@ fn go_binds_members_through_declared_receivers() {
     assert!(ok, "go rejects the renamed module:\n{report}");
 }
 
+/// A package at the root is imported by the module's path (`go.mod`):
+/// `r.New()` is the root package's `New`, `md5.New()` another's; a type
+/// whose own file does not mention the method (`types.go`) still has it
+/// where its folder declares it.
+#[test]
+fn go_binds_through_a_package_at_the_root() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let files = [
+        ("go.mod", "module example.com/r\n\ngo 1.19\n"),
+        (
+            "types.go",
+            "package r\n\n// T is a type.\ntype T struct{ n int }\n",
+        ),
+        (
+            "m.go",
+            "package r\n\n// M is a method.\nfunc (t T) M() int { return t.n }\n\n// New makes one.\nfunc New() T { return T{n: 1} }\n",
+        ),
+        (
+            "cmd/main.go",
+            "package main\n\nimport (\n\t\"crypto/md5\"\n\t\"fmt\"\n\n\t\"example.com/r\"\n)\n\ntype holder struct{ h maker }\n\ntype maker struct{}\n\nfunc (maker) New() int { return 2 }\n\nfunc main() {\n\tvar t r.T\n\tu := r.New()\n\tx := holder{}\n\tfmt.Println(t.M(), u, md5.New(), x.h.New())\n}\n",
+        ),
+    ];
+    go_module(root, &files);
+    let engine = Engine::default();
+    let ws = Workspace::new(root).unwrap();
+    let load = |p: &Path| engine.load(p, None).map(Arc::new);
+    let rename = |file: &str, sym: &str, new: &str| {
+        rename_symbol(
+            &ws,
+            &engine.registry,
+            &symbol(file, sym),
+            new,
+            Undecided::Refuse,
+            false,
+            &load,
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    rename("m.go", "New", "Make");
+    assert_eq!(
+        read("cmd/main.go"),
+        files[3].1.replace("r.New()", "r.Make()")
+    );
+    rename("m.go", "T.M", "Get");
+    assert!(read("cmd/main.go").contains("t.Get(), u, md5.New()"));
+    let (ok, report) = go_check(root);
+    assert!(ok, "go rejects the renamed module:\n{report}");
+}
+
 /// What Go's syntax backend must not guess (found renaming go-cmp's
 /// held-out half, each judged WRONG by `go build`): a function and a
 /// method of the same last name are two bindings (`/formatString` beside

@@ -205,6 +205,19 @@ pub struct RefsRules {
     /// rename renames the part of their names that names the target.
     #[serde(default)]
     pub named_after: Vec<NamedAfter>,
+    /// Where the root folder's import path is written (Go: the `module`
+    /// line of `go.mod`): how an import names a package at the root.
+    #[serde(default)]
+    pub root_module: Option<RootModule>,
+}
+
+/// `[refs.root_module]`: the line of `file` (at the root) that starts with
+/// `keyword` names the root folder's import path.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RootModule {
+    pub file: String,
+    pub keyword: String,
 }
 
 /// One `[[refs.named_after]]` convention: a definition of a kind in
@@ -990,6 +1003,15 @@ impl Registry {
                 }
                 if n.kinds.is_empty() {
                     return Err(bad("no `kinds`".into()));
+                }
+            }
+            if let Some(m) = &config.refs.root_module {
+                let plain = !m.file.is_empty() && !m.file.contains(['/', '\\']) && m.file != "..";
+                if !plain || m.keyword.trim().is_empty() {
+                    return Err(Error::invalid_argument(format!(
+                        "{path}: bad refs.root_module: `file` must name a file at the root, `keyword` a word"
+                    ))
+                    .with_suggestion("write e.g. root_module = { file = \"go.mod\", keyword = \"module\" }"));
                 }
             }
             for t in &config.search.definition_lines {

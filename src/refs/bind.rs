@@ -114,6 +114,8 @@ pub(crate) struct Binder<'a> {
     /// Every definition of the name reachable by a bare name (not a
     /// member) is in the family.
     only_family_bare: bool,
+    /// The root folder's import path ([`Binder::module_path`]).
+    module: OnceCell<Option<String>>,
 }
 
 impl<'a> Binder<'a> {
@@ -176,6 +178,7 @@ impl<'a> Binder<'a> {
             only_family: false,
             only_family_bare: false,
             locals: (0..files.len()).map(|_| OnceCell::new()).collect(),
+            module: OnceCell::new(),
         };
         if let Some(t) = target {
             let sym = t.symbol();
@@ -712,10 +715,23 @@ impl<'a> Binder<'a> {
     /// `pkg.Name` for a target that is not a member, in a language whose
     /// package is its folder (`folder_packages`): see there.
     fn package_member(&self, fi: usize, receiver: &str, o: &Occurrence) -> Verdict {
-        let Some(dir) = self.target_folder() else {
-            return self.undecided(format!(
-                "`{receiver}` may be a package; the definition's is the root folder"
+        // A package is one name: `test.cs.Fdump` is a value's member.
+        if receiver.contains(['.', ':']) {
+            return Verdict::Alone(format!(
+                "a member of `{receiver}`, a value: a package's `{}` is reached as `pkg.{}`",
+                self.name, self.name
             ));
+        }
+        // The definition's package as imports name it: its folder (an
+        // import path ending in it), or, at the root, the module's path.
+        let (dir, exact) = match (self.target_folder(), self.module_path()) {
+            (Some(d), _) => (d, false),
+            (None, Some(m)) => (m, true),
+            (None, None) => {
+                return self.undecided(format!(
+                    "`{receiver}` may be a package; the definition's is the root folder"
+                ));
+            }
         };
         let last = dir.rsplit('/').next().unwrap_or(dir);
         let file = self.file(fi);
@@ -726,7 +742,7 @@ impl<'a> Binder<'a> {
             .map(|(p, b, a)| (p.as_str(), b.as_str(), *a))
             .collect();
         let tail = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
-        let ours = |p: &str| p == dir || p.ends_with(&format!("/{dir}"));
+        let ours = |p: &str| p == dir || (!exact && p.ends_with(&format!("/{dir}")));
         if let Some(&(path, _, _)) = specs.iter().find(|s| s.1 == receiver) {
             return if ours(path) && self.package_twin() {
                 self.undecided(format!(
@@ -810,9 +826,33 @@ impl<'a> Binder<'a> {
         )
     }
 
+    /// The import path of the root folder (`refs.root_module`: Go's
+    /// `module` line of `go.mod`), read once.
+    fn module_path(&self) -> Option<&str> {
+        self.module
+            .get_or_init(|| {
+                let t = self.target?;
+                let rule = t.file.language.refs_rules().root_module.as_ref()?;
+                let bytes = crate::disk::read_bytes(&self.root.join(&rule.file), 64 * 1024).ok()?;
+                let text = String::from_utf8_lossy(&bytes);
+                text.lines().find_map(|l| {
+                    let rest = l.trim().strip_prefix(rule.keyword.as_str())?;
+                    let path = rest.split("//").next()?.trim().trim_matches('"');
+                    (rest.starts_with(char::is_whitespace) && !path.is_empty())
+                        .then(|| path.to_string())
+                })
+            })
+            .as_deref()
+    }
+
     /// Does an import path name a folder of the root (`net/http` in Go's
     /// own tree, a module path ending in one: `example.com/m/a`)?
     fn names_root_folder(&self, path: &str) -> bool {
+        if let Some(m) = self.module_path()
+            && (path == m || path.starts_with(&format!("{m}/")))
+        {
+            return true;
+        }
         let parts: Vec<&str> = path.split('/').collect();
         if parts
             .iter()
@@ -837,8 +877,12 @@ impl<'a> Binder<'a> {
                 "`{var}` is a `{q}.{ty}`, and no import binds `{q}`"
             ));
         };
-        let names =
-            |f: Option<&str>| f.is_some_and(|f| *path == f || path.ends_with(&format!("/{f}")));
+        let module = self.module_path();
+        let names = |f: Option<&str>| match (f, module) {
+            (Some(f), _) => *path == f || path.ends_with(&format!("/{f}")),
+            (None, Some(m)) => path == m,
+            (None, None) => false,
+        };
         match self.resolve_where(ty, fi, |h| names(folder(&self.files[h.file].0))) {
             Resolved::One(c) => self.through_owner(&c, false),
             Resolved::Many => self.undecided(format!(
@@ -847,8 +891,37 @@ impl<'a> Binder<'a> {
             Resolved::Unknown if !self.names_root_folder(path) => Verdict::Alone(format!(
                 "a member of `{var}`, a `{q}.{ty}` of the package `{path}`, outside the root"
             )),
-            Resolved::Unknown => self.undecided(format!(
-                "`{var}` is a `{q}.{ty}`, not a type among the files that mention `{}`",
+            Resolved::Unknown => {
+                // The type's own file does not mention the name; its
+                // methods are in files of the folder that do.
+                let mut folders: Vec<(Option<&str>, usize)> = (0..self.files.len())
+                    .filter(|&fj| names(folder(&self.files[fj].0)))
+                    .map(|fj| (folder(&self.files[fj].0), fj))
+                    .collect();
+                folders.sort();
+                folders.dedup_by_key(|f| f.0);
+                match folders.as_slice() {
+                    [(_, fj)] => self.package_type(*fj, var, ty),
+                    _ => self.undecided(format!(
+                        "`{var}` is a `{q}.{ty}`, not a type among the files that mention `{}`",
+                        self.name
+                    )),
+                }
+            }
+        }
+    }
+
+    /// `var.x` where `var` is a `ty` of the package of file `fi`'s folder,
+    /// whose declaration is not among the files that mention the name: a
+    /// package has one type of a name, and every method of `ty` named
+    /// like the target is in a file that mentions it, so the members of
+    /// `ty` declared in the folder decide.
+    fn package_type(&self, fi: usize, var: &str, ty: &str) -> Verdict {
+        match self.through_owner(&(fi, vec![ty.to_string()]), false) {
+            Verdict::Ref(Tier::Proven, w) => Verdict::Ref(Tier::Proven, w),
+            Verdict::Alone(w) => Verdict::Alone(w),
+            _ => self.undecided(format!(
+                "`{var}` is a `{ty}`, which declares no `{}` in its folder",
                 self.name
             )),
         }
@@ -1076,6 +1149,7 @@ impl<'a> Binder<'a> {
             Resolved::Many => {
                 self.undecided(format!("`{var}` is a `{ty}`, which names several types"))
             }
+            Resolved::Unknown if packages => self.package_type(fi, var, ty),
             Resolved::Unknown => self.undecided(format!(
                 "`{var}` is a `{ty}`, not a type among the files that mention `{}`",
                 self.name
