@@ -1620,7 +1620,11 @@ fn go_binds_members_through_declared_receivers() {
         ),
         (
             "b/b.go",
-            "package b\n\nimport (\n\t\"strings\"\n\n\t\"example.com/m/a\"\n)\n\n// UseB grows another package's.\nfunc UseB(x *a.Buf, s strings.Builder) {\n\tx.Grow(1)\n\ts.Grow(2)\n\tv := a.Other{}\n\tv.Grow(3)\n}\n",
+            "package b\n\nimport (\n\t\"strings\"\n\n\t\"example.com/m/a\"\n\tg \"example.com/m/c\"\n)\n\n// UseB grows another package's.\nfunc UseB(x *a.Buf, s strings.Builder) {\n\tx.Grow(1)\n\ts.Grow(2)\n\tv := a.Other{}\n\tv.Grow(3)\n\tg.Grow(4)\n}\n",
+        ),
+        (
+            "c/c.go",
+            "package c\n\n// Grow is a function.\nfunc Grow(n int) {}\n",
         ),
     ];
     go_module(root, &files);

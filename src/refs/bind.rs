@@ -1085,6 +1085,18 @@ impl<'a> Binder<'a> {
         {
             return v;
         }
+        // Not a local, and an import binds it: a package, whose members
+        // are never a type's methods or fields.
+        if last == path
+            && self.file(fi).language.refs_rules().folder_packages
+            && let Some(specs) = self.import_specs(fi)
+            && let Some((p, _, _)) = specs.iter().find(|s| s.1 == path)
+        {
+            return Verdict::Alone(format!(
+                "a member of `{path}`, the package `{p}`: a package has no {}s",
+                t.symbol().kind
+            ));
+        }
         match self.resolve(last, fi) {
             Resolved::One(c) => self.through_owner(&c, false),
             Resolved::Many => self.undecided(format!("`{last}` names several types")),
