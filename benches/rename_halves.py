@@ -8,7 +8,8 @@ Every function and method of ROOT's files ending in EXTS (comma-separated),
 in file order then outline order, numbered from 0; HALF is `even` (the half
 the rules are tuned on), `odd` (the held-out half, reported) or `all`.
 Each is renamed with the scalpel CLI (`SCALPEL_BIN`, default
-target/debug/scalpel) to NAME_rn (NAMERn for ts) with `--apply` (one call:
+target/debug/scalpel) to NAME_rn (NAMERn for ts and go, the languages'
+own style; SCALPEL_BENCH_SUFFIX sets it) with `--apply` (one call:
 a refusal must leave every file as it was); a rename that succeeds is
 judged by CHECKER against its own baseline: the
 checker's error lines (with `--pyright`: pyright's JSON error diagnostics,
@@ -76,7 +77,9 @@ base = errors() if checker else None
 rows, reasons, times = [], collections.Counter(), []
 counts = collections.Counter()
 for f, addr, name in picked:
-    new = name + ("Rn" if exts[0] in ("ts", "tsx", "js") else "_rn")
+    new = name + os.environ.get(
+        "SCALPEL_BENCH_SUFFIX", "Rn" if exts[0] in ("ts", "tsx", "js", "go") else "_rn"
+    )
     # One call with --apply: a refusal writes nothing (checked), an answer
     # is what was written; a dry run first would start a second server and
     # could get another verdict from it (a server's check timing out).

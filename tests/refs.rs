@@ -1716,6 +1716,20 @@ fn go_binds_through_a_package_at_the_root() {
     );
     rename("m.go", "T.M", "Get");
     assert!(read("cmd/main.go").contains("t.Get(), u, md5.New()"));
+    // The runtime calls `main` itself (found in the held-out corpus:
+    // xxhash's `xxhsum.main` renamed, "function main is undeclared").
+    let e = rename_symbol(
+        &ws,
+        &engine.registry,
+        &symbol("cmd/main.go", "main"),
+        "run",
+        Undecided::Refuse,
+        false,
+        &load,
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), scalpel::ErrorCode::Conflict, "{e:?}");
+    assert!(e.message.contains("entry point"), "{e:?}");
     let (ok, report) = go_check(root);
     assert!(ok, "go rejects the renamed module:\n{report}");
 }

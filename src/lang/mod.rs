@@ -183,6 +183,10 @@ pub struct RefsRules {
     /// is never renamed (no call site names it).
     #[serde(default)]
     pub protocol_names: Vec<String>,
+    /// Top-level functions the language's runtime calls by name (Go's
+    /// `main` and `init`): never renamed.
+    #[serde(default)]
+    pub entry_points: Vec<String>,
     /// A package is its folder (Go): files of one folder share their
     /// top-level names, and another folder's are reached as `pkg.Name`, a
     /// member access whose receiver an import binds (`import

@@ -198,6 +198,23 @@ impl<'a> Binder<'a> {
                     .with_details(serde_json::json!({"name": sym.name, "line": sym.name_line})),
                 );
             }
+            if !MEMBER_KINDS.contains(&sym.kind.as_str())
+                && sym.parent_index.is_none()
+                && (t.file.language.refs_rules().entry_points).contains(&sym.name)
+            {
+                b.refusal = Some(
+                    Error::new(
+                        ErrorCode::Conflict,
+                        format!(
+                            "`{}` is a function {} calls itself (an entry point): no call site names it, so renaming it changes what the program does",
+                            sym.name_path,
+                            t.file.language.name()
+                        ),
+                    )
+                    .with_suggestion("leave this name; rename the functions it calls instead")
+                    .with_details(serde_json::json!({"name": sym.name, "line": sym.name_line})),
+                );
+            }
             b.family = b.twins((target_file, t.index)).into_iter().collect();
             b.family.extend(b.split_twins((target_file, t.index)));
             b.build_family();
