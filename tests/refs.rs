@@ -1563,6 +1563,20 @@ fn go_renames_the_examples_named_after_the_target() {
     assert_eq!(e.code(), scalpel::ErrorCode::Conflict, "{e:?}");
     assert!(e.message.contains("`Diff_rn` holds `_`"), "{e:?}");
     assert_eq!(read("a/a.go"), files[1].1);
+    // An example's own name cannot change alone (found in the held-out
+    // corpus: `ExampleNew` renamed to `ExampleNewRn`, "refers to unknown
+    // identifier: NewRn").
+    let e = rename_symbol(
+        &ws,
+        &engine.registry,
+        &symbol("a/example_test.go", "ExampleDiff_second"),
+        "ExampleDiff_other",
+        Undecided::Refuse,
+        false,
+        &load,
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), scalpel::ErrorCode::Conflict, "{e:?}");
     let r = rename("a/a.go", "Diff", "Compare");
     assert!(
         r.warnings.iter().any(

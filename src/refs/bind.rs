@@ -198,6 +198,21 @@ impl<'a> Binder<'a> {
                     .with_details(serde_json::json!({"name": sym.name, "line": sym.name_line})),
                 );
             }
+            if let Some(rule) = named_by_convention(t) {
+                b.refusal = Some(
+                    Error::new(
+                        ErrorCode::Conflict,
+                        format!(
+                            "`{}` is named after another definition by a convention {}'s tools check (`{}` + the name it is about): its name cannot change alone",
+                            sym.name_path,
+                            t.file.language.name(),
+                            rule.prefix
+                        ),
+                    )
+                    .with_suggestion("rename the definition it is named after instead: its examples follow")
+                    .with_details(serde_json::json!({"name": sym.name, "line": sym.name_line})),
+                );
+            }
             if !MEMBER_KINDS.contains(&sym.kind.as_str())
                 && sym.parent_index.is_none()
                 && (t.file.language.refs_rules().entry_points).contains(&sym.name)
@@ -1315,4 +1330,18 @@ enum Resolved {
 /// A root-relative path's folder (`None` at the root).
 fn folder(display: &str) -> Option<&str> {
     display.rsplit_once('/').map(|(d, _)| d)
+}
+
+/// The `refs.named_after` rule whose names the target's own name is one
+/// of (Go's `ExampleNew` in a `_test.go` file: `go vet` checks that it
+/// names `New`), if any.
+fn named_by_convention(t: &Target) -> Option<&crate::lang::NamedAfter> {
+    let sym = t.symbol();
+    let file_name = t.display.rsplit('/').next().unwrap_or(&t.display);
+    (t.file.language.refs_rules().named_after).iter().find(|r| {
+        sym.parent_index.is_none()
+            && sym.name.starts_with(&r.prefix)
+            && r.kinds.contains(&sym.kind)
+            && globset::Glob::new(&r.files).is_ok_and(|g| g.compile_matcher().is_match(file_name))
+    })
 }
