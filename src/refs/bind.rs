@@ -116,6 +116,8 @@ pub(crate) struct Binder<'a> {
     only_family_bare: bool,
     /// The root folder's import path ([`Binder::module_path`]).
     module: OnceCell<Option<String>>,
+    /// [`Binder::names_root_folder`]'s answers by import path.
+    root_folders: std::cell::RefCell<BTreeMap<String, bool>>,
 }
 
 impl<'a> Binder<'a> {
@@ -179,6 +181,7 @@ impl<'a> Binder<'a> {
             only_family_bare: false,
             locals: (0..files.len()).map(|_| OnceCell::new()).collect(),
             module: OnceCell::new(),
+            root_folders: Default::default(),
         };
         if let Some(t) = target {
             let sym = t.symbol();
@@ -880,6 +883,18 @@ impl<'a> Binder<'a> {
     /// Does an import path name a folder of the root (`net/http` in Go's
     /// own tree, a module path ending in one: `example.com/m/a`)?
     fn names_root_folder(&self, path: &str) -> bool {
+        // Asked once per import path, not per occurrence (each asks the disk).
+        if let Some(&known) = self.root_folders.borrow().get(path) {
+            return known;
+        }
+        let known = self.names_root_folder_on_disk(path);
+        self.root_folders
+            .borrow_mut()
+            .insert(path.to_string(), known);
+        known
+    }
+
+    fn names_root_folder_on_disk(&self, path: &str) -> bool {
         if let Some(m) = self.module_path()
             && (path == m || path.starts_with(&format!("{m}/")))
         {

@@ -273,30 +273,17 @@ pub(crate) fn scan(
         .with_suggestion("references are found for one identifier: a function, method, class, field or variable")
         .with_details(serde_json::json!({"name": name})));
     }
-    let words = [name.clone()];
-    let matcher = crate::text::KeywordMatcher::keywords(&words, true, true)?;
-    let query = GrepQuery {
-        matcher: &matcher,
-        path: scope.as_deref(),
-        include: &req.include,
-        exclude: &req.exclude,
-        hidden: false,
-        context: 0,
-        per_file: 1,
-        max_size: ws.max_file_size(),
-    };
-    // The request's cancellation stops the walk for candidates too, not
-    // only the parses after it.
     let cancel = crate::symbols::Cancel::current();
-    let control = SearchControl {
-        cancel: cancel.flag(),
-        progress: None,
-    };
     let max_files = req.max_files.unwrap_or(MAX_CANDIDATE_FILES);
-    let (mut paths, walked) = matching_files(ws.root(), &query, max_files, control)?;
-    if cancel.is_set() {
-        return Err(cancel.error("finding references"));
-    }
+    let (mut paths, walked) = files_with(
+        ws,
+        &name,
+        true,
+        scope.as_deref(),
+        (&req.include, &req.exclude),
+        max_files,
+        "finding references",
+    )?;
     let candidates_cut = walked.matched.saturating_sub(paths.len());
     let mut extra: Vec<&String> = also.iter().collect();
     extra.extend(target.as_ref().map(|t| &t.display));
@@ -380,6 +367,44 @@ pub(crate) fn scan(
         errors,
         refusal,
     })
+}
+
+/// The files under `path` (the root when `None`) holding `text` (a whole
+/// word when `whole_word`), filtered by `(include, exclude)` globs, at most
+/// `max` of them (see [`matching_files`]). The request's cancellation stops
+/// the walk too, not only the parses after it; `doing` names the work in
+/// its error.
+pub(crate) fn files_with(
+    ws: &Workspace,
+    text: &str,
+    whole_word: bool,
+    path: Option<&str>,
+    (include, exclude): (&[String], &[String]),
+    max: usize,
+    doing: &str,
+) -> Result<(Vec<String>, crate::disk::grep::Walked)> {
+    let words = [text.to_string()];
+    let matcher = crate::text::KeywordMatcher::keywords(&words, true, whole_word)?;
+    let query = GrepQuery {
+        matcher: &matcher,
+        path,
+        include,
+        exclude,
+        hidden: false,
+        context: 0,
+        per_file: 1,
+        max_size: ws.max_file_size(),
+    };
+    let cancel = crate::symbols::Cancel::current();
+    let control = SearchControl {
+        cancel: cancel.flag(),
+        progress: None,
+    };
+    let found = matching_files(ws.root(), &query, max, control)?;
+    if cancel.is_set() {
+        return Err(cancel.error(doing));
+    }
+    Ok(found)
 }
 
 /// The module a file stands for: its stem, or its folder's name for

@@ -7,11 +7,9 @@
 //! renames the part of their names that names the target, and says so.
 
 use super::Target;
-use crate::disk::grep::{GrepQuery, SearchControl, matching_files};
 use crate::disk::{Purpose, Workspace};
 use crate::error::Result;
 use crate::symbols::ParsedFile;
-use crate::text::KeywordMatcher;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -55,28 +53,16 @@ pub(crate) fn named_after(
         let stem = format!("{}{}", rule.prefix, segments.join(&rule.join));
         // Where the target's own name starts inside such a name.
         let at = stem.len() - sym.name.len();
-        let words = [stem.clone()];
-        let matcher = KeywordMatcher::keywords(&words, true, false)?;
         let include = [rule.files.clone()];
-        let query = GrepQuery {
-            matcher: &matcher,
-            path: folder,
-            include: &include,
-            exclude: &[],
-            hidden: false,
-            context: 0,
-            per_file: 1,
-            max_size: ws.max_file_size(),
-        };
-        let cancel = crate::symbols::Cancel::current();
-        let control = SearchControl {
-            cancel: cancel.flag(),
-            progress: None,
-        };
-        let (paths, _) = matching_files(ws.root(), &query, MAX_FILES, control)?;
-        if cancel.is_set() {
-            return Err(cancel.error("finding the definitions named after the target"));
-        }
+        let (paths, _) = super::files_with(
+            ws,
+            &stem,
+            false,
+            folder,
+            (&include, &[]),
+            MAX_FILES,
+            "finding the definitions named after the target",
+        )?;
         for p in paths.into_iter().filter(|p| in_folder(p)) {
             let file = if p == target.display {
                 target.file.clone()
