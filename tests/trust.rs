@@ -521,3 +521,49 @@ fn whitespace_lines_and_widthless_files_keep_their_layout() {
     let tabbed = "def r(v)\n v.x\n\t\tv\nend";
     assert_eq!(replaced("ruby", file, "M.r", tabbed), file);
 }
+
+/// Found by the Python corpus run (session 28, `test_builtin.py`): a
+/// nested `async def` at 8 under its comment at 9. Its code sent with
+/// the comment and the `def` at column 0 and its body in steps of 3 goes
+/// back to the `def`'s own column, not to the comment's: placed at 9, the
+/// block's end at 8 matched no outer level and the edit was refused.
+#[test]
+fn code_under_a_comment_at_another_column_goes_to_the_definitions() {
+    let file = "class T:\n    def t(self):\n         # helper\n        async def arange(n):\n            for i in range(n):\n                yield i\n\n        modes = 1\n";
+    let sent = "# helper\nasync def arange(n):\n   for i in range(n):\n      yield i\n";
+    assert_eq!(replaced("python", file, "T.t.arange", sent), file);
+    // As the corpus run sent it: cut by the comment's column, its body
+    // steps 3 then 4; the `def` still goes to its own column.
+    let sent = "# helper\nasync def arange(n):\n   for i in range(n):\n       yield i\n";
+    let new = replaced("python", file, "T.t.arange", sent);
+    assert!(
+        new.contains("\n         # helper\n        async def arange(n):\n            for i"),
+        "{new}"
+    );
+    // The same shape in a brace language, where either column parses: the
+    // `fn` keeps its own column there too.
+    let file = "impl A {\n     // helper\n    fn f(&self) {\n        g();\n    }\n}\n";
+    let sent = "// helper\nfn f(&self) {\n  g();\n}\n";
+    assert_eq!(replaced("rust", file, "A::f", sent), file);
+}
+
+/// Found by the Python corpus run (session 28, `test_http_cookiejar.py`):
+/// a list whose items hang one column in, under a comment far right of
+/// them (read as a step of its own). Its code sent in steps of 2
+/// comes back as the file was: the items' odd column is a hanging
+/// indent's, weaker evidence than the body's lines, and must not make the
+/// method's steps 8 (the only reading that puts them a whole step in).
+#[test]
+fn items_hung_off_the_step_do_not_outvote_the_blocks() {
+    let file = "class T:\n    def t(self):\n        tests = [\n                               # no tz\n         'a',\n         'b',\n         'c',\n        ]\n        self.assertEqual(result, expected,\n                         \"%s\" % (s,))\n        for s in tests:\n            print(s)\n";
+    let sent = "def t(self):\n  tests = [\n               # no tz\n   'a',\n   'b',\n   'c',\n  ]\n  self.assertEqual(result, expected,\n           \"%s\" % (s,))\n  for s in tests:\n    print(s)\n";
+    // Every line but the comment's (whose column was halved) as it was.
+    let code_lines = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| !l.trim_start().starts_with('#'))
+            .map(str::to_string)
+            .collect()
+    };
+    let new = replaced("python", file, "T.t", sent);
+    assert_eq!(code_lines(&new), code_lines(file), "{new}");
+}

@@ -170,11 +170,21 @@ pub fn readings(lines: &[&str], target: usize, unit: usize) -> Vec<usize> {
 }
 
 /// How many lines of a reading sit where their syntax says they should not,
-/// in two tiers compared in order (the derived `Ord`): lines of the code's
-/// blocks and statements first, then lines continued inside a bracket whose
-/// first item follows it on the same line (`def f(a,` / `      b):`).
+/// in three tiers compared in order (the derived `Ord`): lines of the code's
+/// blocks and statements first, then lines continued inside a bracket that
+/// ends its line (a hanging indent: `tests = [` / `    'a',`) right of
+/// their anchor line but off its steps, then lines continued inside a
+/// bracket whose first item follows it on the same line (`def f(a,` /
+/// `      b):`).
 ///
-/// The second tier is weaker evidence. Such a line may sit under the
+/// A hanging line off its step is weaker evidence than a block line: the
+/// Python standard library's `test_http2time_formats` hangs a list's items
+/// one column in, so its code sent in steps of 2 moves them two columns in
+/// when rescaled to the file's 4, and 4 columns in only when every step is
+/// made 8: counted with the block lines, the items outvoted the body's
+/// first line and the `for` body, and the method came back in steps of 8.
+///
+/// The last tier is weaker evidence still. Such a line may sit under the
 /// bracket's first item (visual indentation) or one step in (a hanging
 /// indent), and real code also puts it elsewhere: tkinter's `Text.search`
 /// continues its parameters at column 11, neither under `self` (15) nor one
@@ -188,6 +198,9 @@ pub fn readings(lines: &[&str], target: usize, unit: usize) -> Vec<usize> {
 pub struct Penalty {
     /// Lines of the code's blocks and statements.
     pub block: usize,
+    /// Lines continued inside a hanging bracket, right of their anchor
+    /// line but off its steps.
+    pub hanging: usize,
     /// Lines continued inside a visually indented bracket.
     pub bracket: usize,
 }
@@ -243,7 +256,8 @@ pub fn layout_penalty(
         match verdict {
             Verdict::Misplaced { .. } if old.excused.contains(key) => {}
             Verdict::Misplaced { aligned: true, .. } => penalty.bracket += 1,
-            Verdict::Misplaced { aligned: false, .. } => penalty.block += 1,
+            Verdict::Misplaced { hanging: true, .. } => penalty.hanging += 1,
+            Verdict::Misplaced { .. } => penalty.block += 1,
             Verdict::Flat if old.continued.contains(key) => penalty.block += 1,
             Verdict::Flat | Verdict::Continued => {}
         }
@@ -302,8 +316,14 @@ enum Verdict {
     /// It sits where its syntax says it should not: continued inside a
     /// visually indented bracket (`aligned`, see [`layout_penalty`]) or
     /// not, and more than two steps right of its anchor line or flat
-    /// inside a bracket (`wide`: what [`old_layout`] excuses).
-    Misplaced { aligned: bool, wide: bool },
+    /// inside a bracket (`wide`: what [`old_layout`] excuses); inside a
+    /// bracket that is not visually indented, right of its anchor line but
+    /// off its steps (`hanging`, see [`Penalty`]).
+    Misplaced {
+        aligned: bool,
+        wide: bool,
+        hanging: bool,
+    },
     /// Continued outside brackets, deeper than its anchor line, in place.
     Continued,
     /// Continued outside brackets at its anchor line's own column.
@@ -357,6 +377,7 @@ fn judge_layout(
                 let misplaced = |aligned: Option<usize>, wide: bool| Verdict::Misplaced {
                     aligned: aligned.is_some(),
                     wide,
+                    hanging: false,
                 };
                 let said = if anchor_row < row && closes {
                     (here != anchor_indent()).then(|| misplaced(aligned, false))
@@ -401,7 +422,13 @@ fn judge_layout(
                             && !(1..=steps).any(|k| here - base == k * unit)
                             && Some(here) != aligned);
                     if wrong {
-                        Some(misplaced(aligned, flat || here > base + 2 * unit))
+                        let wide = flat || here > base + 2 * unit;
+                        let hanging = bracket && aligned.is_none() && here > base;
+                        Some(Verdict::Misplaced {
+                            aligned: aligned.is_some(),
+                            wide,
+                            hanging,
+                        })
                     } else if block || bracket || opens_body {
                         None
                     } else if here == base {

@@ -207,6 +207,21 @@ pub fn plan(
             let code = needs_code()?;
             let masks = line_masks(file, start..span.end_byte - trail.len(), "", code, "")?;
             let mut readings = fit(code, &masks, &ctx, src);
+            // Code that brings its own leading comment, over a definition
+            // whose line sits at another column than its comment's, may be
+            // laid out from the definition's line: the Python standard
+            // library's `test_compile_top_level_await_invalid_cases` has a
+            // comment at 9 over an `async def` at 8, and its code sent
+            // dedented placed the `def` at 9, under which its block's end
+            // at 8 matched no outer level. The judge ([`choose`]) weighs
+            // these readings after the others.
+            if let Some(at_def) = ctx.at_definition_line(file, target, start) {
+                for r in fit(code, &masks, &at_def, src) {
+                    if !readings.contains(&r) {
+                        readings.push(r);
+                    }
+                }
+            }
             let old = &text[start..span.end_byte - trail.len()];
             if src.profile.eol == Eol::Mixed {
                 for r in &mut readings {
@@ -262,6 +277,7 @@ pub fn plan(
 }
 
 /// Where the target sits: the indentation of its first line.
+#[derive(Clone)]
 struct Ctx {
     indent: String,
     /// The file's indentation style, read from its layout lines
@@ -328,6 +344,29 @@ impl Ctx {
 }
 
 impl Ctx {
+    /// The same place with lines after the first counted from the column
+    /// of the target's definition line, when a replacement from `start`
+    /// begins on an earlier line (its leading trivia) at another column.
+    fn at_definition_line(&self, file: &ParsedFile, target: &Symbol, start: usize) -> Option<Ctx> {
+        let text = file.source.text.as_str();
+        let bare = target.bare_span().start_byte;
+        let ls = line_start(text, bare).max(file.source.body_offset());
+        if ls <= start {
+            return None;
+        }
+        let indent = leading_ws(&text[ls..]);
+        // Only a definition that opens its line: after anything else (a
+        // decorator on the same line), its column is not its line's.
+        if indent == self.indent || ls + indent.len() != bare {
+            return None;
+        }
+        Some(Ctx {
+            indent: indent.to_string(),
+            floor: self.floor.min(indent.len()),
+            ..self.clone()
+        })
+    }
+
     /// For a replacement, the layout the old symbol had, so that its own
     /// code sent back gives back the same file: a symbol indented with
     /// spaces in a file of tabs (or the other way round) keeps its own

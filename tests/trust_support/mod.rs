@@ -660,6 +660,19 @@ pub fn run_file_picked(lang: &Lang, path: &Path, pick: Pick, t: &mut Tally) {
                     }
                 };
             let new = &prepared.checked.edit.new_text;
+            // `TRUST_SHOW=label` prints the code sent and the symbol written
+            // for the cases whose label holds it (to see a finding), before
+            // any check can pass or fail it.
+            if std::env::var("TRUST_SHOW").is_ok_and(|w| !w.is_empty() && label.contains(&w)) {
+                let full = s.full_span();
+                let tail = text.len() - full.end_byte;
+                let written = new.get(full.start_byte..new.len().saturating_sub(tail));
+                eprintln!(
+                    "{label}\n--- sent\n{}\n--- written\n{}\n---",
+                    shape.code,
+                    written.unwrap_or("(the bytes around the symbol changed)")
+                );
+            }
             if !prepared.checked.introduced.is_empty() {
                 t.failures.push(format!(
                     "{label}: new problems {:?}",
@@ -703,16 +716,6 @@ pub fn run_file_picked(lang: &Lang, path: &Path, pick: Pick, t: &mut Tally) {
                     t.failures.push(format!("{label}: leading trivia not kept"));
                     continue;
                 }
-            }
-            // `TRUST_SHOW=label` prints the code sent and the symbol written
-            // for the cases whose label holds it (to see a finding).
-            if std::env::var("TRUST_SHOW").is_ok_and(|w| !w.is_empty() && label.contains(&w)) {
-                let a = moved.unwrap().full_span();
-                eprintln!(
-                    "{label}\n--- sent\n{}\n--- written\n{}\n---",
-                    shape.code,
-                    &new[a.start_byte..a.end_byte]
-                );
             }
             if shape.respaced {
                 // The file's unit, the symbol's own, and every line's text.
