@@ -39,7 +39,7 @@ pub fn violations(
         .filter(|t| t.start_byte() < range.end.max(range.start + 1) && t.end_byte() > range.start)
         .collect();
     for top in tops {
-        walk_preorder(top, |node| {
+        walk_with_ancestors(top, root, |node, ancestors| {
             // Named nodes only: the keyword inside `yield` is a `yield` too.
             if !node.is_named() {
                 return false;
@@ -49,14 +49,7 @@ pub fn violations(
             }
             let kind = node.kind();
             for rule in rules.scoped.iter().filter(|r| has(&r.kinds, kind)) {
-                let mut at = node.parent();
-                let scope = loop {
-                    match at {
-                        Some(n) if has(&rule.scopes, n.kind()) => break Some(n),
-                        Some(n) => at = n.parent(),
-                        None => break None,
-                    }
-                };
+                let scope = ancestors.iter().rev().find(|n| has(&rule.scopes, n.kind()));
                 if scope.is_some_and(|s| !has(&rule.allowed, s.kind())) {
                     out.push(violation(node, rule.message.clone()));
                 }
@@ -102,6 +95,35 @@ pub fn violations(
         });
     }
     out
+}
+
+/// [`walk_preorder`] of `top` (a child of `root`) that hands each node its
+/// ancestors too, `root` first and the parent last. `Node::parent` finds a
+/// parent by walking down from the root, so climbing from every ruled node
+/// (each `return` of a file) cost a fifth of the Python corpus run's time.
+fn walk_with_ancestors<'t>(
+    top: Node<'t>,
+    root: Node<'t>,
+    mut visit: impl FnMut(Node<'t>, &[Node<'t>]) -> bool,
+) {
+    let mut ancestors = vec![root];
+    let mut cursor = top.walk();
+    loop {
+        let node = cursor.node();
+        if visit(node, &ancestors) && cursor.goto_first_child() {
+            ancestors.push(node);
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+            ancestors.pop();
+        }
+    }
 }
 
 /// A rule broken at `node`: located, and focused, at its start.
