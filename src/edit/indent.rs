@@ -170,21 +170,11 @@ pub fn readings(lines: &[&str], target: usize, unit: usize) -> Vec<usize> {
 }
 
 /// How many lines of a reading sit where their syntax says they should not,
-/// in three tiers compared in order (the derived `Ord`): lines of the code's
-/// blocks and statements first, then lines continued inside a bracket that
-/// ends its line (a hanging indent: `tests = [` / `    'a',`) right of
-/// their anchor line but off its steps, then lines continued inside a
-/// bracket whose first item follows it on the same line (`def f(a,` /
-/// `      b):`).
+/// in two tiers compared in order (the derived `Ord`): lines of the code's
+/// blocks and statements first, then lines continued inside a bracket whose
+/// first item follows it on the same line (`def f(a,` / `      b):`).
 ///
-/// A hanging line off its step is weaker evidence than a block line: the
-/// Python standard library's `test_http2time_formats` hangs a list's items
-/// one column in, so its code sent in steps of 2 moves them two columns in
-/// when rescaled to the file's 4, and 4 columns in only when every step is
-/// made 8: counted with the block lines, the items outvoted the body's
-/// first line and the `for` body, and the method came back in steps of 8.
-///
-/// The last tier is weaker evidence still. Such a line may sit under the
+/// The second tier is weaker evidence. Such a line may sit under the
 /// bracket's first item (visual indentation) or one step in (a hanging
 /// indent), and real code also puts it elsewhere: tkinter's `Text.search`
 /// continues its parameters at column 11, neither under `self` (15) nor one
@@ -198,9 +188,6 @@ pub fn readings(lines: &[&str], target: usize, unit: usize) -> Vec<usize> {
 pub struct Penalty {
     /// Lines of the code's blocks and statements.
     pub block: usize,
-    /// Lines continued inside a hanging bracket, right of their anchor
-    /// line but off its steps.
-    pub hanging: usize,
     /// Lines continued inside a visually indented bracket.
     pub bracket: usize,
 }
@@ -256,7 +243,6 @@ pub fn layout_penalty(
         match verdict {
             Verdict::Misplaced { .. } if old.excused.contains(key) => {}
             Verdict::Misplaced { aligned: true, .. } => penalty.bracket += 1,
-            Verdict::Misplaced { hanging: true, .. } => penalty.hanging += 1,
             Verdict::Misplaced { .. } => penalty.block += 1,
             Verdict::Flat if old.continued.contains(key) => penalty.block += 1,
             Verdict::Flat | Verdict::Continued => {}
@@ -275,7 +261,14 @@ pub struct OldLayout {
     /// off its step by a column or two stays judged: a reading that copies
     /// such a slip is worse than one that puts the line on its step (the
     /// JDK's `PipedInputStream` constructor has its body 5 columns in, in a
-    /// file of 4).
+    /// file of 4). Except inside a bracket that ends its line (a hanging
+    /// indent), right of the anchor line but off its steps: the file's
+    /// layout too (the Python standard library's `test_http2time_formats`
+    /// hangs a list's items one column in; its code sent in steps of 2 puts
+    /// them two columns in when rescaled to the file's 4, and four only
+    /// when every step is made 8: judged, sixteen items outvoted the two
+    /// block lines that reading misplaces, and the method came back in
+    /// steps of 8).
     pub excused: HashSet<String>,
     /// Lines continued outside brackets deeper than their anchor line
     /// ([`Verdict::Continued`]).
@@ -298,7 +291,7 @@ pub fn old_layout(
         code,
         unit,
         |line, verdict| match verdict {
-            Verdict::Misplaced { wide: true, .. } => {
+            Verdict::Misplaced { wide: true, .. } | Verdict::Misplaced { hanging: true, .. } => {
                 out.excused.insert(line.trim().to_string());
             }
             Verdict::Continued => {
@@ -317,8 +310,8 @@ enum Verdict {
     /// visually indented bracket (`aligned`, see [`layout_penalty`]) or
     /// not, and more than two steps right of its anchor line or flat
     /// inside a bracket (`wide`: what [`old_layout`] excuses); inside a
-    /// bracket that is not visually indented, right of its anchor line but
-    /// off its steps (`hanging`, see [`Penalty`]).
+    /// bracket that ends its line, right of its anchor line but off its
+    /// steps (`hanging`: what [`old_layout`] excuses too).
     Misplaced {
         aligned: bool,
         wide: bool,
