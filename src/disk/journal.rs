@@ -57,7 +57,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -519,6 +519,26 @@ impl Journal {
         bytes: &[u8],
         faults: &FaultPlan,
     ) -> Result<(String, String)> {
+        let (id, name, f) = self.create_backup(id, bytes, faults)?;
+        if let Err(e) = f.sync_all() {
+            // This call created the file: it may remove it.
+            self.remove_backup(&id);
+            return Err(self.backup_error(&id, &e));
+        }
+        Ok((id, name))
+    }
+
+    /// [`Journal::write_backup_with`] without the flush: the backup's
+    /// handle is returned for the caller to flush (with others:
+    /// [`crate::disk::write::sync_together`]; on a failure it removes the
+    /// backup, [`Journal::remove_backup`], and says so with
+    /// [`Journal::backup_error`]) before the original is replaced.
+    pub(crate) fn create_backup(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        faults: &FaultPlan,
+    ) -> Result<(String, String, File)> {
         let mut id = id.to_string();
         for _ in 0..MAX_ID_TRIES {
             let path = self.backup_path(&id);
@@ -551,12 +571,12 @@ impl Journal {
                 }
                 Err(e) => return Err(step_error(WriteStep::Backup, &path, &e, true)),
             };
-            if let Err(e) = f.write_all(bytes).and_then(|()| f.sync_all()) {
+            if let Err(e) = f.write_all(bytes) {
                 // This call created the file: it may remove it.
                 self.remove_backup(&id);
                 return Err(step_error(WriteStep::Backup, &path, &e, true));
             }
-            return Ok((id.clone(), format!("{BACKUP_DIR}/{id}")));
+            return Ok((id.clone(), format!("{BACKUP_DIR}/{id}"), f));
         }
         let path = self.path.join(BACKUP_DIR);
         Err(step_error(
@@ -571,6 +591,21 @@ impl Journal {
         .with_suggestion(
             "the backups folder holds files no edit of this machine made (a `.scalpel/` copied or cloned from elsewhere?): move `.scalpel/` away (it holds the undo history), then retry",
         ))
+    }
+
+    /// The error of backup `id` that could not be written or flushed.
+    pub(crate) fn backup_error(&self, id: &str, e: &io::Error) -> Error {
+        step_error(WriteStep::Backup, &self.backup_path(id), e, true)
+    }
+
+    /// The error of the backups' folder that could not be flushed.
+    pub(crate) fn backups_error(&self, e: &io::Error) -> Error {
+        step_error(WriteStep::Backup, &self.path.join(BACKUP_DIR), e, true)
+    }
+
+    /// The backups folder's handle (to flush the new backups' names).
+    pub(crate) fn backups_fd(&self) -> BorrowedFd<'_> {
+        self.backups.as_fd()
     }
 
     /// Append `entry` as one line; returns the journal's previous length so
@@ -766,13 +801,37 @@ impl Journal {
         Ok(aside)
     }
 
-    /// Write the pending transaction record (before any file is replaced).
-    pub(crate) fn write_record(&self, bytes: &[u8], faults: &FaultPlan) -> Result<()> {
-        let path = self.path.join(TXN_FILE);
+    /// The pending transaction record (written before any file is
+    /// replaced), up to its flush: in a temp file of `.scalpel/`, whose
+    /// handle the caller flushes (with others:
+    /// [`crate::disk::write::sync_together`]) before
+    /// [`Journal::place_record`]. The temp file is removed if it is dropped
+    /// unplaced.
+    pub(crate) fn stage_record(
+        &self,
+        bytes: &[u8],
+        faults: &FaultPlan,
+    ) -> Result<StagedRecord<'_>> {
         faults
             .check(WriteStep::Journal)
-            .and_then(|()| self.replace_file(TXN_FILE, bytes))
-            .map_err(|e| step_error(WriteStep::Journal, &path, &e, true))
+            .and_then(|()| self.stage_file(bytes))
+            .map(|file| StagedRecord {
+                journal: self,
+                file,
+                placed: false,
+            })
+            .map_err(|e| self.record_error(&e))
+    }
+
+    /// Put the flushed record in place (renamed, `.scalpel/` flushed).
+    pub(crate) fn place_record(&self, mut staged: StagedRecord<'_>) -> Result<()> {
+        staged.placed = true;
+        self.place_file(TXN_FILE).map_err(|e| self.record_error(&e))
+    }
+
+    /// The error of a record that could not be written.
+    pub(crate) fn record_error(&self, e: &io::Error) -> Error {
+        step_error(WriteStep::Journal, &self.path.join(TXN_FILE), e, true)
     }
 
     /// The transaction is complete (or rolled back): remove its record.
@@ -814,6 +873,17 @@ impl Journal {
 
     /// Replace `name` in `.scalpel/` with `text`, atomically and flushed.
     pub(crate) fn replace_file(&self, name: &str, text: &[u8]) -> io::Result<()> {
+        let f = self.stage_file(text)?;
+        if let Err(e) = f.sync_all() {
+            let _ = rustix::fs::unlinkat(&self.dir, JOURNAL_TMP, AtFlags::empty());
+            return Err(e);
+        }
+        self.place_file(name)
+    }
+
+    /// `text` in the temp file of `.scalpel/` (not flushed); on failure no
+    /// temp file is left.
+    fn stage_file(&self, text: &[u8]) -> io::Result<File> {
         // A temp file of a killed writer (only ever made under the lock).
         match rustix::fs::unlinkat(&self.dir, JOURNAL_TMP, AtFlags::empty()) {
             Ok(()) | Err(Errno::NOENT) => {}
@@ -826,18 +896,44 @@ impl Journal {
             Mode::from_raw_mode(0o600),
         )?;
         let mut f = File::from(fd);
-        let written = f
-            .write_all(text)
-            .and_then(|()| f.sync_all())
-            .and_then(|()| {
-                rustix::fs::renameat(&self.dir, JOURNAL_TMP, &self.dir, name)
-                    .map_err(io::Error::from)
-            });
-        if written.is_err() {
+        if let Err(e) = f.write_all(text) {
             let _ = rustix::fs::unlinkat(&self.dir, JOURNAL_TMP, AtFlags::empty());
+            return Err(e);
         }
-        written?;
+        Ok(f)
+    }
+
+    /// The flushed temp file of `.scalpel/` renamed to `name`, and
+    /// `.scalpel/` flushed (atomic: a kill leaves the old or the new file).
+    fn place_file(&self, name: &str) -> io::Result<()> {
+        if let Err(e) = rustix::fs::renameat(&self.dir, JOURNAL_TMP, &self.dir, name) {
+            let _ = rustix::fs::unlinkat(&self.dir, JOURNAL_TMP, AtFlags::empty());
+            return Err(e.into());
+        }
         rustix::fs::fsync(&self.dir).map_err(io::Error::from)
+    }
+}
+
+/// A transaction record written to `.scalpel/`'s temp file, not yet in
+/// place ([`Journal::stage_record`]); removed when dropped unplaced.
+pub(crate) struct StagedRecord<'a> {
+    journal: &'a Journal,
+    file: File,
+    placed: bool,
+}
+
+impl StagedRecord<'_> {
+    /// The temp file's handle, to flush it.
+    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
+        self.file.as_fd()
+    }
+}
+
+impl Drop for StagedRecord<'_> {
+    fn drop(&mut self) {
+        if !self.placed {
+            let _ = rustix::fs::unlinkat(&self.journal.dir, JOURNAL_TMP, AtFlags::empty());
+        }
     }
 }
 

@@ -3,12 +3,18 @@
 //! replace.
 //!
 //! Under the journal lock: every file is re-read and checked (stale,
-//! writable) before anything is written; then each old version is backed up
-//! (one edit id per file, all carrying the transaction id, the first one);
-//! then a transaction record (`.scalpel/transaction.json`, written by
-//! rename) lists the entries; then the entries are appended to the journal
-//! in one write; then the files are replaced one by one atomically; then the
-//! record is removed. A failure rolls back the files already replaced.
+//! writable) before anything is written; then each old version is written
+//! as a backup (one edit id per file, all carrying the transaction id, the
+//! first one), a transaction record listing the entries is written to a
+//! temp file of `.scalpel/`, and each new content to a temp file next to
+//! its file; then all of these (and the backups' folder) are flushed at
+//! once ([`crate::disk::write::sync_together`]: one wait for the file
+//! system's journal rather than one per file); then the record is renamed
+//! into place (`.scalpel/transaction.json`, its folder flushed); then the
+//! entries are appended to the journal in one write, flushed; then each
+//! file is checked once more and its temp file renamed over it, and every
+//! folder written in is flushed once; then the record is removed. A
+//! failure rolls back the files already replaced.
 //!
 //! A process killed in between leaves the record. The next Scalpel process
 //! that opens the root ([`crate::disk::Workspace::new`], or any write, through
@@ -27,12 +33,16 @@ use crate::disk::journal::{
 };
 use crate::disk::recover::{Record, open_journal};
 use crate::disk::workspace::{Purpose, ResolvedPath, Workspace};
-use crate::disk::write::{Expect, FaultPlan, replace_checked};
+use crate::disk::write::{
+    Expect, FaultPlan, Stopped, place_all, replace_checked, stage, sync_staged,
+};
 use crate::error::{Error, ErrorCode, Result};
 use crate::source::hash_bytes;
 use serde::Serialize;
 use serde_json::json;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
+use std::time::Instant;
 
 /// One file of a transaction.
 pub struct FileChange {
@@ -69,6 +79,7 @@ pub fn commit_files(
     dry_run: bool,
 ) -> Result<TxnOutcome> {
     let faults = ws.faults();
+    let started = Instant::now();
     // Every file's lock, in one order, before the journal's.
     let held = match dry_run {
         true => None,
@@ -133,6 +144,7 @@ pub fn commit_files(
     if todo.is_empty() {
         return Ok(outcome);
     }
+    phase(&started, "files locked, re-read and checked");
     let loaded = journal.load()?;
     outcome.warnings.extend(loaded.warning());
     let mut id = journal.next_id(&loaded.entries());
@@ -143,16 +155,19 @@ pub fn commit_files(
         }
     };
     let time = now_rfc3339();
+    // The backups, written; flushed below with the rest.
+    let mut backups = Vec::with_capacity(todo.len());
     for (n, &i) in todo.iter().enumerate() {
         let cur = &currents[i];
         let faults = faults.at_reach(n as u32);
-        let (used, backup) = match journal.write_backup_with(&id, &cur.bytes, &faults) {
+        let (used, backup, file) = match journal.create_backup(&id, &cur.bytes, &faults) {
             Ok(x) => x,
             Err(e) => {
                 undo_backups(&entries);
                 return Err(e);
             }
         };
+        backups.push(file);
         let txn = entries.first().map_or(used.clone(), |e| e.edit_id.clone());
         entries.push(JournalEntry {
             edit_id: used.clone(),
@@ -183,59 +198,94 @@ pub fn commit_files(
         entries: entries.clone(),
     };
     let record = serde_json::to_vec(&record).unwrap_or_default();
-    if let Err(e) = journal.write_record(&record, &faults.at_reach(0)) {
+    let staged_record = match journal.stage_record(&record, &faults.at_reach(0)) {
+        Ok(r) => r,
+        Err(e) => {
+            undo_backups(&entries);
+            return Err(e);
+        }
+    };
+    // The new contents, each in a temp file next to its file (removed if
+    // the transaction stops before they are placed).
+    let mut staged = Vec::with_capacity(todo.len());
+    for &i in &todo {
+        match stage(
+            &targets[i].path,
+            &changes[i].new,
+            &currents[i].attrs,
+            faults,
+        ) {
+            Ok(s) => staged.push(s),
+            Err(e) => {
+                undo_backups(&entries);
+                return Err(e);
+            }
+        }
+    }
+    phase(&started, "backups, record and new contents written");
+    // One flush for all of them: the backups (and their folder), the
+    // record and the new contents are on disk before the record is put in
+    // place, and so before the journal names the transaction and before
+    // any file is replaced.
+    let mut others: Vec<BorrowedFd<'_>> = backups.iter().map(|f| f.as_fd()).collect();
+    others.push(journal.backups_fd());
+    others.push(staged_record.fd());
+    let flushed = sync_staged(&staged, &others, faults).and_then(|results| {
+        for (e, r) in entries.iter().zip(&results) {
+            r.as_ref()
+                .map_err(|err| journal.backup_error(&e.edit_id, err))?;
+        }
+        let mut rest = results[backups.len()..].iter();
+        if let Some(Err(err)) = rest.next() {
+            return Err(journal.backups_error(err));
+        }
+        if let Some(Err(err)) = rest.next() {
+            return Err(journal.record_error(err));
+        }
+        Ok(())
+    });
+    drop(backups);
+    if let Err(e) = flushed.and_then(|()| journal.place_record(staged_record)) {
         undo_backups(&entries);
         return Err(e);
     }
+    phase(&started, "flushed together, the record placed");
     if let Err(e) = journal.append_all(&entries, &faults.at_reach(1)) {
         let _ = journal.remove_record();
         undo_backups(&entries);
         return Err(e);
     }
-    let mut placed = Vec::with_capacity(todo.len());
-    for (n, &i) in todo.iter().enumerate() {
-        // Each file must still be what the check above read: another
-        // program's write since is `STALE_FILE` and the set is put back.
-        match replace_checked(
-            &targets[i].path,
-            &changes[i].new,
-            &currents[i].attrs,
-            faults,
-            currents[i].expect(),
-        ) {
-            Ok(stamp) => placed.push(stamp),
-            Err(mut err) => {
-                // Put back what was replaced (this one too, if its rename
-                // happened: only a failed folder flush says so), then
-                // forget the transaction.
-                let replaced = if err.details["original_intact"] == false {
-                    n + 1
-                } else {
-                    n
-                };
-                let notes = put_back(&todo[..replaced], &targets, changes, &currents, &placed);
-                if notes.is_empty() {
-                    let _ = journal.drop_txn(&txn);
-                    let _ = journal.remove_record();
-                    undo_backups(&entries);
-                }
-                if let serde_json::Value::Object(map) = &mut err.details {
-                    map.insert("original_intact".into(), notes.is_empty().into());
-                    map.insert("transaction".into(), txn.clone().into());
-                    if !notes.is_empty() {
-                        map.insert("rollback_errors".into(), notes.into());
-                    }
-                }
-                return Err(err);
+    phase(&started, "journal appended");
+    // Each file must still be what the check above read: another
+    // program's write since is `STALE_FILE` and the set is put back.
+    let expect: Vec<Expect<'_>> = todo.iter().map(|&i| currents[i].expect()).collect();
+    if let Err(Stopped { mut error, placed }) = place_all(staged, &expect, faults) {
+        // Put back what was replaced (every file, if only the folders'
+        // flush failed), then forget the transaction.
+        let notes = put_back(&todo[..placed.len()], &targets, changes, &currents, &placed);
+        if notes.is_empty() {
+            let _ = journal.drop_txn(&txn);
+            let _ = journal.remove_record();
+            undo_backups(&entries);
+        }
+        if let serde_json::Value::Object(map) = &mut error.details {
+            map.insert("original_intact".into(), notes.is_empty().into());
+            map.insert("transaction".into(), txn.clone().into());
+            if !notes.is_empty() {
+                map.insert("rollback_errors".into(), notes.into());
             }
         }
+        return Err(error);
     }
+    phase(&started, "files placed, their folders flushed");
     journal
         .remove_record()
         .map_err(|e| Error::io("finish_transaction", &ws.scalpel_dir(), &e))?;
+    phase(&started, "record removed");
     if let Err(e) = journal.prune(ws.retention()) {
         tracing::warn!(error = %e, "journal pruning failed");
     }
+    phase(&started, "journal pruned");
     for (e, &i) in entries.iter().zip(&todo) {
         outcome.files[i].edit_id = Some(e.edit_id.clone());
     }
@@ -245,7 +295,14 @@ pub fn commit_files(
     if let Some(h) = held {
         h.written();
     }
+    phase(&started, "the write hook told");
     Ok(outcome)
+}
+
+/// The debug log of a transaction's phases (`scalpel::write`): each
+/// phase's end, in milliseconds since the transaction began.
+fn phase(since: &Instant, what: &str) {
+    tracing::debug!(target: "scalpel::write", ms = since.elapsed().as_secs_f64() * 1000.0, "transaction: {what}");
 }
 
 /// Put back the old content of the files `done` (indices into the other
@@ -260,15 +317,11 @@ fn put_back(
     placed: &[crate::disk::write::Stamp],
 ) -> Vec<String> {
     let mut notes = Vec::new();
-    for (k, &j) in done.iter().enumerate() {
+    for (&j, stamp) in done.iter().zip(placed) {
         let new_hash = hash_bytes(&changes[j].new);
-        let expect = match placed.get(k) {
-            Some(stamp) => Expect::Same {
-                stamp: *stamp,
-                hash: &new_hash,
-            },
-            // Its rename happened but its folder flush failed: no stamp.
-            None => Expect::Any,
+        let expect = Expect::Same {
+            stamp: *stamp,
+            hash: &new_hash,
         };
         if let Err(e) = replace_checked(
             &targets[j].path,

@@ -18,7 +18,7 @@ use serde::Serialize;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -317,17 +317,17 @@ fn open_parent(path: &Path) -> io::Result<(OwnedFd, OsString)> {
 
 /// A temp file created in `dir` next to `name`, removed on drop unless
 /// renamed into place.
-struct TempFile<'a> {
-    dir: &'a OwnedFd,
+struct TempFile {
+    dir: OwnedFd,
     name: OsString,
     file: File,
     placed: bool,
 }
 
-impl<'a> TempFile<'a> {
+impl TempFile {
     /// `O_CREAT | O_EXCL | O_NOFOLLOW` in `dir`: never an existing file,
     /// never through a symlink.
-    fn create(dir: &'a OwnedFd, target: &OsStr, mode: u32) -> io::Result<TempFile<'a>> {
+    fn create(dir: OwnedFd, target: &OsStr, mode: u32) -> io::Result<TempFile> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let flags =
             OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
@@ -344,7 +344,7 @@ impl<'a> TempFile<'a> {
                 ".scalpel-{}-{n}-{nanos:08x}.tmp",
                 std::process::id()
             ));
-            match rustix::fs::openat(dir, &name, flags, Mode::from_raw_mode(mode)) {
+            match rustix::fs::openat(&dir, &name, flags, Mode::from_raw_mode(mode)) {
                 Ok(fd) => {
                     return Ok(TempFile {
                         dir,
@@ -363,24 +363,24 @@ impl<'a> TempFile<'a> {
     /// Rename over `target` in the same folder handle (`no_replace`: only
     /// when `target` does not exist, where the file system can say so
     /// atomically). Returns the placed file's stamp.
-    fn place(mut self, target: &OsStr, no_replace: bool) -> io::Result<Stamp> {
+    fn place(&mut self, target: &OsStr, no_replace: bool) -> io::Result<Stamp> {
         let renamed = if no_replace {
             match rustix::fs::renameat_with(
-                self.dir,
+                &self.dir,
                 &self.name,
-                self.dir,
+                &self.dir,
                 target,
                 RenameFlags::NOREPLACE,
             ) {
                 // File systems without RENAME_NOREPLACE: the check before
                 // the rename stands alone.
                 Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {
-                    rustix::fs::renameat(self.dir, &self.name, self.dir, target)
+                    rustix::fs::renameat(&self.dir, &self.name, &self.dir, target)
                 }
                 other => other,
             }
         } else {
-            rustix::fs::renameat(self.dir, &self.name, self.dir, target)
+            rustix::fs::renameat(&self.dir, &self.name, &self.dir, target)
         };
         renamed?;
         self.placed = true;
@@ -388,46 +388,116 @@ impl<'a> TempFile<'a> {
     }
 }
 
-impl Drop for TempFile<'_> {
+impl Drop for TempFile {
     fn drop(&mut self) {
         if !self.placed {
-            let _ = rustix::fs::unlinkat(self.dir, &self.name, AtFlags::empty());
+            let _ = rustix::fs::unlinkat(&self.dir, &self.name, AtFlags::empty());
         }
     }
 }
 
-/// Replace `path` (a real path, not a symlink) with `bytes`, atomically.
-///
-/// Every step happens through the handle of the folder the path names
-/// (see [`crate::disk::door`]): a folder swapped for a symlink before the open
-/// makes the write fail (`CONFLICT`), one swapped after it cannot move it.
-///
-/// On error the target is untouched and the temp file removed, except for a
-/// [`WriteStep::DirFsync`] failure: the rename already happened, so the new
-/// content is in place (`details.original_intact` is `false`) and the caller
-/// decides whether to roll back.
-pub(crate) fn atomic_write(
-    path: &Path,
-    bytes: &[u8],
-    attrs: &FileAttrs,
-    faults: &FaultPlan,
-) -> Result<()> {
-    replace_checked(path, bytes, attrs, faults, Expect::Any).map(|_| ())
+/// Flush every handle to disk (`fsync`), all at once: flushes issued
+/// together on a journaling file system (ext4, xfs) wait for one commit of
+/// its journal, where flushes one after another each wait for their own.
+/// Returns each handle's result, in order; every flush is waited for.
+pub(crate) fn sync_together(fds: &[BorrowedFd<'_>]) -> Vec<io::Result<()>> {
+    /// Flushes run on at most this many threads (each takes its share).
+    const MAX_THREADS: usize = 16;
+    let sync = |fd: &BorrowedFd<'_>| rustix::fs::fsync(fd).map_err(io::Error::from);
+    if fds.len() <= 1 {
+        return fds.iter().map(sync).collect();
+    }
+    let threads = fds.len().min(MAX_THREADS);
+    let mut results: Vec<Option<io::Result<()>>> = (0..fds.len()).map(|_| None).collect();
+    std::thread::scope(|s| {
+        // Share `k` is every `threads`-th handle from `k`; the calling
+        // thread takes share 0, and any share no thread could be started for.
+        let share = |k: usize| {
+            (k..fds.len())
+                .step_by(threads)
+                .map(|i| (i, sync(&fds[i])))
+                .collect::<Vec<_>>()
+        };
+        let spawned: Vec<_> = (1..threads)
+            .map(|k| {
+                let started = std::thread::Builder::new()
+                    .name("scalpel-fsync".into())
+                    .spawn_scoped(s, move || share(k));
+                (k, started)
+            })
+            .collect();
+        let mut done = share(0);
+        for (k, started) in spawned {
+            match started {
+                Ok(handle) => match handle.join() {
+                    Ok(d) => done.extend(d),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                },
+                Err(_) => done.extend(share(k)),
+            }
+        }
+        for (i, r) in done {
+            results[i] = Some(r);
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(io::Error::other("not flushed"))))
+        .collect()
 }
 
-/// [`atomic_write`] that, after every flush and right before the rename,
-/// checks that the target is still what `expect` says (see
-/// [`check_unchanged`]): a write by another program since the stale check
-/// is `STALE_FILE` and nothing is replaced. What remains is a write landing
-/// between that last check and the rename (microseconds). Returns the stamp
-/// of the file put in place.
-pub(crate) fn replace_checked(
+/// New content written to a temp file next to its target and given the
+/// target's owner, permissions and extended attributes, not yet flushed or
+/// in place ([`stage`]); the temp file is removed when this is dropped
+/// unless it was placed.
+pub(crate) struct Staged {
+    path: PathBuf,
+    name: OsString,
+    tmp: TempFile,
+}
+
+impl Staged {
+    /// The temp file's handle (to flush it with others: [`sync_together`]).
+    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
+        self.tmp.file.as_fd()
+    }
+
+    /// The folder's handle (to flush the rename with others).
+    fn dir_fd(&self) -> BorrowedFd<'_> {
+        self.tmp.dir.as_fd()
+    }
+
+    /// The error of a failed flush of the temp file (see [`sync_together`]).
+    pub(crate) fn fsync_error(&self, e: &io::Error) -> Error {
+        step_error(WriteStep::Fsync, &self.path, e, true)
+    }
+
+    /// Rename the flushed temp file over the target, once the target is
+    /// still what `expect` says (see [`check_unchanged`]). The folder is not
+    /// flushed ([`flush_folders`]).
+    fn place(&mut self, faults: &FaultPlan, expect: Expect<'_>) -> Result<Stamp> {
+        check_unchanged(&self.tmp.dir, &self.name, expect, &self.path)?;
+        let path = &self.path;
+        faults
+            .check(WriteStep::Rename)
+            .and_then(|()| self.tmp.place(&self.name, matches!(expect, Expect::Absent)))
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::AlreadyExists => changed_meanwhile(path, "it was created"),
+                _ => step_error(WriteStep::Rename, path, &e, true),
+            })
+    }
+}
+
+/// Write `bytes` to a temp file next to `path` (a real path, not a
+/// symlink) with the attributes `attrs`: every step of [`replace_checked`]
+/// before the flush. The folder is opened through the door: the handle
+/// names the folder the sandbox checked, whatever is renamed later.
+pub(crate) fn stage(
     path: &Path,
     bytes: &[u8],
     attrs: &FileAttrs,
     faults: &FaultPlan,
-    expect: Expect<'_>,
-) -> Result<Stamp> {
+) -> Result<Staged> {
     let dir = parent_dir(path);
     let (dir_fd, name) =
         open_parent(path).map_err(|e| step_error(WriteStep::CreateTemp, &dir, &e, true))?;
@@ -444,7 +514,7 @@ pub(crate) fn replace_checked(
     // New file: the usual creation mode; the kernel applies the umask.
     let mut tmp = faults
         .check(WriteStep::CreateTemp)
-        .and_then(|()| TempFile::create(&dir_fd, &name, attrs.mode.map_or(0o666, |_| 0o600)))
+        .and_then(|()| TempFile::create(dir_fd, &name, attrs.mode.map_or(0o666, |_| 0o600)))
         .map_err(|e| step_error(WriteStep::CreateTemp, &dir, &e, true))?;
     // From here on, dropping `tmp` on an error path deletes the temp file.
 
@@ -491,29 +561,132 @@ pub(crate) fn replace_checked(
     }
 
     if attrs.mode.is_some() {
-        copy_xattrs(&dir_fd, &name, &tmp.file, path);
+        copy_xattrs(&tmp.dir, &name, &tmp.file, path);
     }
+    Ok(Staged {
+        path: path.to_path_buf(),
+        name,
+        tmp,
+    })
+}
 
-    faults
-        .check(WriteStep::Fsync)
-        .and_then(|()| tmp.file.sync_all())
-        .map_err(|e| step_error(WriteStep::Fsync, path, &e, true))?;
+/// Flush staged temp files (each reaching [`WriteStep::Fsync`]) together
+/// with `others` (whose results come back, in order, for the caller to
+/// judge): see [`sync_together`]. `Err`: the first staged file that failed.
+pub(crate) fn sync_staged(
+    staged: &[Staged],
+    others: &[BorrowedFd<'_>],
+    faults: &FaultPlan,
+) -> Result<Vec<io::Result<()>>> {
+    for s in staged {
+        faults
+            .check(WriteStep::Fsync)
+            .map_err(|e| s.fsync_error(&e))?;
+    }
+    let mut fds: Vec<BorrowedFd<'_>> = others.to_vec();
+    fds.extend(staged.iter().map(Staged::fd));
+    let mut results = sync_together(&fds);
+    let mine = results.split_off(others.len());
+    for (s, r) in staged.iter().zip(mine) {
+        r.map_err(|e| s.fsync_error(&e))?;
+    }
+    Ok(results)
+}
 
-    // On failure `tmp` is dropped, which removes the temp file.
-    check_unchanged(&dir_fd, &name, expect, path)?;
-    let placed = faults
-        .check(WriteStep::Rename)
-        .and_then(|()| tmp.place(&name, matches!(expect, Expect::Absent)))
-        .map_err(|e| match e.kind() {
-            io::ErrorKind::AlreadyExists => changed_meanwhile(path, "it was created"),
-            _ => step_error(WriteStep::Rename, path, &e, true),
-        })?;
+/// Why [`place_all`] stopped: the error, and the stamps of the files it
+/// had put in place (the first ones, in order; after a failed folder
+/// flush, every file).
+pub(crate) struct Stopped {
+    pub error: Error,
+    pub placed: Vec<Stamp>,
+}
 
-    faults
-        .check(WriteStep::DirFsync)
-        .and_then(|()| Ok(rustix::fs::fsync(&dir_fd)?))
-        .map_err(|e| step_error(WriteStep::DirFsync, &dir, &e, false))?;
+/// Put flushed staged files in place, in order, each right after checking
+/// that its target is still what `expect` says, then flush each folder
+/// they are in once ([`WriteStep::DirFsync`], all together). On a failure
+/// before the folders' flush, the files not yet placed keep their old
+/// content and their temp files are removed.
+pub(crate) fn place_all(
+    mut staged: Vec<Staged>,
+    expect: &[Expect<'_>],
+    faults: &FaultPlan,
+) -> std::result::Result<Vec<Stamp>, Stopped> {
+    let mut placed = Vec::with_capacity(staged.len());
+    for (s, e) in staged.iter_mut().zip(expect) {
+        match s.place(faults, *e) {
+            Ok(stamp) => placed.push(stamp),
+            Err(error) => return Err(Stopped { error, placed }),
+        }
+    }
+    if let Err(error) = flush_folders(&staged, faults) {
+        return Err(Stopped { error, placed });
+    }
     Ok(placed)
+}
+
+/// Flush once each folder the placed files `staged` are in (their renames
+/// made durable), the folders together.
+fn flush_folders(staged: &[Staged], faults: &FaultPlan) -> Result<()> {
+    let mut folders: Vec<(PathBuf, BorrowedFd<'_>)> = Vec::new();
+    for s in staged {
+        let dir = parent_dir(&s.path);
+        if !folders.iter().any(|(d, _)| *d == dir) {
+            folders.push((dir, s.dir_fd()));
+        }
+    }
+    let fail = |dir: &Path, e: &io::Error| step_error(WriteStep::DirFsync, dir, e, false);
+    if let Some((dir, _)) = folders.first() {
+        faults
+            .check(WriteStep::DirFsync)
+            .map_err(|e| fail(dir, &e))?;
+    }
+    let fds: Vec<BorrowedFd<'_>> = folders.iter().map(|(_, fd)| *fd).collect();
+    for ((dir, _), r) in folders.iter().zip(sync_together(&fds)) {
+        r.map_err(|e| fail(dir, &e))?;
+    }
+    Ok(())
+}
+
+/// Replace `path` (a real path, not a symlink) with `bytes`, atomically.
+///
+/// Every step happens through the handle of the folder the path names
+/// (see [`crate::disk::door`]): a folder swapped for a symlink before the open
+/// makes the write fail (`CONFLICT`), one swapped after it cannot move it.
+///
+/// On error the target is untouched and the temp file removed, except for a
+/// [`WriteStep::DirFsync`] failure: the rename already happened, so the new
+/// content is in place (`details.original_intact` is `false`) and the caller
+/// decides whether to roll back.
+pub(crate) fn atomic_write(
+    path: &Path,
+    bytes: &[u8],
+    attrs: &FileAttrs,
+    faults: &FaultPlan,
+) -> Result<()> {
+    replace_checked(path, bytes, attrs, faults, Expect::Any).map(|_| ())
+}
+
+/// [`atomic_write`] that, after every flush and right before the rename,
+/// checks that the target is still what `expect` says (see
+/// [`check_unchanged`]): a write by another program since the stale check
+/// is `STALE_FILE` and nothing is replaced. What remains is a write landing
+/// between that last check and the rename (microseconds). Returns the stamp
+/// of the file put in place. The one-file case of [`stage`],
+/// [`sync_staged`] and [`place_all`].
+pub(crate) fn replace_checked(
+    path: &Path,
+    bytes: &[u8],
+    attrs: &FileAttrs,
+    faults: &FaultPlan,
+    expect: Expect<'_>,
+) -> Result<Stamp> {
+    let staged = [stage(path, bytes, attrs, faults)?];
+    sync_staged(&staged, &[], faults)?;
+    let [staged] = staged;
+    match place_all(vec![staged], &[expect], faults) {
+        Ok(stamps) => Ok(stamps[0]),
+        Err(stopped) => Err(stopped.error),
+    }
 }
 
 /// Give the temp file the extended attributes of the file it replaces
