@@ -16,6 +16,7 @@ use crate::ops::change::{self, Change, Judged};
 use crate::ops::receipt::{Renamed, plural};
 use crate::ops::rename::{RenameReceipt, Undecided};
 use crate::refs::{RefsRequest, Tier};
+use rayon::prelude::*;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -621,33 +622,28 @@ fn commit(
     label: String,
     dry_run: bool,
 ) -> Result<RenameReceipt> {
-    let mut changes = Vec::new();
+    let started = Instant::now();
+    // Each file's new text is re-parsed and judged on its own, so in
+    // parallel; the first failure in file order is the answer, as when they
+    // were judged one after another.
+    let cancel = crate::symbols::Cancel::current();
+    let judged: Vec<Result<(Change<Renamed>, usize)>> = plan
+        .into_par_iter()
+        .map(|p| {
+            cancel
+                .run(|| judge(ws, t, new_name, p))
+                .unwrap_or_else(|| Err(cancel.error("validating the rename")))
+        })
+        .collect();
+    let mut changes = Vec::with_capacity(judged.len());
     let mut renamed = 0;
-    for p in plan {
-        let body = p.file.source.body();
-        let offset = p.file.source.body_offset();
-        let splice = Splice::between(body, &p.new_body);
-        let (_, introduced, preexisting) =
-            validate::reparse(&p.file.language, &p.file.tree, body, &p.new_body, splice)?;
-        let validation = validate::judge(introduced, preexisting, false, &p.display)?;
-        renamed += p.sites;
-        let text = format!("{}{}", &p.file.source.text[..offset], p.new_body);
-        changes.push(Change::new(
-            ws.resolve(Path::new(&p.path), Purpose::Write)?,
-            Some(p.file.source.clone()),
-            Judged {
-                new: Some(text),
-                validation,
-                tree: None,
-            },
-            Renamed {
-                symbol: t.symbol.name_path.clone(),
-                new_name: new_name.to_string(),
-                occurrences: p.sites,
-            },
-            Vec::new(),
-        ));
+    for j in judged {
+        let (change, sites) = j?;
+        changes.push(change);
+        renamed += sites;
     }
+    tracing::debug!(target: "scalpel::lsp", ms = ms(started), files = changes.len(), "rename: the new texts validated");
+    let started = Instant::now();
     let committed = change::commit_all(
         ws,
         changes,
@@ -655,6 +651,7 @@ fn commit(
         Some(&t.symbol.name_path),
         dry_run,
     )?;
+    tracing::debug!(target: "scalpel::lsp", ms = ms(started), dry_run, "rename: committed");
     warnings.extend(committed.warnings);
     Ok(RenameReceipt {
         backend: label,
@@ -669,6 +666,41 @@ fn commit(
         warnings,
         hint: None,
     })
+}
+
+/// One planned text re-parsed and judged, as the change to commit, with
+/// its number of renamed sites.
+fn judge(
+    ws: &Workspace,
+    t: &Target,
+    new_name: &str,
+    p: Planned,
+) -> Result<(Change<Renamed>, usize)> {
+    let started = Instant::now();
+    let body = p.file.source.body();
+    let offset = p.file.source.body_offset();
+    let splice = Splice::between(body, &p.new_body);
+    let (_, introduced, preexisting) =
+        validate::reparse(&p.file.language, &p.file.tree, body, &p.new_body, splice)?;
+    let validation = validate::judge(introduced, preexisting, false, &p.display)?;
+    tracing::debug!(target: "scalpel::lsp", ms = ms(started), path = %p.display, bytes = body.len(), window = splice.old_end - splice.start, "rename: one new text validated");
+    let text = format!("{}{}", &p.file.source.text[..offset], p.new_body);
+    let change = Change::new(
+        ws.resolve(Path::new(&p.path), Purpose::Write)?,
+        Some(p.file.source.clone()),
+        Judged {
+            new: Some(text),
+            validation,
+            tree: None,
+        },
+        Renamed {
+            symbol: t.symbol.name_path.clone(),
+            new_name: new_name.to_string(),
+            occurrences: p.sites,
+        },
+        Vec::new(),
+    );
+    Ok((change, p.sites))
 }
 
 #[cfg(test)]
