@@ -431,37 +431,80 @@ impl LiveIndex {
         }
     }
 
+    /// What [`LiveIndex::update_known`] finds at each of `paths` (in
+    /// parallel): `None` for a path the index never holds.
+    fn look_up(&self, paths: &[PathBuf]) -> Vec<Option<(String, Looked)>> {
+        paths
+            .par_iter()
+            .map(|abs| {
+                let rel = disk::grep::rel_path(&self.root, abs);
+                if rel.starts_with("..")
+                    || rel
+                        .split('/')
+                        .any(|c| c == ".git" || c == disk::SCALPEL_DIR)
+                {
+                    return None;
+                }
+                let known = self.read_state().meta(&rel).map(|m| m.hash.clone());
+                let looked = match (disk::store::stat(abs), known) {
+                    (Some((size, mtime)), Some(hash)) => {
+                        let meta = FileMeta {
+                            hash: String::new(),
+                            size,
+                            mtime,
+                        };
+                        Looked::Read(super::read_file(
+                            &self.engine,
+                            self.model(),
+                            abs,
+                            &rel,
+                            meta,
+                            Some(&hash),
+                        ))
+                    }
+                    (None, Some(_)) => Looked::Gone,
+                    (None, None) => Looked::Folder,
+                    (Some(_), None) => Looked::Unknown,
+                };
+                Some((rel, looked))
+            })
+            .collect()
+    }
+
     /// [`LiveIndex::update_paths`] without the refresh: whether one is
     /// needed (a path the index does not know). The watcher uses it to
     /// space refreshes out when a build writes into ignored folders.
     pub(super) fn update_known(&self, paths: &[PathBuf]) -> bool {
+        // Reading a known file (parse, units, vectors) is most of the work
+        // and each is on its own: they are read in parallel (a rename's
+        // files, told to the index before its receipt goes out), on the
+        // index's own threads (a watcher's batch may be a checkout's
+        // thousands), then the index is changed path by path, in order;
+        // [`UPDATE_BATCH`] paths at a time, so that what is read waits in
+        // memory for a batch only.
         let mut unknown = false;
-        for abs in paths {
-            let rel = disk::grep::rel_path(&self.root, abs);
-            if rel.starts_with("..")
-                || rel
-                    .split('/')
-                    .any(|c| c == ".git" || c == disk::SCALPEL_DIR)
-            {
-                continue;
-            }
-            let known = self.read_state().meta(&rel).map(|m| m.hash.clone());
-            match (disk::store::stat(abs), known) {
-                (Some((size, mtime)), Some(hash)) => {
-                    let meta = FileMeta {
-                        hash: String::new(),
-                        size,
-                        mtime,
-                    };
-                    match super::read_file(&self.engine, self.model(), abs, &rel, meta, Some(&hash))
-                    {
-                        Ok(Read::Same((_, meta))) => self.write_state().touch(&rel, meta),
-                        Ok(Read::New(units)) => self.write_state().put(units),
-                        Err(_) => self.write_state().remove(&rel),
-                    }
-                }
-                (None, Some(_)) => self.write_state().remove(&rel),
-                (None, None) => {
+        for batch in paths.chunks(UPDATE_BATCH) {
+            let mut looked: Vec<Option<(String, Looked)>> = Vec::new();
+            on_reading_pool(|| looked = self.look_up(batch));
+            unknown |= self.apply(batch, looked);
+        }
+        unknown
+    }
+
+    /// Change the index by what [`LiveIndex::look_up`] found at `paths`:
+    /// whether a refresh is needed.
+    fn apply(&self, paths: &[PathBuf], looked: Vec<Option<(String, Looked)>>) -> bool {
+        let mut unknown = false;
+        for ((rel, looked), abs) in paths
+            .iter()
+            .zip(looked)
+            .filter_map(|(abs, l)| l.map(|l| (l, abs)))
+        {
+            match looked {
+                Looked::Read(Ok(Read::Same((_, meta)))) => self.write_state().touch(&rel, meta),
+                Looked::Read(Ok(Read::New(units))) => self.write_state().put(units),
+                Looked::Read(Err(_)) | Looked::Gone => self.write_state().remove(&rel),
+                Looked::Folder => {
                     // A deleted folder: drop what was under it.
                     let prefix = format!("{rel}/");
                     let mut index = self.write_state();
@@ -478,7 +521,7 @@ impl LiveIndex {
                     }
                     unknown |= abs.exists();
                 }
-                (Some(_), None) => unknown = true,
+                Looked::Unknown => unknown = true,
             }
             self.dirty.store(true, Ordering::SeqCst);
         }
@@ -819,6 +862,21 @@ impl super::watch::Watched for LiveIndex {
     fn save_if_dirty(&self) {
         LiveIndex::save_if_dirty(self)
     }
+}
+
+/// Paths [`LiveIndex::update_known`] reads before it changes the index.
+const UPDATE_BATCH: usize = 64;
+
+/// What one path of [`LiveIndex::update_known`] is now.
+enum Looked {
+    /// A file the index holds, read again.
+    Read(Result<Read>),
+    /// A file the index holds, gone.
+    Gone,
+    /// Neither a file now nor one the index holds: perhaps a deleted folder.
+    Folder,
+    /// A file the index does not hold: a refresh finds it.
+    Unknown,
 }
 
 /// The threads that read and cut files for the index: rayon's global pool
