@@ -875,10 +875,16 @@ impl Journal {
     pub(crate) fn replace_file(&self, name: &str, text: &[u8]) -> io::Result<()> {
         let f = self.stage_file(text)?;
         if let Err(e) = f.sync_all() {
-            let _ = rustix::fs::unlinkat(&self.dir, JOURNAL_TMP, AtFlags::empty());
+            self.remove_tmp();
             return Err(e);
         }
         self.place_file(name)
+    }
+
+    /// Remove the temp file of `.scalpel/` (best effort: it is only ever
+    /// made under the lock, and the next write removes it anyway).
+    fn remove_tmp(&self) {
+        let _ = rustix::fs::unlinkat(&self.dir, JOURNAL_TMP, AtFlags::empty());
     }
 
     /// `text` in the temp file of `.scalpel/` (not flushed); on failure no
@@ -897,7 +903,7 @@ impl Journal {
         )?;
         let mut f = File::from(fd);
         if let Err(e) = f.write_all(text) {
-            let _ = rustix::fs::unlinkat(&self.dir, JOURNAL_TMP, AtFlags::empty());
+            self.remove_tmp();
             return Err(e);
         }
         Ok(f)
@@ -907,7 +913,7 @@ impl Journal {
     /// `.scalpel/` flushed (atomic: a kill leaves the old or the new file).
     fn place_file(&self, name: &str) -> io::Result<()> {
         if let Err(e) = rustix::fs::renameat(&self.dir, JOURNAL_TMP, &self.dir, name) {
-            let _ = rustix::fs::unlinkat(&self.dir, JOURNAL_TMP, AtFlags::empty());
+            self.remove_tmp();
             return Err(e.into());
         }
         rustix::fs::fsync(&self.dir).map_err(io::Error::from)
@@ -932,7 +938,7 @@ impl StagedRecord<'_> {
 impl Drop for StagedRecord<'_> {
     fn drop(&mut self) {
         if !self.placed {
-            let _ = rustix::fs::unlinkat(&self.journal.dir, JOURNAL_TMP, AtFlags::empty());
+            self.journal.remove_tmp();
         }
     }
 }

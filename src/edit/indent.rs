@@ -367,15 +367,15 @@ fn judge_layout(
                 // line its definition or statement starts on.
                 let anchor_indent =
                     || indent_at(line_start(place.anchor_line_node(lang, body).start_byte()));
-                let misplaced = |aligned: Option<usize>, wide: bool| Verdict::Misplaced {
+                let misplaced = |wide: bool, hanging: bool| Verdict::Misplaced {
                     aligned: aligned.is_some(),
                     wide,
-                    hanging: false,
+                    hanging,
                 };
                 let said = if anchor_row < row && closes {
-                    (here != anchor_indent()).then(|| misplaced(aligned, false))
+                    (here != anchor_indent()).then(|| misplaced(false, false))
                 } else if anchor_row < first_row || anchor_row >= row {
-                    (here != first_indent).then(|| misplaced(aligned, false))
+                    (here != first_indent).then(|| misplaced(false, false))
                 } else {
                     // Inside a bracket, or starting with an operator (a
                     // C++ constructor's `: member(x)`, a `&& more`), a
@@ -417,11 +417,7 @@ fn judge_layout(
                     if wrong {
                         let wide = flat || here > base + 2 * unit;
                         let hanging = bracket && aligned.is_none() && here > base;
-                        Some(Verdict::Misplaced {
-                            aligned: aligned.is_some(),
-                            wide,
-                            hanging,
-                        })
+                        Some(misplaced(wide, hanging))
                     } else if block || bracket || opens_body {
                         None
                     } else if here == base {

@@ -495,11 +495,8 @@ impl LiveIndex {
     /// whether a refresh is needed.
     fn apply(&self, paths: &[PathBuf], looked: Vec<Option<(String, Looked)>>) -> bool {
         let mut unknown = false;
-        for ((rel, looked), abs) in paths
-            .iter()
-            .zip(looked)
-            .filter_map(|(abs, l)| l.map(|l| (l, abs)))
-        {
+        for (abs, found) in paths.iter().zip(looked) {
+            let Some((rel, looked)) = found else { continue };
             match looked {
                 Looked::Read(Ok(Read::Same((_, meta)))) => self.write_state().touch(&rel, meta),
                 Looked::Read(Ok(Read::New(units))) => self.write_state().put(units),

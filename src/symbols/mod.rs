@@ -1691,9 +1691,53 @@ pub fn syntax_errors_around(
 /// Visit the nodes under `root` (itself included) in document order,
 /// descending into a node's children only when `visit` returns true.
 pub(crate) fn walk_preorder<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>) -> bool) {
+    walk_steps(root, |step| match step {
+        Step::Visit(node) => visit(node),
+        Step::Down(_) | Step::Up => true,
+    });
+}
+
+/// [`walk_preorder`] of `top` (a child of `root`) that hands each node its
+/// ancestors too, `root` first and the parent last. `Node::parent` finds a
+/// parent by walking down from the root, so climbing from every node a
+/// check looks at (each `return` of a file) costs a walk per level.
+pub(crate) fn walk_with_ancestors<'t>(
+    top: Node<'t>,
+    root: Node<'t>,
+    mut visit: impl FnMut(Node<'t>, &[Node<'t>]) -> bool,
+) {
+    let mut ancestors = vec![root];
+    walk_steps(top, |step| match step {
+        Step::Visit(node) => visit(node, &ancestors),
+        Step::Down(node) => {
+            ancestors.push(node);
+            true
+        }
+        Step::Up => {
+            ancestors.pop();
+            true
+        }
+    });
+}
+
+/// What [`walk_steps`] tells its caller.
+enum Step<'t> {
+    /// A node, in preorder: answer whether to go into its children.
+    Visit(Node<'t>),
+    /// Going into the children of this node.
+    Down(Node<'t>),
+    /// Back out of the children of the node last gone down into.
+    Up,
+}
+
+/// The one preorder walk of a subtree with a tree cursor, each step handed
+/// to `step` ([`Step`]).
+fn walk_steps<'t>(root: Node<'t>, mut step: impl FnMut(Step<'t>) -> bool) {
     let mut cursor = root.walk();
     loop {
-        if visit(cursor.node()) && cursor.goto_first_child() {
+        let node = cursor.node();
+        if step(Step::Visit(node)) && cursor.goto_first_child() {
+            step(Step::Down(node));
             continue;
         }
         loop {
@@ -1703,6 +1747,7 @@ pub(crate) fn walk_preorder<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>) 
             if !cursor.goto_parent() {
                 return;
             }
+            step(Step::Up);
         }
     }
 }

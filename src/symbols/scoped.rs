@@ -11,7 +11,7 @@
 //! lists are inside it), so comparing two versions over the top-level
 //! nodes around a change gives the whole files' difference.
 
-use super::{ErrorNode, walk_preorder};
+use super::{ErrorNode, walk_preorder, walk_with_ancestors};
 use crate::lang::Language;
 use tree_sitter::{Node, Tree};
 
@@ -95,35 +95,6 @@ pub fn violations(
         });
     }
     out
-}
-
-/// [`walk_preorder`] of `top` (a child of `root`) that hands each node its
-/// ancestors too, `root` first and the parent last. `Node::parent` finds a
-/// parent by walking down from the root, so climbing from every ruled node
-/// (each `return` of a file) cost a fifth of the Python corpus run's time.
-fn walk_with_ancestors<'t>(
-    top: Node<'t>,
-    root: Node<'t>,
-    mut visit: impl FnMut(Node<'t>, &[Node<'t>]) -> bool,
-) {
-    let mut ancestors = vec![root];
-    let mut cursor = top.walk();
-    loop {
-        let node = cursor.node();
-        if visit(node, &ancestors) && cursor.goto_first_child() {
-            ancestors.push(node);
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return;
-            }
-            ancestors.pop();
-        }
-    }
 }
 
 /// A rule broken at `node`: located, and focused, at its start.

@@ -663,10 +663,12 @@ pub fn run_file_picked(lang: &Lang, path: &Path, pick: Pick, t: &mut Tally) {
             // `TRUST_SHOW=label` prints the code sent and the symbol written
             // for the cases whose label holds it (to see a finding), before
             // any check can pass or fail it.
+            let full = s.full_span();
+            let tail = &text[full.end_byte..];
             if std::env::var("TRUST_SHOW").is_ok_and(|w| !w.is_empty() && label.contains(&w)) {
-                let full = s.full_span();
-                let tail = text.len() - full.end_byte;
-                let written = new.get(full.start_byte..new.len().saturating_sub(tail));
+                let written = new
+                    .strip_suffix(tail)
+                    .and_then(|n| n.get(full.start_byte..));
                 eprintln!(
                     "{label}\n--- sent\n{}\n--- written\n{}\n---",
                     shape.code,
@@ -680,8 +682,6 @@ pub fn run_file_picked(lang: &Lang, path: &Path, pick: Pick, t: &mut Tally) {
                 ));
                 continue;
             }
-            let full = s.full_span();
-            let tail = &text[full.end_byte..];
             if new[..full.start_byte] != text[..full.start_byte] || !new.ends_with(tail) {
                 t.failures
                     .push(format!("{label}: bytes outside the symbol changed"));
