@@ -820,6 +820,52 @@ fn answers_after_a_restart_equal_the_first_ones() {
     }
 }
 
+/// Scalpel's own writes are read again beside their receipts
+/// (`LiveIndex::owe`, the server's write hook), and every search first
+/// waits for what is owed: writes and searches in quick turns, two files
+/// per write, each search finds the names just written and not the ones
+/// they replaced.
+#[test]
+fn a_search_waits_for_the_files_the_index_owes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let files = [root.join("ledger.py"), root.join("vault.py")];
+    let word = |i: usize, f: usize| {
+        let letters: String = [i / 26, i % 26]
+            .iter()
+            .map(|d| char::from(b'a' + *d as u8))
+            .collect();
+        format!("{}zq{letters}", ["ledger", "vault"][f])
+    };
+    for (f, path) in files.iter().enumerate() {
+        std::fs::write(path, format!("def {}():\n    return 0\n", word(0, f))).unwrap();
+    }
+    let ix = LiveIndex::open(&root, Engine::default(), Err("no model".into()));
+    ix.refresh().unwrap();
+    for i in 1..40 {
+        for (f, path) in files.iter().enumerate() {
+            std::fs::write(path, format!("def {}():\n    return {i}\n", word(i, f))).unwrap();
+        }
+        ix.owe(&files);
+        for f in 0..2 {
+            let found = |w: &str| {
+                ix.search(&SearchRequest::new(w), 4000)
+                    .unwrap()
+                    .results
+                    .iter()
+                    .any(|h| h.name_path == w)
+            };
+            assert!(found(&word(i, f)), "write {i}: {} not found", word(i, f));
+            assert!(
+                !found(&word(i - 1, f)),
+                "write {i}: {} still found",
+                word(i - 1, f)
+            );
+        }
+    }
+    assert!(ix.status().complete);
+}
+
 /// A file changed after indexing, and the index not told (no watcher):
 /// its hits come without a snippet and with a note naming it, never with
 /// the new lines shown as the unit's; the search has the index re-read

@@ -80,6 +80,18 @@ pub struct LiveIndex {
     /// Why the saved store is not this machine's to read or replace (git
     /// tracks it, another user owns it): the index then lives in memory.
     not_ours: Option<String>,
+    /// Files Scalpel wrote that the index has yet to read again
+    /// ([`LiveIndex::owe`]); every read of the index waits for them.
+    owed: Mutex<Owed>,
+    settled: Condvar,
+}
+
+/// The writes the index owes: paths not yet read again, and whether a
+/// thread is reading them.
+#[derive(Debug, Default)]
+struct Owed {
+    paths: Vec<PathBuf>,
+    draining: bool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -112,6 +124,8 @@ impl LiveIndex {
             dirty: AtomicBool::new(false),
             watching: Mutex::new(None),
             not_ours: disk::store::not_ours(root, format::FILE),
+            owed: Mutex::new(Owed::default()),
+            settled: Condvar::new(),
         };
         match live.not_ours.clone() {
             Some(why) => {
@@ -250,6 +264,7 @@ impl LiveIndex {
 
     /// Save when something changed since the last save.
     pub fn save_if_dirty(&self) {
+        self.settle();
         if self.dirty.load(Ordering::SeqCst)
             && let Err(e) = self.save()
         {
@@ -428,6 +443,76 @@ impl LiveIndex {
             && let Err(e) = self.refresh()
         {
             tracing::warn!(error = %e, "index refresh failed");
+        }
+    }
+
+    /// Files Scalpel just wrote (absolute paths), read again on a thread of
+    /// their own while the write's receipt goes out: every read of the
+    /// index ([`LiveIndex::search`], [`LiveIndex::status`], a save) first
+    /// waits for what is owed ([`LiveIndex::settle`]), so no answer serves
+    /// a file's old content after its write, and the write does not pay
+    /// for the index (a rename's files re-read and re-indexed were a third
+    /// of its apply through a warm language server).
+    pub fn owe(self: &Arc<Self>, paths: &[PathBuf]) {
+        let mut owed = lock(&self.owed);
+        owed.paths.extend_from_slice(paths);
+        if owed.draining {
+            return;
+        }
+        owed.draining = true;
+        drop(owed);
+        let me = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name("scalpel-index-owed".into())
+            .spawn(move || me.drain());
+        if spawned.is_err() {
+            // No thread to spare: read them now, as the write's own work.
+            self.drain();
+        }
+    }
+
+    /// Read again what is owed until nothing is; the last batch's end
+    /// wakes the readers waiting in [`LiveIndex::settle`]. A panic while
+    /// reading still ends the drain (and wakes them).
+    fn drain(&self) {
+        /// Ends a drain that panicked: what it left is dropped, not waited
+        /// for forever (the watcher and the next refresh see those files).
+        struct Unwinding<'a>(&'a LiveIndex);
+        impl Drop for Unwinding<'_> {
+            fn drop(&mut self) {
+                if std::thread::panicking() {
+                    let mut owed = lock(&self.0.owed);
+                    owed.draining = false;
+                    owed.paths.clear();
+                    drop(owed);
+                    self.0.settled.notify_all();
+                }
+            }
+        }
+        let _unwinding = Unwinding(self);
+        loop {
+            let batch = {
+                let mut owed = lock(&self.owed);
+                if owed.paths.is_empty() {
+                    // Under the same lock as `owe`'s check: a path owed
+                    // from now on starts a drain of its own.
+                    owed.draining = false;
+                    drop(owed);
+                    self.settled.notify_all();
+                    return;
+                }
+                std::mem::take(&mut owed.paths)
+            };
+            self.update_paths(&batch);
+        }
+    }
+
+    /// Wait until the index has read every file Scalpel wrote before this
+    /// call ([`LiveIndex::owe`]).
+    pub fn settle(&self) {
+        let mut owed = lock(&self.owed);
+        while owed.draining || !owed.paths.is_empty() {
+            owed = self.settled.wait(owed).unwrap_or_else(|e| e.into_inner());
         }
     }
 
@@ -615,10 +700,12 @@ impl LiveIndex {
     /// Bytes held by the index, by part (estimated from lengths and
     /// capacities, allocator overhead left out).
     pub fn memory(&self) -> Vec<(&'static str, usize)> {
+        self.settle();
         self.read_state().memory()
     }
 
     pub fn status(&self) -> IndexStatus {
+        self.settle();
         let (indexed, units) = {
             let index = self.read_state();
             (index.file_count(), index.unit_count())
@@ -656,6 +743,7 @@ impl LiveIndex {
     /// The files of the ranked units for `req`, best first, each once (for
     /// file-level evaluation).
     pub fn ranked_files(&self, req: &SearchRequest) -> Result<Vec<String>> {
+        self.settle();
         let index = self.read_state();
         let mut files: Vec<String> = Vec::new();
         for (id, _) in rank::rank(&index, self.model(), req)? {
@@ -684,6 +772,7 @@ impl LiveIndex {
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<SearchAnswer> {
         let reported = self.wait_first(progress);
+        // `status` settles what Scalpel's writes owe.
         let status = self.status();
         if reported {
             // Where the indexing stands for this answer.

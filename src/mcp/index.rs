@@ -62,8 +62,9 @@ impl Indexes {
     }
 
     /// Files Scalpel just wrote: every open index whose root holds one of
-    /// them re-reads it now (a session on a folder of another session's
-    /// root writes files of both).
+    /// them owes a reading of them, done beside the receipt (a session on a
+    /// folder of another session's root writes files of both).
+    /// [`LiveIndex::owe`]: every read of that index waits for it.
     pub(super) fn touched(&self, paths: &[PathBuf]) {
         let open: Vec<_> = self
             .by_root
@@ -79,7 +80,7 @@ impl Indexes {
                 .cloned()
                 .collect();
             if !inside.is_empty() {
-                ix.update_paths(&inside);
+                ix.owe(&inside);
             }
         }
     }
