@@ -175,7 +175,10 @@ def scalpel():
     # SCALPEL_BENCH_LOG=FILE: the server's log there, with the timing of
     # each phase of a rename through the language server (debug level).
     log = os.environ.get("SCALPEL_BENCH_LOG")
-    extra = ["--log-level", "warn,scalpel::lsp=debug"] if log else []
+    # SCALPEL_BENCH_LOG_FILTER: another filter (add `scalpel::write=debug`
+    # for the commit's phases).
+    level = os.environ.get("SCALPEL_BENCH_LOG_FILTER", "warn,scalpel::lsp=debug")
+    extra = ["--log-level", level] if log else []
     flags = ["--lsp", f"{lang}={' '.join(command)}"] if server else []
     p = subprocess.Popen([binary, *flags, "serve", "--root", root, *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(log, "w") if log else subprocess.DEVNULL)
     ids = iter(range(1, 10**6))

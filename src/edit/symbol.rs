@@ -1265,7 +1265,7 @@ pub fn prepare(
     code: Option<&str>,
 ) -> Result<Prepared> {
     let body = file.source.body();
-    let count = || super::syntax_problems(&file.language, &file.tree, body).len();
+    let count = || file.problem_count();
     // The old file's own problems are only counted (the receipt's
     // `preexisting_errors`): candidates are compared with it around the
     // change. Counting walks every token, so on a large file it runs beside

@@ -5,7 +5,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::lang::Language;
-use crate::symbols::parse_tree;
+use crate::symbols::{ParsedFile, parse_tree};
 use serde::Serialize;
 use std::collections::HashMap;
 use tree_sitter::{InputEdit, Point, Tree};
@@ -228,6 +228,18 @@ pub fn reparse(
     let before = syntax_problems(lang, old_tree, old_body);
     let (tree, introduced) = reparse_against(lang, old_tree, old_body, new_body, change)?;
     Ok((tree, introduced, before.len()))
+}
+
+/// [`reparse`] of a parsed file, whose problems are counted once per parse
+/// ([`ParsedFile::problem_count`]).
+pub fn reparse_parsed(
+    file: &ParsedFile,
+    new_body: &str,
+    change: Splice,
+) -> Result<(Tree, Problems, usize)> {
+    let body = file.source.body();
+    let (tree, introduced) = reparse_against(&file.language, &file.tree, body, new_body, change)?;
+    Ok((tree, introduced, file.problem_count()))
 }
 
 /// [`reparse`] without counting the old version's problems (several

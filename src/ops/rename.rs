@@ -225,7 +225,7 @@ pub fn rename_symbol(
                 };
                 let change = Splice::between(body, &new_body);
                 let (tree, introduced, preexisting) =
-                    validate::reparse(&file.language, &file.tree, body, &new_body, change)?;
+                    validate::reparse_parsed(file, &new_body, change)?;
                 let plan = crate::refs::verify::Planned {
                     display: path.clone(),
                     language: file.language.clone(),

@@ -735,15 +735,11 @@ fn problems(
 ) -> Result<(Tree, validate::Problems, usize)> {
     match base {
         Some(b) => {
-            let parsed_here;
-            let old_tree = match b.parsed {
-                Some(p) => &p.tree,
-                None => {
-                    parsed_here = symbols::parse_tree(lang, b.source.body(), None)?;
-                    &parsed_here
-                }
+            let Some(parsed) = b.parsed else {
+                let old_tree = symbols::parse_tree(lang, b.source.body(), None)?;
+                return validate::reparse(lang, &old_tree, b.source.body(), new_body, b.change);
             };
-            validate::reparse(lang, old_tree, b.source.body(), new_body, b.change)
+            validate::reparse_parsed(parsed, new_body, b.change)
         }
         None => {
             let tree = symbols::parse_tree(lang, new_body, None)?;

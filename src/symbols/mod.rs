@@ -187,6 +187,11 @@ pub struct ParsedFile {
     /// edit layer (`edit::indent::style_of`): it reads the whole file's
     /// line roles, and every edit of one parse needs it.
     indentation: std::sync::OnceLock<crate::source::Indent>,
+    /// How many problems [`syntax_errors`] finds in the whole file, counted
+    /// on first use: every edit of this parse reports them as the errors
+    /// that were there before, and counting walks every node (a rename's
+    /// dry run and its apply, each file's edits, share one count).
+    problems: std::sync::OnceLock<usize>,
     /// The budget the parse had: each later query over the tree
     /// (dependencies, imports, occurrences) gets as much, from its start.
     walk_limit: Duration,
@@ -238,6 +243,14 @@ impl ParsedFile {
             m
         });
         index.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// How many problems (parse errors and the language's rules) the whole
+    /// file has: [`syntax_errors`], counted once per parse.
+    pub fn problem_count(&self) -> usize {
+        *self
+            .problems
+            .get_or_init(|| syntax_errors(&self.language, &self.tree, self.source.body()).len())
     }
 
     /// The file's bytes over `span`.
@@ -814,6 +827,7 @@ pub fn outline_within(
         imports: std::sync::OnceLock::new(),
         by_name: std::sync::OnceLock::new(),
         indentation: std::sync::OnceLock::new(),
+        problems: std::sync::OnceLock::new(),
         walk_limit: deadline.limit,
     })
 }

@@ -680,8 +680,7 @@ fn judge(
     let body = p.file.source.body();
     let offset = p.file.source.body_offset();
     let splice = Splice::between(body, &p.new_body);
-    let (_, introduced, preexisting) =
-        validate::reparse(&p.file.language, &p.file.tree, body, &p.new_body, splice)?;
+    let (_, introduced, preexisting) = validate::reparse_parsed(&p.file, &p.new_body, splice)?;
     let validation = validate::judge(introduced, preexisting, false, &p.display)?;
     tracing::debug!(target: "scalpel::lsp", ms = ms(started), path = %p.display, bytes = body.len(), window = splice.old_end - splice.start, "rename: one new text validated");
     let text = format!("{}{}", &p.file.source.text[..offset], p.new_body);
