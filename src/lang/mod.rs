@@ -518,6 +518,20 @@ impl KindSet {
         KindSet(ids)
     }
 
+    /// Every id of `grammar` named one of `names`, named or anonymous.
+    fn resolve_any(grammar: &tree_sitter::Language, names: &[String]) -> KindSet {
+        let mut ids: Vec<u16> = (0..grammar.node_kind_count() as u16)
+            .filter(|&id| {
+                grammar
+                    .node_kind_for_id(id)
+                    .is_some_and(|k| names.iter().any(|n| n == k))
+            })
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        KindSet(ids)
+    }
+
     pub fn contains(&self, node: &tree_sitter::Node) -> bool {
         self.0.binary_search(&node.kind_id()).is_ok()
     }
@@ -558,6 +572,13 @@ pub struct Kinds {
     pub ruled: KindSet,
     /// `lsp.unseen`: what the language server does not bind inside
     pub unseen: KindSet,
+    /// `symbols.body_fields` as field ids (a field looked up by name is a
+    /// scan of the grammar's field names, for every definition)
+    pub body_fields: Vec<u16>,
+    /// the kinds of `symbols.leading`, named or not: an outline asks of
+    /// every sibling before a definition whether it is leading trivia, and
+    /// an id is compared faster than a kind's name
+    pub leading: KindSet,
 }
 
 impl Kinds {
@@ -579,6 +600,22 @@ impl Kinds {
                     .collect::<Vec<String>>(),
             ),
             unseen: KindSet::resolve(grammar, config.lsp.as_ref().map_or(&[][..], |l| &l.unseen)),
+            body_fields: config
+                .symbols
+                .body_fields
+                .iter()
+                .filter_map(|f| grammar.field_id_for_name(f))
+                .map(|id| id.get())
+                .collect(),
+            leading: KindSet::resolve_any(
+                grammar,
+                &config
+                    .symbols
+                    .leading
+                    .iter()
+                    .map(|r| r.kind.clone())
+                    .collect::<Vec<String>>(),
+            ),
         }
     }
 }

@@ -975,7 +975,8 @@ fn widen<'t>(
 /// language's TOML)? A comment (an extra) only when it begins its line: a
 /// comment after code on its line (`x = 1  # note`) belongs to that code.
 fn is_leading(lang: &Language, node: Node, body: &str) -> bool {
-    lang.is_leading(node.kind(), node_text(node, body))
+    lang.kinds().leading.contains(&node)
+        && lang.is_leading(node.kind(), node_text(node, body))
         && (!node.is_extra() || {
             let start = node.start_byte();
             let ls = memchr::memrchr(b'\n', &body.as_bytes()[..start]).map_or(0, |i| i + 1);
@@ -1114,10 +1115,10 @@ fn header_end(node: Node, body_node: Node) -> usize {
 fn signature(lang: &Language, node: Node, body: &str) -> String {
     let text = node_text(node, body);
     let head = lang
-        .rules()
+        .kinds()
         .body_fields
         .iter()
-        .find_map(|f| node.child_by_field_name(f))
+        .find_map(|&f| node.child_by_field_id(f))
         .filter(|b| b.start_byte() > node.start_byte())
         .map(|b| &body[node.start_byte()..header_end(node, b)])
         .unwrap_or_else(|| text.lines().next().unwrap_or(""));
@@ -1167,10 +1168,11 @@ fn docstring_node<'t>(lang: &Language, node: Node<'t>) -> Option<Node<'t>> {
     if rules.docstring.is_empty() {
         return None;
     }
-    let body = rules
+    let body = lang
+        .kinds()
         .body_fields
         .iter()
-        .find_map(|f| node.child_by_field_name(f))?;
+        .find_map(|&f| node.child_by_field_id(f))?;
     let mut at = body;
     for kind in &rules.docstring {
         let mut cursor = at.walk();
