@@ -505,26 +505,25 @@ pub struct KindSet(Vec<u16>);
 impl KindSet {
     /// Every id of `grammar` named one of `names` (named nodes only).
     fn resolve(grammar: &tree_sitter::Language, names: &[String]) -> KindSet {
-        let mut ids: Vec<u16> = (0..grammar.node_kind_count() as u16)
-            .filter(|&id| {
-                grammar.node_kind_is_named(id)
-                    && grammar
-                        .node_kind_for_id(id)
-                        .is_some_and(|k| names.iter().any(|n| n == k))
-            })
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        KindSet(ids)
+        KindSet::resolve_where(grammar, names, |id| grammar.node_kind_is_named(id))
     }
 
     /// Every id of `grammar` named one of `names`, named or anonymous.
     fn resolve_any(grammar: &tree_sitter::Language, names: &[String]) -> KindSet {
+        KindSet::resolve_where(grammar, names, |_| true)
+    }
+
+    fn resolve_where(
+        grammar: &tree_sitter::Language,
+        names: &[String],
+        keep: impl Fn(u16) -> bool,
+    ) -> KindSet {
         let mut ids: Vec<u16> = (0..grammar.node_kind_count() as u16)
             .filter(|&id| {
-                grammar
-                    .node_kind_for_id(id)
-                    .is_some_and(|k| names.iter().any(|n| n == k))
+                keep(id)
+                    && grammar
+                        .node_kind_for_id(id)
+                        .is_some_and(|k| names.iter().any(|n| n == k))
             })
             .collect();
         ids.sort_unstable();
