@@ -231,15 +231,85 @@ pub fn reparse(
 }
 
 /// [`reparse`] of a parsed file, whose problems are counted once per parse
-/// ([`ParsedFile::problem_count`]).
+/// ([`ParsedFile::problem_count`]); a text already judged against the same
+/// parse is not judged again ([`JudgedTexts`]: a dry run's verdict serves its
+/// apply).
 pub fn reparse_parsed(
     file: &ParsedFile,
     new_body: &str,
     change: Splice,
 ) -> Result<(Tree, Problems, usize)> {
+    if let Some((tree, problems)) = JUDGED.recall(file, new_body) {
+        return Ok((tree, problems, file.problem_count()));
+    }
     let body = file.source.body();
     let (tree, introduced) = reparse_against(&file.language, &file.tree, body, new_body, change)?;
+    JUDGED.keep(file, new_body, &tree, &introduced);
     Ok((tree, introduced, file.problem_count()))
+}
+
+/// The verdicts of the last few texts judged against a parsed file: the
+/// new text's tree and problems are a function of the language, the old
+/// text and the new one alone, so a text judged again against the same
+/// parse (a rename's `--apply` after its dry run: the same cached parses,
+/// the same new texts) is answered from here. Exact, not hashed: an
+/// entry holds its whole new text and a `Weak` to the parse's source, so
+/// it matches only that very source (the `Weak` keeps its allocation, so
+/// no other source can take its address) and dies with it. Bounded in
+/// entries and bytes; failures (a timeout, a cancelled parse) are not kept.
+struct JudgedTexts {
+    recent: std::sync::Mutex<std::collections::VecDeque<JudgedText>>,
+}
+
+struct JudgedText {
+    source: std::sync::Weak<crate::source::SourceText>,
+    language: String,
+    new_body: String,
+    tree: Tree,
+    problems: Problems,
+}
+
+/// How many judged texts are kept, and their bytes at most.
+const JUDGED_TEXTS: usize = 32;
+const JUDGED_BYTES: usize = 16 << 20;
+
+static JUDGED: JudgedTexts = JudgedTexts {
+    recent: std::sync::Mutex::new(std::collections::VecDeque::new()),
+};
+
+impl JudgedTexts {
+    fn same(e: &JudgedText, file: &ParsedFile, new_body: &str) -> bool {
+        e.language == file.language.name()
+            && std::ptr::eq(e.source.as_ptr(), std::sync::Arc::as_ptr(&file.source))
+            && e.new_body == new_body
+    }
+
+    fn recall(&self, file: &ParsedFile, new_body: &str) -> Option<(Tree, Problems)> {
+        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+        recent.retain(|e| e.source.strong_count() > 0);
+        let e = recent.iter().find(|e| Self::same(e, file, new_body))?;
+        Some((e.tree.clone(), e.problems.clone()))
+    }
+
+    fn keep(&self, file: &ParsedFile, new_body: &str, tree: &Tree, problems: &Problems) {
+        if new_body.len() > JUDGED_BYTES / 4 {
+            return;
+        }
+        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+        recent.retain(|e| e.source.strong_count() > 0 && !Self::same(e, file, new_body));
+        recent.push_back(JudgedText {
+            source: std::sync::Arc::downgrade(&file.source),
+            language: file.language.name().to_string(),
+            new_body: new_body.to_string(),
+            tree: tree.clone(),
+            problems: problems.clone(),
+        });
+        let mut bytes: usize = recent.iter().map(|e| e.new_body.len()).sum();
+        while recent.len() > JUDGED_TEXTS || bytes > JUDGED_BYTES {
+            let Some(old) = recent.pop_front() else { break };
+            bytes -= old.new_body.len();
+        }
+    }
 }
 
 /// [`reparse`] without counting the old version's problems (several
@@ -436,6 +506,43 @@ mod tests {
         // Python has no second opinion.
         let p = judge("python", "x = 1\n", "x = (1\n");
         assert!(!p.is_empty() && p.overruled.is_empty(), "{p:?}");
+    }
+
+    /// A text judged against a parse is recalled for that very parse only
+    /// (not for another parse of the same text), with the same verdict,
+    /// and forgotten with the parse.
+    #[test]
+    fn a_judged_text_is_recalled_for_its_own_parse_only() {
+        let reg = Registry::builtin();
+        let lang = reg.by_name("python").unwrap().clone();
+        let parsed = |text: &str| {
+            let src = crate::source::decode(std::path::Path::new("x.py"), text.as_bytes().to_vec());
+            crate::symbols::parse(&lang, std::sync::Arc::new(src.unwrap())).unwrap()
+        };
+        let old = "def f():\n    return 1\n";
+        let (one, twin) = (parsed(old), parsed(old));
+        for new in ["def f():\n    return 2\n", "def f(:\n    return 2\n"] {
+            let (_, first, n) = reparse_parsed(&one, new, Splice::between(old, new)).unwrap();
+            let (tree, again) = JUDGED.recall(&one, new).expect("recalled");
+            assert_eq!((again.introduced, n), (first.introduced.clone(), 0));
+            assert_eq!(
+                tree.root_node().to_sexp(),
+                parse_tree(&lang, new, None).unwrap().root_node().to_sexp()
+            );
+            assert!(
+                JUDGED.recall(&twin, new).is_none(),
+                "another parse of the same text"
+            );
+            assert!(JUDGED.recall(&one, "def f():\n    return 3\n").is_none());
+            let (_, second, _) = reparse_parsed(&one, new, Splice::between(old, new)).unwrap();
+            assert_eq!(second.introduced, first.introduced);
+        }
+        // A parse made after the first is dropped cannot take its place.
+        drop(one);
+        for _ in 0..8 {
+            let later = parsed(old);
+            assert!(JUDGED.recall(&later, "def f():\n    return 2\n").is_none());
+        }
     }
 
     #[test]

@@ -196,6 +196,35 @@ impl Servers {
         }
     }
 
+    /// Whether the server [`Servers::with`] would use for `file` is running
+    /// now (or busy answering): a request to it costs no start.
+    pub fn is_running(&self, language: &Language, file: &Path, ws_root: &Path) -> bool {
+        if self.command(language).is_none() {
+            return false;
+        }
+        let markers = language
+            .config
+            .lsp
+            .as_ref()
+            .map_or(&[][..], |c| &c.root_markers[..]);
+        let key = (
+            language.name().to_string(),
+            server_root(markers, file, ws_root),
+        );
+        let slot = {
+            let live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+            match live.get(&key) {
+                Some(slot) => slot.clone(),
+                None => return false,
+            }
+        };
+        match slot.try_lock() {
+            Ok(mut guard) => guard.as_mut().is_some_and(|c| !c.is_dead()),
+            Err(std::sync::TryLockError::Poisoned(_)) => false,
+            Err(std::sync::TryLockError::WouldBlock) => true,
+        }
+    }
+
     /// Shut down the servers unused for [`Settings::idle`].
     fn reap_idle(&self) {
         let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());

@@ -51,18 +51,47 @@ pub fn rename_symbol(
         // sees those calls; the syntax backend refuses it.
         Some(t) if protocol(&t) => None,
         Some(t) => {
-            let beyond = Beyond::find(ws, registry, req, &t, load);
-            // What the syntax backend refuses whatever the server says (an
-            // external trait's method: the server's rename would edit
-            // files outside the root) it refuses with its own reason.
-            if beyond.refused {
-                None
-            } else {
-                match ask(servers, ws, &t, &beyond, new_name, dry_run, load, starting) {
-                    Asked::NoServer => None,
-                    Asked::Answer(r, _) => return r,
-                    Asked::Failed(note) => Some(note),
+            // The syntax backend's view (the family, the sites the server
+            // cannot see) is needed once the server has renamed: beside a
+            // running server's request it is read at no cost. Before a
+            // server is started it is read first, so that a rename it
+            // refuses starts none.
+            let find = || Beyond::find(ws, registry, req, &t, load);
+            let asked = std::thread::scope(|s| {
+                if servers.is_running(&t.file.language, &t.path, ws.root()) {
+                    let beside = s.spawn(find);
+                    let beyond = || {
+                        beside
+                            .join()
+                            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+                    };
+                    ask(servers, ws, &t, beyond, new_name, dry_run, load, starting)
+                } else {
+                    let beyond = find();
+                    // What the syntax backend refuses whatever the server
+                    // says (an external trait's method: the server's rename
+                    // would edit files outside the root) it refuses with its
+                    // own reason.
+                    if beyond.refused {
+                        Asked::NoServer
+                    } else {
+                        ask(
+                            servers,
+                            ws,
+                            &t,
+                            || beyond,
+                            new_name,
+                            dry_run,
+                            load,
+                            starting,
+                        )
+                    }
                 }
+            });
+            match asked {
+                Asked::NoServer => None,
+                Asked::Answer(r, _) => return r,
+                Asked::Failed(note) => Some(note),
             }
         }
     };
@@ -102,13 +131,15 @@ pub(crate) fn with_note<T>(
 }
 
 /// The server's rename, planned, verified and committed; `Answer(Err)` is
-/// a refusal the server's answers justify.
+/// a refusal the server's answers justify; `NoServer` when the syntax
+/// backend's view (`beyond`, asked for once the server has renamed)
+/// refuses the rename whatever the server says.
 #[allow(clippy::too_many_arguments)]
 fn ask(
     servers: &Servers,
     ws: &Workspace,
     t: &Target,
-    beyond: &Beyond,
+    beyond: impl FnOnce() -> Beyond,
     new_name: &str,
     dry_run: bool,
     load: Load,
@@ -132,15 +163,21 @@ fn ask(
         if prepares {
             let p = c.request("textDocument/prepareRename", t.position())?;
             if p.is_null() {
-                return Ok(Err(cannot(t, &label)));
+                return Ok(Some(Err(cannot(t, &label))));
             }
         }
         let mut params = t.position();
         params["newName"] = json!(new_name);
         let Some(mut by_file) = rename_at(c, params)? else {
-            return Ok(Err(cannot(t, &label)));
+            return Ok(Some(Err(cannot(t, &label))));
         };
         tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: the server's prepareRename and rename");
+        let started = Instant::now();
+        let beyond = beyond();
+        if beyond.refused {
+            return Ok(None);
+        }
+        tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: the syntax backend's view joined");
         let started = Instant::now();
         // The target's family (a base's or subclass's method of the name):
         // renamed with it, each through the server's own rename (pyright
@@ -154,7 +191,7 @@ fn ask(
             let mut params = s.position();
             params["newName"] = json!(new_name);
             let Some(more) = rename_at(c, params)? else {
-                return Ok(Err(cannot_family(t, s, &label)));
+                return Ok(Some(Err(cannot_family(t, s, &label))));
             };
             for (p, edits) in more {
                 by_file.entry(p).or_default().extend(edits);
@@ -168,7 +205,7 @@ fn ask(
                 if let Value::Object(m) = &mut e.details {
                     m.entry("backend").or_insert_with(|| json!(label));
                 }
-                return Ok(Err(e));
+                return Ok(Some(Err(e)));
             }
             Err(Planning::Stale(why)) => {
                 return Err(Failure::Garbage(format!(
@@ -237,13 +274,13 @@ fn ask(
             }
             warnings
         });
-        Ok(verdict.map(|warnings| (plan, warnings, label)))
+        Ok(Some(verdict.map(|warnings| (plan, warnings, label))))
     });
     match plan {
-        Asked::NoServer => Asked::NoServer,
+        Asked::NoServer | Asked::Answer(None, _) => Asked::NoServer,
         Asked::Failed(n) => Asked::Failed(n),
-        Asked::Answer(Err(e), label) => Asked::Answer(Err(e), label),
-        Asked::Answer(Ok((plan, warnings, label)), l) => {
+        Asked::Answer(Some(Err(e)), label) => Asked::Answer(Err(e), label),
+        Asked::Answer(Some(Ok((plan, warnings, label))), l) => {
             let started = Instant::now();
             let r = commit(ws, t, new_name, plan, warnings, label, dry_run);
             tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: validated and committed");
