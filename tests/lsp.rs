@@ -777,6 +777,12 @@ async fn an_apply_after_its_dry_run_is_not_checked_twice() {
         3,
         "both states of the apply were checked by its dry run"
     );
+    let log_text = fs::read_to_string(log.path()).unwrap();
+    assert_eq!(
+        log_text.matches("(not shown again)").count(),
+        1,
+        "the renamed texts are not shown to the server at the apply"
+    );
     assert_eq!(read(p.path(), "use.py"), USE.replace("a.m()", "a.mm()"));
     client.cancel().await.unwrap();
 }

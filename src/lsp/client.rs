@@ -319,12 +319,50 @@ impl Client {
     /// A key of everything the server holds: each open document's path and
     /// text.
     fn state(&self) -> u64 {
+        self.state_with(&[])
+    }
+
+    /// [`Client::state`] as it would be with `texts` shown in place of
+    /// what the server holds of those paths (opened when it holds none).
+    fn state_with(&self, texts: &[(&Path, &str)]) -> u64 {
         use std::hash::{Hash, Hasher};
-        let mut docs: Vec<_> = self.open.iter().map(|(p, (_, t))| (p, t)).collect();
+        let shown = |p: &Path| texts.iter().find(|(q, _)| *q == p).map(|(_, t)| *t);
+        let mut docs: Vec<(&Path, &str)> = self
+            .open
+            .iter()
+            .map(|(p, (_, t))| (p.as_path(), shown(p).unwrap_or(t)))
+            .chain(
+                texts
+                    .iter()
+                    .filter(|(p, _)| !self.open.contains_key(*p))
+                    .copied(),
+            )
+            .collect();
         docs.sort();
         let mut h = std::collections::hash_map::DefaultHasher::new();
         docs.hash(&mut h);
         h.finish()
+    }
+
+    /// The errors of each of `paths` read when the server held `texts` in
+    /// place of what it holds now, if that state is one remembered
+    /// ([`Client::errors_now`]): a dry run's check answers its `--apply`
+    /// without the texts shown to the server again. Nothing is sent.
+    pub fn known_errors_with(
+        &mut self,
+        texts: &[(&Path, &str)],
+        paths: &[PathBuf],
+    ) -> Option<Vec<Errors>> {
+        let key = self.state_with(texts);
+        let i = self.known.iter().position(|(k, _)| *k == key)?;
+        let v: Vec<Errors> = paths
+            .iter()
+            .map(|p| self.known[i].1.get(p).cloned())
+            .collect::<Option<_>>()?;
+        let hit = self.known.remove(i);
+        self.known.push(hit);
+        tracing::debug!(target: "scalpel::lsp", files = paths.len(), "errors already known for these texts (not shown again)");
+        Some(v)
     }
 
     /// The error diagnostics of each of `paths` as the server holds them

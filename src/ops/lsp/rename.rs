@@ -573,23 +573,35 @@ fn verify(
     };
     tracing::debug!(target: "scalpel::lsp", ms = ms(started), files = paths.len(), "rename: the server's errors of the texts on disk");
     let started = Instant::now();
-    let mark = c.published();
-    for p in plan {
-        c.sync(&p.path, &p.new_body, language_id(&p.file))?;
-    }
-    // The other files shown again as a new version: a server that versions
-    // its diagnostics checks them again and says so for that version,
-    // rather than leaving us to guess when it is done.
-    for (path, _, f) in &files {
-        if !plan.iter().any(|p| p.path == *path) {
-            c.touch(path, f.source.body(), language_id(f))?;
+    let renamed: Vec<(&Path, &str)> = plan
+        .iter()
+        .map(|p| (p.path.as_path(), p.new_body.as_str()))
+        .collect();
+    // Checked already (a dry run's texts, at its --apply): not shown to the
+    // server again, which would only set it checking them twice more.
+    let after = match c.known_errors_with(&renamed, &paths) {
+        Some(known) => Some(known),
+        None => {
+            let mark = c.published();
+            for p in plan {
+                c.sync(&p.path, &p.new_body, language_id(&p.file))?;
+            }
+            // The other files shown again as a new version: a server that
+            // versions its diagnostics checks them again and says so for
+            // that version, rather than leaving us to guess when it is done.
+            for (path, _, f) in &files {
+                if !plan.iter().any(|p| p.path == *path) {
+                    c.touch(path, f.source.body(), language_id(f))?;
+                }
+            }
+            let after = c.errors_now(&paths, mark, quiet, crate::lsp::deadline(wait))?;
+            for p in plan {
+                c.sync(&p.path, p.file.source.body(), language_id(&p.file))?;
+            }
+            after
         }
-    }
-    let after = c.errors_now(&paths, mark, quiet, crate::lsp::deadline(wait))?;
+    };
     tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: the server's errors of the renamed texts");
-    for p in plan {
-        c.sync(&p.path, p.file.source.body(), language_id(&p.file))?;
-    }
     let Some(after) = after else {
         return Err(unverified());
     };
