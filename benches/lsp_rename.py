@@ -229,6 +229,29 @@ if os.environ.get("SCALPEL_BENCH_ONLY"):
     print(f"{symbol}: scalpel backend {answer.get('backend')}, renamed {answer.get('renamed')}, warnings {answer.get('warnings')}")
     print(f"scalpel rename_symbol (dry run, a new name): median {statistics.median(ours):.1f} ms (min {min(ours):.1f}) {[round(t) for t in ours]}")
     print(f"scalpel rename_symbol (its apply):           median {statistics.median(applied):.1f} ms (min {min(applied):.1f}) {[round(t) for t in applied]}")
+    # With SCALPEL_BENCH_LOG and `scalpel::mcp=info` in the filter: each
+    # apply's whole tool call next to the server's own prepareRename +
+    # rename inside it (the same requests in the same state: for a server
+    # without the own side above, typescript-language-server).
+    log = os.environ.get("SCALPEL_BENCH_LOG")
+    if log:
+        import re
+        rename, ratios = None, []
+        for l in open(log):
+            m = re.search(r"prepareRename and rename ms=([\d.]+)", l)
+            if m:
+                rename = float(m.group(1))
+            m = re.search(r"committed ms=[\d.]+ dry_run=(\w+)", l)
+            if m:
+                apply_ = m.group(1) == "false"
+            m = re.search(r"tool call tool=rename_symbol ok=true ms=([\d.]+)", l)
+            if m and rename and apply_:
+                ratios.append((float(m.group(1)), rename))
+        ratios = ratios[2:]
+        if ratios:
+            print(f"each apply's tool call / the server's rename inside it: median {statistics.median(t / r for t, r in ratios):.2f}x "
+                  f"(tool call median {statistics.median(t for t, _ in ratios):.1f} ms, rename median {statistics.median(r for _, r in ratios):.1f} ms; "
+                  f"{[f'{t / r:.2f}' for t, r in ratios]})")
     sys.exit(0)
 own, own_checked, sites = lsp_own()
 ours, applied, answer = scalpel()
