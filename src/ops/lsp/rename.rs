@@ -59,7 +59,15 @@ pub fn rename_symbol(
             let find = || Beyond::find(ws, registry, req, &t, load);
             let asked = std::thread::scope(|s| {
                 if servers.is_running(&t.file.language, &t.path, ws.root()) {
-                    let beside = s.spawn(find);
+                    // Under the request's cancellation, as on this thread; a
+                    // view cut short refuses (nothing is taken without it).
+                    let cancel = crate::symbols::Cancel::current();
+                    let beside = s.spawn(move || {
+                        cancel.run(find).unwrap_or(Beyond {
+                            refused: true,
+                            ..Beyond::default()
+                        })
+                    });
                     let beyond = || {
                         beside
                             .join()
