@@ -687,8 +687,10 @@ pub fn outline_within(
     struct Open {
         end: usize,
         start: usize,
-        segments: Vec<String>,
-        path: String,
+        /// The segments and path its children hang from; `None`: those of
+        /// its symbol (most definitions: not cloned for children they
+        /// seldom have).
+        own: Option<(Vec<String>, String)>,
         symbol: Option<usize>,
         scope_signature: Option<String>,
         is_scope: bool,
@@ -696,15 +698,23 @@ pub fn outline_within(
     let mut stack: Vec<Open> = Vec::new();
     let mut symbols: Vec<Symbol> = Vec::new();
     let sep = lang.separator();
-    let child_of = |parent: Option<&Open>, name: &str| -> (Vec<String>, String) {
-        let mut segments = parent.map(|p| p.segments.clone()).unwrap_or_default();
+    // What an open item's children hang from.
+    fn hung<'a>(o: &'a Open, symbols: &'a [Symbol]) -> (&'a [String], &'a str) {
+        match (&o.own, o.symbol) {
+            (Some((segments, path)), _) => (segments, path),
+            (None, Some(i)) => (&symbols[i].segments, &symbols[i].name_path),
+            (None, None) => (&[], ""),
+        }
+    }
+    let child_of = |parent: Option<(&[String], &str)>, name: &str| -> (Vec<String>, String) {
+        let mut segments = parent.map(|p| p.0.to_vec()).unwrap_or_default();
         let own = namepath::split_path(name);
         if own.iter().any(|s| s.is_empty()) {
             segments.push(name.to_string());
         } else {
             segments.extend(own);
         }
-        let path = parent.map_or_else(|| name.to_string(), |p| format!("{}{sep}{name}", p.path));
+        let path = parent.map_or_else(|| name.to_string(), |p| format!("{}{sep}{name}", p.1));
         (segments, path)
     };
     // Every definition's wrappers and leading trivia, found in one walk.
@@ -723,10 +733,11 @@ pub fn outline_within(
             stack.pop();
         }
         let parent = stack.last();
+        let hangs = parent.map(|p| hung(p, &symbols));
         let name = raw.label.clone();
         let (segments, path) = match &raw.qualifier {
-            Some(q) => child_of(parent, &format!("{q}{sep}{name}")),
-            None => child_of(parent, &name),
+            Some(q) => child_of(hangs, &format!("{q}{sep}{name}")),
+            None => child_of(hangs, &name),
         };
         match raw.kind {
             None => {
@@ -734,22 +745,21 @@ pub fn outline_within(
                 stack.push(Open {
                     start: s,
                     end: e,
-                    segments,
-                    path,
+                    own: Some((segments, path)),
                     symbol: parent.and_then(|p| p.symbol),
                     scope_signature: Some(sig),
                     is_scope: true,
                 });
             }
             Some(kind) => {
-                let parent_path = parent.map(|p| p.path.clone());
+                let parent_path = hangs.map(|h| h.1.to_string());
                 let context = parent.and_then(|p| p.scope_signature.clone());
                 let parent_index = parent.and_then(|p| p.symbol);
                 // Members of a definition that is also a scope can be
                 // addressed through it as well: `impl Display for Point::fmt`.
                 let alias = parent.filter(|p| !p.is_scope).and_then(|p| {
                     let owner = &symbols[p.symbol?];
-                    (p.segments != owner.segments).then(|| {
+                    (hung(p, &symbols).0 != owner.segments.as_slice()).then(|| {
                         let shown = format!("{}{sep}{name}", owner.name_path);
                         (namepath::split_path(&shown), shown)
                     })
@@ -762,12 +772,9 @@ pub fn outline_within(
                 let signature = signature(lang, raw.node, body);
                 // The children of an `impl` hang from its scope's name.
                 let scope = scopes_of_definitions.get(&raw.node.id());
-                let (child_segments, child_path) = match scope {
-                    Some(scope) => child_of(parent, &scope.label),
-                    None => (segments.clone(), path.clone()),
-                };
+                let own = scope.map(|scope| child_of(hangs, &scope.label));
                 let scope_signature = scope.map(|_| signature.clone());
-                let scope_of = scope.map(|_| child_segments.clone());
+                let scope_of = own.as_ref().map(|(segments, _)| segments.clone());
                 symbols.push(Symbol {
                     name,
                     name_path: path,
@@ -802,8 +809,7 @@ pub fn outline_within(
                 stack.push(Open {
                     start: s,
                     end: e,
-                    segments: child_segments,
-                    path: child_path,
+                    own,
                     symbol: Some(index),
                     scope_signature,
                     is_scope: false,
