@@ -353,15 +353,21 @@ impl Client {
         texts: &[(&Path, &str)],
         paths: &[PathBuf],
     ) -> Option<Vec<Errors>> {
-        let key = self.state_with(texts);
+        let v = self.recall(self.state_with(texts), paths)?;
+        tracing::debug!(target: "scalpel::lsp", files = paths.len(), "errors already known for these texts (not shown again)");
+        Some(v)
+    }
+
+    /// The errors of each of `paths` remembered for the state `key`, the
+    /// state then made the most recent.
+    fn recall(&mut self, key: u64, paths: &[PathBuf]) -> Option<Vec<Errors>> {
         let i = self.known.iter().position(|(k, _)| *k == key)?;
-        let v: Vec<Errors> = paths
+        let v = paths
             .iter()
             .map(|p| self.known[i].1.get(p).cloned())
-            .collect::<Option<_>>()?;
+            .collect::<Option<Vec<Errors>>>()?;
         let hit = self.known.remove(i);
         self.known.push(hit);
-        tracing::debug!(target: "scalpel::lsp", files = paths.len(), "errors already known for these texts (not shown again)");
         Some(v)
     }
 
@@ -381,14 +387,7 @@ impl Client {
         deadline: Instant,
     ) -> Result<Option<Vec<Errors>>, Failure> {
         let key = self.state();
-        if let Some(i) = self.known.iter().position(|(k, _)| *k == key)
-            && let Some(v) = paths
-                .iter()
-                .map(|p| self.known[i].1.get(p).cloned())
-                .collect()
-        {
-            let hit = self.known.remove(i);
-            self.known.push(hit);
+        if let Some(v) = self.recall(key, paths) {
             tracing::debug!(target: "scalpel::lsp", files = paths.len(), "errors already known for these texts");
             return Ok(Some(v));
         }

@@ -135,13 +135,12 @@ impl Servers {
             None => ServerConfig::bare(language.name(), command.clone()),
         };
         let config = &config;
-        let root = server_root(&config.root_markers, file, ws_root);
+        let key = slot_key(language, file, ws_root);
+        let root = key.1.clone();
         self.reap_idle();
         let slot = {
             let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
-            live.entry((language.name().to_string(), root.clone()))
-                .or_default()
-                .clone()
+            live.entry(key).or_default().clone()
         };
         let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
         if guard.as_mut().is_some_and(|c| c.is_dead()) {
@@ -202,18 +201,9 @@ impl Servers {
         if self.command(language).is_none() {
             return false;
         }
-        let markers = language
-            .config
-            .lsp
-            .as_ref()
-            .map_or(&[][..], |c| &c.root_markers[..]);
-        let key = (
-            language.name().to_string(),
-            server_root(markers, file, ws_root),
-        );
         let slot = {
             let live = self.live.lock().unwrap_or_else(|e| e.into_inner());
-            match live.get(&key) {
+            match live.get(&slot_key(language, file, ws_root)) {
                 Some(slot) => slot.clone(),
                 None => return false,
             }
@@ -308,6 +298,21 @@ pub fn note(program: &str, failure: &Failure) -> String {
 
 /// The nearest folder above `file` (inside `ws_root`) holding a marker,
 /// else `ws_root`.
+/// The key of the server slot for `file`: its language and the server's
+/// root (a language without `[lsp]`, given a server by `--lsp`, has no
+/// root markers).
+fn slot_key(language: &Language, file: &Path, ws_root: &Path) -> (String, PathBuf) {
+    let markers = language
+        .config
+        .lsp
+        .as_ref()
+        .map_or(&[][..], |c| &c.root_markers[..]);
+    (
+        language.name().to_string(),
+        server_root(markers, file, ws_root),
+    )
+}
+
 fn server_root(markers: &[String], file: &Path, ws_root: &Path) -> PathBuf {
     let mut dir = file.parent();
     while let Some(d) = dir {

@@ -58,43 +58,35 @@ pub fn rename_symbol(
             // refuses starts none.
             let find = || Beyond::find(ws, registry, req, &t, load);
             let asked = std::thread::scope(|s| {
-                if servers.is_running(&t.file.language, &t.path, ws.root()) {
-                    // Under the request's cancellation, as on this thread; a
-                    // view cut short refuses (nothing is taken without it).
-                    let cancel = crate::symbols::Cancel::current();
-                    let beside = s.spawn(move || {
-                        cancel.run(find).unwrap_or(Beyond {
-                            refused: true,
-                            ..Beyond::default()
+                let beyond: Box<dyn FnOnce() -> Beyond + '_> =
+                    if servers.is_running(&t.file.language, &t.path, ws.root()) {
+                        // Under the request's cancellation, as on this
+                        // thread; a view cut short refuses (nothing is
+                        // taken without it).
+                        let cancel = crate::symbols::Cancel::current();
+                        let beside = s.spawn(move || {
+                            cancel.run(find).unwrap_or(Beyond {
+                                refused: true,
+                                ..Beyond::default()
+                            })
+                        });
+                        Box::new(move || {
+                            beside
+                                .join()
+                                .unwrap_or_else(|p| std::panic::resume_unwind(p))
                         })
-                    });
-                    let beyond = || {
-                        beside
-                            .join()
-                            .unwrap_or_else(|p| std::panic::resume_unwind(p))
-                    };
-                    ask(servers, ws, &t, beyond, new_name, dry_run, load, starting)
-                } else {
-                    let beyond = find();
-                    // What the syntax backend refuses whatever the server
-                    // says (an external trait's method: the server's rename
-                    // would edit files outside the root) it refuses with its
-                    // own reason.
-                    if beyond.refused {
-                        Asked::NoServer
                     } else {
-                        ask(
-                            servers,
-                            ws,
-                            &t,
-                            || beyond,
-                            new_name,
-                            dry_run,
-                            load,
-                            starting,
-                        )
-                    }
-                }
+                        let beyond = find();
+                        // What the syntax backend refuses whatever the
+                        // server says (an external trait's method: the
+                        // server's rename would edit files outside the
+                        // root) it refuses with its own reason.
+                        if beyond.refused {
+                            return Asked::NoServer;
+                        }
+                        Box::new(move || beyond)
+                    };
+                ask(servers, ws, &t, beyond, new_name, dry_run, load, starting)
             });
             match asked {
                 Asked::NoServer => None,
