@@ -567,3 +567,47 @@ fn items_hung_off_the_step_do_not_outvote_the_blocks() {
     let new = replaced("python", file, "T.t", sent);
     assert_eq!(code_lines(&new), code_lines(file), "{new}");
 }
+
+/// Found by the Python corpus run (session 31, tkinter's `simpledialog`):
+/// a call's keyword argument continued by strings lined up under its first
+/// string, a column right of a step. Sent in steps of 3, the code comes
+/// back in the file's steps of 4: the strings' column is the file's own
+/// alignment, not four lines out of place, so the reading that keeps the
+/// body 3 in (and happens to put the strings a step right of `text=`)
+/// must not beat it.
+#[test]
+fn lines_under_their_anchors_start_are_aligned_not_off_a_step() {
+    let file = "def test():\n    root = 1\n    def doit(root=root):\n        d = SimpleDialog(root,\n                     text=\"This is a test.  \"\n                          \"Would this\"\n                          \"have been\"\n                          \"a dialog?\",\n                     title=\"Test\")\n        print(askfloat(\"Spam\", minvalue=1,\n                       maxvalue=100))\n    t = 2\n";
+    let sent = "def doit(root=root):\n   d = SimpleDialog(root,\n             text=\"This is a test.  \"\n                 \"Would this\"\n                 \"have been\"\n                 \"a dialog?\",\n             title=\"Test\")\n   print(askfloat(\"Spam\", minvalue=1,\n               maxvalue=100))\n";
+    let new = replaced("python", file, "test.doit", sent);
+    assert!(
+        new.contains("\n        d = SimpleDialog(root,\n")
+            && new.contains("\n        print(askfloat("),
+        "{new}"
+    );
+}
+
+/// Found by the Python corpus run (session 31, lib2to3's `test_main.py`):
+/// a method sent in steps of 8 with its first line bare. Read from the
+/// target's column, its body is one step of 4 in and its `with` body 8
+/// deeper: a tie its steps of 4 won, which left the code unscaled and the
+/// `with` body two steps in. Blocks that step in another unit as often
+/// are rescaled.
+#[test]
+fn blocks_tied_with_another_unit_are_rescaled() {
+    let file = "class T:\n    def setup(self):\n        self.a = 1\n        with open(f) as g:\n            g.write(1)\n        self.b = 2\n";
+    let sent = "def setup(self):\n        self.a = 1\n        with open(f) as g:\n                g.write(1)\n        self.b = 2\n";
+    assert_eq!(replaced("python", file, "T.setup", sent), file);
+}
+
+/// Found by the Python corpus run (session 31, `test_xmlrpc.py`): strings
+/// concatenated under a call's first argument, sent in steps of 2 two steps
+/// left of it (a hanging indent two steps in), come back two steps of 4 in,
+/// the body one step: each step rescaled, the hanging lines' too.
+#[test]
+fn a_hanging_indent_keeps_its_steps() {
+    let file = "class T:\n    def t(self):\n        check = 1\n        check('<array>'\n              '<value>'\n              '</array>', [1, 2])\n";
+    let sent = "def t(self):\n  check = 1\n  check('<array>'\n      '<value>'\n      '</array>', [1, 2])\n";
+    let want = "class T:\n    def t(self):\n        check = 1\n        check('<array>'\n                '<value>'\n                '</array>', [1, 2])\n";
+    assert_eq!(replaced("python", file, "T.t", sent), want);
+}

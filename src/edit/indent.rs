@@ -408,10 +408,24 @@ fn judge_layout(
                     // header's first letter). Where the file itself does
                     // that, [`old_layout`] excuses it.
                     let flat = bracket && here == base && !opens_body;
+                    // Under the anchor's own start, when it begins after
+                    // text on its line: lined up with it (tkinter's
+                    // `simpledialog` test continues `text="This…"` with
+                    // strings under its first one, a column right of a
+                    // step; judged as steps, the file's own layout was
+                    // four lines out of place, and the reading that moved
+                    // them a step right of `text=` beat it).
+                    let at_anchor = column(bytes, anchor.start_byte());
+                    let under_anchor = !bracket
+                        && !closes
+                        && at_anchor > base
+                        && here == at_anchor
+                        && !is_body_of(lang, anchor, place.below_anchor());
                     let wrong = here < base
                         || flat
                         || (here > base
                             && !opens_body
+                            && !under_anchor
                             && !(1..=steps).any(|k| here - base == k * unit)
                             && Some(here) != aligned);
                     if wrong {

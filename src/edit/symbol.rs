@@ -636,7 +636,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
             let units = indent::steps_units(&depths, &all_roles);
             let narrowest = indent::narrowest_step(&depths, &all_roles);
             let nested = indent::nested_unit(&depths, &all_roles);
-            let blocks = indent::block_units(&depths, &masks.blocks).first().copied();
+            let block_units = indent::block_units(&depths, &masks.blocks);
             Reading {
                 base,
                 depths,
@@ -646,7 +646,8 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                 tied: units.get(1..).unwrap_or_default().to_vec(),
                 narrowest,
                 nested,
-                blocks,
+                blocks: block_units.first().copied(),
+                blocks_other: block_units.iter().any(|&u| u != ctx.unit),
             }
         })
         .collect();
@@ -670,11 +671,18 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
     // already in, its body one step of 4 deep and its `}` left alone; taken
     // for the place's unit, that left the code unscaled and the body two
     // steps in.
+    //
+    // Nor does a reading whose blocks step in another unit as often (or
+    // more): lib2to3's `setup_test_source_trees` sent in steps of 8 with
+    // its first line bare reads, from the target's column, as a body one
+    // step of 4 in and a `with` body 8 deeper, a tie its steps of 4 won;
+    // left unscaled, the `with` body stayed two steps in.
     let rescalable = spaces
         && !readings.iter().any(|r| {
             r.moves_all
                 && r.narrowest.is_some()
                 && r.unit == Some(ctx.unit)
+                && !r.blocks_other
                 && (!ctx.replacing || r.narrowest == ctx.narrowest)
         });
     let mut out: Vec<String> = Vec::new();
@@ -689,6 +697,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
         narrowest,
         nested,
         blocks,
+        blocks_other: _,
     } in readings
     {
         // From the code's most frequent step to the symbol's own unit, and
@@ -855,6 +864,9 @@ struct Reading {
     nested: Option<usize>,
     /// The unit its blocks' lines show ([`indent::block_units`]).
     blocks: Option<usize>,
+    /// Its blocks' lines step in another unit than the place's as often
+    /// as in any ([`indent::block_units`] holds one).
+    blocks_other: bool,
 }
 
 /// Order the readings of code that replaces `old` so that the one keeping

@@ -448,10 +448,15 @@ fn file_is_tabbed(file: &ParsedFile) -> bool {
 /// The indentation units of `s`'s own lines in `file`: one, or several
 /// when its most frequent steps tie ([`edit::indent::code_units`]).
 fn symbol_units(file: &ParsedFile, s: &Symbol) -> Vec<usize> {
+    symbol_steps(file, s).units
+}
+
+/// The steps of `s`'s lines, read several ways ([`edit::indent::Steps`]).
+fn symbol_steps(file: &ParsedFile, s: &Symbol) -> edit::indent::Steps {
     // From the definition's line: its leading trivia may sit elsewhere (the
     // JDK's `RandomGenerator.of` has its doc comment one column right).
     let off = file.source.body_offset();
-    edit::indent::code_units(
+    edit::indent::code_steps(
         &file.language,
         &file.tree,
         file.source.body(),
@@ -746,7 +751,18 @@ pub fn run_file_picked(lang: &Lang, path: &Path, pick: Pick, t: &mut Tally) {
                 // of 4, in steps of 3 the code goes 4 then 2, and placed as
                 // sent its steps tie at 2 and 4.
                 let to_file = now.contains(&unit) && !was.contains(&unit);
-                let kept = kept || to_file;
+                // Steps read from lines inside a bracket are the writer's
+                // choice of continuation: the standard library's
+                // `test_load_standard_types` lines concatenated strings up
+                // under a call's first argument, 6 columns in; sent in
+                // steps of 2 they hang two steps in, and rescaled, two
+                // steps of 4, where they outvote the one step of its body.
+                // Its blocks' steps, which no such line votes in, tell the
+                // unit then.
+                let blocks = |f: &ParsedFile, s: &Symbol| symbol_steps(f, s).blocks;
+                let (was_blocks, now_blocks) = (blocks(&file, s), blocks(after, moved.unwrap()));
+                let blocks_kept = !was_blocks.is_empty() && now_blocks == was_blocks;
+                let kept = kept || to_file || blocks_kept;
                 if !shape.unit_readable {
                     t.unit_unread += 1;
                 }
