@@ -511,6 +511,52 @@ fn a_failing_server_leaves_the_answer_to_the_syntax_backend_with_a_note() {
     assert!(read(p.path(), "two.py").starts_with("class A:\n    def mm(self)"));
 }
 
+/// A server still loading its project (the fake's `cold` mode) answers
+/// its first rename with the definition alone, and its check of that
+/// reports the call left behind: the rename is asked again once, and the
+/// second answer, which renames every use and checks clean, is written,
+/// with a note. A cold typescript-language-server did the first half of
+/// this to zod's `ParseInputLazyPath.path` in about one call of four.
+#[test]
+fn a_rename_whose_check_finds_uses_left_is_asked_again_once() {
+    let path = std::env::var("PATH").unwrap_or_default();
+    let lib = "def helper():\n    return 1\n";
+    let uses = "from lib import helper\n\n\ndef go():\n    return helper()\n";
+    let p = project(&[("lib.py", lib), ("use.py", uses)]);
+    let lsp = fake("cold");
+    let (code, out, err) = scalpel(
+        p.path(),
+        &path,
+        &[
+            "--lsp",
+            &lsp,
+            "--lsp-timeout",
+            "20",
+            "rename",
+            "lib.py",
+            "helper",
+            "assist",
+            "--apply",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}{out}");
+    let r = json(&out);
+    assert!(r["backend"].as_str().unwrap().starts_with("lsp:"), "{r}");
+    assert_eq!(read(p.path(), "lib.py"), "def assist():\n    return 1\n");
+    assert_eq!(
+        read(p.path(), "use.py"),
+        "from lib import assist\n\n\ndef go():\n    return assist()\n"
+    );
+    assert!(
+        r["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .starts_with("the server's first rename left 2 uses its check then reported")),
+        "{r}"
+    );
+}
+
 #[test]
 fn a_missing_server_is_a_note_only_when_asked_for() {
     let p = project(&[("two.py", TWO), ("use.py", USE)]);

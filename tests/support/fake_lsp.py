@@ -10,7 +10,12 @@ late     says `experimental/serverStatus` quiescent false after
          `initialized`, true 300 ms later, and answers `textDocument/references`
          with `[]` (only while it has said it is ready)
 unready  says quiescent false after `initialized`, never true
+cold     a server still loading its project: its first rename renames only
+         the name under the cursor, later ones every whole word of that name
+         in the open documents; it publishes, for each version, an error at
+         each call of a name no open document defines with `def`
 """
+import re
 import threading
 import json
 import sys
@@ -55,8 +60,61 @@ def status(quiescent):
           "params": {"health": "ok", "quiescent": quiescent}})
 
 
+docs = {}
+renames = 0
+
+
+def publish_all():
+    """The `cold` mode's check of every open document."""
+    defined = set()
+    for _, text in docs.values():
+        defined.update(re.findall(r"^\s*def (\w+)", text, re.M))
+    for uri, (version, text) in docs.items():
+        diagnostics = []
+        for row, line in enumerate(text.split("\n")):
+            if line.lstrip().startswith(("def ", "from ", "import ")):
+                continue
+            for m in re.finditer(r"\b(\w+)\(", line):
+                if m.group(1) not in defined:
+                    diagnostics.append({
+                        "range": {"start": {"line": row, "character": m.start(1)},
+                                  "end": {"line": row, "character": m.end(1)}},
+                        "severity": 1,
+                        "message": '"%s" is not defined' % m.group(1)})
+        send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
+              "params": {"uri": uri, "version": version, "diagnostics": diagnostics}})
+
+
+def cold_rename(params):
+    """The `cold` mode's rename: see the module text."""
+    global renames
+    renames += 1
+    uri = params["textDocument"]["uri"]
+    pos = params["position"]
+    line = docs[uri][1].split("\n")[pos["line"]]
+    word = next(m for m in re.finditer(r"\w+", line)
+                if m.start() <= pos["character"] <= m.end())
+    edit = lambda row, m: {"range": {"start": {"line": row, "character": m.start()},
+                                     "end": {"line": row, "character": m.end()}},
+                           "newText": params["newName"]}
+    if renames == 1:
+        return {"changes": {uri: [edit(pos["line"], word)]}}
+    changes = {}
+    for u, (_, text) in docs.items():
+        for row, l in enumerate(text.split("\n")):
+            for m in re.finditer(r"\b%s\b" % re.escape(word.group()), l):
+                changes.setdefault(u, []).append(edit(row, m))
+    return {"changes": changes}
+
+
 while True:
     msg = read()
+    if mode == "cold" and msg.get("method") in ("textDocument/didOpen", "textDocument/didChange"):
+        p = msg["params"]
+        doc = p["textDocument"]
+        text = doc["text"] if "text" in doc else p["contentChanges"][-1]["text"]
+        docs[doc["uri"]] = (doc["version"], text)
+        publish_all()
     if msg.get("method") == "initialized" and mode in ("late", "unready"):
         status(False)
         if mode == "late":
@@ -77,6 +135,8 @@ while True:
     if method == "initialize":
         result = {"capabilities": {"renameProvider": True, "referencesProvider": True},
                   "serverInfo": {"name": "fake", "version": "0.1"}}
+    elif method == "textDocument/rename" and mode == "cold":
+        result = cold_rename(msg["params"])
     elif method == "textDocument/rename":
         doc = msg["params"]["textDocument"]["uri"]
         # Line 1, columns 0-3: `cla` of `class`, not the name.

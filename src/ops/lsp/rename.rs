@@ -168,9 +168,10 @@ fn ask(
         }
         let mut params = t.position();
         params["newName"] = json!(new_name);
-        let Some(mut by_file) = rename_at(c, params)? else {
+        let Some(mut by_file) = rename_at(c, params.clone())? else {
             return Ok(Some(Err(cannot(t, &label))));
         };
+        let first = by_file.clone();
         tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: the server's prepareRename and rename");
         let started = Instant::now();
         let beyond = beyond();
@@ -184,6 +185,7 @@ fn ask(
         // renames one declaration: a subclass's method renamed alone no
         // longer overrides, and nothing reports it).
         let mut family = Vec::new();
+        let mut family_edits = Vec::new();
         for s in &beyond.family {
             if s.covered(&by_file) {
                 continue;
@@ -193,9 +195,10 @@ fn ask(
             let Some(more) = rename_at(c, params)? else {
                 return Ok(Some(Err(cannot_family(t, s, &label))));
             };
-            for (p, edits) in more {
-                by_file.entry(p).or_default().extend(edits);
+            for (p, edits) in &more {
+                by_file.entry(p.clone()).or_default().extend(edits.clone());
             }
+            family_edits.push(more);
             family.push(s.at_line());
         }
         let plan = match plan(ws, t, new_name, by_file.clone(), load) {
@@ -224,6 +227,32 @@ fn ask(
         tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: its edit planned as texts");
         let mut verdict = verify(c, t, new_name, &plan, quiet, &label)?;
         let mut plan = plan;
+        // A server asked while it is still loading its project can answer
+        // a rename that leaves uses its check then reports (a cold
+        // typescript-language-server left two of zod's object literals
+        // typed `ParseInput` in about one call of four): asked once more,
+        // its answer is taken only when it renames more and checks clean.
+        // A failure of the second asking keeps the first refusal.
+        let mut asked_again = None;
+        if verdict.is_err()
+            && let Ok(Some(again)) = rename_at(c, params)
+            && edit_count(&again) > edit_count(&first)
+        {
+            let mut wider = again.clone();
+            for more in &family_edits {
+                for (p, edits) in more {
+                    wider.entry(p.clone()).or_default().extend(edits.iter().cloned());
+                }
+            }
+            if let Ok(wider_plan) = self::plan(ws, t, new_name, wider.clone(), load)
+                && let Ok(Ok(w)) = verify(c, t, new_name, &wider_plan, quiet, &label)
+            {
+                asked_again = Some(edit_count(&again) - edit_count(&first));
+                plan = wider_plan;
+                by_file = wider;
+                verdict = Ok(w);
+            }
+        }
         // The server's check rejects its own rename: when the syntax
         // backend binds uses the server cannot see (a macro's body), the
         // rename is checked once more with them, and taken only if clean.
@@ -264,6 +293,12 @@ fn ask(
                     family.join(", ")
                 ));
             }
+            if let Some(more) = asked_again {
+                warnings.push(format!(
+                    "the server's first rename left {} its check then reported (a server still loading its project): asked again, its second answer renames them and its check finds no new error",
+                    plural(more, "use")
+                ));
+            }
             if !added.is_empty() {
                 warnings.push(format!(
                     "the server's rename left {} inside code it does not bind ({}): renamed too, and its check of the result finds no new error ({})",
@@ -301,6 +336,11 @@ fn cannot(t: &Target, label: &str) -> Error {
         "rename the definition the name comes from, or pass --no-lsp to use the syntax backend",
     )
     .with_details(json!({"backend": label}))
+}
+
+/// How many text edits a rename's answer holds.
+fn edit_count(by_file: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>) -> usize {
+    by_file.values().map(Vec::len).sum()
 }
 
 /// The server's `rename` at `params` (position and new name), its edits by
