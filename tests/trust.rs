@@ -611,3 +611,16 @@ fn a_hanging_indent_keeps_its_steps() {
     let want = "class T:\n    def t(self):\n        check = 1\n        check('<array>'\n                '<value>'\n                '</array>', [1, 2])\n";
     assert_eq!(replaced("python", file, "T.t", sent), want);
 }
+
+/// Found by the Python corpus run (session 32, `inspect.py`): a function
+/// whose `return (…` continues under the bracket with comment lines among
+/// the continued ones, sent in steps of 2. Read with its body at the
+/// `def`'s column, its comments sit 4 in, and that flat reading "showed"
+/// the file's unit, so no reading was rescaled and the body stayed 2 in.
+#[test]
+fn comments_of_a_flat_reading_do_not_stop_the_rescale() {
+    let file = "def builtin(obj):\n    \"\"\"Private helper.\n    More.\n    \"\"\"\n    return (isbuiltin(obj) or\n            ismethoddescriptor(obj) or\n            # a comment\n            # and another\n            obj in (type, object))\n";
+    let sent = "def builtin(obj):\n  \"\"\"Private helper.\n  More.\n  \"\"\"\n  return (isbuiltin(obj) or\n      ismethoddescriptor(obj) or\n      # a comment\n      # and another\n      obj in (type, object))\n";
+    let new = replaced("python", file, "builtin", sent);
+    assert!(new.contains("\n    return (isbuiltin(obj) or\n"), "{new}");
+}

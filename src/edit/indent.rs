@@ -13,7 +13,9 @@
 //! agrees with its own syntax tree ([`layout_penalty`] zero); a coincidence of
 //! columns cannot fool it, because the tree, not a column count, decides.
 
-pub use super::rescale::{Role, block_units, narrowest_step, rescale, steps_unit, steps_units};
+pub use super::rescale::{
+    Role, block_units, narrowest_step, rescale, steps_deeper, steps_unit, steps_units,
+};
 use crate::lang::Language;
 use crate::source::Indent;
 use crate::text::indent::{is_blank, leading_ws};

@@ -99,6 +99,13 @@ pub fn steps_units(depths: &[Option<usize>], roles: &[Role]) -> Vec<usize> {
     (1..=MAX_UNIT).filter(|&w| counts[w] == most).collect()
 }
 
+/// Does a [`Role::Step`] line go deeper than the step line it is nested
+/// in (what [`steps_units`] counts before it falls back to comment lines)?
+pub fn steps_deeper(depths: &[Option<usize>], roles: &[Role]) -> bool {
+    let (counts, wide) = counts_of(depths, roles, false, false);
+    wide || counts.iter().any(|&n| n > 0)
+}
+
 /// Every width a block's line goes deeper than the line it is counted
 /// from most often (`anchors`: [`super::indent::block_anchors`]), smallest
 /// first: the unit of the code's blocks alone, with no line of a bracket

@@ -637,6 +637,11 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
             let narrowest = indent::narrowest_step(&depths, &all_roles);
             let nested = indent::nested_unit(&depths, &all_roles);
             let block_units = indent::block_units(&depths, &masks.blocks);
+            // Its step lines flat (none deeper than the first line), so
+            // that its unit, if any, is read from comment lines alone.
+            let flat = !indent::steps_deeper(&depths, &all_roles)
+                && (1..lines.len())
+                    .any(|i| all_roles[i] == indent::Role::Step && depths[i].is_some());
             Reading {
                 base,
                 depths,
@@ -648,6 +653,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                 nested,
                 blocks: block_units.first().copied(),
                 blocks_other: block_units.iter().any(|&u| u != ctx.unit),
+                flat,
             }
         })
         .collect();
@@ -672,7 +678,8 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
     // for the place's unit, that left the code unscaled and the body two
     // steps in.
     //
-    // Nor does a reading whose blocks step in another unit as often (or
+    // Nor does a flat reading whose unit only its comments show, or one
+    // whose blocks step in another unit as often (or
     // more): lib2to3's `setup_test_source_trees` sent in steps of 8 with
     // its first line bare reads, from the target's column, as a body one
     // step of 4 in and a `with` body 8 deeper, a tie its steps of 4 won;
@@ -683,6 +690,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
                 && r.narrowest.is_some()
                 && r.unit == Some(ctx.unit)
                 && !r.blocks_other
+                && !r.flat
                 && (!ctx.replacing || r.narrowest == ctx.narrowest)
         });
     let mut out: Vec<String> = Vec::new();
@@ -698,6 +706,7 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
         nested,
         blocks,
         blocks_other: _,
+        flat: _,
     } in readings
     {
         // From the code's most frequent step to the symbol's own unit, and
@@ -867,6 +876,13 @@ struct Reading {
     /// Its blocks' lines step in another unit than the place's as often
     /// as in any ([`indent::block_units`] holds one).
     blocks_other: bool,
+    /// No step line goes deeper than the first line, yet some follow it:
+    /// a unit it shows is its comment lines' alone, which says nothing of
+    /// the code's steps (the standard library's `_signature_is_builtin`
+    /// sent in steps of 2 reads, with its body at the `def`'s column, as
+    /// comments 4 in among continued lines: "the place's unit", and no
+    /// reading was rescaled).
+    flat: bool,
 }
 
 /// Order the readings of code that replaces `old` so that the one keeping
