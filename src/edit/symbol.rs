@@ -678,12 +678,12 @@ fn fit(code: &str, masks: &Masks, ctx: &Ctx, src: &SourceText) -> Vec<String> {
     // for the place's unit, that left the code unscaled and the body two
     // steps in.
     //
-    // Nor does a flat reading whose unit only its comments show, or one
-    // whose blocks step in another unit as often (or
-    // more): lib2to3's `setup_test_source_trees` sent in steps of 8 with
-    // its first line bare reads, from the target's column, as a body one
-    // step of 4 in and a `with` body 8 deeper, a tie its steps of 4 won;
-    // left unscaled, the `with` body stayed two steps in.
+    // Nor does a flat reading whose unit only its comments show
+    // ([`Reading::flat`]), or one whose blocks step in another unit as
+    // often or more: lib2to3's `setup_test_source_trees` sent in steps of
+    // 8 with its first line bare reads, from the target's column, as a
+    // body one step of 4 in and a `with` body 8 deeper, a tie its steps of
+    // 4 won; left unscaled, the `with` body stayed two steps in.
     let rescalable = spaces
         && !readings.iter().any(|r| {
             r.moves_all

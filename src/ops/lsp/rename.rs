@@ -171,7 +171,7 @@ fn ask(
         let Some(mut by_file) = rename_at(c, params.clone())? else {
             return Ok(Some(Err(cannot(t, &label))));
         };
-        let first = by_file.clone();
+        let first = edit_count(&by_file);
         tracing::debug!(target: "scalpel::lsp", ms = ms(started), "rename: the server's prepareRename and rename");
         let started = Instant::now();
         let beyond = beyond();
@@ -195,9 +195,7 @@ fn ask(
             let Some(more) = rename_at(c, params)? else {
                 return Ok(Some(Err(cannot_family(t, s, &label))));
             };
-            for (p, edits) in &more {
-                by_file.entry(p.clone()).or_default().extend(edits.clone());
-            }
+            merge(&mut by_file, &more);
             family_edits.push(more);
             family.push(s.at_line());
         }
@@ -236,18 +234,17 @@ fn ask(
         let mut asked_again = None;
         if verdict.is_err()
             && let Ok(Some(again)) = rename_at(c, params)
-            && edit_count(&again) > edit_count(&first)
+            && edit_count(&again) > first
         {
-            let mut wider = again.clone();
-            for more in &family_edits {
-                for (p, edits) in more {
-                    wider.entry(p.clone()).or_default().extend(edits.iter().cloned());
-                }
+            let more = edit_count(&again) - first;
+            let mut wider = again;
+            for edits in &family_edits {
+                merge(&mut wider, edits);
             }
             if let Ok(wider_plan) = self::plan(ws, t, new_name, wider.clone(), load)
                 && let Ok(Ok(w)) = verify(c, t, new_name, &wider_plan, quiet, &label)
             {
-                asked_again = Some(edit_count(&again) - edit_count(&first));
+                asked_again = Some(more);
                 plan = wider_plan;
                 by_file = wider;
                 verdict = Ok(w);
@@ -336,6 +333,18 @@ fn cannot(t: &Target, label: &str) -> Error {
         "rename the definition the name comes from, or pass --no-lsp to use the syntax backend",
     )
     .with_details(json!({"backend": label}))
+}
+
+/// `more`'s edits added to `into`'s.
+fn merge(
+    into: &mut BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>,
+    more: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>,
+) {
+    for (p, edits) in more {
+        into.entry(p.clone())
+            .or_default()
+            .extend(edits.iter().cloned());
+    }
 }
 
 /// How many text edits a rename's answer holds.
