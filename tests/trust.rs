@@ -624,3 +624,40 @@ fn comments_of_a_flat_reading_do_not_stop_the_rescale() {
     let new = replaced("python", file, "builtin", sent);
     assert!(new.contains("\n    return (isbuiltin(obj) or\n"), "{new}");
 }
+
+/// Found by the Python corpus run (session 32, `test_functools.py`): a
+/// trailing comment continued on the next line, aligned under itself far
+/// right, directly above a decorated nested `def`. That comment belongs to
+/// the statement above, not to the `def`: read as the `def`'s leading
+/// comment, its column became the symbol's, and code sent at column 0 was
+/// placed 42 columns in ("unexpected indent"); and the harness, cutting
+/// the symbol's lines at that column, sent its body flat.
+#[test]
+fn a_trailing_comments_continuation_is_not_the_next_definitions() {
+    let file = "class T:\n    def t(self):\n        g(q)     # because\n                 # of this\n        @dispatch\n        def h(arg):\n            return 1\n        h(2)\n";
+    let parsed = parse("python", file).unwrap();
+    let h = parsed
+        .symbols
+        .iter()
+        .find(|s| s.name_path == "T.t.h")
+        .unwrap();
+    let full = h.full_span();
+    assert_eq!(
+        file[full.start_byte..full.end_byte].lines().next(),
+        Some("@dispatch")
+    );
+    let sent = "@dispatch\ndef h(arg):\n    return 2\n";
+    let new = replaced("python", file, "T.t.h", sent);
+    assert!(
+        new.contains("                 # of this\n        @dispatch\n        def h(arg):\n            return 2\n"),
+        "{new}"
+    );
+    // Several lines of it, and in a brace language.
+    let file = "fn t() {\n    g(q);  // because\n           // of\n           // this\n    fn h() {\n        1;\n    }\n}\n";
+    let sent = "fn h() {\n    2;\n}\n";
+    let new = replaced("rust", file, "t::h", sent);
+    assert!(
+        new.contains("           // this\n    fn h() {\n        2;\n    }\n"),
+        "{new}"
+    );
+}

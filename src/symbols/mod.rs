@@ -961,7 +961,7 @@ fn widen<'t>(
         match at.prev_sibling() {
             Some(prev) => {
                 let touches = prev.end_position().row + 1 >= first.start_position().row;
-                if touches && is_leading(lang, prev, body) {
+                if touches && is_leading(lang, prev, body) && !deeper_comment(prev, top, body) {
                     first = prev;
                     at = prev;
                 } else {
@@ -988,6 +988,42 @@ fn is_leading(lang: &Language, node: Node, body: &str) -> bool {
             let ls = memchr::memrchr(b'\n', &body.as_bytes()[..start]).map_or(0, |i| i + 1);
             body[ls..start].trim().is_empty()
         })
+}
+
+/// Is `node` a comment right of `top`'s column that continues a trailing
+/// comment above it (`x = f()  # a` then `#   b` aligned under `# a`,
+/// perhaps over several lines)? Such a comment belongs to the code above,
+/// not to the definition below, whose own column it would otherwise
+/// become when new code is placed.
+fn deeper_comment(node: Node, top: Node, body: &str) -> bool {
+    let col = node.start_position().column;
+    if !node.is_extra() || col <= top.start_position().column {
+        return false;
+    }
+    let text = node_text(node, body);
+    let token_len = text
+        .find(|c: char| c.is_alphanumeric() || c.is_whitespace())
+        .unwrap_or(text.len());
+    let token = &text[..token_len.min(3)];
+    if token.is_empty() {
+        return false;
+    }
+    let bytes = body.as_bytes();
+    let mut line_start = node.start_byte() - col;
+    while line_start > 0 {
+        let end = line_start - 1;
+        let start = memchr::memrchr(b'\n', &bytes[..end]).map_or(0, |i| i + 1);
+        let line = &body[start..end];
+        let at = match line.get(col..) {
+            Some(rest) if rest.starts_with(token) => &line[..col],
+            _ => return false,
+        };
+        if !at.trim().is_empty() {
+            return true;
+        }
+        line_start = start;
+    }
+    false
 }
 
 /// `(first, top)` extended to a doc comment the tags query captured above.
@@ -1037,8 +1073,24 @@ fn widen_all<'t>(
         children: Vec<Node<'t>>,
         next: usize,
         run: Option<(Node<'t>, Node<'t>)>,
+        run_at: usize,
     }
     let touches = |a: Node, b: Node| a.end_position().row + 1 >= b.start_position().row;
+    // The run's first node that no comment right of `child`'s column
+    // follows (see `deeper_comment`). Only a node that ends the run asks,
+    // so each run is read once.
+    // `from_at` is where the run begins among `children` (0 when it began
+    // above this level: the comment above a block's first statement).
+    let trim = |children: &[Node<'t>], from: Node<'t>, from_at: usize, at: usize| -> Node<'t> {
+        let child = children[at];
+        match children[from_at..at]
+            .iter()
+            .rposition(|&n| deeper_comment(n, child, body))
+        {
+            Some(i) => children[from_at + i + 1],
+            None => from,
+        }
+    };
     let mut levels: Vec<Level<'t>> = Vec::new();
     // Emptied children lists, reused rather than allocated per level.
     let mut spare: Vec<Vec<Node<'t>>> = Vec::new();
@@ -1065,6 +1117,7 @@ fn widen_all<'t>(
             children,
             next: 0,
             run: None,
+            run_at: 0,
         });
     };
     enter(root, root, &mut path, &mut levels, &mut spare);
@@ -1078,8 +1131,15 @@ fn widen_all<'t>(
             continue;
         };
         level.next += 1;
+        let leading = is_leading(lang, child, body);
         let first = match level.run {
-            Some((start, last)) if touches(last, child) => start,
+            Some((start, last)) if touches(last, child) => {
+                if leading {
+                    start
+                } else {
+                    trim(&level.children, start, level.run_at, level.next - 1)
+                }
+            }
             // A node that begins its parent takes the run above the parent
             // (the comment above a Python block's first statement).
             None if level.next == 1 => match path.last() {
@@ -1090,11 +1150,10 @@ fn widen_all<'t>(
             },
             _ => child,
         };
-        level.run = if is_leading(lang, child, body) {
-            Some((first, child))
-        } else {
-            None
-        };
+        if leading && level.run.is_none_or(|(_, last)| !touches(last, child)) {
+            level.run_at = level.next - 1;
+        }
+        level.run = if leading { Some((first, child)) } else { None };
         enter(child, first, &mut path, &mut levels, &mut spare);
     }
     out
