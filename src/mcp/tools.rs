@@ -463,7 +463,13 @@ impl ScalpelServer {
                     context_lines: p.context_lines,
                     ..SearchParams::default()
                 };
-                crate::ops::search::search_with(env.ws(), env.engine(), &params, control)
+                crate::ops::search::search_cached(
+                    env.ws(),
+                    env.engine(),
+                    Some(env.cache()),
+                    &params,
+                    control,
+                )
             })
             .await;
         watcher.abort();

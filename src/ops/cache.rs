@@ -58,6 +58,37 @@ pub struct ParseCache {
     inner: Mutex<Inner>,
     max_entries: usize,
     max_bytes: usize,
+    definitions: DefinitionMemo,
+}
+
+/// Files of [`DefinitionMemo`] at most.
+const MEMO_ENTRIES: usize = 4096;
+/// Bytes of names [`DefinitionMemo`] holds at most.
+const MEMO_BYTES: usize = 32 * 1024 * 1024;
+
+/// The names a file defines, by path and content hash: what the definition
+/// boost of `search_files` asks of a file (`ops::search`). A search parses
+/// the few files whose keyword lines could define a keyword; an agent's
+/// next searches meet many of the same files, and a long-lived process
+/// answers those from here instead of parsing them again. Bounded by
+/// files and by the names' bytes; the least recently used goes first.
+#[derive(Default)]
+struct DefinitionMemo {
+    inner: Mutex<MemoInner>,
+}
+
+#[derive(Default)]
+struct MemoInner {
+    map: HashMap<PathBuf, MemoEntry>,
+    clock: u64,
+    bytes: usize,
+}
+
+struct MemoEntry {
+    hash: String,
+    names: Arc<[String]>,
+    cost: usize,
+    last_used: u64,
 }
 
 impl Default for ParseCache {
@@ -83,7 +114,73 @@ impl ParseCache {
             inner: Mutex::new(Inner::default()),
             max_entries: max_entries.max(1),
             max_bytes,
+            definitions: DefinitionMemo::default(),
         }
+    }
+
+    /// The names the file at `path` defines, remembered for the content
+    /// whose [`crate::source::hash_bytes`] is `hash`; else `compute` them
+    /// and remember them (an error, a timeout or a cancellation, is
+    /// returned and not remembered).
+    pub fn definitions(
+        &self,
+        path: &Path,
+        hash: &str,
+        compute: impl FnOnce() -> Result<Vec<String>>,
+    ) -> Result<Arc<[String]>> {
+        let memo = &self.definitions;
+        {
+            let mut inner = memo.lock();
+            inner.clock += 1;
+            let now = inner.clock;
+            if let Some(e) = inner.map.get_mut(path)
+                && e.hash == hash
+            {
+                e.last_used = now;
+                return Ok(e.names.clone());
+            }
+        }
+        // Computed outside the lock: searches parse on every core.
+        let names: Arc<[String]> = compute()?.into();
+        let cost = names.iter().map(|n| n.len() + 24).sum::<usize>() + 64;
+        let mut inner = memo.lock();
+        if let Some(old) = inner.map.remove(path) {
+            inner.bytes -= old.cost;
+        }
+        if cost > MEMO_BYTES {
+            return Ok(names);
+        }
+        while inner.map.len() >= MEMO_ENTRIES || inner.bytes + cost > MEMO_BYTES {
+            let Some(oldest) = inner
+                .map
+                .iter()
+                .min_by_key(|(_, e)| e.last_used)
+                .map(|(k, _)| k.clone())
+            else {
+                break;
+            };
+            if let Some(e) = inner.map.remove(&oldest) {
+                inner.bytes -= e.cost;
+            }
+        }
+        inner.clock += 1;
+        let last_used = inner.clock;
+        inner.bytes += cost;
+        inner.map.insert(
+            path.to_path_buf(),
+            MemoEntry {
+                hash: hash.to_string(),
+                names: names.clone(),
+                cost,
+                last_used,
+            },
+        );
+        Ok(names)
+    }
+
+    /// How many files' definitions are remembered.
+    pub fn definitions_remembered(&self) -> usize {
+        self.definitions.lock().map.len()
     }
 
     pub fn stats(&self) -> CacheStats {
@@ -176,6 +273,12 @@ impl ParseCache {
                 last_used,
             },
         );
+    }
+}
+
+impl DefinitionMemo {
+    fn lock(&self) -> std::sync::MutexGuard<'_, MemoInner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

@@ -23,7 +23,7 @@ use crate::disk::grep::{
 };
 use crate::error::{Error, Result};
 use crate::lang::Language;
-use crate::ops::engine::Engine;
+use crate::ops::engine::{Engine, ParseCache};
 use crate::symbols;
 use crate::text::matcher::KeywordMatcher;
 use serde::{Deserialize, Serialize};
@@ -138,7 +138,7 @@ pub struct SearchResult {
 /// Names defined in a file, for the ranking boost: called with the file's
 /// absolute path and its text, only for the best-ranked files that matched
 /// (see [`DEFINITION_CANDIDATES`]), possibly from several threads.
-type DefinitionsFn = dyn Fn(&Path, &str) -> Vec<String> + Sync;
+type DefinitionsFn<'a> = dyn Fn(&Path, &str) -> Vec<String> + Sync + 'a;
 
 /// Search the workspace (`search_files`), ranking files that define a
 /// keyword (per the grammar's tags query) above files that only mention it.
@@ -155,6 +155,19 @@ pub fn search_with(
     params: &SearchParams,
     control: SearchControl<'_>,
 ) -> Result<SearchResult> {
+    search_cached(ws, engine, None, params, control)
+}
+
+/// [`search_with`] for a long-lived process: the names each parsed file
+/// defines are remembered in `cache` by content, so a later search that
+/// meets the same file does not parse it again.
+pub fn search_cached(
+    ws: &Workspace,
+    engine: &Engine,
+    cache: Option<&ParseCache>,
+    params: &SearchParams,
+    control: SearchControl<'_>,
+) -> Result<SearchResult> {
     let registry = Arc::clone(&engine.registry);
     // Built once per search, not once per parsed file (a regex compile
     // costs about as much as parsing a small file).
@@ -166,7 +179,9 @@ pub fn search_with(
         let body = crate::ops::textops::strip_bom(text);
         let found = match (&lines, registry.detect(path, Some(body))) {
             (_, None) => return Vec::new(),
-            (Ok(lines), Some(lang)) => defined_names(lang, body, lines.as_ref()),
+            (Ok(lines), Some(lang)) => {
+                defined_names(lang, body, lines.as_ref(), cache.map(|c| (c, path)))
+            }
             (Err(e), Some(_)) => Err(e.clone()),
         };
         found.unwrap_or_else(|e| {
@@ -185,7 +200,14 @@ const MAX_QUERY_RANGES: usize = 64;
 /// lines that mention one of them: the ranking only asks whether a keyword
 /// is defined, and a definition whose name is a keyword intersects such a
 /// line, so this finds the same answer for a fraction of the query cost.
-fn defined_names(lang: &Language, body: &str, lines: Option<&KeywordLines>) -> Result<Vec<String>> {
+/// With `memo`, every definition of the file is named once and remembered
+/// by content (a superset of the above: the caller keeps the keywords).
+fn defined_names(
+    lang: &Language,
+    body: &str,
+    lines: Option<&KeywordLines>,
+    memo: Option<(&ParseCache, &Path)>,
+) -> Result<Vec<String>> {
     let ranges = match lines {
         Some(lines) => lines.spans(body),
         None => std::iter::once(0..body.len()).collect(),
@@ -201,6 +223,23 @@ fn defined_names(lang: &Language, body: &str, lines: Option<&KeywordLines>) -> R
     {
         return Ok(Vec::new());
     }
+    if let Some((cache, path)) = memo {
+        let hash = crate::source::hash_bytes(body.as_bytes());
+        let names = cache.definitions(path, &hash, || {
+            names_in(lang, body, std::iter::once(0..body.len()).collect())
+        })?;
+        return Ok(names.to_vec());
+    }
+    names_in(lang, body, ranges)
+}
+
+/// The `@name` of every tags match with a `@definition.*` capture that
+/// lies in one of `ranges`, each name once.
+fn names_in(
+    lang: &Language,
+    body: &str,
+    ranges: Vec<std::ops::Range<usize>>,
+) -> Result<Vec<String>> {
     let tree = symbols::parse_tree(lang, body, None)?;
     let mut names: Vec<String> = Vec::new();
     for range in ranges {
@@ -326,7 +365,7 @@ impl KeywordLines {
 fn search_files_with(
     root: &Path,
     params: &SearchParams,
-    definitions: Option<&DefinitionsFn>,
+    definitions: Option<&DefinitionsFn<'_>>,
     control: SearchControl<'_>,
 ) -> Result<SearchResult> {
     let matcher = build_matcher(params)?;
@@ -518,7 +557,7 @@ fn prune(files: &mut Vec<Scored>, max_results: usize, boost: bool) {
 fn boost_definitions(
     files: &mut [Scored],
     max_results: usize,
-    defs: &DefinitionsFn,
+    defs: &DefinitionsFn<'_>,
     case_sensitive: bool,
 ) -> usize {
     use rayon::prelude::*;
@@ -569,7 +608,7 @@ fn boost_definitions(
 }
 
 /// The candidate words of `s` that name a definition in its file.
-fn defined_here(s: &Scored, defs: &DefinitionsFn, case_sensitive: bool) -> Vec<String> {
+fn defined_here(s: &Scored, defs: &DefinitionsFn<'_>, case_sensitive: bool) -> Vec<String> {
     // Read again, bounded like the candidates (a file swapped for a huge
     // one since it was searched is not read whole).
     let text = match crate::disk::read_bytes(&s.abs, DEFINITION_MAX_FILE_SIZE) {

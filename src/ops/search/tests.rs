@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 fn search_files(
     root: &Path,
     params: &SearchParams,
-    definitions: Option<&DefinitionsFn>,
+    definitions: Option<&DefinitionsFn<'_>>,
 ) -> Result<SearchResult> {
     search_files_with(root, params, definitions, SearchControl::default())
 }
@@ -615,15 +615,15 @@ fn python() -> Arc<Language> {
 fn defined_names_only_looks_at_keyword_lines() {
     let body =
         "class Store:\n    def get(self):\n        return load()\n\n\ndef load():\n    pass\n";
-    let all = defined_names(&python(), body, None).unwrap();
+    let all = defined_names(&python(), body, None, None).unwrap();
     assert_eq!(all, vec!["Store", "get", "load"]);
     // `load` is mentioned on line 3 and defined on line 6: found once.
     let load = KeywordLines::new(&["LOAD".to_string()], false).unwrap();
-    let some = defined_names(&python(), body, Some(&load)).unwrap();
+    let some = defined_names(&python(), body, Some(&load), None).unwrap();
     assert!(some.contains(&"load".to_string()), "{some:?}");
     // Not mentioned as a whole word: nothing parsed, nothing found.
     let oad = KeywordLines::new(&["oad".to_string()], true).unwrap();
-    let none = defined_names(&python(), body, Some(&oad)).unwrap();
+    let none = defined_names(&python(), body, Some(&oad), None).unwrap();
     assert!(none.is_empty());
 }
 
@@ -637,7 +637,7 @@ fn definition_lines_pass_definitions_and_skip_mere_uses() {
         let lang = engine.registry.by_name(lang).cloned().unwrap();
         let lines = KeywordLines::new(&[word.to_string()], false).unwrap();
         let spans = lines.spans(body);
-        let defined = defined_names(&lang, body, None)
+        let defined = defined_names(&lang, body, None, None)
             .unwrap()
             .iter()
             .any(|n| n.eq_ignore_ascii_case(word));
@@ -679,4 +679,59 @@ fn definition_lines_pass_definitions_and_skip_mere_uses() {
         };
         assert_eq!(check(lang, body, word), (false, false), "{lang}: {body}");
     }
+}
+
+/// A long-lived process remembers the names each parsed file defines, by
+/// content: a second search that meets the same files answers the same
+/// without parsing them again, another keyword is answered from the same
+/// memo, and a file whose content changed is parsed again (never stale).
+#[test]
+fn a_remembered_files_definitions_answer_later_searches_until_it_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, s: &str| fs::write(dir.path().join(p), s).unwrap();
+    w(
+        "net.py",
+        "def getaddrinfo(host):\n    return resolve(host)\n\ndef resolve(host):\n    return host\n",
+    );
+    w(
+        "use.py",
+        "import net\nnet.getaddrinfo('a')\nnet.resolve('b')\n",
+    );
+    let ws = Workspace::new(dir.path()).unwrap();
+    let engine = Engine::default();
+    let cache = ParseCache::default();
+    let ask = |words: &[&str], cache: Option<&ParseCache>| {
+        search_cached(&ws, &engine, cache, &kw(words), SearchControl::default()).unwrap()
+    };
+    let first = ask(&["getaddrinfo"], Some(&cache));
+    assert_eq!(first.files[0].path, "net.py");
+    assert_eq!(first.files[0].defines, vec!["getaddrinfo"]);
+    assert_eq!(
+        cache.definitions_remembered(),
+        1,
+        "only net.py could define it"
+    );
+    let uncached = ask(&["getaddrinfo"], None);
+    let shape = |r: &SearchResult| -> Vec<(String, Vec<String>)> {
+        r.files
+            .iter()
+            .map(|f| (f.path.clone(), f.defines.clone()))
+            .collect()
+    };
+    assert_eq!(shape(&first), shape(&uncached));
+    // Another keyword defined in the same file: the memo has every name.
+    let other = ask(&["resolve"], Some(&cache));
+    assert_eq!(shape(&other), shape(&ask(&["resolve"], None)));
+    assert_eq!(other.files[0].defines, vec!["resolve"]);
+    // Changed content is parsed again.
+    w(
+        "net.py",
+        "def lookup(host):\n    return getaddrinfo(host)\n",
+    );
+    let changed = ask(&["getaddrinfo"], Some(&cache));
+    assert!(
+        changed.files.iter().all(|f| f.defines.is_empty()),
+        "{changed:?}"
+    );
+    assert_eq!(shape(&changed), shape(&ask(&["getaddrinfo"], None)));
 }
