@@ -37,8 +37,9 @@ pub struct Model {
     /// through `tokenizers`.
     wordpiece: Option<WordPiece>,
     /// `tokenizer` without truncation or padding: the words the fast path
-    /// does not take, one at a time.
-    plain: tokenizers::Tokenizer,
+    /// does not take, one at a time. Cloned on first use: most texts never
+    /// need it, and the clone was a tenth of a model's load.
+    plain: std::sync::OnceLock<tokenizers::Tokenizer>,
     /// Tokens of a text that count: the tokenizer's truncation, else
     /// [`MAX_TOKENS`].
     limit: usize,
@@ -197,15 +198,10 @@ impl Model {
         let id = crate::source::hash_bytes(&weights);
         let vectors = Rows::new(weights, table, dtype, (rows, dim), row_weights)
             .map_err(|e| model_error(dir, e))?;
-        let mut plain = tokenizer.clone();
-        plain
-            .with_truncation(None)
-            .map_err(|e| model_error(dir, e))?
-            .with_padding(None);
         Ok(Model {
             tokenizer,
             wordpiece,
-            plain,
+            plain: std::sync::OnceLock::new(),
             limit,
             vectors,
             dim,
@@ -218,6 +214,17 @@ impl Model {
 
     pub fn dim(&self) -> usize {
         self.dim
+    }
+
+    /// [`Model::plain`], made on first use. Removing truncation cannot fail
+    /// (it only checks a truncation's own parameters).
+    fn plain(&self) -> &tokenizers::Tokenizer {
+        self.plain.get_or_init(|| {
+            let mut plain = self.tokenizer.clone();
+            let _ = plain.with_truncation(None);
+            plain.with_padding(None);
+            plain
+        })
     }
 
     /// The normalised embedding of `text` (zero when it has no known token).
@@ -321,7 +328,7 @@ impl Tokens<'_> {
         };
         if wp.handles(word) {
             wp.word(word, &mut self.ids);
-        } else if let Ok(enc) = m.plain.encode_fast(word, false) {
+        } else if let Ok(enc) = m.plain().encode_fast(word, false) {
             self.ids.extend_from_slice(enc.get_ids());
         }
         self.ids.len() < m.limit
