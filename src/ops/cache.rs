@@ -150,19 +150,10 @@ impl ParseCache {
         if cost > MEMO_BYTES {
             return Ok(names);
         }
-        while inner.map.len() >= MEMO_ENTRIES || inner.bytes + cost > MEMO_BYTES {
-            let Some(oldest) = inner
-                .map
-                .iter()
-                .min_by_key(|(_, e)| e.last_used)
-                .map(|(k, _)| k.clone())
-            else {
-                break;
-            };
-            if let Some(e) = inner.map.remove(&oldest) {
-                inner.bytes -= e.cost;
-            }
-        }
+        let MemoInner { map, bytes, .. } = &mut *inner;
+        evict(map, bytes, cost, MEMO_ENTRIES, MEMO_BYTES, |e| {
+            (e.last_used, e.cost)
+        });
         inner.clock += 1;
         let last_used = inner.clock;
         inner.bytes += cost;
@@ -248,19 +239,10 @@ impl ParseCache {
         if cost > self.max_bytes {
             return;
         }
-        while inner.map.len() >= self.max_entries || inner.bytes + cost > self.max_bytes {
-            let Some(oldest) = inner
-                .map
-                .iter()
-                .min_by_key(|(_, e)| e.last_used)
-                .map(|(k, _)| k.clone())
-            else {
-                break;
-            };
-            if let Some(e) = inner.map.remove(&oldest) {
-                inner.bytes -= e.cost;
-            }
-        }
+        let Inner { map, bytes, .. } = &mut *inner;
+        evict(map, bytes, cost, self.max_entries, self.max_bytes, |e| {
+            (e.last_used, e.cost)
+        });
         inner.clock += 1;
         let last_used = inner.clock;
         inner.bytes += cost;
@@ -319,6 +301,31 @@ impl Engine {
         let file = Arc::new(self.load_with(path, forced, || crate::source::decode(path, bytes))?);
         cache.insert(key, file.clone());
         Ok(file)
+    }
+}
+
+/// Drop the least recently used entries of `map` (each one's last use and
+/// cost from `of`) until one more of `cost` fits in `max_entries` entries
+/// and `max_bytes` bytes, `bytes` being what `map` holds.
+fn evict<K: Clone + Eq + std::hash::Hash, E>(
+    map: &mut HashMap<K, E>,
+    bytes: &mut usize,
+    cost: usize,
+    max_entries: usize,
+    max_bytes: usize,
+    of: impl Fn(&E) -> (u64, usize),
+) {
+    while map.len() >= max_entries || *bytes + cost > max_bytes {
+        let Some(oldest) = map
+            .iter()
+            .min_by_key(|(_, e)| of(e).0)
+            .map(|(k, _)| k.clone())
+        else {
+            break;
+        };
+        if let Some(e) = map.remove(&oldest) {
+            *bytes -= of(&e).1;
+        }
     }
 }
 
