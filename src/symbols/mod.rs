@@ -1067,38 +1067,32 @@ fn widen_all<'t>(
     let mut out = FxHashMap::with_capacity_and_hasher(defs.len(), Default::default());
     // The ancestors of the node being visited, with each one's `first`.
     let mut path: Vec<(Node<'t>, Node<'t>)> = Vec::new();
-    // Per open level: its children and the index of the next to visit, and
-    // the leading run before it (its first node and its last).
+    // Per open level (the children of `path`'s last node being visited):
+    // how many of them were visited, and the leading run that ends at the
+    // last one visited (its first node and its last), whose nodes on this
+    // level are `runs[run_from..]`.
     struct Level<'t> {
-        children: Vec<Node<'t>>,
-        next: usize,
+        visited: usize,
         run: Option<(Node<'t>, Node<'t>)>,
-        run_at: usize,
+        run_from: usize,
     }
+    // The leading runs' nodes of every open level, the deepest last.
+    let mut runs: Vec<Node<'t>> = Vec::new();
     let touches = |a: Node, b: Node| a.end_position().row + 1 >= b.start_position().row;
     // The run's first node that no comment right of `child`'s column
     // follows (see `deeper_comment`). Only a node that ends the run asks,
-    // so each run is read once.
-    // `from_at` is where the run begins among `children` (0 when it began
-    // above this level: the comment above a block's first statement).
-    let trim = |children: &[Node<'t>], from: Node<'t>, from_at: usize, at: usize| -> Node<'t> {
-        let child = children[at];
-        match children[from_at..at]
-            .iter()
-            .rposition(|&n| deeper_comment(n, child, body))
-        {
-            Some(i) => children[from_at + i + 1],
+    // so each run is read once. `run` holds the run's nodes on this level
+    // (none of it when it began above: the comment above a block's first
+    // statement).
+    let trim = |run: &[Node<'t>], from: Node<'t>, child: Node<'t>| -> Node<'t> {
+        match run.iter().rposition(|&n| deeper_comment(n, child, body)) {
+            Some(i) => run.get(i + 1).copied().unwrap_or(child),
             None => from,
         }
     };
-    let mut levels: Vec<Level<'t>> = Vec::new();
-    // Emptied children lists, reused rather than allocated per level.
-    let mut spare: Vec<Vec<Node<'t>>> = Vec::new();
-    let mut enter = |node: Node<'t>,
-                     first: Node<'t>,
-                     path: &mut Vec<(Node<'t>, Node<'t>)>,
-                     levels: &mut Vec<Level<'t>>,
-                     spare: &mut Vec<Vec<Node<'t>>>| {
+    // Record `node` (whose run starts at `first`) and say whether to go
+    // into it.
+    let mut enter = |node: Node<'t>, first: Node<'t>, path: &mut Vec<(Node<'t>, Node<'t>)>| {
         path.push((node, first));
         let own = wanted.get(&node.id()).copied().unwrap_or(0);
         if own > 0 {
@@ -1108,41 +1102,36 @@ fn widen_all<'t>(
             }
             out.insert(node.id(), (path[i].1, path[i].0));
         }
-        let mut children = spare.pop().unwrap_or_default();
-        if holds_def(node, own) {
-            let mut cursor = node.walk();
-            children.extend(node.children(&mut cursor));
-        }
-        levels.push(Level {
-            children,
-            next: 0,
-            run: None,
-            run_at: 0,
-        });
+        holds_def(node, own)
     };
-    enter(root, root, &mut path, &mut levels, &mut spare);
-    while let Some(level) = levels.last_mut() {
-        let Some(&child) = level.children.get(level.next) else {
-            if let Some(mut done) = levels.pop() {
-                done.children.clear();
-                spare.push(done.children);
-            }
-            path.pop();
-            continue;
+    let mut levels: Vec<Level<'t>> = Vec::new();
+    let mut cursor = root.walk();
+    if !(enter(root, root, &mut path) && cursor.goto_first_child()) {
+        return out;
+    }
+    levels.push(Level {
+        visited: 0,
+        run: None,
+        run_from: 0,
+    });
+    loop {
+        let child = cursor.node();
+        let Some(level) = levels.last_mut() else {
+            break;
         };
-        level.next += 1;
+        level.visited += 1;
         let leading = is_leading(lang, child, body);
         let first = match level.run {
             Some((start, last)) if touches(last, child) => {
                 if leading {
                     start
                 } else {
-                    trim(&level.children, start, level.run_at, level.next - 1)
+                    trim(&runs[level.run_from..], start, child)
                 }
             }
             // A node that begins its parent takes the run above the parent
             // (the comment above a Python block's first statement).
-            None if level.next == 1 => match path.last() {
+            None if level.visited == 1 => match path.last() {
                 Some(&(parent, parent_first)) if parent.start_byte() == child.start_byte() => {
                     parent_first
                 }
@@ -1150,11 +1139,32 @@ fn widen_all<'t>(
             },
             _ => child,
         };
-        if leading && level.run.is_none_or(|(_, last)| !touches(last, child)) {
-            level.run_at = level.next - 1;
+        if leading {
+            if level.run.is_none_or(|(_, last)| !touches(last, child)) {
+                runs.truncate(level.run_from);
+            }
+            runs.push(child);
+            level.run = Some((first, child));
+        } else {
+            runs.truncate(level.run_from);
+            level.run = None;
         }
-        level.run = if leading { Some((first, child)) } else { None };
-        enter(child, first, &mut path, &mut levels, &mut spare);
+        if enter(child, first, &mut path) && cursor.goto_first_child() {
+            levels.push(Level {
+                visited: 0,
+                run: None,
+                run_from: runs.len(),
+            });
+            continue;
+        }
+        path.pop();
+        while !cursor.goto_next_sibling() {
+            let (Some(done), true) = (levels.pop(), cursor.goto_parent()) else {
+                return out;
+            };
+            runs.truncate(done.run_from);
+            path.pop();
+        }
     }
     out
 }
