@@ -210,15 +210,23 @@ fn store(root: &Path) -> PathBuf {
 }
 
 /// The store's layout that the tests below rely on: magic, version,
-/// checksum of everything after it, unit count, first section's length.
-const HEAD_AT: usize = 8 + 4 + 32 + 4 + 8;
+/// checksum of what lies before the vector records, unit count, the first
+/// section's length, the second's; the first section ends with the vector
+/// dimension and the records' hash.
+const HEAD_AT: usize = 8 + 4 + 32 + 4 + 8 + 8;
 
 /// `bytes` with the checksum of the store recomputed (a crafted store
 /// passes it).
 fn sealed(mut bytes: Vec<u8>) -> Vec<u8> {
-    let sum = blake3::hash(&bytes[44..]);
+    let records_at = HEAD_AT + u64_at(&bytes, 48) as usize + u64_at(&bytes, 56) as usize;
+    let sum = blake3::hash(&bytes[44..records_at]);
     bytes[12..44].copy_from_slice(sum.as_bytes());
     bytes
+}
+
+/// Where the first section's vector dimension is.
+fn dim_at(store: &[u8]) -> usize {
+    HEAD_AT + u64_at(store, 48) as usize - 4 - 32
 }
 
 fn u64_at(b: &[u8], at: usize) -> u64 {
@@ -232,8 +240,7 @@ fn a_shipped_index_declaring_a_huge_vector_dimension_is_rebuilt() {
     answers(root, &["index"], &[0]);
     let good = std::fs::read(store(root)).unwrap();
     // Without a model the first section ends with the vector dimension, 0.
-    let head_len = u64_at(&good, 48) as usize;
-    let dim_at = HEAD_AT + head_len - 4;
+    let dim_at = dim_at(&good);
     assert_eq!(good[dim_at..dim_at + 4], [0; 4], "the layout changed");
     let mut crafted = good.clone();
     crafted[dim_at..dim_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
@@ -269,6 +276,7 @@ fn a_gigabyte_store_is_not_read_when_its_header_or_its_files_refuse_it() {
     let mut big = good.clone();
     let head_len = (1u64 << 30) - HEAD_AT as u64 - 4;
     big[48..56].copy_from_slice(&head_len.to_le_bytes());
+    big[56..64].copy_from_slice(&0u64.to_le_bytes());
     std::fs::write(store(root), &big).unwrap();
     let f = std::fs::OpenOptions::new()
         .write(true)
@@ -492,7 +500,7 @@ fn a_hostile_clone_cannot_leak_abort_exhaust_or_block_any_command() {
     // A good store first, then crafted: the vector dimension at u32::MAX.
     answers(&root, &["index"], &[0]);
     let good = std::fs::read(store(&root)).unwrap();
-    let dim_at = HEAD_AT + u64_at(&good, 48) as usize - 4;
+    let dim_at = dim_at(&good);
     let mut crafted = good.clone();
     crafted[dim_at..dim_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
     std::fs::write(store(&root), sealed(crafted)).unwrap();

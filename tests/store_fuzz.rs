@@ -79,7 +79,7 @@ fn decodes_within_bound(bytes: &[u8]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-const HEADER: usize = 8 + 4 + 32 + 4 + 8;
+const HEADER: usize = 8 + 4 + 32 + 4 + 8 + 8;
 
 /// A real store: the index of a few fixture files.
 fn real_store() -> &'static [u8] {
@@ -108,10 +108,20 @@ fn real_store() -> &'static [u8] {
     })
 }
 
-/// `bytes` with the checksum made right again.
+/// `bytes` with the checksum made right again (it covers what lies before
+/// the vector records, when the header says where that is).
 fn sealed(mut bytes: Vec<u8>) -> Vec<u8> {
     if bytes.len() >= 44 {
-        let sum = blake3::hash(&bytes[44..]);
+        let len = |at: usize| {
+            let b = bytes.get(at..at + 8)?;
+            usize::try_from(u64::from_le_bytes(b.try_into().ok()?)).ok()
+        };
+        let end = len(48)
+            .zip(len(56))
+            .and_then(|(h, k)| HEADER.checked_add(h)?.checked_add(k))
+            .filter(|&end| end <= bytes.len())
+            .unwrap_or(bytes.len());
+        let sum = blake3::hash(&bytes[44..end]);
         bytes[12..44].copy_from_slice(sum.as_bytes());
     }
     bytes

@@ -116,8 +116,8 @@ impl FindCommand {
 fn open(engine: &Engine, root: &RootArg, model: &ModelArg) -> Result<std::sync::Arc<LiveIndex>> {
     let session = root.session(None, engine)?;
     let ws = session.ws();
-    let model = live::load_model(model.model.as_deref())?;
-    Ok(LiveIndex::open(ws.root(), engine.clone(), model))
+    let explicit = model.model.as_deref();
+    LiveIndex::open_loading(ws.root(), engine.clone(), || live::load_model(explicit))
 }
 
 pub(super) fn run(cmd: FindCommand, engine: &Engine, out: &mut Out) -> Result<u8> {

@@ -79,9 +79,6 @@ impl<'a> Reader<'a> {
     pub fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.array()?))
     }
-    pub fn f32(&mut self) -> Option<f32> {
-        Some(f32::from_le_bytes(self.array()?))
-    }
     pub fn str(&mut self) -> Option<&'a str> {
         let n = self.u32()? as usize;
         std::str::from_utf8(self.take(n)?).ok()

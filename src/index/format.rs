@@ -3,17 +3,27 @@
 //! units; int8 vectors; the BM25 term dictionary and postings), so opening
 //! an index is a read and a decode, not a re-tokenization.
 //!
-//! Layout (little-endian): magic, format version, a blake3 checksum of the
-//! rest; the number of units and the length of the first section; the
-//! first section (model id; files with their metadata and unit counts;
-//! the tables of kinds and languages; units in file order, renumbered
-//! densely on save: lines, kind and language by number, flags, part, and
-//! the name, name path, parent, signature head and doc sentence, no body;
-//! vectors: every scale, then every unit's bytes) and the second (the
-//! keyword index: field lengths, then the sorted terms, each with its
-//! postings). The checksum and the two sections are decoded on their own
-//! threads, straight into the flat arrays of `table.rs`, `vectors.rs` and
-//! `bm25.rs`.
+//! Layout (little-endian): magic, format version, a blake3 checksum of
+//! everything up to the vector records; the number of units and the
+//! lengths of the first two sections; the first section (model id; files
+//! with their metadata and unit counts; the tables of kinds and languages;
+//! units in file order, renumbered densely on save: lines, kind and
+//! language by number, flags, part, and the name, name path, parent,
+//! signature head and doc sentence, no body; the vectors' dimension, which
+//! units have one, their sign bits and the blake3 of their records), the
+//! second (the keyword index: field lengths, then the sorted terms, each
+//! with its postings) and last the vector records (a scale and `dim`
+//! bytes per unit). The checksum and the two sections are decoded on their
+//! own threads, straight into the flat arrays of `table.rs`, `vectors.rs`
+//! and `bm25.rs`.
+//!
+//! A load reads neither the records nor their hash: a warm search with a
+//! model needs the sign bits of every unit but the int8 vectors of a few
+//! hundred, read back at query time (reading and hashing the records was
+//! half of a warm `scalpel find` with a model, issue 31). A record is data
+//! of a fixed size at a checked offset: a damaged one can change a score,
+//! never a read's bounds. The records' hash, under the checksum, makes a
+//! store saved with other vectors another store to the query-time check.
 //!
 //! The file is untrusted: it may be truncated, corrupt, from another
 //! version, or crafted. Every length and id is checked against what is left
@@ -34,7 +44,7 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"SCLPIDX\n";
 /// Version of the layout; another version is rebuilt.
-pub const FORMAT: u32 = 4;
+pub const FORMAT: u32 = 5;
 /// The file's name under `ROOT/.scalpel/index/`.
 pub const FILE: &str = "index.bin";
 /// The file of the first (JSON) format, deleted when the new one is saved.
@@ -51,10 +61,11 @@ fn safe_path(p: &str) -> bool {
 
 /// Offset of the checksum in the file.
 pub const SUM_AT: u64 = (MAGIC.len() + 4) as u64;
-/// Offset of what the checksum covers (the two lengths and both sections).
+/// Offset of what the checksum covers (the counts, the first two sections).
 const BODY_AT: usize = SUM_AT as usize + 32;
-/// Offset of the first section (after the header and the two lengths).
-const HEAD_AT: usize = MAGIC.len() + 4 + 32 + 4 + 8;
+/// Offset of the first section (after the header: the number of units and
+/// the two sections' lengths).
+const HEAD_AT: usize = MAGIC.len() + 4 + 32 + 4 + 8 + 8;
 
 /// A saved index: its bytes, where each unit went (old id → record,
 /// `u32::MAX` for removed units), where each record's summary (signature
@@ -98,6 +109,7 @@ pub(super) fn encode_full(index: &Index, model: Option<&str>) -> Encoded {
     w.buf.extend_from_slice(&[0; 32]);
     let body_at = w.buf.len();
     w.u32(0);
+    w.u64(0);
     w.u64(0);
     let head_at = w.buf.len();
     w.str(model.unwrap_or(""));
@@ -163,29 +175,51 @@ pub(super) fn encode_full(index: &Index, model: Option<&str>) -> Encoded {
             w.buf.extend_from_slice(s.as_bytes());
         }
     }
-    // Vectors: one record per unit (scale, NaN for none; then its bytes),
-    // read back one by one at query time.
+    // Vectors: the dimension; which units have one (a bit each) and their
+    // sign bits, filled in below from the records; the records' hash.
     let dim = index.vectors.dim();
     w.u32(dim as u32);
-    let vectors_at = w.buf.len() as u64;
-    if dim > 0 {
-        w.buf.reserve(order.len() * (4 + dim));
-        index.vectors.for_each(&order, |v| match v {
-            Some((s, q)) => {
-                w.f32(s);
-                w.buf.extend(q.iter().map(|&x| x as u8));
-            }
-            None => {
-                w.f32(f32::NAN);
-                w.buf.resize(w.buf.len() + dim, 0);
-            }
-        });
-    }
+    let words = dim.div_ceil(64);
+    let has_at = w.buf.len();
+    let signs_at = has_at + if dim > 0 { order.len().div_ceil(8) } else { 0 };
+    let records_sum_at = signs_at + if dim > 0 { order.len() * words * 8 } else { 0 };
+    w.buf.resize(records_sum_at + 32, 0);
     let head_len = (w.buf.len() - head_at) as u64;
     index.bm25.write(&mut w, &remap, &order);
+    let vectors_at = w.buf.len();
+    // The records, one per unit (scale, NaN for none; then its bytes), read
+    // back one by one at query time.
+    if dim > 0 {
+        w.buf.reserve(order.len() * (4 + dim));
+        let mut n = 0;
+        index.vectors.for_each(&order, |v| {
+            match v {
+                Some((s, q)) => {
+                    w.buf[has_at + n / 8] |= 1 << (n % 8);
+                    let at = signs_at + n * words * 8;
+                    for (i, chunk) in q.chunks(64).enumerate() {
+                        let word = super::vectors::sign_word(chunk.iter().copied());
+                        w.buf[at + i * 8..at + i * 8 + 8].copy_from_slice(&word.to_le_bytes());
+                    }
+                    w.f32(s);
+                    w.buf.extend(q.iter().map(|&x| x as u8));
+                }
+                None => {
+                    w.f32(f32::NAN);
+                    w.buf.resize(w.buf.len() + dim, 0);
+                }
+            }
+            n += 1;
+        });
+    }
+    let records_sum = blake3::hash(&w.buf[vectors_at..]);
+    w.buf[records_sum_at..records_sum_at + 32].copy_from_slice(records_sum.as_bytes());
+    let keywords_len = (vectors_at - head_at) as u64 - head_len;
     w.buf[body_at..body_at + 4].copy_from_slice(&(order.len() as u32).to_le_bytes());
-    w.buf[body_at + 4..head_at].copy_from_slice(&head_len.to_le_bytes());
-    let sum = blake3::hash(&w.buf[body_at..]);
+    w.buf[body_at + 4..body_at + 12].copy_from_slice(&head_len.to_le_bytes());
+    w.buf[body_at + 12..head_at].copy_from_slice(&keywords_len.to_le_bytes());
+    let sum = blake3::hash(&w.buf[body_at..vectors_at]);
+    let vectors_at = vectors_at as u64;
     w.buf[body_at - 32..body_at].copy_from_slice(sum.as_bytes());
     debug_assert_eq!(head_at, HEAD_AT);
     Encoded {
@@ -288,6 +322,14 @@ pub const PER_SOURCE_BYTE: u64 = 16;
 pub(super) struct Header {
     pub units: usize,
     pub head_len: usize,
+    pub keywords_len: usize,
+}
+
+impl Header {
+    /// Where the vector records start: what a load reads is before.
+    pub fn records_at(&self) -> usize {
+        HEAD_AT + self.head_len + self.keywords_len
+    }
 }
 
 /// The header at the start of `bytes` (at least [`HEADER`] of them) of a
@@ -302,9 +344,14 @@ pub(super) fn header(bytes: &[u8], len: u64) -> Option<Header> {
     r.take(32)?;
     let units = r.u32()? as usize;
     let head_len = usize::try_from(r.u64()?).ok()?;
+    let keywords_len = usize::try_from(r.u64()?).ok()?;
     let left = usize::try_from(len.checked_sub(HEAD_AT as u64)?).ok()?;
     let least = units.checked_mul(UNIT_MIN + 2 * bm25::FIELDS)?;
-    (head_len <= left && least <= left).then_some(Header { units, head_len })
+    (head_len.checked_add(keywords_len)? <= left && least <= left).then_some(Header {
+        units,
+        head_len,
+        keywords_len,
+    })
 }
 
 /// What a prefix of a store's first section says about the files it
@@ -335,15 +382,31 @@ pub fn size_bound(files: u64, bytes: u64) -> u64 {
         .saturating_add(bytes.saturating_mul(PER_SOURCE_BYTE))
 }
 
-/// The index saved in `bytes`, or `None` when they are not a whole,
-/// consistent index of this format. `model`: the id of the loaded model.
-pub(super) fn decode(bytes: &[u8], model: Option<&str>) -> Option<Decoded> {
-    let h = header(bytes, bytes.len() as u64)?;
+/// The index saved in `bytes` (a whole store), or `None` when they are not
+/// a whole, consistent index of this format. `model`: the id and the
+/// dimension of the loaded model (the vectors are kept when both match).
+#[cfg(test)]
+pub(super) fn decode(bytes: &[u8], model: Option<(&str, usize)>) -> Option<Decoded> {
+    decode_prefix(bytes, bytes.len() as u64, model)
+}
+
+/// [`decode`] from the first bytes of a store of `len` bytes: at least
+/// those before its vector records ([`Header::records_at`]), which are
+/// not read.
+pub(super) fn decode_prefix(
+    bytes: &[u8],
+    len: u64,
+    model: Option<(&str, usize)>,
+) -> Option<Decoded> {
+    let h = header(bytes, len)?;
+    let records_at = h.records_at();
+    let bytes = bytes.get(..records_at)?;
     let sum = &bytes[SUM_AT as usize..BODY_AT];
     let body = &bytes[BODY_AT..];
     let head = &bytes[HEAD_AT..HEAD_AT + h.head_len];
     let keywords = &bytes[HEAD_AT + h.head_len..];
     let n_units = h.units;
+    let records_len = len - records_at as u64;
     // The checksum, the units and the keyword index on their own threads.
     let (ok, head, bm25) = std::thread::scope(|scope| {
         let sum_ok = scope.spawn(|| blake3::hash(body).as_bytes() == sum);
@@ -362,13 +425,18 @@ pub(super) fn decode(bytes: &[u8], model: Option<&str>) -> Option<Decoded> {
     if !ok {
         return None;
     }
-    let (mut index, vectors_match, vectors_at) = head?;
+    let (mut index, vectors_match, dim) = head?;
+    // Every unit has a record, or none has (no model).
+    let record = if dim > 0 { 4 + dim as u64 } else { 0 };
+    if records_len != n_units as u64 * record {
+        return None;
+    }
     index.bm25 = bm25?;
     Some(Decoded {
         index,
         vectors_match,
         sum: sum.try_into().ok()?,
-        vectors_at: (HEAD_AT + vectors_at) as u64,
+        vectors_at: records_at as u64,
         records: n_units as u32,
     })
 }
@@ -403,11 +471,15 @@ fn file_table<'a>(r: &mut Reader<'a>) -> Option<Vec<(&'a str, FileMeta, usize)>>
 /// The files, units and vectors of a saved index (without its keyword
 /// index); `n_units` as declared up front. Decoded straight into the flat
 /// arrays of the table and the vectors (their sign bits only: the records
-/// stay in the store). Also: where the vector records start in `bytes`.
-fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Index, bool, usize)> {
+/// stay in the store). Also: the vectors' dimension.
+fn decode_head(
+    bytes: &[u8],
+    model: Option<(&str, usize)>,
+    n_units: usize,
+) -> Option<(Index, bool, usize)> {
     let mut r = Reader::new(bytes);
     let saved_model = r.str()?;
-    let vectors_match = model.is_some_and(|m| m == saved_model);
+    let mut vectors_match = model.is_some_and(|(m, _)| m == saved_model);
     let files = file_table(&mut r)?;
     let n_files = files.len();
     let declared = files
@@ -469,27 +541,28 @@ fn decode_head(bytes: &[u8], model: Option<&str>, n_units: usize) -> Option<(Ind
         }
     }
     let dim = r.u32()? as usize;
-    let vectors_at = r.pos();
-    // Checked before anything is sized by it: every unit has a record of
-    // `4 + dim` bytes, and no model has more than `MAX_DIM` dimensions.
-    if dim > MAX_DIM || (dim > 0 && n_units.checked_mul(dim + 4)? > r.left()) {
+    vectors_match &= model.is_some_and(|(_, d)| d == dim);
+    // Checked before anything is sized by it: every unit has its sign
+    // bits here, and no model has more than `MAX_DIM` dimensions.
+    let words = dim.div_ceil(64);
+    if dim > MAX_DIM || (dim > 0 && n_units.checked_mul(words * 8)? > r.left()) {
         return None;
     }
     index.vectors.prepare(dim, room)?;
     if dim > 0 {
-        for n in 0..n_units {
-            let scale = r.f32()?;
-            let q = r.take(dim)?;
-            if !scale.is_nan() && !scale.is_finite() {
-                return None;
-            }
-            let record = (vectors_match && scale.is_finite()).then_some(n as u32);
-            index.vectors.push_saved(dim, record, q);
+        let has = r.take(n_units.div_ceil(8))?;
+        let signs = r.take(n_units * words * 8)?;
+        for (n, bits) in signs.chunks_exact(words * 8).enumerate() {
+            let record = (vectors_match && has[n / 8] & (1 << (n % 8)) != 0).then_some(n as u32);
+            index.vectors.push_saved(dim, record, bits);
         }
+        // The records' hash: identity only, not checked here.
+        r.take(32)?;
     } else {
         (0..n_units).for_each(|_| index.vectors.push_saved(0, None, &[]));
+        r.take(32)?;
     }
-    (r.left() == 0).then_some((index, vectors_match, vectors_at))
+    (r.left() == 0).then_some((index, vectors_match, dim))
 }
 
 #[cfg(test)]
@@ -563,7 +636,7 @@ mod tests {
         // (Sealed, the original counts a removed unit no more, as the
         // saved one does not.)
         ix.seal();
-        let mut back = decode(&bytes, Some("m1")).expect("decodes");
+        let mut back = decode(&bytes, Some(("m1", 3))).expect("decodes");
         assert!(back.vectors_match);
         // The int8 vectors are read from the store's bytes at query time.
         let store = Arc::new(bytes.clone());
@@ -592,7 +665,7 @@ mod tests {
         // A store changed under the index: no summary, and the store is lost.
         let mut changed = bytes.clone();
         changed[SUM_AT as usize] ^= 1;
-        let mut other = decode(&bytes, Some("m1")).unwrap();
+        let mut other = decode(&bytes, Some(("m1", 3))).unwrap();
         let changed = Arc::new(changed);
         other.attach(Box::new(move |at, buf| read_from(&changed, at, buf)));
         assert_eq!(other.index.summary(1), Some(Default::default()));
@@ -621,7 +694,7 @@ mod tests {
         sealed.seal();
         assert_eq!(encode(&sealed, Some("m1")), bytes);
         // Another model: no vectors kept.
-        let other = decode(&bytes, Some("m2")).unwrap();
+        let other = decode(&bytes, Some(("m2", 3))).unwrap();
         assert!(!other.vectors_match);
         assert!((0..3).all(|i| other.index.vectors.get(i).is_none()));
         // A loaded index takes edits: a file replaced, one added.
@@ -640,10 +713,54 @@ mod tests {
         b.remove("a/x.py");
         assert_eq!(b.unit(3).unwrap().path, "c.py");
         assert!(b.unit(0).is_none());
-        let again = decode(&encode(&b, Some("m1")), Some("m1")).unwrap().index;
+        let again = decode(&encode(&b, Some("m1")), Some(("m1", 3)))
+            .unwrap()
+            .index;
         assert_eq!(again.unit_count(), 3);
         assert_eq!(again.unit(0).unwrap().path, "b.py");
         assert_eq!(again.unit(2).unwrap().name, "urlsplit_again");
+    }
+
+    #[test]
+    fn a_load_reads_no_vector_record_and_a_damaged_one_is_data() {
+        let bytes = encode(&sample(), Some("m1"));
+        let records_at = header(&bytes, bytes.len() as u64).unwrap().records_at();
+        // Three records of a scale and 3 bytes, after everything else.
+        assert_eq!(bytes.len() - records_at, 3 * (4 + 3));
+        // Decoded from the bytes before them, the file's length given.
+        let mut d = decode_prefix(&bytes[..records_at], bytes.len() as u64, Some(("m1", 3)))
+            .expect("decodes without its records");
+        assert!(d.vectors_match);
+        // A byte of a record flipped: the store still loads (the checksum
+        // does not cover the records) and the record reads back as it is.
+        let mut damaged = bytes.clone();
+        damaged[records_at + 7 + 4] ^= 0x7f;
+        let damaged = Arc::new(damaged);
+        d.attach(Box::new(move |at, buf| read_from(&damaged, at, buf)));
+        let (scale, q) = d.index.vectors.get(1).expect("unit 1 has a vector");
+        let saved = Quantized::new(&[0.1, 0.2, 0.3]);
+        assert_eq!(scale, saved.scale);
+        assert_eq!(q[0], saved.q[0] ^ 0x7f);
+        assert_eq!(q[1..], saved.q[1..]);
+        // The records' length is checked all the same.
+        assert!(decode_prefix(&bytes[..records_at], bytes.len() as u64 - 1, None).is_none());
+        assert!(decode_prefix(&bytes[..records_at - 1], bytes.len() as u64, None).is_none());
+        // The model's name with another dimension: no vectors kept.
+        let other = decode(&bytes, Some(("m1", 4))).unwrap();
+        assert!(!other.vectors_match);
+        // Sign bits as the vectors in memory had them (the first pass).
+        let ix = sample();
+        let remap = encode_full(&ix, Some("m1")).remap;
+        let back = decode(&bytes, Some(("m1", 3))).unwrap().index;
+        let mut compared = 0;
+        for (old, &new) in remap.iter().enumerate() {
+            if new != u32::MAX {
+                assert_eq!(back.vectors.signs_of(new), ix.vectors.signs_of(old as u32));
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 3);
+        assert_ne!(back.vectors.signs_of(0), back.vectors.signs_of(1));
     }
 
     /// `buf` filled from `bytes` at `at` (a store in memory).
@@ -658,12 +775,15 @@ mod tests {
         true
     }
 
-    /// A store with a valid checksum around `body` (the section lengths
-    /// and both sections).
+    /// A store with a valid checksum around `body` (the counts, both
+    /// sections and the vector records after them, which it does not
+    /// cover).
     fn sealed_store(body: &[u8]) -> Vec<u8> {
+        let len = |at: usize| u64::from_le_bytes(body[at..at + 8].try_into().unwrap()) as usize;
+        let covered = (20 + len(4) + len(12)).min(body.len());
         let mut crafted = MAGIC.to_vec();
         crafted.extend_from_slice(&FORMAT.to_le_bytes());
-        crafted.extend_from_slice(blake3::hash(body).as_bytes());
+        crafted.extend_from_slice(blake3::hash(&body[..covered]).as_bytes());
         crafted.extend_from_slice(body);
         crafted
     }
@@ -678,6 +798,7 @@ mod tests {
         let mut w = Writer::default();
         w.u32(0); // units
         w.u64(head.buf.len() as u64);
+        w.u64(keywords.len() as u64);
         w.buf.extend_from_slice(&head.buf);
         w.buf.extend_from_slice(keywords);
         w.buf
@@ -719,7 +840,8 @@ mod tests {
         for cut in [0, 5, 12, 44, bytes.len() / 2, bytes.len() - 1] {
             assert!(decode(&bytes[..cut], None).is_none(), "cut at {cut}");
         }
-        for at in [3, 9, 20, 50, bytes.len() - 3] {
+        let records_at = header(&bytes, bytes.len() as u64).unwrap().records_at();
+        for at in [3, 9, 20, 50, 60, records_at - 3] {
             let mut b = bytes.clone();
             b[at] ^= 0x41;
             assert!(decode(&b, None).is_none(), "flipped byte {at}");
@@ -742,7 +864,7 @@ mod tests {
         });
         assert!(decode(&encode(&ix, None), None).is_none());
         // An empty store is whole.
-        let tables = [0u8; 24]; // kinds, languages, units, text, dim: none
+        let tables = [0u8; 24 + 32]; // kinds, languages, units, text, dim: none; records' hash
         let mut no_terms = Writer::default();
         no_terms.u32(0);
         assert!(decode(&sealed_store(&empty_body(&tables, &no_terms.buf)), None).is_some());
@@ -792,6 +914,7 @@ mod tests {
             let mut tail = Writer::default();
             tail.buf.extend_from_slice(&[0u8; 20]); // kinds, languages, units, text
             tail.u32(dim);
+            tail.buf.extend_from_slice(&[0u8; 32]); // the records' hash
             let store = sealed_store(&empty_body(&tail.buf, &no_terms.buf));
             assert!(decode(&store, None).is_none(), "dim {dim}");
         }

@@ -107,6 +107,36 @@ impl LiveIndex {
         engine: Engine,
         model: std::result::Result<Arc<Model>, String>,
     ) -> Arc<LiveIndex> {
+        let not_ours = disk::store::not_ours(root, format::FILE);
+        let saved = not_ours.is_none().then(|| read_saved(root)).flatten();
+        LiveIndex::assemble(root, engine, model, not_ours, saved)
+    }
+
+    /// [`LiveIndex::open`] with the model `load` gives, loaded on another
+    /// thread while the saved index is read (a CLI call pays for both: each
+    /// is tens of milliseconds of a warm `scalpel find`).
+    pub fn open_loading(
+        root: &Path,
+        engine: Engine,
+        load: impl FnOnce() -> Result<std::result::Result<Arc<Model>, String>> + Send,
+    ) -> Result<Arc<LiveIndex>> {
+        let not_ours = disk::store::not_ours(root, format::FILE);
+        let (model, saved) = std::thread::scope(|scope| {
+            let model = scope.spawn(load);
+            let saved = not_ours.is_none().then(|| read_saved(root)).flatten();
+            (model.join(), saved)
+        });
+        let model = model.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        Ok(LiveIndex::assemble(root, engine, model, not_ours, saved))
+    }
+
+    fn assemble(
+        root: &Path,
+        engine: Engine,
+        model: std::result::Result<Arc<Model>, String>,
+        not_ours: Option<String>,
+        saved: Option<Saved>,
+    ) -> Arc<LiveIndex> {
         let (model, model_note) = match model {
             Ok(m) => (Some(m), None),
             Err(note) => (None, Some(note)),
@@ -123,7 +153,7 @@ impl LiveIndex {
             notes: Mutex::new(Vec::new()),
             dirty: AtomicBool::new(false),
             watching: Mutex::new(None),
-            not_ours: disk::store::not_ours(root, format::FILE),
+            not_ours,
             owed: Mutex::new(Owed::default()),
             settled: Condvar::new(),
         };
@@ -132,7 +162,7 @@ impl LiveIndex {
                 tracing::warn!("{why}");
                 live.note_once(why);
             }
-            None => live.load(),
+            None => live.load(saved),
         }
         Arc::new(live)
     }
@@ -145,20 +175,15 @@ impl LiveIndex {
         self.model.as_deref()
     }
 
-    /// Read the saved index; one that cannot be trusted (another format,
-    /// truncated, corrupt, larger than what it indexes can explain) is
-    /// left for the refresh to rebuild. Its header is checked before the
-    /// rest is read, and a large store's file table before the whole file.
-    fn load(&self) {
-        let Some(file) = disk::store::IndexFile::open(&self.root, format::FILE) else {
+    /// Take the saved index `saved` (see [`read_saved`]); one that cannot
+    /// be trusted (another format, truncated, corrupt) is left for the
+    /// refresh to rebuild.
+    fn load(&self, saved: Option<Saved>) {
+        let Some(Saved { file, bytes, len }) = saved else {
             return;
         };
-        let Some(bytes) = self.read_store(&file) else {
-            tracing::warn!("ignoring an unreadable saved index: it is rebuilt");
-            return;
-        };
-        let model_id = self.model.as_ref().map(|m| m.id.as_str());
-        let Some(mut saved) = format::decode(&bytes, model_id) else {
+        let model_id = self.model.as_ref().map(|m| (m.id.as_str(), m.dim()));
+        let Some(mut saved) = format::decode_prefix(&bytes, len, model_id) else {
             tracing::warn!("ignoring an unreadable saved index: it is rebuilt");
             return;
         };
@@ -174,54 +199,6 @@ impl LiveIndex {
         let files = index.file_count();
         *self.write_state() = index;
         lock(&self.progress).total = files;
-    }
-
-    /// The bytes of the store `file`, when its header is of this format
-    /// and its sizes fit its length, and, for a store over
-    /// [`format::FREE_SIZE`], its length is within
-    /// [`format::size_bound`] of the files it names that exist.
-    fn read_store(&self, file: &disk::store::IndexFile) -> Option<Vec<u8>> {
-        let len = file.size()?;
-        let mut head = [0u8; format::HEADER];
-        if !file.read_at(0, &mut head) {
-            return None;
-        }
-        let header = format::header(&head, len)?;
-        if len > format::FREE_SIZE {
-            // The file table opens the first section: read a growing
-            // prefix of it until it is whole.
-            let mut want = header.head_len.min(64 << 10);
-            let (files, bytes) = loop {
-                let mut prefix = vec![0u8; want];
-                if !file.read_at(format::HEADER as u64, &mut prefix) {
-                    return None;
-                }
-                match format::saved_files(&prefix) {
-                    format::SavedFiles::Files(files) => {
-                        break disk::store::indexed_bytes(
-                            &self.root,
-                            files.iter().map(|(p, _)| *p),
-                        );
-                    }
-                    format::SavedFiles::Short
-                        if want < header.head_len.min(format::MAX_FILE_TABLE) =>
-                    {
-                        want = (want * 4).min(header.head_len).min(format::MAX_FILE_TABLE);
-                    }
-                    _ => return None,
-                }
-            };
-            let bound = format::size_bound(files, bytes);
-            if len > bound {
-                tracing::warn!(
-                    size = len,
-                    bound,
-                    "the saved index is larger than the {files} files it indexes explain"
-                );
-                return None;
-            }
-        }
-        file.read_len(len)
     }
 
     fn write_state(&self) -> std::sync::RwLockWriteGuard<'_, Index> {
@@ -915,6 +892,74 @@ impl FileTexts {
         }
         self.read.get(path)?.as_deref()
     }
+}
+
+/// The saved index of `root` as read, not yet decoded: the open store, its
+/// bytes before the vector records (those are read at query time) and its
+/// length.
+struct Saved {
+    file: disk::store::IndexFile,
+    bytes: Vec<u8>,
+    len: u64,
+}
+
+/// The saved index of `root`, when there is one, its header is of this
+/// format and its sizes fit its length, and, for a store whose part read
+/// here is over [`format::FREE_SIZE`], its length is within
+/// [`format::size_bound`] of the files it names that exist. The header is
+/// checked before the rest is read, and a large store's file table before
+/// the whole of it.
+fn read_saved(root: &Path) -> Option<Saved> {
+    let file = disk::store::IndexFile::open(root, format::FILE)?;
+    let saved = read_store(root, &file).map(|(bytes, len)| Saved { file, bytes, len });
+    if saved.is_none() {
+        tracing::warn!("ignoring an unreadable saved index: it is rebuilt");
+    }
+    saved
+}
+
+fn read_store(root: &Path, file: &disk::store::IndexFile) -> Option<(Vec<u8>, u64)> {
+    let len = file.size()?;
+    let mut head = [0u8; format::HEADER];
+    if !file.read_at(0, &mut head) {
+        return None;
+    }
+    let header = format::header(&head, len)?;
+    // What is read (and held) is the part before the vector records. The
+    // records are read a few at a time, and copied at a save only for the
+    // units a refresh keeps and only when they have the loaded model's
+    // dimension ([`format::decode_prefix`]): at most that many bytes per
+    // unit of the part read.
+    if header.records_at() as u64 > format::FREE_SIZE {
+        // The file table opens the first section: read a growing
+        // prefix of it until it is whole.
+        let mut want = header.head_len.min(64 << 10);
+        let (files, bytes) = loop {
+            let mut prefix = vec![0u8; want];
+            if !file.read_at(format::HEADER as u64, &mut prefix) {
+                return None;
+            }
+            match format::saved_files(&prefix) {
+                format::SavedFiles::Files(files) => {
+                    break disk::store::indexed_bytes(root, files.iter().map(|(p, _)| *p));
+                }
+                format::SavedFiles::Short if want < header.head_len.min(format::MAX_FILE_TABLE) => {
+                    want = (want * 4).min(header.head_len).min(format::MAX_FILE_TABLE);
+                }
+                _ => return None,
+            }
+        };
+        let bound = format::size_bound(files, bytes);
+        if len > bound {
+            tracing::warn!(
+                size = len,
+                bound,
+                "the saved index is larger than the {files} files it indexes explain"
+            );
+            return None;
+        }
+    }
+    Some((file.read_len(header.records_at() as u64)?, len))
 }
 
 /// Load the model for an index: `explicit` or [`super::model::MODEL_ENV`]

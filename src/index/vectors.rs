@@ -140,7 +140,7 @@ fn sign_bits(q: &[i8], words: usize, out: &mut Vec<u64>) {
 /// at a time, so that the compiler makes it a few vector compares: a bit at
 /// a time, computing the signs of a warm start's saved vectors was 40 % of
 /// a warm `scalpel find` with a model (issue 31).
-fn sign_word(values: impl Iterator<Item = i8>) -> u64 {
+pub(super) fn sign_word(values: impl Iterator<Item = i8>) -> u64 {
     values
         .enumerate()
         .fold(0u64, |w, (i, x)| w | (((x > 0) as u64) << i))
@@ -181,17 +181,17 @@ impl Vectors {
     }
 
     /// Add a unit of the store: record `record` (`None`: no vector) with
-    /// its values `q` (for the sign bits only).
-    pub fn push_saved(&mut self, dim: usize, record: Option<u32>, q: &[u8]) {
+    /// its sign bits as saved (`words` little-endian 64-bit words).
+    pub fn push_saved(&mut self, dim: usize, record: Option<u32>, bits: &[u8]) {
         if self.dim == 0 && dim > 0 {
             self.set_dim(dim);
         }
         let at = self.signs.len();
         self.signs.resize(at + self.words, 0);
-        match record.filter(|_| q.len() == self.dim) {
+        match record.filter(|_| bits.len() == self.words * 8) {
             Some(n) => {
-                for (w, chunk) in self.signs[at..].iter_mut().zip(q.chunks(64)) {
-                    *w = sign_word(chunk.iter().map(|&x| x as i8));
+                for (w, b) in self.signs[at..].iter_mut().zip(bits.chunks_exact(8)) {
+                    *w = u64::from_le_bytes(b.try_into().unwrap_or_default());
                 }
                 self.place.push(n);
             }
@@ -282,6 +282,13 @@ impl Vectors {
         let n = self.place.len();
         *self = Vectors::default();
         self.place.resize(n, NONE);
+    }
+
+    /// Unit `id`'s sign bits.
+    #[cfg(test)]
+    pub fn signs_of(&self, id: u32) -> &[u64] {
+        let at = id as usize * self.words;
+        &self.signs[at..at + self.words]
     }
 
     /// Unit `id`'s vector: its scale and values, from memory or the store.
@@ -448,7 +455,8 @@ mod tests {
             sign_bits(&q, words, &mut out);
             proptest::prop_assert_eq!(&out[1..], &expected[..]);
             let mut v = Vectors::default();
-            let bytes: Vec<u8> = q.iter().map(|&x| x as u8).collect();
+            // As a store saves them: little-endian words.
+            let bytes: Vec<u8> = out[1..].iter().flat_map(|w| w.to_le_bytes()).collect();
             v.push_saved(q.len(), Some(0), &bytes);
             proptest::prop_assert_eq!(&v.signs[..], &expected[..]);
         }
