@@ -11,7 +11,8 @@
 # The index is built once (`scalpel index`), then each query is timed.
 #
 # Knobs: RUNS (default 20), PREV (a previous `scalpel` binary, e.g. one
-# built from main), MODEL (a Model2Vec folder: the index and the queries
+# built from main: it answers on a copy of the tree, with its own store,
+# since its store format may be another), MODEL (a Model2Vec folder: the index and the queries
 # then use it; default: keyword search, as a user without a model gets).
 #
 # Usage: benches/find_warm.sh [WORKDIR]   (default: a temp dir, kept)
@@ -47,17 +48,25 @@ fi
 cd "$tree"
 export SCALPEL_MODEL=$model
 echo "tree: $tree ($(git ls-files | wc -l) files, model: $model)"
-"$scalpel" index --root . | head -1
-# The previous binary reads the same store format: warm it too, so that
+# Rebuilt, so that the store holds vectors exactly when MODEL names a model.
+"$scalpel" index --rebuild --root . | head -1
+# The previous binary gets a copy of the tree and its own store (another
+# store format would be rebuilt by each binary in turn): warm both, so that
 # neither pays a rebuild inside the timing.
-[ -n "${PREV:-}" ] && "$PREV" index --root . >/dev/null
+prev_tree=$work/go-prev-${model//\//_}
+if [ -n "${PREV:-}" ]; then
+    rm -rf "$prev_tree"
+    cp -a "$tree" "$prev_tree"
+    rm -rf "$prev_tree/.scalpel"
+    "$PREV" index --root "$prev_tree" >/dev/null
+fi
 
 run() { # name, query words...
     local name=$1; shift
     local rg_args=(-i) w
     for w in "$@"; do rg_args+=(-e "$w"); done
     local cmds=("rg $(printf '%q ' "${rg_args[@]}") ." "$scalpel find $(printf '%q ' "$@") --root .")
-    [ -n "${PREV:-}" ] && cmds+=("$PREV find $(printf '%q ' "$@") --root .")
+    [ -n "${PREV:-}" ] && cmds+=("$PREV find $(printf '%q ' "$@") --root $prev_tree")
     echo
     echo "== $name: $*"
     hyperfine -N --warmup 2 --runs "${RUNS:-20}" --export-json "$work/$name.json" "${cmds[@]}" >/dev/null
