@@ -604,7 +604,11 @@ pub fn outline_within(
     // the same definition: the earlier pattern (lower index) wins.
     // Keyed by node ids: Fx hashing, not SipHash (an outline is CPU-bound
     // and nothing here is keyed by what a file's author chose).
-    let mut best: FxHashMap<usize, Raw> = FxHashMap::default();
+    // The candidates in a vector, the map holding their indexes: a map of
+    // whole `Raw`s moved them all at every growth (a twentieth of a
+    // declaration file's outline).
+    let mut candidates: Vec<Raw> = Vec::new();
+    let mut best: FxHashMap<usize, usize> = FxHashMap::default();
     let finished = for_each_tag(lang, &tree, body, None, Some(&deadline), |mut m| {
         let phrase = m.names.len() > 1;
         let Some((name, label, sigil)) = name_of(lang, &mut m.names, body) else {
@@ -628,18 +632,24 @@ pub fn outline_within(
             doc: m.doc,
             pattern: m.pattern,
         };
-        best.entry(key)
-            .and_modify(|r| {
+        match best.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let r = &mut candidates[*e.get()];
                 if raw.pattern < r.pattern {
-                    *r = raw.clone();
+                    *r = raw;
                 }
-            })
-            .or_insert(raw);
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(candidates.len());
+                candidates.push(raw);
+            }
+        }
     })?;
     if !finished {
         return Err(deadline.error(lang, body.len(), "listing the symbols"));
     }
-    let mut raws: Vec<Raw> = best.into_values().collect();
+    drop(best);
+    let mut raws = candidates;
     // A node that is both a definition and a scope (a Rust `impl` block) is
     // one symbol whose children hang from the scope's name (`Point::new`).
     let scopes_of_definitions: FxHashMap<usize, Raw> = {
@@ -696,7 +706,7 @@ pub fn outline_within(
         is_scope: bool,
     }
     let mut stack: Vec<Open> = Vec::new();
-    let mut symbols: Vec<Symbol> = Vec::new();
+    let mut symbols: Vec<Symbol> = Vec::with_capacity(raws.len());
     let sep = lang.separator();
     // What an open item's children hang from.
     fn hung<'a>(o: &'a Open, symbols: &'a [Symbol]) -> (&'a [String], &'a str) {
@@ -1049,7 +1059,8 @@ fn widen_all<'t>(
 ) -> FxHashMap<usize, (Node<'t>, Node<'t>)> {
     let wrappers = &lang.kinds().wrappers;
     // How many of `defs` each node is (Go's `A, B int` is two).
-    let mut wanted: FxHashMap<usize, usize> = FxHashMap::default();
+    let mut wanted: FxHashMap<usize, usize> =
+        FxHashMap::with_capacity_and_hasher(defs.len(), Default::default());
     for n in defs {
         *wanted.entry(n.id()).or_default() += 1;
     }
