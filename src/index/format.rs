@@ -192,13 +192,15 @@ pub(super) fn encode_full(index: &Index, model: Option<&str>) -> Encoded {
     if dim > 0 {
         w.buf.reserve(order.len() * (4 + dim));
         let mut n = 0;
+        let mut signs = Vec::with_capacity(words);
         index.vectors.for_each(&order, |v| {
             match v {
                 Some((s, q)) => {
                     w.buf[has_at + n / 8] |= 1 << (n % 8);
+                    signs.clear();
+                    super::vectors::sign_bits(q, words, &mut signs);
                     let at = signs_at + n * words * 8;
-                    for (i, chunk) in q.chunks(64).enumerate() {
-                        let word = super::vectors::sign_word(chunk.iter().copied());
+                    for (i, word) in signs.iter().enumerate() {
                         w.buf[at + i * 8..at + i * 8 + 8].copy_from_slice(&word.to_le_bytes());
                     }
                     w.f32(s);
@@ -556,12 +558,11 @@ fn decode_head(
             let record = (vectors_match && has[n / 8] & (1 << (n % 8)) != 0).then_some(n as u32);
             index.vectors.push_saved(dim, record, bits);
         }
-        // The records' hash: identity only, not checked here.
-        r.take(32)?;
     } else {
         (0..n_units).for_each(|_| index.vectors.push_saved(0, None, &[]));
-        r.take(32)?;
     }
+    // The records' hash: identity only, not checked here.
+    r.take(32)?;
     (r.left() == 0).then_some((index, vectors_match, dim))
 }
 

@@ -107,8 +107,7 @@ impl LiveIndex {
         engine: Engine,
         model: std::result::Result<Arc<Model>, String>,
     ) -> Arc<LiveIndex> {
-        let not_ours = disk::store::not_ours(root, format::FILE);
-        let saved = not_ours.is_none().then(|| read_saved(root)).flatten();
+        let (not_ours, saved) = read_own(root);
         LiveIndex::assemble(root, engine, model, not_ours, saved)
     }
 
@@ -120,11 +119,10 @@ impl LiveIndex {
         engine: Engine,
         load: impl FnOnce() -> Result<std::result::Result<Arc<Model>, String>> + Send,
     ) -> Result<Arc<LiveIndex>> {
-        let not_ours = disk::store::not_ours(root, format::FILE);
-        let (model, saved) = std::thread::scope(|scope| {
+        let (model, (not_ours, saved)) = std::thread::scope(|scope| {
             let model = scope.spawn(load);
-            let saved = not_ours.is_none().then(|| read_saved(root)).flatten();
-            (model.join(), saved)
+            let own = read_own(root);
+            (model.join(), own)
         });
         let model = model.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
         Ok(LiveIndex::assemble(root, engine, model, not_ours, saved))
@@ -135,7 +133,7 @@ impl LiveIndex {
         engine: Engine,
         model: std::result::Result<Arc<Model>, String>,
         not_ours: Option<String>,
-        saved: Option<Saved>,
+        saved: Option<SavedBytes>,
     ) -> Arc<LiveIndex> {
         let (model, model_note) = match model {
             Ok(m) => (Some(m), None),
@@ -178,8 +176,8 @@ impl LiveIndex {
     /// Take the saved index `saved` (see [`read_saved`]); one that cannot
     /// be trusted (another format, truncated, corrupt) is left for the
     /// refresh to rebuild.
-    fn load(&self, saved: Option<Saved>) {
-        let Some(Saved { file, bytes, len }) = saved else {
+    fn load(&self, saved: Option<SavedBytes>) {
+        let Some(SavedBytes { file, bytes, len }) = saved else {
             return;
         };
         let model_id = self.model.as_ref().map(|m| (m.id.as_str(), m.dim()));
@@ -897,10 +895,18 @@ impl FileTexts {
 /// The saved index of `root` as read, not yet decoded: the open store, its
 /// bytes before the vector records (those are read at query time) and its
 /// length.
-struct Saved {
+struct SavedBytes {
     file: disk::store::IndexFile,
     bytes: Vec<u8>,
     len: u64,
+}
+
+/// Why the store under `root` is not Scalpel's (then it is left alone),
+/// or else the saved index read from it ([`read_saved`]).
+fn read_own(root: &Path) -> (Option<String>, Option<SavedBytes>) {
+    let not_ours = disk::store::not_ours(root, format::FILE);
+    let saved = not_ours.is_none().then(|| read_saved(root)).flatten();
+    (not_ours, saved)
 }
 
 /// The saved index of `root`, when there is one, its header is of this
@@ -909,9 +915,9 @@ struct Saved {
 /// [`format::size_bound`] of the files it names that exist. The header is
 /// checked before the rest is read, and a large store's file table before
 /// the whole of it.
-fn read_saved(root: &Path) -> Option<Saved> {
+fn read_saved(root: &Path) -> Option<SavedBytes> {
     let file = disk::store::IndexFile::open(root, format::FILE)?;
-    let saved = read_store(root, &file).map(|(bytes, len)| Saved { file, bytes, len });
+    let saved = read_store(root, &file).map(|(bytes, len)| SavedBytes { file, bytes, len });
     if saved.is_none() {
         tracing::warn!("ignoring an unreadable saved index: it is rebuilt");
     }

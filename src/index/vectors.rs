@@ -128,7 +128,7 @@ impl std::fmt::Debug for Vectors {
 
 /// The sign bits of `q` (a value above zero sets its bit), appended to
 /// `out` as `words` words.
-fn sign_bits(q: &[i8], words: usize, out: &mut Vec<u64>) {
+pub(super) fn sign_bits(q: &[i8], words: usize, out: &mut Vec<u64>) {
     let at = out.len();
     out.resize(at + words, 0);
     for (w, chunk) in out[at..].iter_mut().zip(q.chunks(64)) {
@@ -140,7 +140,7 @@ fn sign_bits(q: &[i8], words: usize, out: &mut Vec<u64>) {
 /// at a time, so that the compiler makes it a few vector compares: a bit at
 /// a time, computing the signs of a warm start's saved vectors was 40 % of
 /// a warm `scalpel find` with a model (issue 31).
-pub(super) fn sign_word(values: impl Iterator<Item = i8>) -> u64 {
+fn sign_word(values: impl Iterator<Item = i8>) -> u64 {
     values
         .enumerate()
         .fold(0u64, |w, (i, x)| w | (((x > 0) as u64) << i))
