@@ -172,7 +172,7 @@ fn python_stdlib_agrees_with_ast() {
         let ours: HashSet<(String, usize, usize)> = file
             .symbols
             .iter()
-            .filter(|s| matches!(s.kind.as_str(), "function" | "method" | "class"))
+            .filter(|s| matches!(s.kind, "function" | "method" | "class"))
             .map(|s| (s.name.clone(), s.name_line, s.bare_span().end_line))
             .collect();
         let theirs: HashSet<(String, usize, usize)> = defs

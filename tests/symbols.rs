@@ -671,7 +671,7 @@ fn every_address_resolves_with_and_without_its_kind() {
             .unwrap()
             .symbols;
         for s in &symbols {
-            for kind in [None, Some(s.kind.as_str())] {
+            for kind in [None, Some(s.kind)] {
                 let got = scalpel::symbols::resolve(&symbols, s.address(), kind)
                     .unwrap_or_else(|e| panic!("{} {} {kind:?}: {e}", f.display(), s.address()));
                 assert_eq!(got.start_byte, s.start_byte, "{}", s.address());

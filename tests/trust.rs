@@ -204,7 +204,7 @@ fn claimed_files_read_as_the_language_whose_checker_accepts_them() {
                     let listed = |lang: &str| {
                         parse(lang, &text).map(|p| {
                             let s = p.symbols.iter();
-                            s.map(|s| (s.name_path.clone(), s.kind.clone(), s.start_byte))
+                            s.map(|s| (s.name_path.clone(), s.kind, s.start_byte))
                                 .collect::<Vec<_>>()
                         })
                     };

@@ -301,7 +301,7 @@ fn symbol_units(
             path: path.to_string(),
             start_line: if split { a } else { full.start_line },
             end_line: if split { b } else { full.end_line },
-            kind: s.kind.clone(),
+            kind: s.kind.to_string(),
             name: s.name.clone(),
             name_path: s.address().to_string(),
             parent: s.parent.clone(),

@@ -537,7 +537,12 @@ impl KindSet {
     }
 
     pub fn contains(&self, node: &tree_sitter::Node) -> bool {
-        let id = node.kind_id() as usize;
+        self.has(node.kind_id())
+    }
+
+    /// Is kind id `id` in the set (for a caller that has the id already)?
+    pub fn has(&self, id: u16) -> bool {
+        let id = id as usize;
         self.0.get(id / 64).is_some_and(|w| w >> (id % 64) & 1 != 0)
     }
 

@@ -542,7 +542,7 @@ pub fn extract_from(file: &ParsedFile, display: &str, req: &ExtractRequest) -> R
                 let s = &file.symbols[i];
                 DependencyCode {
                     address: s.address().to_string(),
-                    kind: s.kind.clone(),
+                    kind: s.kind.to_string(),
                     start_line: s.start_line,
                     end_line: s.end_line,
                     code: file.text(s.full_span()).to_string(),
@@ -703,7 +703,7 @@ impl Engine {
         let planned = SymbolChange {
             operation: op,
             symbol: target.name_path.clone(),
-            kind: target.kind.clone(),
+            kind: target.kind.to_string(),
             start_line,
             end_line,
             kept_trivia,

@@ -214,7 +214,7 @@ pub fn read_fragment(ws: &Workspace, engine: &Engine, params: &FragmentParams) -
             found_symbols.push(FragmentSymbol {
                 requested: name.clone(),
                 address: s.address().to_string(),
-                kind: s.kind.clone(),
+                kind: s.kind.to_string(),
                 start_line: span.start_line,
                 end_line: span.end_line,
             });

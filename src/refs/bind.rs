@@ -148,7 +148,7 @@ impl<'a> Binder<'a> {
                 }
             }
             for (i, s) in file.symbols.iter().enumerate() {
-                if !HOLDER_KINDS.contains(&s.kind.as_str()) {
+                if !HOLDER_KINDS.contains(&s.kind) {
                     continue;
                 }
                 let owner = match first_child[i] {
@@ -185,7 +185,7 @@ impl<'a> Binder<'a> {
         };
         if let Some(t) = target {
             let sym = t.symbol();
-            if MEMBER_KINDS.contains(&sym.kind.as_str())
+            if MEMBER_KINDS.contains(&sym.kind)
                 && t.file.language.refs_rules().is_protocol_name(&sym.name)
             {
                 b.refusal = Some(
@@ -216,7 +216,7 @@ impl<'a> Binder<'a> {
                     .with_details(serde_json::json!({"name": sym.name, "line": sym.name_line})),
                 );
             }
-            if !MEMBER_KINDS.contains(&sym.kind.as_str())
+            if !MEMBER_KINDS.contains(&sym.kind)
                 && sym.parent_index.is_none()
                 && (t.file.language.refs_rules().entry_points).contains(&sym.name)
             {
@@ -249,8 +249,7 @@ impl<'a> Binder<'a> {
                 .collect();
             b.only_family = all.iter().all(|d| b.family.contains(d));
             b.only_family_bare = all.iter().all(|d| {
-                b.family.contains(d)
-                    || MEMBER_KINDS.contains(&b.file(d.0).symbols[d.1].kind.as_str())
+                b.family.contains(d) || MEMBER_KINDS.contains(&b.file(d.0).symbols[d.1].kind)
             });
         }
         b
@@ -262,7 +261,7 @@ impl<'a> Binder<'a> {
 
     fn target_is_member(&self) -> bool {
         self.target
-            .is_some_and(|t| MEMBER_KINDS.contains(&t.symbol().kind.as_str()))
+            .is_some_and(|t| MEMBER_KINDS.contains(&t.symbol().kind))
     }
 
     /// `d` and the definitions of the same name in the same scope and
@@ -281,7 +280,7 @@ impl<'a> Binder<'a> {
                 // the same last name.
                 other.parent_index == s.parent_index
                     && other.segments() == s.segments()
-                    && file.language.same_namespace(&s.kind, &other.kind)
+                    && file.language.same_namespace(s.kind, other.kind)
             })
             .map(|o| (d.0, o))
             .collect()
@@ -311,7 +310,7 @@ impl<'a> Binder<'a> {
                         let other = &other_file.symbols[o];
                         (fi, o) != d
                             && other.segments() == s.segments()
-                            && file.language.same_namespace(&s.kind, &other.kind)
+                            && file.language.same_namespace(s.kind, other.kind)
                             && !(bodied && crate::symbols::has_body(other_file, other))
                     })
                     .map(move |o| (fi, o))
@@ -363,8 +362,7 @@ impl<'a> Binder<'a> {
         let own = self.owner(x);
         self.resolve_where(&b.name, own.0, |h| {
             (h.file, &h.owner) != (own.0, &own.1)
-                && (!b.whole
-                    || WHOLE_KINDS.contains(&self.file(h.file).symbols[h.sym].kind.as_str()))
+                && (!b.whole || WHOLE_KINDS.contains(&self.file(h.file).symbols[h.sym].kind))
         })
     }
 
@@ -413,7 +411,7 @@ impl<'a> Binder<'a> {
     /// refused unless the caller decides).
     fn structural_family(&mut self) {
         let Some(t) = self.target else { return };
-        if !MEMBER_KINDS.contains(&t.symbol().kind.as_str())
+        if !MEMBER_KINDS.contains(&t.symbol().kind)
             || !t.file.language.refs_rules().structural_interfaces
         {
             return;
@@ -443,7 +441,7 @@ impl<'a> Binder<'a> {
 
     fn build_family(&mut self) {
         let Some(t) = self.target else { return };
-        if !MEMBER_KINDS.contains(&t.symbol().kind.as_str()) {
+        if !MEMBER_KINDS.contains(&t.symbol().kind) {
             return;
         }
         let mut queue: Vec<usize> = self
@@ -639,7 +637,7 @@ impl<'a> Binder<'a> {
             ));
         }
         let member = self.target_is_member();
-        let kind = t.symbol().kind.as_str();
+        let kind = t.symbol().kind;
         match &o.role {
             Role::Definition(i) => {
                 if self.family.contains(&(fi, *i)) {
@@ -803,7 +801,7 @@ impl<'a> Binder<'a> {
             let around = file
                 .symbols
                 .iter()
-                .filter(|s| CALLABLE_KINDS.contains(&s.kind.as_str()))
+                .filter(|s| CALLABLE_KINDS.contains(&s.kind))
                 .map(|s| s.full_span())
                 .map(|sp| (sp.start_byte - offset, sp.end_byte - offset))
                 .filter(|&(a, b)| a <= at && at < b)
@@ -983,7 +981,7 @@ impl<'a> Binder<'a> {
             .copied()
             .filter(|&s| {
                 let sym = &file.symbols[s];
-                !MEMBER_KINDS.contains(&sym.kind.as_str())
+                !MEMBER_KINDS.contains(&sym.kind)
                     && sym.parent_index.is_none_or(|p| {
                         let sp = file.symbols[p].full_span();
                         sp.start_byte <= o.byte && o.byte < sp.end_byte
@@ -1064,11 +1062,9 @@ impl<'a> Binder<'a> {
             }
         }) && !file.symbols.iter().any(|s| {
             let sp = s.full_span();
-            CALLABLE_KINDS.contains(&s.kind.as_str())
-                && sp.start_byte <= o.byte
-                && o.byte < sp.end_byte
+            CALLABLE_KINDS.contains(&s.kind) && sp.start_byte <= o.byte && o.byte < sp.end_byte
         });
-        let kind = self.target.map_or("", |t| t.symbol().kind.as_str());
+        let kind = self.target.map_or("", |t| t.symbol().kind);
         // Where `this` is implicit (Java, C++), a bare name in a method,
         // also one defined outside its class, may be a member.
         let implicit = file.language.refs_rules().implicit_members;
@@ -1086,9 +1082,7 @@ impl<'a> Binder<'a> {
             .iter()
             .filter(|s| {
                 let sp = s.full_span();
-                MEMBER_KINDS.contains(&s.kind.as_str())
-                    && sp.start_byte <= byte
-                    && byte < sp.end_byte
+                MEMBER_KINDS.contains(&s.kind) && sp.start_byte <= byte && byte < sp.end_byte
             })
             .min_by_key(|s| s.full_span().end_byte - s.full_span().start_byte)?;
         let segs = m.segments();
@@ -1163,7 +1157,7 @@ impl<'a> Binder<'a> {
         let callables = || {
             file.symbols
                 .iter()
-                .filter(|s| CALLABLE_KINDS.contains(&s.kind.as_str()))
+                .filter(|s| CALLABLE_KINDS.contains(&s.kind))
                 .map(|s| s.full_span())
                 .map(move |sp| (sp.start_byte - offset, sp.end_byte - offset))
         };
@@ -1356,7 +1350,7 @@ fn named_by_convention(t: &Target) -> Option<&crate::lang::NamedAfter> {
     (t.file.language.refs_rules().named_after).iter().find(|r| {
         sym.parent_index.is_none()
             && sym.name.starts_with(&r.prefix)
-            && r.kinds.contains(&sym.kind)
+            && r.kinds.iter().any(|k| k == sym.kind)
             && globset::Glob::new(&r.files).is_ok_and(|g| g.compile_matcher().is_match(file_name))
     })
 }

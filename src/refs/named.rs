@@ -81,7 +81,7 @@ pub(crate) fn named_after(
                 };
                 let b = s.name_byte + at - offset;
                 if s.depth() == 0
-                    && rule.kinds.contains(&s.kind)
+                    && rule.kinds.iter().any(|k| k == s.kind)
                     && (rest.is_empty() || rest.starts_with(&rule.join))
                     && body.get(b..b + sym.name.len()) == Some(sym.name.as_str())
                 {

@@ -108,7 +108,7 @@ pub fn dependencies(file: &ParsedFile, target: &Symbol) -> Result<(Dependencies,
             DependencySymbol {
                 name_path: s.name_path.clone(),
                 address: s.address().to_string(),
-                kind: s.kind.clone(),
+                kind: s.kind.to_string(),
                 start_line: s.start_line,
                 end_line: s.end_line,
             }
@@ -445,11 +445,11 @@ pub(crate) fn is_path(text: &str) -> bool {
 /// and defined at the top level or in a scope that encloses the target?
 fn visible(file: &ParsedFile, i: usize, target: &Symbol) -> bool {
     let s = &file.symbols[i];
-    if MEMBER_KINDS.contains(&s.kind.as_str()) {
+    if MEMBER_KINDS.contains(&s.kind) {
         // A class-body field may use a sibling field by its bare name.
         return s.parent == target.parent
-            && !LOCAL_SCOPE_KINDS.contains(&target.kind.as_str())
-            && MEMBER_KINDS.contains(&target.kind.as_str());
+            && !LOCAL_SCOPE_KINDS.contains(&target.kind)
+            && MEMBER_KINDS.contains(&target.kind);
     }
     match s.parent_index {
         None => true,
@@ -471,7 +471,7 @@ fn members_of(
         .copied()
         .filter(|&i| {
             let segs = &file.symbols[i].segments;
-            wants.reaches(&file.symbols[i].kind)
+            wants.reaches(file.symbols[i].kind)
                 && owners
                     .iter()
                     .any(|o| segs.len() == o.len() + 1 && segs[..o.len()] == o[..])
@@ -495,9 +495,7 @@ fn self_members(
         .iter()
         .map(|&i| &file.symbols[i])
         .filter(|s| {
-            MEMBER_KINDS.contains(&s.kind.as_str())
-                && s.full.start_byte <= byte
-                && byte < s.full.end_byte
+            MEMBER_KINDS.contains(&s.kind) && s.full.start_byte <= byte && byte < s.full.end_byte
         })
         .min_by_key(|s| s.full.end_byte - s.full.start_byte)
     else {
@@ -577,7 +575,7 @@ fn bases(file: &ParsedFile, index: &Index, h: usize) -> Vec<usize> {
             let s = &file.symbols[i];
             i != h
                 && s.segments != holder.segments
-                && !MEMBER_KINDS.contains(&s.kind.as_str())
+                && !MEMBER_KINDS.contains(&s.kind)
                 && visible(file, i, holder)
         })
         .collect();
@@ -607,7 +605,7 @@ fn named_members(
         .named(first)
         .iter()
         .map(|&i| (i, &file.symbols[i]))
-        .filter(|(i, s)| !MEMBER_KINDS.contains(&s.kind.as_str()) && visible(file, *i, target))
+        .filter(|(i, s)| !MEMBER_KINDS.contains(&s.kind) && visible(file, *i, target))
         .map(|(_, s)| {
             let mut path = s.segments.clone();
             path.extend(segments[1..].iter().cloned());
@@ -643,7 +641,7 @@ fn collect_imports_with(file: &ParsedFile, rooted: bool) -> Result<Vec<ImportStm
     let mut by_stmt: BTreeMap<usize, ImportStmt> = BTreeMap::new();
     let deadline = file.walk_deadline();
     let root = file.tree.root_node();
-    let each = |m: &tree_sitter::QueryMatch<'_, '_>| {
+    let mut each = |m: &tree_sitter::QueryMatch<'_, '_>| {
         let Some(stmt) = m
             .captures()
             .iter()
@@ -674,7 +672,16 @@ fn collect_imports_with(file: &ParsedFile, rooted: bool) -> Result<Vec<ImportStm
     let finished = match q.roots.as_ref().filter(|_| rooted) {
         Some(roots) => {
             let skip = &file.language.kinds().no_imports_in;
-            for_each_rooted_match(&q.query, roots, skip, root, body, Some(&deadline), each)
+            for_each_rooted_match(
+                &q.query,
+                roots,
+                skip,
+                root,
+                body,
+                Some(&deadline),
+                &mut (),
+                |m, _| each(m),
+            )
         }
         None => for_each_match(&q.query, root, body, None, Some(&deadline), each),
     };

@@ -53,7 +53,7 @@ pub struct Symbol {
     /// Path from the top level, joined with the language's separator.
     pub name_path: String,
     /// LSP-style kind: function, method, class, struct, ...
-    pub kind: String,
+    pub kind: &'static str,
     pub start_line: usize,
     pub end_line: usize,
     pub start_byte: usize,
@@ -609,42 +609,45 @@ pub fn outline_within(
     // declaration file's outline).
     let mut candidates: Vec<Raw> = Vec::new();
     let mut best: FxHashMap<usize, usize> = FxHashMap::default();
-    let finished = for_each_tag(lang, &tree, body, None, Some(&deadline), |mut m| {
-        let phrase = m.names.len() > 1;
-        let Some((name, label, sigil)) = name_of(lang, &mut m.names, body) else {
-            return;
-        };
-        let (node, kind) = match (m.definition, m.scope) {
-            (Some((n, k)), _) => (n, Some(k)),
-            (None, Some(n)) => (n, None),
-            (None, None) => return,
-        };
-        let key = if kind.is_some() { name.id() } else { node.id() };
-        let qualifier = qualifier_of(&mut m.qualifiers, body, lang.separator());
-        let raw = Raw {
-            node,
-            name,
-            label,
-            qualifier,
-            sigil,
-            phrase,
-            kind,
-            doc: m.doc,
-            pattern: m.pattern,
-        };
-        match best.entry(key) {
-            std::collections::hash_map::Entry::Occupied(e) => {
-                let r = &mut candidates[*e.get()];
-                if raw.pattern < r.pattern {
-                    *r = raw;
+    let mut widener = Widener::new(lang, body, 0);
+    let along = Some(&mut widener);
+    let (finished, widened_along) =
+        for_each_tag_along(lang, &tree, body, None, Some(&deadline), along, |mut m| {
+            let phrase = m.names.len() > 1;
+            let Some((name, label, sigil)) = name_of(lang, &mut m.names, body) else {
+                return;
+            };
+            let (node, kind) = match (m.definition, m.scope) {
+                (Some((n, k)), _) => (n, Some(k)),
+                (None, Some(n)) => (n, None),
+                (None, None) => return,
+            };
+            let key = if kind.is_some() { name.id() } else { node.id() };
+            let qualifier = qualifier_of(&mut m.qualifiers, body, lang.separator());
+            let raw = Raw {
+                node,
+                name,
+                label,
+                qualifier,
+                sigil,
+                phrase,
+                kind,
+                doc: m.doc,
+                pattern: m.pattern,
+            };
+            match best.entry(key) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    let r = &mut candidates[*e.get()];
+                    if raw.pattern < r.pattern {
+                        *r = raw;
+                    }
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(candidates.len());
+                    candidates.push(raw);
                 }
             }
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(candidates.len());
-                candidates.push(raw);
-            }
-        }
-    })?;
+        })?;
     if !finished {
         return Err(deadline.error(lang, body.len(), "listing the symbols"));
     }
@@ -727,10 +730,15 @@ pub fn outline_within(
         let path = parent.map_or_else(|| name.to_string(), |p| format!("{}{sep}{name}", p.1));
         (segments, path)
     };
-    // Every definition's wrappers and leading trivia, found in one walk.
-    let defs: Vec<Node> = raws.iter().map(|r| r.node).collect();
-    let widened = widen_all(lang, root, &defs, body);
-    for (i, raw) in raws.iter().enumerate() {
+    // Every definition's wrappers and leading trivia, found along the walk
+    // that found the definitions, or else by one walk of its own.
+    let widened = if widened_along {
+        widener.out
+    } else {
+        let defs: Vec<Node> = raws.iter().map(|r| r.node).collect();
+        widen_all(lang, root, &defs, body)
+    };
+    for (i, raw) in raws.iter_mut().enumerate() {
         if i % 1024 == 1023 && deadline.passed() {
             return Err(deadline.error(lang, body.len(), "listing the symbols"));
         }
@@ -744,7 +752,7 @@ pub fn outline_within(
         }
         let parent = stack.last();
         let hangs = parent.map(|p| hung(p, &symbols));
-        let name = raw.label.clone();
+        let name = std::mem::take(&mut raw.label);
         let (segments, path) = match &raw.qualifier {
             Some(q) => child_of(hangs, &format!("{q}{sep}{name}")),
             None => child_of(hangs, &name),
@@ -788,7 +796,7 @@ pub fn outline_within(
                 symbols.push(Symbol {
                     name,
                     name_path: path,
-                    kind: kind.to_string(),
+                    kind,
                     start_line: 0,
                     end_line: 0,
                     start_byte: 0,
@@ -1044,25 +1052,224 @@ fn with_doc<'t>(first: Node<'t>, top: Node<'t>, doc: Option<Node<'t>>) -> (Node<
     }
 }
 
+/// What a walk in pre-order says of where it is, for work done along it
+/// (the [`Widener`]): a node is `enter`ed (with its kind id), then
+/// `entered` (after the tags query ran from it), then either gone `down`
+/// into or `left`; `up` follows the last child of a level.
+pub(crate) trait Walker<'t> {
+    fn enter(&mut self, _node: Node<'t>, _kind: u16) {}
+    fn entered(&mut self, _node: Node<'t>) {}
+    fn down(&mut self) {}
+    fn left(&mut self) {}
+    fn up(&mut self) {}
+    /// A definition a match found (its node lies below where the walk is,
+    /// or is that node).
+    fn wanted(&mut self, _definition: Node<'t>) {}
+}
+
+/// A walk that wants nothing but the matches.
+impl Walker<'_> for () {}
+
+/// A walker that may be absent (then the walk wants nothing but the
+/// matches).
+impl<'t, W: Walker<'t>> Walker<'t> for Option<&mut W> {
+    fn enter(&mut self, node: Node<'t>, kind: u16) {
+        if let Some(w) = self {
+            w.enter(node, kind);
+        }
+    }
+    fn entered(&mut self, node: Node<'t>) {
+        if let Some(w) = self {
+            w.entered(node);
+        }
+    }
+    fn down(&mut self) {
+        if let Some(w) = self {
+            w.down();
+        }
+    }
+    fn left(&mut self) {
+        if let Some(w) = self {
+            w.left();
+        }
+    }
+    fn up(&mut self) {
+        if let Some(w) = self {
+            w.up();
+        }
+    }
+    fn wanted(&mut self, definition: Node<'t>) {
+        if let Some(w) = self {
+            w.wanted(definition);
+        }
+    }
+}
+
+/// [`widen`] along a pre-order walk, for every definition node it is told of
+/// (`wanted`) and then visits: each level carries the run of leading
+/// siblings (touching, trivia by `is_leading`) that ends at the node being
+/// visited, so a definition's first node is known when the walk reaches it.
+/// tree-sitter answers `parent()` and `prev_sibling()` by scanning siblings
+/// from the first, so widening N top-level definitions one by one costs
+/// O(N²); this costs O(nodes visited). The outline widens along the walk
+/// that finds the tags query's roots (no walk of its own); [`widen_all`]
+/// walks for it when the query has no roots.
+pub(crate) struct Widener<'a, 't> {
+    lang: &'a Language,
+    body: &'a str,
+    /// The definitions told of and not yet visited, below the node being
+    /// visited (most are that node itself: `here`). Empty nearly always, so
+    /// most nodes cost no lookup.
+    pending: FxHashSet<usize>,
+    /// The node being visited is a definition.
+    here: bool,
+    /// Each widened definition's `(first, top)`, by node id.
+    out: FxHashMap<usize, (Node<'t>, Node<'t>)>,
+    /// The ancestors of the node being visited and that node, with each
+    /// one's `first`.
+    path: Vec<(Node<'t>, Node<'t>)>,
+    /// Per open level (the children of `path`'s node above the current
+    /// one): how many of them were visited, and the leading run that ends
+    /// at the last one visited (its first node and its last), whose nodes
+    /// on this level are `runs[run_from..]`.
+    levels: Vec<Level<'t>>,
+    /// The leading runs' nodes of every open level, the deepest last.
+    runs: Vec<Node<'t>>,
+}
+
+struct Level<'t> {
+    visited: usize,
+    run: Option<(Node<'t>, Node<'t>)>,
+    run_from: usize,
+}
+
+impl<'a, 't> Widener<'a, 't> {
+    pub(crate) fn new(lang: &'a Language, body: &'a str, expected: usize) -> Self {
+        Widener {
+            lang,
+            body,
+            pending: FxHashSet::default(),
+            here: false,
+            out: FxHashMap::with_capacity_and_hasher(expected, Default::default()),
+            path: Vec::new(),
+            levels: Vec::new(),
+            runs: Vec::new(),
+        }
+    }
+}
+
+impl<'t> Walker<'t> for Widener<'_, 't> {
+    fn enter(&mut self, child: Node<'t>, kind: u16) {
+        let (lang, body) = (self.lang, self.body);
+        let Some(level) = self.levels.last_mut() else {
+            self.path.push((child, child));
+            return;
+        };
+        let touches = |a: Node, b: Node| a.end_position().row + 1 >= b.start_position().row;
+        level.visited += 1;
+        let leading = lang.kinds().leading.has(kind) && is_leading(lang, child, body);
+        let first = match level.run {
+            Some((start, last)) if touches(last, child) => {
+                if leading {
+                    start
+                } else {
+                    // The run's first node that no comment right of
+                    // `child`'s column follows (see `deeper_comment`). Only
+                    // a node that ends the run asks, so each run is read
+                    // once. The run's nodes on this level are none of it
+                    // when it began above (the comment above a block's
+                    // first statement).
+                    let run = &self.runs[level.run_from..];
+                    match run.iter().rposition(|&n| deeper_comment(n, child, body)) {
+                        Some(i) => run.get(i + 1).copied().unwrap_or(child),
+                        None => start,
+                    }
+                }
+            }
+            // A node that begins its parent takes the run above the parent
+            // (the comment above a Python block's first statement).
+            None if level.visited == 1 => match self.path.last() {
+                Some(&(parent, parent_first)) if parent.start_byte() == child.start_byte() => {
+                    parent_first
+                }
+                _ => child,
+            },
+            _ => child,
+        };
+        if leading {
+            if level.run.is_none_or(|(_, last)| !touches(last, child)) {
+                self.runs.truncate(level.run_from);
+            }
+            self.runs.push(child);
+            level.run = Some((first, child));
+        } else {
+            self.runs.truncate(level.run_from);
+            level.run = None;
+        }
+        self.path.push((child, first));
+    }
+
+    fn entered(&mut self, node: Node<'t>) {
+        let here = std::mem::take(&mut self.here);
+        if !here && (self.pending.is_empty() || !self.pending.remove(&node.id())) {
+            return;
+        }
+        let wrappers = &self.lang.kinds().wrappers;
+        let mut i = self.path.len() - 1;
+        while i > 0 && wrappers.contains(&self.path[i - 1].0) {
+            i -= 1;
+        }
+        self.out.insert(node.id(), (self.path[i].1, self.path[i].0));
+    }
+
+    fn down(&mut self) {
+        self.levels.push(Level {
+            visited: 0,
+            run: None,
+            run_from: self.runs.len(),
+        });
+    }
+
+    fn left(&mut self) {
+        self.path.pop();
+    }
+
+    fn up(&mut self) {
+        if let Some(done) = self.levels.pop() {
+            self.runs.truncate(done.run_from);
+        }
+        self.path.pop();
+    }
+
+    fn wanted(&mut self, definition: Node<'t>) {
+        if self
+            .path
+            .last()
+            .is_some_and(|p| p.0.id() == definition.id())
+        {
+            self.here = true;
+        } else {
+            self.pending.insert(definition.id());
+        }
+    }
+}
+
 /// [`widen`] for every node of `defs` at once (without the doc capture),
-/// keyed by node id. tree-sitter answers `parent()` and `prev_sibling()` by
-/// scanning siblings from the first, so widening N top-level definitions one
-/// by one costs O(N²); this walk goes down from `root` once, only into
-/// subtrees that hold a definition, and carries along each level the run
-/// of leading siblings (touching, trivia by `is_leading`) that ends at the
-/// current node: O(nodes visited).
+/// keyed by node id: a [`Widener`] along a walk from `root` that goes only
+/// into subtrees that hold a definition.
 fn widen_all<'t>(
     lang: &Language,
     root: Node<'t>,
     defs: &[Node<'t>],
     body: &str,
 ) -> FxHashMap<usize, (Node<'t>, Node<'t>)> {
-    let wrappers = &lang.kinds().wrappers;
-    // How many of `defs` each node is (Go's `A, B int` is two).
-    let mut wanted: FxHashMap<usize, usize> =
+    let mut w = Widener::new(lang, body, defs.len());
+    // How many definitions each node is (Go's `A, B int` is two).
+    let mut own: FxHashMap<usize, usize> =
         FxHashMap::with_capacity_and_hasher(defs.len(), Default::default());
-    for n in defs {
-        *wanted.entry(n.id()).or_default() += 1;
+    for &n in defs {
+        w.wanted(n);
+        *own.entry(n.id()).or_default() += 1;
     }
     let mut starts: Vec<usize> = defs.iter().map(|n| n.start_byte()).collect();
     starts.sort_unstable();
@@ -1075,109 +1282,24 @@ fn widen_all<'t>(
         let to = from + starts[from..].partition_point(|&b| b < end.max(start + 1));
         to - from > own
     };
-    let mut out = FxHashMap::with_capacity_and_hasher(defs.len(), Default::default());
-    // The ancestors of the node being visited, with each one's `first`.
-    let mut path: Vec<(Node<'t>, Node<'t>)> = Vec::new();
-    // Per open level (the children of `path`'s last node being visited):
-    // how many of them were visited, and the leading run that ends at the
-    // last one visited (its first node and its last), whose nodes on this
-    // level are `runs[run_from..]`.
-    struct Level<'t> {
-        visited: usize,
-        run: Option<(Node<'t>, Node<'t>)>,
-        run_from: usize,
-    }
-    // The leading runs' nodes of every open level, the deepest last.
-    let mut runs: Vec<Node<'t>> = Vec::new();
-    let touches = |a: Node, b: Node| a.end_position().row + 1 >= b.start_position().row;
-    // The run's first node that no comment right of `child`'s column
-    // follows (see `deeper_comment`). Only a node that ends the run asks,
-    // so each run is read once. `run` holds the run's nodes on this level
-    // (none of it when it began above: the comment above a block's first
-    // statement).
-    let trim = |run: &[Node<'t>], from: Node<'t>, child: Node<'t>| -> Node<'t> {
-        match run.iter().rposition(|&n| deeper_comment(n, child, body)) {
-            Some(i) => run.get(i + 1).copied().unwrap_or(child),
-            None => from,
-        }
-    };
-    // Record `node` (whose run starts at `first`) and say whether to go
-    // into it.
-    let mut enter = |node: Node<'t>, first: Node<'t>, path: &mut Vec<(Node<'t>, Node<'t>)>| {
-        path.push((node, first));
-        let own = wanted.get(&node.id()).copied().unwrap_or(0);
-        if own > 0 {
-            let mut i = path.len() - 1;
-            while i > 0 && wrappers.contains(&path[i - 1].0) {
-                i -= 1;
-            }
-            out.insert(node.id(), (path[i].1, path[i].0));
-        }
-        holds_def(node, own)
-    };
-    let mut levels: Vec<Level<'t>> = Vec::new();
     let mut cursor = root.walk();
-    if !(enter(root, root, &mut path) && cursor.goto_first_child()) {
-        return out;
-    }
-    levels.push(Level {
-        visited: 0,
-        run: None,
-        run_from: 0,
-    });
     loop {
-        let child = cursor.node();
-        let Some(level) = levels.last_mut() else {
-            break;
-        };
-        level.visited += 1;
-        let leading = is_leading(lang, child, body);
-        let first = match level.run {
-            Some((start, last)) if touches(last, child) => {
-                if leading {
-                    start
-                } else {
-                    trim(&runs[level.run_from..], start, child)
-                }
-            }
-            // A node that begins its parent takes the run above the parent
-            // (the comment above a Python block's first statement).
-            None if level.visited == 1 => match path.last() {
-                Some(&(parent, parent_first)) if parent.start_byte() == child.start_byte() => {
-                    parent_first
-                }
-                _ => child,
-            },
-            _ => child,
-        };
-        if leading {
-            if level.run.is_none_or(|(_, last)| !touches(last, child)) {
-                runs.truncate(level.run_from);
-            }
-            runs.push(child);
-            level.run = Some((first, child));
-        } else {
-            runs.truncate(level.run_from);
-            level.run = None;
-        }
-        if enter(child, first, &mut path) && cursor.goto_first_child() {
-            levels.push(Level {
-                visited: 0,
-                run: None,
-                run_from: runs.len(),
-            });
+        let node = cursor.node();
+        w.enter(node, node.kind_id());
+        w.entered(node);
+        let own = own.get(&node.id()).copied().unwrap_or(0);
+        if holds_def(node, own) && cursor.goto_first_child() {
+            w.down();
             continue;
         }
-        path.pop();
+        w.left();
         while !cursor.goto_next_sibling() {
-            let (Some(done), true) = (levels.pop(), cursor.goto_parent()) else {
-                return out;
-            };
-            runs.truncate(done.run_from);
-            path.pop();
+            if !cursor.goto_parent() {
+                return w.out;
+            }
+            w.up();
         }
     }
-    out
 }
 
 /// Where a definition's header ends: after its last child before the body
@@ -1340,10 +1462,25 @@ pub fn for_each_tag<'t>(
     body: &str,
     range: Option<std::ops::Range<usize>>,
     deadline: Option<&Deadline>,
-    mut f: impl FnMut(TagMatch<'t>),
+    f: impl FnMut(TagMatch<'t>),
 ) -> Result<bool> {
+    for_each_tag_along(lang, tree, body, range, deadline, None, f).map(|(done, _)| done)
+}
+
+/// [`for_each_tag`], telling `widener` (when given) of every definition
+/// found, along the walk that finds the query's roots. Also says whether
+/// `widener` went along (there was such a walk).
+fn for_each_tag_along<'t>(
+    lang: &Language,
+    tree: &'t Tree,
+    body: &str,
+    range: Option<std::ops::Range<usize>>,
+    deadline: Option<&Deadline>,
+    widener: Option<&mut Widener<'_, 't>>,
+    mut f: impl FnMut(TagMatch<'t>),
+) -> Result<(bool, bool)> {
     let query = lang.tags_query()?;
-    let each = |m: &tree_sitter::QueryMatch<'_, 't>| {
+    let mut each = |m: &tree_sitter::QueryMatch<'_, 't>| -> Option<Node<'t>> {
         let mut tag = TagMatch {
             definition: None,
             scope: None,
@@ -1362,22 +1499,38 @@ pub fn for_each_tag<'t>(
                 TagRole::Private => {}
             }
         }
+        let definition = tag.definition.map(|d| d.0);
         f(tag);
+        definition
     };
     let root = tree.root_node();
-    let finished = match (&query.roots, range) {
-        (Some(roots), None) => for_each_rooted_match(
-            &query.query,
-            roots,
-            &lang.kinds().opaque,
-            root,
-            body,
-            deadline,
-            each,
-        ),
-        (_, range) => for_each_match(&query.query, root, body, range, deadline, each),
-    };
-    Ok(finished)
+    Ok(match (&query.roots, range) {
+        (Some(roots), None) => {
+            let mut widener = widener;
+            let went = widener.is_some();
+            let done = for_each_rooted_match(
+                &query.query,
+                roots,
+                &lang.kinds().opaque,
+                root,
+                body,
+                deadline,
+                &mut widener,
+                |m, w| {
+                    if let Some(d) = each(m) {
+                        w.wanted(d);
+                    }
+                },
+            );
+            (done, went)
+        }
+        (_, range) => {
+            let done = for_each_match(&query.query, root, body, range, deadline, |m| {
+                each(m);
+            });
+            (done, false)
+        }
+    })
 }
 
 /// [`for_each_match`] over the whole of `start` for a query whose matches
@@ -1388,16 +1541,18 @@ pub fn for_each_tag<'t>(
 /// of through every node of the tree (what costs most in an outline).
 /// The walk does not go into a node of an `opaque` kind (`symbols.opaque`:
 /// TypeScript's type annotations are a third of a declaration file's
-/// nodes), unless the parse has an error inside it.
+/// nodes), unless the parse has an error inside it. `walker` is told where
+/// the walk goes, and handed to `f` with each match.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn for_each_rooted_match<'t>(
+pub(crate) fn for_each_rooted_match<'t, W: Walker<'t>>(
     query: &tree_sitter::Query,
     roots: &crate::lang::query::Roots,
     opaque: &crate::lang::KindSet,
     start: Node<'t>,
     body: &str,
     deadline: Option<&Deadline>,
-    mut f: impl FnMut(&tree_sitter::QueryMatch<'_, 't>),
+    walker: &mut W,
+    mut f: impl FnMut(&tree_sitter::QueryMatch<'_, 't>, &mut W),
 ) -> bool {
     let passed = || deadline.is_some_and(Deadline::passed);
     let stopped = std::cell::Cell::new(false);
@@ -1412,27 +1567,33 @@ pub(crate) fn for_each_rooted_match<'t>(
             return false;
         }
         let node = walk.node();
-        if roots.contains(node.kind_id()) {
+        let kind = node.kind_id();
+        walker.enter(node, kind);
+        if roots.contains(kind) {
             let options = tree_sitter::QueryCursorOptions::new().progress_callback(&mut progress);
             let mut matches = cursor.matches_with_options(query, node, body.as_bytes(), options);
             while let Some(m) = matches.next() {
                 if passed() {
                     return false;
                 }
-                f(m);
+                f(m, walker);
             }
             if stopped.get() {
                 return false;
             }
         }
-        let skip = !opaque.is_empty() && opaque.contains(&node) && !node.has_error();
+        walker.entered(node);
+        let skip = !opaque.is_empty() && opaque.has(kind) && !node.has_error();
         if !skip && walk.goto_first_child() {
+            walker.down();
             continue;
         }
+        walker.left();
         while !walk.goto_next_sibling() {
             if !walk.goto_parent() {
                 return true;
             }
+            walker.up();
         }
     }
 }
@@ -1974,5 +2135,63 @@ mod deadline_tests {
         let d = Deadline::after(Duration::from_millis(20));
         std::thread::sleep(Duration::from_millis(20 * u64::from(WALL_FACTOR) + 20));
         assert!(d.passed(), "the wall clock ends it in any case");
+    }
+}
+
+#[cfg(test)]
+mod widen_tests {
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    /// The leading trivia found along the roots walk are those a walk of
+    /// its own finds (`widen_all`, what a query without roots uses) and
+    /// those `widen` finds from the node alone, for every definition of
+    /// every fixture file.
+    #[test]
+    fn widening_along_the_roots_walk_agrees_with_a_walk_of_its_own() {
+        let registry = crate::lang::Registry::builtin();
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|d| d.path().is_dir())
+            .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten())
+            .map(|f| f.path())
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        let mut widened = 0;
+        for path in files {
+            let bytes = std::fs::read(&path).unwrap();
+            let Ok(source) = crate::source::decode(&path, bytes) else {
+                continue;
+            };
+            let Some(lang) = registry.detect(&path, Some(source.body())) else {
+                continue;
+            };
+            let body = source.body();
+            let tree = parse_tree(lang, body, None).unwrap();
+            let mut along = Widener::new(lang, body, 0);
+            let mut defs = Vec::new();
+            let (done, went) =
+                for_each_tag_along(lang, &tree, body, None, None, Some(&mut along), |m| {
+                    defs.extend(m.definition.map(|d| d.0));
+                })
+                .unwrap();
+            assert!(done && went, "{}", path.display());
+            let alone = widen_all(lang, tree.root_node(), &defs, body);
+            let span = |(a, b): (Node, Node)| (a.start_byte(), b.end_byte());
+            for d in &defs {
+                let (x, y) = (along.out.get(&d.id()), alone.get(&d.id()));
+                let at = || format!("{} at byte {}", path.display(), d.start_byte());
+                assert_eq!(x.copied().map(span), y.copied().map(span), "{}", at());
+                // And what widening the node alone (`widen`, sibling by
+                // sibling) finds.
+                let one = span(widen(lang, *d, None, body));
+                assert_eq!(x.copied().map(span), Some(one), "{}", at());
+                widened += 1;
+            }
+        }
+        assert!(widened > 500, "{widened}");
     }
 }

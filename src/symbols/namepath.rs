@@ -392,7 +392,7 @@ fn not_found(
     by_path: &[&Symbol],
 ) -> Error {
     if let (Some(k), false) = (kind, by_path.is_empty()) {
-        let kinds: Vec<&str> = by_path.iter().map(|s| s.kind.as_str()).collect();
+        let kinds: Vec<&str> = by_path.iter().map(|s| s.kind).collect();
         return Error::new(
             ErrorCode::NotFound,
             format!(

@@ -641,7 +641,7 @@ pub fn run_file_picked(lang: &Lang, path: &Path, pick: Pick, t: &mut Tally) {
     let all: Vec<&Symbol> = file
         .symbols
         .iter()
-        .filter(|s| CALLABLE.contains(&s.kind.as_str()))
+        .filter(|s| CALLABLE.contains(&s.kind))
         .collect();
     let chosen = pick.choose(&all);
     t.left_out += all.len() - chosen.len();

@@ -101,7 +101,7 @@ pub fn rename_symbol(
 }
 
 fn protocol(t: &Target) -> bool {
-    crate::refs::MEMBER_KINDS.contains(&t.symbol.kind.as_str())
+    crate::refs::MEMBER_KINDS.contains(&t.symbol.kind)
         && t.file
             .language
             .refs_rules()

@@ -62,7 +62,7 @@ impl Target {
         // owner too (where an instance is made or typed: a rename that
         // breaks the owner's contract shows there).
         let mut names = vec![symbol.name.clone()];
-        if crate::refs::MEMBER_KINDS.contains(&symbol.kind.as_str())
+        if crate::refs::MEMBER_KINDS.contains(&symbol.kind)
             && let [.., owner, _] = symbol.segments.as_slice()
         {
             names.push(owner.clone());
