@@ -388,13 +388,18 @@ fn scalpel() -> Command {
 }
 
 /// `scalpel ARGS --root ROOT`, which must succeed.
-fn cli_ok(root: &Path, args: &[&str]) -> std::process::Output {
-    let out = scalpel()
+/// `scalpel ARGS --root ROOT`, run to its end.
+fn cli(root: &Path, args: &[&str]) -> std::process::Output {
+    scalpel()
         .args(args)
         .arg("--root")
         .arg(root)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+fn cli_ok(root: &Path, args: &[&str]) -> std::process::Output {
+    let out = cli(root, args);
     assert!(
         out.status.success(),
         "{}",
@@ -1068,4 +1073,30 @@ async fn a_default_answer_of_five_hits_stays_within_600_tokens() {
     // At most two thirds of the answer with snippets.
     assert!(lean_tokens * 3 <= rich_tokens * 2, "{lean}\n{rich}");
     client.cancel().await.unwrap();
+}
+
+/// A warm CLI `find` walks the files while it reads the store: a file
+/// written or deleted since the store was saved is found, or no longer
+/// found, by the very next call.
+#[test]
+fn a_warm_cli_find_sees_files_changed_since_the_store_was_saved() {
+    let dir = fixtures_root();
+    let root = dir.path();
+    let listed = |args: &[&str]| String::from_utf8(cli(root, args).stdout).unwrap();
+    assert!(listed(&["find", "Point", "new"]).contains("rust/geometry.rs:"));
+    assert!(
+        root.join(".scalpel/index").is_dir(),
+        "the first call saved a store"
+    );
+    let new = root.join("python/zanzibar_ledger.py");
+    std::fs::write(
+        &new,
+        "def reconcile_zanzibar_ledger(entries):\n    return sum(entries)\n",
+    )
+    .unwrap();
+    let found = listed(&["find", "reconcile", "zanzibar", "ledger"]);
+    assert!(found.contains("python/zanzibar_ledger.py:"), "{found}");
+    std::fs::remove_file(&new).unwrap();
+    let found = listed(&["find", "reconcile", "zanzibar", "ledger"]);
+    assert!(!found.contains("zanzibar_ledger.py"), "{found}");
 }

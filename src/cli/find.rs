@@ -113,18 +113,34 @@ impl FindCommand {
     }
 }
 
-fn open(engine: &Engine, root: &RootArg, model: &ModelArg) -> Result<std::sync::Arc<LiveIndex>> {
+/// The index of `root`, opened while `beside` runs on its own thread with
+/// the root's path (the model loads on another while the store is read).
+fn open<T: Send>(
+    engine: &Engine,
+    root: &RootArg,
+    model: &ModelArg,
+    beside: impl FnOnce(&std::path::Path) -> T + Send,
+) -> Result<(std::sync::Arc<LiveIndex>, T)> {
     let session = root.session(None, engine)?;
-    let ws = session.ws();
+    let root = session.ws().root();
     let explicit = model.model.as_deref();
-    LiveIndex::open_loading(ws.root(), engine.clone(), || live::load_model(explicit))
+    std::thread::scope(|scope| {
+        let aside = scope.spawn(|| beside(root));
+        let ix = LiveIndex::open_loading(root, engine.clone(), || live::load_model(explicit));
+        let aside = aside
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        ix.map(|ix| (ix, aside))
+    })
 }
 
 pub(super) fn run(cmd: FindCommand, engine: &Engine, out: &mut Out) -> Result<u8> {
     match cmd {
         FindCommand::Find(a) => {
-            let ix = open(engine, &a.root, &a.model)?;
-            ix.refresh()?;
+            // The files are walked (and asked for their size and mtime)
+            // while the store is read and the model loaded.
+            let (ix, walked) = open(engine, &a.root, &a.model, live::walk_root)?;
+            ix.refresh_walked(walked)?;
             let mut req = SearchRequest::new(a.query.join(" "));
             req.path = a.path;
             req.include = a.include;
@@ -141,7 +157,7 @@ pub(super) fn run(cmd: FindCommand, engine: &Engine, out: &mut Out) -> Result<u8
             Ok(if answer.results.is_empty() { 1 } else { 0 })
         }
         FindCommand::Index(a) => {
-            let ix = open(engine, &a.root, &a.model)?;
+            let (ix, ()) = open(engine, &a.root, &a.model, |_| ())?;
             if a.rebuild {
                 ix.rebuild()?;
             } else {

@@ -85,8 +85,7 @@ impl IndexFile {
     /// be had or the file is shorter now. Nothing past `len` is read.
     pub fn read_len(&self, len: u64) -> Option<Vec<u8>> {
         let len = usize::try_from(len).ok()?;
-        let mut bytes = Vec::new();
-        bytes.try_reserve_exact(len).ok()?;
+        let mut bytes = super::read::buffer_for(len)?;
         // Read into the reserved capacity: zero-filling tens of MB first
         // only to overwrite them cost a warm start a tenth of its time.
         use std::io::{Read, Seek};

@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 
 /// A file the walk found: absolute path, path relative to the root, size
 /// and mtime.
-type Walked = (PathBuf, String, Option<(u64, u128)>);
+/// A file under the root: its path, its path relative to the root, and
+/// its size and mtime (`None`: could not be read).
+pub type Walked = (PathBuf, String, Option<(u64, u128)>);
 
 /// Files put into the index under one write lock, at most.
 const BATCH: usize = 64;
@@ -255,32 +257,9 @@ impl LiveIndex {
         }
         self.refresh()
     }
-
-    /// Every file the index should hold (the workspace walker's files),
-    /// with its size and mtime (`None`: it could not be asked), sorted by
-    /// path. The walk runs on the walker's threads and each file is asked
-    /// for its metadata there: walking and asking one after the other on
-    /// one thread was a fifth of a warm `scalpel find` (issue 31).
+    /// The files under the root ([`walk_root`]).
     fn walk(&self) -> Vec<Walked> {
-        let found: Mutex<Vec<Walked>> = Mutex::new(Vec::new());
-        disk::grep::walk_builder(&self.root, &self.root, false, None)
-            .build_parallel()
-            .run(|| {
-                let found = &found;
-                Box::new(move |entry| {
-                    if let Ok(e) = entry
-                        && e.file_type().is_some_and(|t| t.is_file())
-                    {
-                        let rel = disk::grep::rel_path(&self.root, e.path());
-                        let stat = disk::store::stat(e.path());
-                        lock(found).push((e.into_path(), rel, stat));
-                    }
-                    ignore::WalkState::Continue
-                })
-            });
-        let mut files = found.into_inner().unwrap_or_else(|e| e.into_inner());
-        files.sort_unstable_by(|a, b| a.1.cmp(&b.1));
-        files
+        walk_root(&self.root)
     }
 
     /// Bring the index up to date with the files under the root: new and
@@ -289,6 +268,17 @@ impl LiveIndex {
     pub fn refresh(&self) -> Result<()> {
         let _one = lock(&self.refreshing);
         let files = self.walk();
+        self.refresh_from(files)
+    }
+
+    /// [`LiveIndex::refresh`] from `files`, what [`walk_root`] found under
+    /// this index's root (the CLI walks while the store is read).
+    pub fn refresh_walked(&self, files: Vec<Walked>) -> Result<()> {
+        let _one = lock(&self.refreshing);
+        self.refresh_from(files)
+    }
+
+    fn refresh_from(&self, files: Vec<Walked>) -> Result<()> {
         let mut stale = Vec::new();
         let mut removed = Vec::new();
         {
@@ -907,6 +897,34 @@ fn read_own(root: &Path) -> (Option<String>, Option<SavedBytes>) {
     let not_ours = disk::store::not_ours(root, format::FILE);
     let saved = not_ours.is_none().then(|| read_saved(root)).flatten();
     (not_ours, saved)
+}
+
+/// Every file under `root` that an index holds (what `.gitignore` and the
+/// rest of the ignore rules leave), with its size and mtime (`None`: it
+/// could not be asked), sorted by path. The walk runs on the walker's
+/// threads and each file is asked for its metadata there: walking and
+/// asking one after the other on one thread was a fifth of a warm
+/// `scalpel find` (issue 31).
+pub fn walk_root(root: &Path) -> Vec<Walked> {
+    let found: Mutex<Vec<Walked>> = Mutex::new(Vec::new());
+    disk::grep::walk_builder(root, root, false, None)
+        .build_parallel()
+        .run(|| {
+            let found = &found;
+            Box::new(move |entry| {
+                if let Ok(e) = entry
+                    && e.file_type().is_some_and(|t| t.is_file())
+                {
+                    let rel = disk::grep::rel_path(root, e.path());
+                    let stat = disk::store::stat(e.path());
+                    lock(found).push((e.into_path(), rel, stat));
+                }
+                ignore::WalkState::Continue
+            })
+        });
+    let mut files = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    files.sort_unstable_by(|a, b| a.1.cmp(&b.1));
+    files
 }
 
 /// The saved index of `root`, when there is one, its header is of this
