@@ -20,7 +20,8 @@
 //!
 //! Prints markdown tables; writes every question's scores to
 //! `target/search-eval/results-<half>.json` (to compare two runs).
-//! `SCALPEL_EVAL_VERBOSE=1` prints each question that hybrid misses;
+//! `SCALPEL_EVAL_VERBOSE=1` prints each question that hybrid misses (its
+//! first three hits with their kind and name path);
 //! `SCALPEL_EVAL_KEYWORD_SHARE=0.6` weighs a prose question's keyword side
 //! so instead of the default (to weigh another model without a rebuild).
 
@@ -201,6 +202,7 @@ fn evaluate(
             if !modes.is_empty() && !modes.split(',').any(|m| m == mode) {
                 continue;
             }
+            let mut labels: Vec<String> = Vec::new();
             let hits: Vec<Ranked> = if mode == "bm25-chunks" {
                 base.search(&q.query, 30)
             } else {
@@ -219,10 +221,13 @@ fn evaluate(
                     .unwrap()
                     .results
                     .into_iter()
-                    .map(|h| Ranked {
-                        path: h.path,
-                        start: h.start_line,
-                        end: h.end_line,
+                    .map(|h| {
+                        labels.push(format!("{} {}", h.kind, h.name_path));
+                        Ranked {
+                            path: h.path,
+                            start: h.start_line,
+                            end: h.end_line,
+                        }
                     })
                     .collect()
             };
@@ -232,7 +237,8 @@ fn evaluate(
                 let top: Vec<String> = hits
                     .iter()
                     .take(3)
-                    .map(|h| format!("{}:{}-{}", h.path, h.start, h.end))
+                    .zip(&labels)
+                    .map(|(h, l)| format!("{}:{}-{} {l}", h.path, h.start, h.end))
                     .collect();
                 eprintln!(
                     "  {hit_ndcg:.2} [{}] {:?} want {:?} got {top:?}",
