@@ -20,8 +20,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-/// A file the walk found: absolute path, path relative to the root, size
-/// and mtime.
 /// A file under the root: its path, its path relative to the root, and
 /// its size and mtime (`None`: could not be read).
 pub type Walked = (PathBuf, String, Option<(u64, u128)>);
@@ -257,18 +255,13 @@ impl LiveIndex {
         }
         self.refresh()
     }
-    /// The files under the root ([`walk_root`]).
-    fn walk(&self) -> Vec<Walked> {
-        walk_root(&self.root)
-    }
 
     /// Bring the index up to date with the files under the root: new and
     /// changed files are read and cut (in batches, so searches go on
     /// meanwhile), deleted ones dropped; saved when anything changed.
     pub fn refresh(&self) -> Result<()> {
         let _one = lock(&self.refreshing);
-        let files = self.walk();
-        self.refresh_from(files)
+        self.refresh_from(walk_root(&self.root))
     }
 
     /// [`LiveIndex::refresh`] from `files`, what [`walk_root`] found under

@@ -1476,7 +1476,7 @@ fn for_each_tag_along<'t>(
     body: &str,
     range: Option<std::ops::Range<usize>>,
     deadline: Option<&Deadline>,
-    widener: Option<&mut Widener<'_, 't>>,
+    mut widener: Option<&mut Widener<'_, 't>>,
     mut f: impl FnMut(TagMatch<'t>),
 ) -> Result<(bool, bool)> {
     let query = lang.tags_query()?;
@@ -1506,7 +1506,6 @@ fn for_each_tag_along<'t>(
     let root = tree.root_node();
     Ok(match (&query.roots, range) {
         (Some(roots), None) => {
-            let mut widener = widener;
             let went = widener.is_some();
             let done = for_each_rooted_match(
                 &query.query,
