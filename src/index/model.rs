@@ -14,6 +14,7 @@ use crate::disk::read::{Links, read_capped};
 use crate::error::{Error, ErrorCode, Result};
 use safetensors::SafeTensors;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Environment variable naming the model folder (`off` for none).
 pub const MODEL_ENV: &str = "SCALPEL_MODEL";
@@ -31,15 +32,21 @@ const MAX_TOKENS: usize = 512;
 
 /// A loaded static model.
 pub struct Model {
-    tokenizer: tokenizers::Tokenizer,
+    /// `tokenizer.json`'s bytes, for [`Model::tokenizer`].
+    tokenizer_json: Vec<u8>,
+    /// `tokenizers`' reading of `tokenizer_json`: at load when the fast
+    /// path cannot serve, else on first use (a query of plain words never
+    /// needs it; loading it was most of a model's load). `None`: it
+    /// refused the file (said once, on stderr).
+    tokenizer: OnceLock<Option<tokenizers::Tokenizer>>,
     /// The model's own WordPiece for plain ASCII words, when its tokenizer
     /// is a BERT WordPiece (`wordpiece.rs`); `None`: every text goes
     /// through `tokenizers`.
     wordpiece: Option<WordPiece>,
-    /// `tokenizer` without truncation or padding: the words the fast path
-    /// does not take, one at a time. Cloned on first use: most texts never
-    /// need it, and the clone was a tenth of a model's load.
-    plain: std::sync::OnceLock<tokenizers::Tokenizer>,
+    /// The tokenizer without truncation or padding: the words the fast
+    /// path does not take, one at a time. Cloned on first use: most texts
+    /// never need it, and the clone was a tenth of a model's load.
+    plain: OnceLock<Option<tokenizers::Tokenizer>>,
     /// Tokens of a text that count: the tokenizer's truncation, else
     /// [`MAX_TOKENS`].
     limit: usize,
@@ -142,9 +149,63 @@ impl Model {
             read_capped(&dir.join(name), cap, Links::Follow)
                 .map_err(|e| model_error(dir, format!("{name}: {e}")))
         };
-        let weights = read("model.safetensors", MAX_WEIGHTS)?;
-        let tokenizer = tokenizers::Tokenizer::from_bytes(read("tokenizer.json", MAX_TOKENIZER)?)
-            .map_err(|e| model_error(dir, format!("tokenizer.json: {e}")))?;
+        // The weights are read and hashed on their own thread while the
+        // tokenizer is read (a missing file is named weights first).
+        let (weights, tokenizer_json) = std::thread::scope(|s| {
+            let weights = s.spawn(|| {
+                let w = read("model.safetensors", MAX_WEIGHTS)?;
+                let id = crate::source::hash_bytes(&w);
+                Ok::<_, Error>((w, id))
+            });
+            let json = read("tokenizer.json", MAX_TOKENIZER).map(|bytes| {
+                let lean = WordPiece::from_json(&bytes);
+                (bytes, lean)
+            });
+            let weights = weights
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (weights, json)
+        });
+        let (weights, id) = weights?;
+        let (tokenizer_json, lean) = tokenizer_json?;
+        // Cut from the left, the fast path cannot stop early: then, as
+        // for any other pipeline, `tokenizers` tokenizes.
+        let (tokenizer, wordpiece, special, truncation) = match lean {
+            Some(l) if l.truncation.is_none_or(|(_, from_right)| from_right) => (
+                OnceLock::new(),
+                Some(l.wordpiece),
+                l.special,
+                l.truncation.map(|(n, _)| n),
+            ),
+            _ => {
+                let tokenizer = tokenizers::Tokenizer::from_bytes(&tokenizer_json)
+                    .map_err(|e| model_error(dir, format!("tokenizer.json: {e}")))?;
+                let special = tokenizer
+                    .get_added_tokens_decoder()
+                    .iter()
+                    .filter(|(_, t)| t.special)
+                    .map(|(id, _)| *id)
+                    .collect();
+                // `tokenizers` cuts an encoding to its truncation length
+                // (even without special tokens) before anything else: only
+                // those tokens are embedded.
+                let (truncation, from_right) = match tokenizer.get_truncation() {
+                    Some(t) => (
+                        Some(t.max_length),
+                        t.direction == tokenizers::TruncationDirection::Right,
+                    ),
+                    None => (None, true),
+                };
+                let wordpiece = WordPiece::for_tokenizer(&tokenizer).filter(|_| from_right);
+                (
+                    OnceLock::from(Some(tokenizer)),
+                    wordpiece,
+                    special,
+                    truncation,
+                )
+            }
+        };
+        let limit = truncation.map_or(MAX_TOKENS, |n| n.min(MAX_TOKENS));
         let config: serde_json::Value = read("config.json", MAX_CONFIG)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
@@ -178,30 +239,13 @@ impl Model {
             let ids = to_f32(m.dtype(), m.data())?;
             Some(ids.into_iter().map(|x| x as u32).collect::<Vec<u32>>())
         });
-        let special = tokenizer
-            .get_added_tokens_decoder()
-            .iter()
-            .filter(|(_, t)| t.special)
-            .map(|(id, _)| *id)
-            .collect();
-        // `tokenizers` cuts an encoding to its truncation length (even
-        // without special tokens) before anything else: only those tokens
-        // are embedded. Cut from the left, the fast path cannot stop early.
-        let (limit, from_right) = match tokenizer.get_truncation() {
-            Some(t) => (
-                t.max_length.min(MAX_TOKENS),
-                t.direction == tokenizers::TruncationDirection::Right,
-            ),
-            None => (MAX_TOKENS, true),
-        };
-        let wordpiece = WordPiece::for_tokenizer(&tokenizer).filter(|_| from_right);
-        let id = crate::source::hash_bytes(&weights);
         let vectors = Rows::new(weights, table, dtype, (rows, dim), row_weights)
             .map_err(|e| model_error(dir, e))?;
         Ok(Model {
+            tokenizer_json,
             tokenizer,
             wordpiece,
-            plain: std::sync::OnceLock::new(),
+            plain: OnceLock::new(),
             limit,
             vectors,
             dim,
@@ -216,15 +260,34 @@ impl Model {
         self.dim
     }
 
+    /// [`Model::tokenizer`], read on first use.
+    fn tokenizer(&self) -> Option<&tokenizers::Tokenizer> {
+        self.tokenizer
+            .get_or_init(|| {
+                tokenizers::Tokenizer::from_bytes(&self.tokenizer_json)
+                    .inspect_err(|e| {
+                        tracing::warn!(
+                            model = %self.dir.display(),
+                            error = %e,
+                            "tokenizer.json: words outside plain ASCII are not embedded"
+                        )
+                    })
+                    .ok()
+            })
+            .as_ref()
+    }
+
     /// [`Model::plain`], made on first use. Removing truncation cannot fail
     /// (it only checks a truncation's own parameters).
-    fn plain(&self) -> &tokenizers::Tokenizer {
-        self.plain.get_or_init(|| {
-            let mut plain = self.tokenizer.clone();
-            let _ = plain.with_truncation(None);
-            plain.with_padding(None);
-            plain
-        })
+    fn plain(&self) -> Option<&tokenizers::Tokenizer> {
+        self.plain
+            .get_or_init(|| {
+                let mut plain = self.tokenizer()?.clone();
+                let _ = plain.with_truncation(None);
+                plain.with_padding(None);
+                Some(plain)
+            })
+            .as_ref()
     }
 
     /// The normalised embedding of `text` (zero when it has no known token).
@@ -254,7 +317,7 @@ impl Model {
     /// (truncated as the tokenizer says, special tokens dropped): what the
     /// fast path must give (see `tests/search_index.rs`).
     pub fn reference_ids(&self, text: &str) -> Vec<u32> {
-        let Ok(enc) = self.tokenizer.encode_fast(text, false) else {
+        let Some(Ok(enc)) = self.tokenizer().map(|t| t.encode_fast(text, false)) else {
             return Vec::new();
         };
         enc.get_ids()
@@ -328,7 +391,7 @@ impl Tokens<'_> {
         };
         if wp.handles(word) {
             wp.word(word, &mut self.ids);
-        } else if let Ok(enc) = m.plain().encode_fast(word, false) {
+        } else if let Some(Ok(enc)) = m.plain().map(|p| p.encode_fast(word, false)) {
             self.ids.extend_from_slice(enc.get_ids());
         }
         self.ids.len() < m.limit
@@ -446,6 +509,62 @@ impl Quantized {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The test model in a folder of its own, its `tokenizer.json` changed
+    /// by `change`.
+    fn model_with(change: impl Fn(&mut serde_json::Value)) -> tempfile::TempDir {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/model");
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["model.safetensors", "config.json"] {
+            std::fs::copy(from.join(f), dir.path().join(f)).unwrap();
+        }
+        let mut j: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(from.join("tokenizer.json")).unwrap()).unwrap();
+        change(&mut j);
+        std::fs::write(
+            dir.path().join("tokenizer.json"),
+            serde_json::to_vec(&j).unwrap(),
+        )
+        .unwrap();
+        dir
+    }
+
+    /// A query of plain words is embedded without loading `tokenizers`, to
+    /// the same vector `tokenizers` gives.
+    #[test]
+    fn plain_words_need_no_tokenizers_and_embed_the_same() {
+        let dir = model_with(|_| {});
+        let m = Model::load(dir.path()).unwrap();
+        assert!(m.has_fast_tokenizer());
+        let fast = m.embed("parse a time duration string");
+        assert!(m.tokenizer.get().is_none(), "tokenizers was loaded");
+        assert_eq!(fast, m.embed_reference("parse a time duration string"));
+        // A word the fast path does not take loads it.
+        let cafe = m.embed("café au lait");
+        assert_eq!(cafe, m.embed_reference("café au lait"));
+        assert!(cafe.iter().any(|&x| x != 0.0));
+    }
+
+    /// A `tokenizer.json` that is not JSON is refused at load with the
+    /// file named; one the fast path reads but `tokenizers` refuses still
+    /// embeds plain words, and the rest is not embedded (not a panic).
+    #[test]
+    fn a_broken_tokenizer_is_refused_or_leaves_only_plain_words() {
+        let dir = model_with(|_| {});
+        std::fs::write(dir.path().join("tokenizer.json"), b"{ not json").unwrap();
+        let e = Model::load(dir.path()).unwrap_err();
+        assert!(e.message.contains("tokenizer.json"), "{}", e.message);
+
+        let dir = model_with(|j| j["decoder"] = serde_json::json!({"type": "NoSuchDecoder"}));
+        let good = model_with(|_| {});
+        let (m, good) = (
+            Model::load(dir.path()).unwrap(),
+            Model::load(good.path()).unwrap(),
+        );
+        assert_eq!(m.embed("gzip reader"), good.embed("gzip reader"));
+        assert!(m.embed("café").iter().all(|&x| x == 0.0));
+        assert!(m.reference_ids("gzip reader").is_empty());
+    }
 
     #[test]
     fn quantized_round_trips_and_keeps_cosine() {
