@@ -37,7 +37,7 @@
 
 use super::bm25::{self, Bm25};
 use super::codec::{Reader, Writer};
-use super::table::{FileSlot, RowParts, STRINGS, SummaryWindow};
+use super::table::{FileSlot, RowParts, STRINGS, SummaryWindow, saved_summary_at};
 use super::vectors::{ReadAt, Saved};
 use super::{FileMeta, Index};
 use std::sync::Arc;
@@ -518,28 +518,37 @@ fn decode_head(
             let bits = r.u8()?;
             let part = r.u16()?;
             let mut strings = [""; STRINGS];
-            let mut summary_at = 0;
+            let mut saved = None;
             for (i, s) in strings.iter_mut().enumerate() {
                 let n = r.u16()? as usize;
-                if i == 3 {
-                    summary_at = (HEAD_AT + r.pos()) as u64;
+                // The signature and the doc stay in the store: skipped
+                // here, their UTF-8 checked when a hit shows them (the
+                // check was a tenth of a warm `find`).
+                if i == 3
+                    && let Some(at) = saved_summary_at(HEAD_AT + r.pos())
+                {
+                    r.take(n)?;
+                    let doc = r.u16()?;
+                    r.take(doc as usize)?;
+                    saved = Some((at, [n as u16, doc]));
+                    break;
                 }
                 *s = std::str::from_utf8(r.take(n)?).ok()?;
             }
-            index.table.push_saved(
-                fid,
-                &RowParts {
-                    start_line,
-                    end_line,
-                    kind,
-                    language,
-                    strings,
-                    has_parent: bits & PARENT_BIT != 0,
-                    flags: bits & !PARENT_BIT,
-                    part,
-                },
-                summary_at,
-            );
+            let parts = RowParts {
+                start_line,
+                end_line,
+                kind,
+                language,
+                strings,
+                has_parent: bits & PARENT_BIT != 0,
+                flags: bits & !PARENT_BIT,
+                part,
+            };
+            match saved {
+                Some((at, lens)) => index.table.push_saved(fid, &parts, at, lens),
+                None => index.table.push(fid, &parts),
+            };
         }
     }
     let dim = r.u32()? as usize;
@@ -762,6 +771,32 @@ mod tests {
         }
         assert_eq!(compared, 3);
         assert_ne!(back.vectors.signs_of(0), back.vectors.signs_of(1));
+    }
+
+    /// A summary that is not UTF-8 in a store whose checksum holds (a
+    /// crafted one): the store loads, that summary reads as empty, the
+    /// others as saved.
+    #[test]
+    fn a_summary_that_is_not_utf8_reads_as_empty() {
+        let bytes = encode(&sample(), Some("m1"));
+        let doc = b"Follow the redirect.";
+        let at: Vec<usize> = (0..bytes.len() - doc.len())
+            .filter(|&i| bytes[i..].starts_with(doc))
+            .collect();
+        assert_eq!(at.len(), 3, "one doc per unit, in unit order");
+        let mut crafted = bytes.clone();
+        crafted[at[1]] = 0xff;
+        let crafted = sealed_store(&crafted[BODY_AT..]);
+        let mut d = decode(&crafted, Some(("m1", 3))).expect("a checksum that holds: loads");
+        let store = Arc::new(crafted);
+        d.attach(Box::new(move |at, buf| read_from(&store, at, buf)));
+        assert_eq!(d.index.summary(1), Some(Default::default()));
+        let ok = d.index.summary(0).unwrap();
+        assert_eq!(
+            (&*ok.signature, &*ok.doc),
+            ("def follow_redirects()", "Follow the redirect.")
+        );
+        assert_eq!(d.index.unit(1).unwrap().name, "parse_url");
     }
 
     /// `buf` filled from `bytes` at `at` (a store in memory).

@@ -45,6 +45,12 @@ const LAYOUT: u8 = HAS_PARENT | NAME_IN_PATH | PARENT_IN_PATH;
 /// right after them, as `format.rs` writes a unit).
 const IN_ARENA: u32 = u32::MAX;
 
+/// The row offset of a summary at `at` in the store, when it can be one
+/// (`None`: past 4 GiB, then the summary is kept in memory).
+pub fn saved_summary_at(at: usize) -> Option<u32> {
+    u32::try_from(at).ok().filter(|&a| a != IN_ARENA)
+}
+
 /// One unit: 40 bytes, its strings in the arena: the name path, then the
 /// name and the parent unless they are the end and the start of the name
 /// path (`a.b.c`: name `c`, parent `a.b`, as most are: only the name path
@@ -265,14 +271,21 @@ impl Table {
 
     /// [`Table::push`] for a unit of the store whose signature's bytes are
     /// at `summary_at` in it (the doc's length and bytes right after):
-    /// they are read from there, and not kept. An offset past 4 GiB keeps
-    /// them in memory.
-    pub fn push_saved(&mut self, file: u32, p: &RowParts, summary_at: u64) -> u32 {
-        let at = u32::try_from(summary_at)
-            .ok()
-            .filter(|&a| a != IN_ARENA)
-            .unwrap_or(IN_ARENA);
-        self.push_at(file, p, at)
+    /// they are read from there, and not kept; `p`'s signature and doc
+    /// are not read, `summary_lens` gives their lengths. Its UTF-8 is
+    /// checked when a summary is read ([`Table::summary_in`]). The offset
+    /// is one [`saved_summary_at`] gave.
+    pub fn push_saved(
+        &mut self,
+        file: u32,
+        p: &RowParts,
+        summary_at: u32,
+        summary_lens: [u16; 2],
+    ) -> u32 {
+        let id = self.push_at(file, p, summary_at);
+        let lens = &mut self.rows[id as usize].lens;
+        [lens[3], lens[4]] = summary_lens;
+        id
     }
 
     fn push_at(&mut self, file: u32, p: &RowParts, summary: u32) -> u32 {
@@ -418,8 +431,7 @@ impl Table {
     pub fn saved(&mut self, store: Arc<Saved>, remap: &[u32], summary_at: &[u64]) {
         let to = |id: usize| -> Option<u32> {
             let n = *remap.get(id)?;
-            let at = *summary_at.get(n as usize)?;
-            u32::try_from(at).ok().filter(|&a| a != IN_ARENA)
+            saved_summary_at(usize::try_from(*summary_at.get(n as usize)?).ok()?)
         };
         // Summaries that stay in memory are copied from the old store if
         // they were there (none: every live unit is saved).
