@@ -70,6 +70,24 @@ pub enum Links {
 /// is followed or refused as `links` says. What is read is bounded by
 /// `cap` whatever the file does meanwhile.
 pub fn read_capped(path: &Path, cap: u64, links: Links) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind};
+    let (file, len) = open_capped(path, cap, links)?;
+    let mut bytes = buffer_for(len as usize)
+        .ok_or_else(|| Error::new(ErrorKind::OutOfMemory, "no memory for the file"))?;
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!("larger than {cap} bytes"),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// [`read_capped`]'s checks, and the file opened rather than read: the
+/// handle and the file's length then (at most `cap`), for a caller that
+/// reads parts of it (a model's embedding rows).
+pub fn open_capped(path: &Path, cap: u64, links: Links) -> std::io::Result<(std::fs::File, u64)> {
     use rustix::fs::{Mode, OFlags};
     use std::io::{Error, ErrorKind};
     let not_regular = || Error::new(ErrorKind::InvalidInput, "not a regular file");
@@ -89,20 +107,16 @@ pub fn read_capped(path: &Path, cap: u64, links: Links) -> std::io::Result<Vec<u
     }
     let file = std::fs::File::from(rustix::fs::open(path, flags, Mode::empty())?);
     let meta = file.metadata()?;
-    let over = || Error::new(ErrorKind::InvalidData, format!("larger than {cap} bytes"));
     if !meta.is_file() {
         return Err(not_regular());
     }
     if meta.len() > cap {
-        return Err(over());
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!("larger than {cap} bytes"),
+        ));
     }
-    let mut bytes = buffer_for(meta.len() as usize)
-        .ok_or_else(|| Error::new(ErrorKind::OutOfMemory, "no memory for the file"))?;
-    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > cap {
-        return Err(over());
-    }
-    Ok(bytes)
+    Ok((file, meta.len()))
 }
 
 /// Below this, a buffer is not offered huge pages.

@@ -8,11 +8,10 @@
 //! default model in the HuggingFace cache; with none, search is keyword +
 //! structure only (and says so).
 
-use super::rows::{Rows, to_f32};
+use super::rows::{Rows, Source, to_f32};
 use super::wordpiece::WordPiece;
-use crate::disk::read::{Links, read_capped};
+use crate::disk::read::{Links, open_capped, read_capped};
 use crate::error::{Error, ErrorCode, Result};
-use safetensors::SafeTensors;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -140,6 +139,92 @@ const MAX_TOKENIZER: u64 = 64 << 20;
 /// The largest `config.json` read.
 const MAX_CONFIG: u64 = 1 << 20;
 
+/// The largest safetensors header read (the `safetensors` crate's own
+/// limit).
+const MAX_HEADER: u64 = 100_000_000;
+/// The largest optional tensor (`weights`, `mapping`) read into memory.
+const MAX_SMALL_TENSOR: u64 = 64 << 20;
+
+/// `model.safetensors` opened: its header read and checked, its content
+/// hashed (the model's id), nothing else read.
+struct Weights<'d> {
+    dir: &'d Path,
+    file: std::fs::File,
+    len: u64,
+    /// Where the tensors' data starts.
+    data_at: u64,
+    meta: safetensors::tensor::Metadata,
+    id: String,
+}
+
+impl<'d> Weights<'d> {
+    fn open(dir: &'d Path) -> Result<Weights<'d>> {
+        let err = |what: String| model_error(dir, format!("model.safetensors: {what}"));
+        let (file, len) = open_capped(&dir.join("model.safetensors"), MAX_WEIGHTS, Links::Follow)
+            .map_err(|e| err(e.to_string()))?;
+        // The id: the hash of the whole file, as `source::hash_bytes` makes
+        // it, through blake3's own buffer.
+        let mut hasher = blake3::Hasher::new();
+        hasher
+            .update_reader(std::io::Read::take(&file, len))
+            .map_err(|e| err(e.to_string()))?;
+        let id = hasher.finalize().to_hex()[..16].to_string();
+        let read_at = |at: u64, n: u64| -> Result<Vec<u8>> {
+            let mut buf = vec![0u8; usize::try_from(n).map_err(|e| err(e.to_string()))?];
+            std::os::unix::fs::FileExt::read_exact_at(&file, &mut buf, at)
+                .map_err(|e| err(e.to_string()))?;
+            Ok(buf)
+        };
+        let n = u64::from_le_bytes(
+            read_at(0, 8)?
+                .try_into()
+                .map_err(|_| err("no header".into()))?,
+        );
+        if n > MAX_HEADER || n + 8 > len {
+            return Err(err(format!("a header of {n} bytes")));
+        }
+        let meta: safetensors::tensor::Metadata =
+            serde_json::from_slice(&read_at(8, n)?).map_err(|e| err(e.to_string()))?;
+        let data_at = 8 + n;
+        if data_at + meta.data_len() as u64 != len {
+            return Err(err("the tensors do not fill the file".into()));
+        }
+        Ok(Weights {
+            dir,
+            file,
+            len,
+            data_at,
+            meta,
+            id,
+        })
+    }
+
+    fn tensor(&self, name: &str) -> Result<&safetensors::tensor::TensorInfo> {
+        self.meta
+            .info(name)
+            .ok_or_else(|| model_error(self.dir, format!("no tensor `{name}`")))
+    }
+
+    /// Where `t`'s bytes are in the file, and how many.
+    fn span(&self, t: &safetensors::tensor::TensorInfo) -> (u64, u64) {
+        let (from, to) = t.data_offsets;
+        (self.data_at + from as u64, (to - from) as u64)
+    }
+
+    /// The optional tensor `name` in `f32`, when there is one of a type
+    /// [`to_f32`] knows and of a reasonable size.
+    fn small(&self, name: &str) -> Option<Vec<f32>> {
+        let t = self.meta.info(name)?;
+        let (at, n) = self.span(t);
+        if n > MAX_SMALL_TENSOR {
+            return None;
+        }
+        let mut buf = vec![0u8; n as usize];
+        std::os::unix::fs::FileExt::read_exact_at(&self.file, &mut buf, at).ok()?;
+        to_f32(t.dtype, &buf)
+    }
+}
+
 impl Model {
     /// Load the model in `dir`.
     pub fn load(dir: &Path) -> Result<Model> {
@@ -152,11 +237,7 @@ impl Model {
         // The weights are read and hashed on their own thread while the
         // tokenizer is read (a missing file is named weights first).
         let (weights, tokenizer_json) = std::thread::scope(|s| {
-            let weights = s.spawn(|| {
-                let w = read("model.safetensors", MAX_WEIGHTS)?;
-                let id = crate::source::hash_bytes(&w);
-                Ok::<_, Error>((w, id))
-            });
+            let weights = s.spawn(|| Weights::open(dir));
             let json = read("tokenizer.json", MAX_TOKENIZER).map(|bytes| {
                 let lean = WordPiece::from_json(&bytes);
                 (bytes, lean)
@@ -166,7 +247,7 @@ impl Model {
                 .unwrap_or_else(|p| std::panic::resume_unwind(p));
             (weights, json)
         });
-        let (weights, id) = weights?;
+        let weights = weights?;
         let (tokenizer_json, lean) = tokenizer_json?;
         // Cut from the left, the fast path cannot stop early: then, as
         // for any other pipeline, `tokenizers` tokenizes.
@@ -211,36 +292,34 @@ impl Model {
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
         let _normalize = config.get("normalize").and_then(|v| v.as_bool());
-        let st = SafeTensors::deserialize(&weights).map_err(|e| model_error(dir, e))?;
-        let emb = st
-            .tensor("embeddings")
-            .map_err(|e| model_error(dir, format!("tensor `embeddings`: {e}")))?;
-        let shape = emb.shape().to_vec();
-        let [rows, dim] = shape[..] else {
+        let emb = weights.tensor("embeddings")?;
+        let [rows, dim] = emb.shape[..] else {
             return Err(model_error(
                 dir,
-                format!("`embeddings` has shape {shape:?}"),
+                format!("`embeddings` has shape {:?}", emb.shape),
             ));
         };
         // Where the table lies in the file: it stays there, and each row is
-        // converted when first used (`rows.rs`).
-        let data = emb.data();
-        let table = (
-            data.as_ptr() as usize - weights.as_ptr() as usize,
-            data.len(),
-        );
-        let dtype = emb.dtype();
+        // read and converted when first used (`rows.rs`).
+        let table = weights.span(emb);
+        let dtype = emb.dtype;
         // Optional per-token weights and vocabulary mapping (newer Model2Vec).
-        let row_weights = st
-            .tensor("weights")
-            .ok()
-            .and_then(|w| to_f32(w.dtype(), w.data()));
-        let mapping = st.tensor("mapping").ok().and_then(|m| {
-            let ids = to_f32(m.dtype(), m.data())?;
-            Some(ids.into_iter().map(|x| x as u32).collect::<Vec<u32>>())
-        });
-        let vectors = Rows::new(weights, table, dtype, (rows, dim), row_weights)
-            .map_err(|e| model_error(dir, e))?;
+        let row_weights = weights.small("weights");
+        let mapping = weights
+            .small("mapping")
+            .map(|ids| ids.into_iter().map(|x| x as u32).collect::<Vec<u32>>());
+        let id = weights.id.clone();
+        let vectors = Rows::new(
+            Source {
+                file: weights.file,
+                len: weights.len,
+            },
+            table,
+            dtype,
+            (rows, dim),
+            row_weights,
+        )
+        .map_err(|e| model_error(dir, e))?;
         Ok(Model {
             tokenizer_json,
             tokenizer,
@@ -527,6 +606,71 @@ mod tests {
         )
         .unwrap();
         dir
+    }
+
+    /// The weights are not read into memory, yet the model's id is the
+    /// hash of the whole file (what stores saved before hold), and a
+    /// weights file that is cut short, has a header past its end, or one
+    /// that is not JSON is refused with the file named.
+    #[test]
+    fn the_weights_are_hashed_whole_and_checked() {
+        let dir = model_with(|_| {});
+        let path = dir.path().join("model.safetensors");
+        let bytes = std::fs::read(&path).unwrap();
+        let m = Model::load(dir.path()).unwrap();
+        assert_eq!(m.id, crate::source::hash_bytes(&bytes));
+        let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+        let cases: [(&str, Vec<u8>); 4] = [
+            ("cut short", bytes[..bytes.len() - 1].to_vec()),
+            ("header past the end", {
+                let mut b = bytes.clone();
+                b[..8].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+                b
+            }),
+            ("header not JSON", {
+                let mut b = bytes.clone();
+                b[8] = b'!';
+                b
+            }),
+            ("no header", bytes[..5].to_vec()),
+        ];
+        for (what, b) in cases {
+            std::fs::write(&path, &b).unwrap();
+            let e = Model::load(dir.path()).expect_err(what);
+            assert!(
+                e.message.contains("model.safetensors"),
+                "{what}: {}",
+                e.message
+            );
+        }
+        // Rows are read after the load from the file that was opened: one
+        // put in its place later (a rename) does not change them; the file
+        // cut short under the model leaves the rows not yet read empty.
+        std::fs::write(&path, &bytes).unwrap();
+        let m = Model::load(dir.path()).unwrap();
+        let want = good_embedding(&bytes);
+        let other = dir.path().join("other");
+        std::fs::write(&other, vec![0u8; bytes.len()]).unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        assert_eq!(m.embed("gzip reader"), want);
+        std::fs::write(&path, &bytes).unwrap();
+        let m = Model::load(dir.path()).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(n as u64)
+            .unwrap();
+        assert!(m.embed("gzip reader").iter().all(|&x| x == 0.0));
+    }
+
+    /// "gzip reader" embedded by the test model whose weights are `bytes`.
+    fn good_embedding(bytes: &[u8]) -> Vec<f32> {
+        let dir = model_with(|_| {});
+        std::fs::write(dir.path().join("model.safetensors"), bytes).unwrap();
+        let v = Model::load(dir.path()).unwrap().embed("gzip reader");
+        assert!(v.iter().any(|&x| x != 0.0));
+        v
     }
 
     /// A query of plain words is embedded without loading `tokenizers`, to
