@@ -99,7 +99,18 @@ pub fn count_lines(text: &str) -> usize {
 /// Content hash used for `file_hash` / `expected_hash`: the first 16 hex
 /// digits of BLAKE3 over the raw bytes. 64 bits is ample to detect a change.
 pub fn hash_bytes(bytes: &[u8]) -> String {
-    let h = blake3::hash(bytes);
+    short_hex(&blake3::hash(bytes))
+}
+
+/// [`hash_bytes`] of what `reader` gives, read through blake3's own buffer
+/// (a model's weights: tens of MB not held in memory).
+pub fn hash_reader(reader: impl std::io::Read) -> std::io::Result<String> {
+    Ok(short_hex(
+        &blake3::Hasher::new().update_reader(reader)?.finalize(),
+    ))
+}
+
+fn short_hex(h: &blake3::Hash) -> String {
     h.to_hex()[..16].to_string()
 }
 

@@ -136,8 +136,6 @@ fn hf_cached(repo: &str) -> Option<PathBuf> {
 const MAX_WEIGHTS: u64 = 2 << 30;
 /// The largest `tokenizer.json` read.
 const MAX_TOKENIZER: u64 = 64 << 20;
-/// The largest `config.json` read.
-const MAX_CONFIG: u64 = 1 << 20;
 
 /// The largest safetensors header read (the `safetensors` crate's own
 /// limit).
@@ -149,8 +147,7 @@ const MAX_SMALL_TENSOR: u64 = 64 << 20;
 /// hashed (the model's id), nothing else read.
 struct Weights<'d> {
     dir: &'d Path,
-    file: std::fs::File,
-    len: u64,
+    source: Source,
     /// Where the tensors' data starts.
     data_at: u64,
     meta: safetensors::tensor::Metadata,
@@ -162,37 +159,30 @@ impl<'d> Weights<'d> {
         let err = |what: String| model_error(dir, format!("model.safetensors: {what}"));
         let (file, len) = open_capped(&dir.join("model.safetensors"), MAX_WEIGHTS, Links::Follow)
             .map_err(|e| err(e.to_string()))?;
-        // The id: the hash of the whole file, as `source::hash_bytes` makes
-        // it, through blake3's own buffer.
-        let mut hasher = blake3::Hasher::new();
-        hasher
-            .update_reader(std::io::Read::take(&file, len))
+        // The id: the hash of the whole file, as for any file.
+        let id = crate::source::hash_reader(std::io::Read::take(&file, len))
             .map_err(|e| err(e.to_string()))?;
-        let id = hasher.finalize().to_hex()[..16].to_string();
-        let read_at = |at: u64, n: u64| -> Result<Vec<u8>> {
-            let mut buf = vec![0u8; usize::try_from(n).map_err(|e| err(e.to_string()))?];
-            std::os::unix::fs::FileExt::read_exact_at(&file, &mut buf, at)
-                .map_err(|e| err(e.to_string()))?;
-            Ok(buf)
-        };
-        let n = u64::from_le_bytes(
-            read_at(0, 8)?
-                .try_into()
-                .map_err(|_| err("no header".into()))?,
-        );
+        let source = Source { file, len };
+        let header = source
+            .read_vec(0, 8)
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(|| err("no header".into()))?;
+        let n = u64::from_le_bytes(header);
         if n > MAX_HEADER || n + 8 > len {
             return Err(err(format!("a header of {n} bytes")));
         }
+        let header = source
+            .read_vec(8, n)
+            .ok_or_else(|| err("the header cannot be read".into()))?;
         let meta: safetensors::tensor::Metadata =
-            serde_json::from_slice(&read_at(8, n)?).map_err(|e| err(e.to_string()))?;
+            serde_json::from_slice(&header).map_err(|e| err(e.to_string()))?;
         let data_at = 8 + n;
         if data_at + meta.data_len() as u64 != len {
             return Err(err("the tensors do not fill the file".into()));
         }
         Ok(Weights {
             dir,
-            file,
-            len,
+            source,
             data_at,
             meta,
             id,
@@ -219,9 +209,7 @@ impl<'d> Weights<'d> {
         if n > MAX_SMALL_TENSOR {
             return None;
         }
-        let mut buf = vec![0u8; n as usize];
-        std::os::unix::fs::FileExt::read_exact_at(&self.file, &mut buf, at).ok()?;
-        to_f32(t.dtype, &buf)
+        to_f32(t.dtype, &self.source.read_vec(at, n)?)
     }
 }
 
@@ -287,11 +275,6 @@ impl Model {
             }
         };
         let limit = truncation.map_or(MAX_TOKENS, |n| n.min(MAX_TOKENS));
-        let config: serde_json::Value = read("config.json", MAX_CONFIG)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default();
-        let _normalize = config.get("normalize").and_then(|v| v.as_bool());
         let emb = weights.tensor("embeddings")?;
         let [rows, dim] = emb.shape[..] else {
             return Err(model_error(
@@ -309,17 +292,8 @@ impl Model {
             .small("mapping")
             .map(|ids| ids.into_iter().map(|x| x as u32).collect::<Vec<u32>>());
         let id = weights.id.clone();
-        let vectors = Rows::new(
-            Source {
-                file: weights.file,
-                len: weights.len,
-            },
-            table,
-            dtype,
-            (rows, dim),
-            row_weights,
-        )
-        .map_err(|e| model_error(dir, e))?;
+        let vectors = Rows::new(weights.source, table, dtype, (rows, dim), row_weights)
+            .map_err(|e| model_error(dir, e))?;
         Ok(Model {
             tokenizer_json,
             tokenizer,

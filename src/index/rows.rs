@@ -32,11 +32,17 @@ impl Source {
     fn read_at(&self, at: u64, buf: &mut [u8]) -> bool {
         std::os::unix::fs::FileExt::read_exact_at(&self.file, buf, at).is_ok()
     }
+
+    /// `n` bytes at `at` (`None` when they cannot be read).
+    pub fn read_vec(&self, at: u64, n: u64) -> Option<Vec<u8>> {
+        let mut buf = vec![0u8; usize::try_from(n).ok()?];
+        self.read_at(at, &mut buf).then_some(buf)
+    }
 }
 
 /// The embedding rows of a model, converted on first use.
 pub(super) struct Rows {
-    /// The whole weights file; the table is at `at`, row-major.
+    /// The weights file; the table is at `at` in it, row-major.
     source: Source,
     at: u64,
     dtype: Dtype,
@@ -78,8 +84,8 @@ fn width(dtype: Dtype) -> Option<usize> {
 }
 
 impl Rows {
-    /// The table of `rows × dim` elements of `dtype` at `bytes[at..at +
-    /// len]`; `weights` are used when there is one per row.
+    /// The table of `rows × dim` elements of `dtype` at `at..at + len` in
+    /// `source`; `weights` are used when there is one per row.
     pub(super) fn new(
         source: Source,
         (at, len): (u64, u64),
@@ -115,11 +121,10 @@ impl Rows {
     }
 
     fn convert(&self, r: usize) -> Box<[f32]> {
-        let n = self.dim * self.width;
-        let mut raw = vec![0u8; n];
-        if !self.source.read_at(self.at + (r * n) as u64, &mut raw) {
+        let n = (self.dim * self.width) as u64;
+        let Some(raw) = self.source.read_vec(self.at + r as u64 * n, n) else {
             return Box::default();
-        }
+        };
         let mut v = to_f32(self.dtype, &raw).unwrap_or_default();
         if let Some(w) = &self.weights {
             let weight = w[r];

@@ -144,6 +144,13 @@ where
     d.deserialize_map(Pairs)
 }
 
+/// Whether an added token with this text rules the fast path out: made
+/// only of letters and digits, it would be matched inside a word before
+/// WordPiece sees it.
+fn splits_words(content: &str) -> bool {
+    content.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
 /// The model's WordPiece vocabulary, split for lookups without building
 /// strings: pieces that may start a word, and continuation pieces with
 /// their `##` prefix removed.
@@ -177,13 +184,8 @@ impl WordPiece {
         let ModelWrapper::WordPiece(wp) = tokenizer.get_model() else {
             return None;
         };
-        // An added token made only of letters and digits would be matched
-        // inside a word before WordPiece sees it.
         let decoder = tokenizer.get_added_tokens_decoder();
-        if decoder
-            .values()
-            .any(|t| t.content.bytes().all(|b| b.is_ascii_alphanumeric()))
-        {
+        if decoder.values().any(|t| splits_words(&t.content)) {
             return None;
         }
         let vocab = tokenizers::Model::get_vocab(wp);
@@ -217,10 +219,7 @@ impl WordPiece {
         if j.pre_tokenizer?.kind != "BertPreTokenizer" || j.model.kind != "WordPiece" {
             return None;
         }
-        if j.added_tokens
-            .iter()
-            .any(|t| t.content.bytes().all(|b| b.is_ascii_alphanumeric()))
-        {
+        if j.added_tokens.iter().any(|t| splits_words(&t.content)) {
             return None;
         }
         let m = &j.model;
