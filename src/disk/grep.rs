@@ -185,8 +185,11 @@ pub fn grep(
                 .before_context(limits.context)
                 .after_context(limits.context)
                 .build();
+            // A matcher of its own per thread: a shared regex hands its
+            // scratch space out through a pool, contended on every line.
+            let grep = walk.grep.clone();
             let walk = &walk;
-            Box::new(move |entry| walk.visit(&mut searcher, entry))
+            Box::new(move |entry| walk.visit(&mut searcher, &grep, entry))
         });
     let cancelled = control.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
     Ok(walk.finish(cancelled))
@@ -287,6 +290,7 @@ impl Walk<'_> {
     fn visit(
         &self,
         searcher: &mut Searcher,
+        grep: &grep_regex::RegexMatcher,
         entry: std::result::Result<ignore::DirEntry, ignore::Error>,
     ) -> WalkState {
         if self
@@ -323,7 +327,7 @@ impl Walk<'_> {
             report(n);
         }
         let mut sink = FileSink::new(self.matcher, self.limits);
-        if let Err(err) = search_one(searcher, self.grep, &file, size, &mut sink) {
+        if let Err(err) = search_one(searcher, grep, &file, size, &mut sink) {
             self.push_error(path, err.to_string());
             return WalkState::Continue;
         }
@@ -414,6 +418,8 @@ struct FileSink<'a> {
     before: Vec<String>,
     /// Whether the last matching line was listed (so it takes after-context).
     last_listed: bool,
+    /// The hits of the line at hand (one buffer for all lines).
+    hits: Vec<crate::text::matcher::KeywordHit>,
 }
 
 impl<'a> FileSink<'a> {
@@ -429,6 +435,7 @@ impl<'a> FileSink<'a> {
             truncated: false,
             before: Vec::new(),
             last_listed: false,
+            hits: Vec::new(),
         }
     }
 
@@ -486,44 +493,11 @@ impl Sink for FileSink<'_> {
     ) -> std::result::Result<bool, std::io::Error> {
         let line_no = m.line_number().unwrap_or(0) as usize;
         let line = utf8(m.bytes());
-        let hits = self.matcher.find_in_line(&line);
-        let before = std::mem::take(&mut self.before);
-        self.last_listed = false;
-        let regex_mode = self.matcher.is_pattern();
-        for h in &hits {
-            self.match_count += 1;
-            self.per_keyword[h.keyword] += 1;
-            if self.idents.len() < MAX_IDENTS && is_whole_word(&line, h.start, h.end) {
-                let word = if regex_mode {
-                    &line[h.start..h.end]
-                } else {
-                    self.matcher.labels()[h.keyword].as_str()
-                };
-                if !self.idents.iter().any(|x| x == word) {
-                    self.idents.push(word.to_string());
-                }
-            }
-        }
-        // One row per line, shown around its first hit: the work is the
-        // preview's, not the line's (a minified line can be megabytes).
-        let Some(first) = hits.first() else {
-            return Ok(true);
-        };
-        if self.matches.len() >= self.limits.per_file {
-            self.truncated = true;
-            return Ok(true);
-        }
-        self.matches.push(SearchMatch {
-            keyword: self.matcher.labels()[first.keyword].clone(),
-            line: line_no,
-            column: line[..first.start].chars().count() + 1,
-            hits: hits.len(),
-            preview: preview(&line, first.start, first.end, PREVIEW_WIDTH),
-            context_before: before,
-            context_after: Vec::new(),
-        });
-        self.last_listed = true;
-        Ok(true)
+        let mut hits = std::mem::take(&mut self.hits);
+        self.matcher.find_in_line_into(&line, &mut hits);
+        let listed = self.list(&line, line_no, &hits);
+        self.hits = hits;
+        listed
     }
 
     fn context(
@@ -551,6 +525,55 @@ impl Sink for FileSink<'_> {
     fn binary_data(&mut self, _: &Searcher, _: u64) -> std::result::Result<bool, std::io::Error> {
         self.binary = true;
         Ok(false)
+    }
+}
+
+impl FileSink<'_> {
+    /// Count the `hits` of one matching line and list the line if there is
+    /// room.
+    fn list(
+        &mut self,
+        line: &str,
+        line_no: usize,
+        hits: &[crate::text::matcher::KeywordHit],
+    ) -> std::result::Result<bool, std::io::Error> {
+        let before = std::mem::take(&mut self.before);
+        self.last_listed = false;
+        let regex_mode = self.matcher.is_pattern();
+        for h in hits {
+            self.match_count += 1;
+            self.per_keyword[h.keyword] += 1;
+            if self.idents.len() < MAX_IDENTS && is_whole_word(line, h.start, h.end) {
+                let word = if regex_mode {
+                    &line[h.start..h.end]
+                } else {
+                    self.matcher.labels()[h.keyword].as_str()
+                };
+                if !self.idents.iter().any(|x| x == word) {
+                    self.idents.push(word.to_string());
+                }
+            }
+        }
+        // One row per line, shown around its first hit: the work is the
+        // preview's, not the line's (a minified line can be megabytes).
+        let Some(first) = hits.first() else {
+            return Ok(true);
+        };
+        if self.matches.len() >= self.limits.per_file {
+            self.truncated = true;
+            return Ok(true);
+        }
+        self.matches.push(SearchMatch {
+            keyword: self.matcher.labels()[first.keyword].clone(),
+            line: line_no,
+            column: line[..first.start].chars().count() + 1,
+            hits: hits.len(),
+            preview: preview(line, first.start, first.end, PREVIEW_WIDTH),
+            context_before: before,
+            context_after: Vec::new(),
+        });
+        self.last_listed = true;
+        Ok(true)
     }
 }
 

@@ -14,7 +14,7 @@ pub mod server;
 use crate::error::{Error, ErrorCode, Result};
 use query::{ImportsQuery, ReferencesQuery, TagsQuery};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -463,11 +463,14 @@ struct LazyRegex {
 }
 
 impl LazyRegex {
-    /// `pattern`, checked; the error says what is wrong with it.
-    fn new(pattern: &str) -> std::result::Result<LazyRegex, String> {
-        regex_syntax::Parser::new()
-            .parse(pattern)
-            .map_err(|e| e.to_string())?;
+    /// `pattern`, its syntax checked when `check`; the error says what is
+    /// wrong with it.
+    fn new(pattern: &str, check: bool) -> std::result::Result<LazyRegex, String> {
+        if check {
+            regex_syntax::Parser::new()
+                .parse(pattern)
+                .map_err(|e| e.to_string())?;
+        }
         Ok(LazyRegex {
             pattern: pattern.to_string(),
             compiled: OnceLock::new(),
@@ -486,7 +489,7 @@ impl LazyRegex {
 pub struct Language {
     pub config: LanguageConfig,
     grammar: tree_sitter::Language,
-    kinds: Kinds,
+    kinds: OnceLock<Kinds>,
     leading: Vec<(String, Option<LazyRegex>)>,
     recover: Vec<(LazyRegex, u8)>,
     claims: Vec<(Vec<String>, LazyRegex)>,
@@ -504,28 +507,67 @@ pub struct Language {
 #[derive(Debug, Clone, Default)]
 pub struct KindSet(Vec<u64>);
 
-impl KindSet {
-    /// Every id of `grammar` named one of `names` (named nodes only).
-    fn resolve(grammar: &tree_sitter::Language, names: &[String]) -> KindSet {
-        KindSet::resolve_where(grammar, names, |id| grammar.node_kind_is_named(id))
+/// A grammar's node kinds by name, read once per language load: every
+/// name lookup is then a hash probe. Asking the grammar instead costs a
+/// scan of all its kinds per name (`ts_language_symbol_for_name`) or a
+/// `strlen` and UTF-8 check per kind and list (`node_kind_for_id`), and
+/// that was most of what a command paid to load the languages.
+struct KindNames<'g> {
+    grammar: &'g tree_sitter::Language,
+    ids: HashMap<&'g str, Vec<u16>>,
+}
+
+impl<'g> KindNames<'g> {
+    fn new(grammar: &'g tree_sitter::Language) -> Self {
+        let mut ids: HashMap<&'g str, Vec<u16>> = HashMap::new();
+        for id in 0..grammar.node_kind_count() as u16 {
+            if let Some(name) = grammar.node_kind_for_id(id) {
+                ids.entry(name).or_default().push(id);
+            }
+        }
+        KindNames { grammar, ids }
     }
 
-    /// Every id of `grammar` named one of `names`, named or anonymous.
-    fn resolve_any(grammar: &tree_sitter::Language, names: &[String]) -> KindSet {
-        KindSet::resolve_where(grammar, names, |_| true)
+    /// The ids named `name`, in id order.
+    fn ids(&self, name: &str) -> &[u16] {
+        self.ids.get(name).map_or(&[], |v| v.as_slice())
+    }
+
+    /// Whether the grammar has a kind `name` a tree can show, named or
+    /// anonymous as asked: what `Language::id_for_node_kind` finds
+    /// (visible or supertype kinds; `ERROR` always).
+    fn exists(&self, name: &str, named: bool) -> bool {
+        name == "ERROR"
+            || self.ids(name).iter().any(|&id| {
+                let g = self.grammar;
+                // A supertype is named, though the binding's `is_named`
+                // (the symbol's type) says `Supertype`, not `Regular`.
+                let supertype = g.node_kind_is_supertype(id);
+                (g.node_kind_is_named(id) || supertype) == named
+                    && (g.node_kind_is_visible(id) || supertype)
+            })
+    }
+}
+
+impl KindSet {
+    /// Every id of the grammar named one of `names` (named nodes only).
+    fn resolve(kinds: &KindNames<'_>, names: &[String]) -> KindSet {
+        KindSet::resolve_where(kinds, names, |id| kinds.grammar.node_kind_is_named(id))
+    }
+
+    /// Every id of the grammar named one of `names`, named or anonymous.
+    fn resolve_any(kinds: &KindNames<'_>, names: &[String]) -> KindSet {
+        KindSet::resolve_where(kinds, names, |_| true)
     }
 
     fn resolve_where(
-        grammar: &tree_sitter::Language,
+        kinds: &KindNames<'_>,
         names: &[String],
         keep: impl Fn(u16) -> bool,
     ) -> KindSet {
         let mut bits: Vec<u64> = Vec::new();
-        for id in 0..grammar.node_kind_count() as u16 {
-            let named = grammar
-                .node_kind_for_id(id)
-                .is_some_and(|k| names.iter().any(|n| n == k));
-            if keep(id) && named {
+        for &id in names.iter().flat_map(|n| kinds.ids(n)) {
+            if keep(id) {
                 let word = id as usize / 64;
                 if bits.len() <= word {
                     bits.resize(word + 1, 0);
@@ -592,16 +634,17 @@ pub struct Kinds {
 }
 
 impl Kinds {
-    fn resolve(config: &LanguageConfig, grammar: &tree_sitter::Language) -> Kinds {
+    fn resolve(config: &LanguageConfig, kinds: &KindNames<'_>) -> Kinds {
+        let grammar = kinds.grammar;
         Kinds {
-            wrappers: KindSet::resolve(grammar, &config.symbols.wrappers),
-            identifiers: KindSet::resolve(grammar, &config.symbols.identifiers),
-            verbatim: KindSet::resolve(grammar, &config.edit.verbatim),
-            to_end: KindSet::resolve(grammar, &config.symbols.to_end),
-            opaque: KindSet::resolve(grammar, &config.symbols.opaque),
-            no_imports_in: KindSet::resolve(grammar, &config.refs.no_imports_in),
+            wrappers: KindSet::resolve(kinds, &config.symbols.wrappers),
+            identifiers: KindSet::resolve(kinds, &config.symbols.identifiers),
+            verbatim: KindSet::resolve(kinds, &config.edit.verbatim),
+            to_end: KindSet::resolve(kinds, &config.symbols.to_end),
+            opaque: KindSet::resolve(kinds, &config.symbols.opaque),
+            no_imports_in: KindSet::resolve(kinds, &config.refs.no_imports_in),
             ruled: KindSet::resolve(
-                grammar,
+                kinds,
                 &(config.rules.scoped.iter().map(|r| &r.kinds))
                     .chain(config.rules.unique.iter().map(|r| &r.kinds))
                     .chain(config.rules.order.iter().map(|r| &r.kinds))
@@ -609,7 +652,7 @@ impl Kinds {
                     .cloned()
                     .collect::<Vec<String>>(),
             ),
-            unseen: KindSet::resolve(grammar, config.lsp.as_ref().map_or(&[][..], |l| &l.unseen)),
+            unseen: KindSet::resolve(kinds, config.lsp.as_ref().map_or(&[][..], |l| &l.unseen)),
             body_fields: config
                 .symbols
                 .body_fields
@@ -618,7 +661,7 @@ impl Kinds {
                 .map(|id| id.get())
                 .collect(),
             leading: KindSet::resolve_any(
-                grammar,
+                kinds,
                 &config
                     .symbols
                     .leading
@@ -655,9 +698,11 @@ impl Language {
         &self.config.symbols
     }
 
-    /// The node kinds of the language file, resolved to ids.
+    /// The node kinds of the language file, resolved to ids (on first use:
+    /// most commands need the kinds of one language, or none).
     pub fn kinds(&self) -> &Kinds {
-        &self.kinds
+        self.kinds
+            .get_or_init(|| Kinds::resolve(&self.config, &KindNames::new(&self.grammar)))
     }
 
     /// `text` as the language's `recover` rules read it (same length, same
@@ -802,11 +847,8 @@ pub const SECOND_OPINIONS: &[&str] = &["syn"];
 
 /// Every node kind a language file names must exist in its grammar: a
 /// typo would otherwise make a rule silently never apply.
-fn check_node_kinds(
-    path: &str,
-    config: &LanguageConfig,
-    grammar: &tree_sitter::Language,
-) -> Result<()> {
+fn check_node_kinds(path: &str, config: &LanguageConfig, kinds: &KindNames<'_>) -> Result<()> {
+    let grammar = kinds.grammar;
     let rules = &config.symbols;
     let named = rules
         .wrappers
@@ -863,7 +905,7 @@ fn check_node_kinds(
             .map(|k| ("offside", k))
     });
     let bad = |(key, kind): (&str, &String), is_named: bool| {
-        (grammar.id_for_node_kind(kind, is_named) == 0).then(|| format!("{key}: `{kind}`"))
+        (!kinds.exists(kind, is_named)).then(|| format!("{key}: `{kind}`"))
     };
     // Field names too: a misspelt body field would make every signature
     // and docstring rule silently never apply.
@@ -909,13 +951,17 @@ pub struct Registry {
 static BUILTIN: OnceLock<Arc<Registry>> = OnceLock::new();
 
 impl Registry {
-    /// The embedded languages only (the embedded data is tested, so this
-    /// cannot fail at run time).
+    /// The embedded languages only. Their data passes every check of
+    /// [`Registry::from_files`] (tested:
+    /// `embedded_language_data_passes_every_load_check`), so the checks
+    /// that cost most, the node kinds named and the regexes' syntax, are
+    /// not made again at every start: they were most of what a command
+    /// paid before its work began.
     pub fn builtin() -> Arc<Registry> {
         BUILTIN
             .get_or_init(|| {
                 Arc::new(
-                    Registry::from_files(embedded_files())
+                    Registry::load(embedded_files(), false)
                         .expect("embedded language data is valid (tested)"),
                 )
             })
@@ -941,8 +987,15 @@ impl Registry {
         Registry::from_files(files.into_iter().collect()).map(Arc::new)
     }
 
-    /// Build a registry from `(relative path, content)` pairs.
+    /// Build a registry from `(relative path, content)` pairs, every node
+    /// kind, field and regex they name checked.
     pub fn from_files(files: Vec<(String, String)>) -> Result<Registry> {
+        Registry::load(files, true)
+    }
+
+    /// [`Registry::from_files`]; without `check`, the node kinds, fields
+    /// and regexes are taken as valid (only for data tested to be).
+    fn load(files: Vec<(String, String)>, check: bool) -> Result<Registry> {
         let mut configs = Vec::new();
         let mut queries: BTreeMap<String, BTreeMap<String, (String, String)>> = BTreeMap::new();
         for (path, content) in &files {
@@ -980,14 +1033,16 @@ impl Registry {
                         grammars::names().collect::<Vec<_>>().join(", ")
                     ))
             })?;
-            check_node_kinds(&path, &config, &grammar)?;
+            if check {
+                check_node_kinds(&path, &config, &KindNames::new(&grammar))?;
+            }
             if let Some(lsp) = &config.lsp {
                 lsp.check(&path)?;
             }
             let mut leading = Vec::new();
             for rule in &config.symbols.leading {
                 let re = match &rule.text {
-                    Some(t) => Some(LazyRegex::new(t).map_err(|e| {
+                    Some(t) => Some(LazyRegex::new(t, check).map_err(|e| {
                         Error::invalid_argument(format!("{path}: bad regex in leading rule: {e}"))
                             .with_suggestion(
                                 "fix the `text` regex of that `[[symbols.leading]]` rule",
@@ -1003,7 +1058,7 @@ impl Registry {
                     Error::invalid_argument(format!("{path}: bad recover rule: {why}"))
                         .with_suggestion("`pattern` is a regex with a group `(?P<at>...)`; `read_as` one ASCII character")
                 };
-                let re = LazyRegex::new(&rule.pattern).map_err(bad)?;
+                let re = LazyRegex::new(&rule.pattern, check).map_err(bad)?;
                 if !rule.pattern.contains("(?P<at>") && !rule.pattern.contains("(?<at>") {
                     return Err(bad(format!("`{}` has no group `at`", rule.pattern)));
                 }
@@ -1020,7 +1075,7 @@ impl Registry {
             }
             let mut claims = Vec::new();
             for claim in &config.claims {
-                let re = LazyRegex::new(&claim.content).map_err(|e| {
+                let re = LazyRegex::new(&claim.content, check).map_err(|e| {
                     Error::invalid_argument(format!("{path}: bad regex in a claim: {e}"))
                         .with_suggestion("fix the `content` regex of that `[[claims]]` entry")
                 })?;
@@ -1077,7 +1132,7 @@ impl Registry {
                 if !t.contains("{name}") {
                     return Err(bad("it has no `{name}`".to_string()));
                 }
-                LazyRegex::new(&t.replace("{name}", "x")).map_err(bad)?;
+                LazyRegex::new(&t.replace("{name}", "x"), check).map_err(bad)?;
             }
             let mut sources = BTreeMap::new();
             for (stem, (qpath, _)) in queries.get(&config.name).into_iter().flatten() {
@@ -1085,7 +1140,7 @@ impl Registry {
                 sources.insert(stem.clone(), (qpath.clone(), text));
             }
             languages.push(Arc::new(Language {
-                kinds: Kinds::resolve(&config, &grammar),
+                kinds: OnceLock::new(),
                 config,
                 grammar,
                 leading,
@@ -1306,6 +1361,49 @@ fn read_override_dir(dir: &Path) -> Result<Vec<(String, String)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Registry::builtin` skips the load checks its data passes: this is
+    /// where it is shown to pass them.
+    #[test]
+    fn embedded_language_data_passes_every_load_check() {
+        let checked = Registry::from_files(embedded_files()).expect("every check passes");
+        let names = |r: &Registry| {
+            r.languages()
+                .iter()
+                .map(|l| l.name().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(&checked), names(&Registry::builtin()));
+    }
+
+    /// The kind table answers what the grammar's own lookups answer, for
+    /// every kind name of every grammar, named and anonymous.
+    #[test]
+    fn the_kind_table_agrees_with_the_grammar() {
+        for lang in Registry::builtin().languages() {
+            let grammar = &lang.grammar;
+            let table = KindNames::new(grammar);
+            for id in 0..grammar.node_kind_count() as u16 {
+                let Some(name) = grammar.node_kind_for_id(id) else {
+                    continue;
+                };
+                assert!(table.ids(name).contains(&id), "{}: {name}", lang.name());
+                // tree-sitter compares a name with `ERROR` by the name's
+                // length, so "E" is found as `ERROR` there: not a kind.
+                if name != "ERROR" && "ERROR".starts_with(name) {
+                    continue;
+                }
+                for named in [true, false] {
+                    assert_eq!(
+                        table.exists(name, named),
+                        grammar.id_for_node_kind(name, named) != 0,
+                        "{}: {name:?} named {named}",
+                        lang.name()
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_claim_decides_by_content_and_only_with_it() {
