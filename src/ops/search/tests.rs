@@ -494,6 +494,90 @@ fn oversized_files_are_reported() {
     assert!(res.errors[0].message.contains("file size limit"));
 }
 
+/// A file is searched when it has at most `max_file_size` bytes, to the
+/// byte, and reported when it has one more, whether or not it is read in
+/// one piece.
+#[test]
+fn the_size_limit_holds_to_the_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("at.txt"), "needle\n".repeat(10)).unwrap();
+    fs::write(dir.path().join("over.txt"), "needle\n".repeat(10) + "x").unwrap();
+    fs::write(dir.path().join("empty.txt"), "").unwrap();
+    for max in [70, 71] {
+        let p = SearchParams {
+            max_file_size: Some(max),
+            ..kw(&["needle"])
+        };
+        let res = search_files(dir.path(), &p, None).unwrap();
+        let want: &[&str] = if max == 70 {
+            &["at.txt"]
+        } else {
+            &["at.txt", "over.txt"]
+        };
+        let mut got = paths(&res);
+        got.sort();
+        assert_eq!(got, want, "max {max}");
+        assert_eq!(res.error_count, usize::from(max == 70));
+        assert_eq!(res.files_searched, if max == 70 { 2 } else { 3 });
+        assert_eq!(
+            res.files[0].file_size,
+            if res.files[0].path == "at.txt" {
+                70
+            } else {
+                71
+            }
+        );
+    }
+}
+
+/// A file with a byte-order mark is decoded (UTF-16 in either order, and
+/// UTF-8 with its mark) and searched as text; UTF-16 without a mark has
+/// NUL bytes, and is binary.
+#[test]
+fn files_with_a_byte_order_mark_are_decoded() {
+    let dir = tempfile::tempdir().unwrap();
+    let utf16 = |text: &str, big: bool| -> Vec<u8> {
+        text.encode_utf16()
+            .flat_map(|u| {
+                if big {
+                    u.to_be_bytes()
+                } else {
+                    u.to_le_bytes()
+                }
+            })
+            .collect()
+    };
+    let mut le = vec![0xFF, 0xFE];
+    le.extend(utf16("first line\nthe needle here\n", false));
+    let mut be = vec![0xFE, 0xFF];
+    be.extend(utf16("needle at start\n", true));
+    fs::write(dir.path().join("le.txt"), le).unwrap();
+    fs::write(dir.path().join("be.txt"), be).unwrap();
+    fs::write(
+        dir.path().join("bom8.txt"),
+        b"\xEF\xBB\xBFneedle with a mark\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("nomark.txt"),
+        utf16("needle without\n", false),
+    )
+    .unwrap();
+    let res = search_files(dir.path(), &kw(&["needle"]), None).unwrap();
+    let rows = |path: &str| -> Vec<(usize, usize, String)> {
+        let f = res.files.iter().find(|f| f.path == path).expect(path);
+        f.matches
+            .iter()
+            .map(|m| (m.line, m.column, m.preview.clone()))
+            .collect()
+    };
+    assert_eq!(rows("le.txt"), [(2, 5, "the needle here".to_string())]);
+    assert_eq!(rows("be.txt"), [(1, 1, "needle at start".to_string())]);
+    assert_eq!(rows("bom8.txt"), [(1, 1, "needle with a mark".to_string())]);
+    assert_eq!(res.files.len(), 3);
+    assert_eq!(res.binary_files_skipped, 1);
+}
+
 #[test]
 fn params_serde() {
     let p: SearchParams =
