@@ -308,3 +308,69 @@ fn resolved_node_kinds_match_their_names_on_every_fixture_node() {
     }
     assert!(checked > 10_000, "{checked} nodes");
 }
+
+/// `#has-parent?` is checked when the query compiles: any other predicate
+/// left to the engine, a kind the grammar lacks, or no capture first is an
+/// error naming the file, not a predicate silently ignored.
+#[test]
+fn has_parent_predicates_are_checked_at_compile() {
+    let cases = [
+        (
+            "((function_definition name: (identifier) @name) @definition.function (#has-parnt? @definition.function module))",
+            "unknown predicate #has-parnt?",
+        ),
+        (
+            "((function_definition name: (identifier) @name) @definition.function (#has-parent? @definition.function modle))",
+            "`modle`, not a node kind",
+        ),
+        (
+            "((function_definition name: (identifier) @name) @definition.function (#has-parent? module))",
+            "takes a capture first",
+        ),
+        (
+            "((function_definition name: (identifier) @name) @definition.function (#has-parent? @definition.function))",
+            "names no node kind",
+        ),
+    ];
+    for (tags, want) in cases {
+        let reg = Registry::from_files(with_tags("python", tags)).unwrap();
+        let e = reg.by_name("python").unwrap().tags_query().unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert!(e.message.contains(want), "{tags}: {}", e.message);
+        assert!(
+            e.message.contains("queries/python/tags.scm"),
+            "{}",
+            e.message
+        );
+        assert!(e.suggestion.contains("#has-parent?"), "{}", e.suggestion);
+    }
+}
+
+/// A definition pattern with `#has-parent?` finds only the definitions
+/// whose parent is of a named kind: a C prototype at file level or in an
+/// `#ifdef` is a symbol, one inside a function body is not; the same for
+/// a class's methods in C++ and the ones of a local class.
+#[test]
+fn has_parent_keeps_only_definitions_under_the_named_kinds() {
+    let engine = scalpel::ops::engine::Engine::default();
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "a.c",
+            "int top(void);\n#ifdef X\nint guarded(int);\n#endif\nint f(void) {\n  int local(void);\n  return local();\n}\n",
+            vec!["top", "guarded", "f"],
+        ),
+        (
+            "a.cpp",
+            "namespace n {\nint in_ns(int);\n}\nextern \"C\" {\nint linked(void);\n}\nint g() {\n  int local_proto(int);\n  return 0;\n}\n",
+            vec!["n", "n::in_ns", "linked", "g"],
+        ),
+    ];
+    for (name, text, want) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let file = engine.load(&path, None).unwrap();
+        let got: Vec<String> = file.symbols.iter().map(|s| s.name_path.clone()).collect();
+        assert_eq!(got, want, "{name}");
+    }
+}

@@ -1,5 +1,10 @@
 ; C definitions. When two patterns capture the same @name node, the
 ; earlier pattern wins.
+; Where a declaration counts depends on its parent (the file, a namespace,
+; a class, a preprocessor conditional; not a function body): one pattern
+; says so with `(#has-parent? @capture kind ...)`, which the engine checks,
+; rather than a pattern per parent, each of which tree-sitter analyses when
+; the query compiles (a command that reads a file pays for it).
 
 ; Function definitions (the name under any pointers of the return type).
 (function_definition
@@ -63,43 +68,15 @@
 ; File-level prototypes and variables, also inside preprocessor
 ; conditionals (not the locals of a function body): the name under any
 ; pointers and arrays, and function pointers (`void (*hook)(int);`).
-(translation_unit
-  (declaration
+((declaration
     declarator: [
     (function_declarator declarator: (identifier) @name)
     (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    ]) @definition.function)
-(preproc_if
-  (declaration
-    declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    ]) @definition.function)
-(preproc_ifdef
-  (declaration
-    declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    ]) @definition.function)
-(preproc_else
-  (declaration
-    declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    ]) @definition.function)
-(preproc_elif
-  (declaration
-    declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    ]) @definition.function)
-(translation_unit
-  (declaration
+    ]) @definition.function
+  (#has-parent? @definition.function translation_unit preproc_if preproc_ifdef preproc_else preproc_elif))
+
+((declaration
     declarator: [
     (identifier) @name
     (init_declarator declarator: (identifier) @name)
@@ -120,96 +97,7 @@
     (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
     (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
     (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
-    ]) @definition.variable)
-(preproc_if
-  (declaration
-    declarator: [
-    (identifier) @name
-    (init_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (array_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (array_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
-    (array_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
-    (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
-    ]) @definition.variable)
-(preproc_ifdef
-  (declaration
-    declarator: [
-    (identifier) @name
-    (init_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (array_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (array_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
-    (array_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
-    (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
-    ]) @definition.variable)
-(preproc_else
-  (declaration
-    declarator: [
-    (identifier) @name
-    (init_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (array_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (array_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
-    (array_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
-    (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
-    ]) @definition.variable)
-(preproc_elif
-  (declaration
-    declarator: [
-    (identifier) @name
-    (init_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (array_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (array_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
-    (array_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
-    (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
-    ]) @definition.variable)
+    ]) @definition.variable
+  (#has-parent? @definition.variable translation_unit preproc_if preproc_ifdef preproc_else preproc_elif))
+
+

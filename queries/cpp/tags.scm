@@ -5,6 +5,11 @@
 ; its name: those are @qualifier captures, so `geo::Circle::area` names
 ; both the declaration in the class and the definition outside it,
 ; addressed apart by `#N`. `template <...>` is a wrapper (see the TOML).
+; Where a declaration counts depends on its parent (the file, a namespace,
+; a class, a preprocessor conditional; not a function body): one pattern
+; says so with `(#has-parent? @capture kind ...)`, which the engine checks,
+; rather than a pattern per parent, each of which tree-sitter analyses when
+; the query compiles (a command that reads a file pays for it).
 
 ; Constructors: a function named like its class, in the class body or
 ; defined outside it (`Circle::Circle`, a template's `Matrix<T>::Matrix`).
@@ -43,8 +48,7 @@
 
 ; Conversion operators (`operator bool() const`), named `operator TYPE`:
 ; in the class, in a template of it, and defined outside it.
-(field_declaration_list
-  [
+([
     (function_definition declarator: (operator_cast "operator" @name type: (_) @name))
     (declaration declarator: (operator_cast "operator" @name type: (_) @name))
     (template_declaration
@@ -52,24 +56,24 @@
         (function_definition declarator: (operator_cast "operator" @name type: (_) @name))
         (declaration declarator: (operator_cast "operator" @name type: (_) @name))
       ])
-  ] @definition.operator)
+  ] @definition.operator
+  (#has-parent? @definition.operator field_declaration_list))
 (function_definition
   declarator: [
     (qualified_identifier scope: (_) @qualifier name: (operator_cast "operator" @name type: (_) @name))
     (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_cast "operator" @name type: (_) @name)))
   ]) @definition.operator
 
-(field_declaration_list
-  (function_definition
+((function_definition
     declarator: [
     (function_declarator declarator: (operator_name) @name)
     (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))
     (reference_declarator (function_declarator declarator: (operator_name) @name))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
     (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-  ]) @definition.operator)
-(field_declaration_list
-  (template_declaration
+  ]) @definition.operator
+  (#has-parent? @definition.operator field_declaration_list))
+((template_declaration
     (function_definition
       declarator: [
     (function_declarator declarator: (operator_name) @name)
@@ -77,27 +81,27 @@
     (reference_declarator (function_declarator declarator: (operator_name) @name))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
     (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-  ]) @definition.operator))
-(field_declaration_list
-  (field_declaration
+  ]) @definition.operator) @_parent
+  (#has-parent? @_parent field_declaration_list))
+((field_declaration
     declarator: [
     (function_declarator declarator: (operator_name) @name)
     (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))
     (reference_declarator (function_declarator declarator: (operator_name) @name))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
     (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-  ]) @definition.operator)
-(field_declaration_list
-  (declaration
+  ]) @definition.operator
+  (#has-parent? @definition.operator field_declaration_list))
+((declaration
     declarator: [
     (function_declarator declarator: (operator_name) @name)
     (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))
     (reference_declarator (function_declarator declarator: (operator_name) @name))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
     (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-  ]) @definition.operator)
-(field_declaration_list
-  (template_declaration
+  ]) @definition.operator
+  (#has-parent? @definition.operator field_declaration_list translation_unit declaration_list preproc_if preproc_ifdef preproc_else linkage_specification))
+((template_declaration
     (declaration
       declarator: [
     (function_declarator declarator: (operator_name) @name)
@@ -105,18 +109,18 @@
     (reference_declarator (function_declarator declarator: (operator_name) @name))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
     (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-  ]) @definition.operator))
-(field_declaration_list
-  (function_definition
+  ]) @definition.operator) @_parent
+  (#has-parent? @_parent field_declaration_list))
+((function_definition
     declarator: [
     (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
     (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
     (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
     (reference_declarator (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
-  ]) @definition.method)
-(field_declaration_list
-  (template_declaration
+  ]) @definition.method
+  (#has-parent? @definition.method field_declaration_list))
+((template_declaration
     (function_definition
       declarator: [
     (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
@@ -124,27 +128,27 @@
     (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
     (reference_declarator (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
-  ]) @definition.method))
-(field_declaration_list
-  (field_declaration
+  ]) @definition.method) @_parent
+  (#has-parent? @_parent field_declaration_list))
+((field_declaration
     declarator: [
     (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
     (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
     (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
     (reference_declarator (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
-  ]) @definition.method)
-(field_declaration_list
-  (declaration
+  ]) @definition.method
+  (#has-parent? @definition.method field_declaration_list))
+((declaration
     declarator: [
     (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
     (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
     (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
     (reference_declarator (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
-  ]) @definition.method)
-(field_declaration_list
-  (template_declaration
+  ]) @definition.method
+  (#has-parent? @definition.method field_declaration_list))
+((template_declaration
     (declaration
       declarator: [
     (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
@@ -152,7 +156,8 @@
     (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
     (reference_declarator (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
-  ]) @definition.method))
+  ]) @definition.method) @_parent
+  (#has-parent? @_parent field_declaration_list))
 (function_definition
   declarator: [
     (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))
@@ -205,26 +210,17 @@
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
     (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
   ]) @definition.function
-(translation_unit
-  (declaration
-    declarator: [
-    (function_declarator declarator: (operator_name) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))
-    (reference_declarator (function_declarator declarator: (operator_name) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-  ]) @definition.operator)
-(translation_unit
-  (declaration
+
+((declaration
     declarator: [
     (function_declarator declarator: (identifier) @name)
     (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
     (reference_declarator (function_declarator declarator: (identifier) @name))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
     (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-  ]) @definition.function)
-(translation_unit
-  (template_declaration
+  ]) @definition.function
+  (#has-parent? @definition.function translation_unit declaration_list preproc_if preproc_ifdef preproc_else linkage_specification))
+((template_declaration
     (declaration
       declarator: [
     (function_declarator declarator: (identifier) @name)
@@ -232,137 +228,9 @@
     (reference_declarator (function_declarator declarator: (identifier) @name))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
     (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-  ]) @definition.function))
-(declaration_list
-  (declaration
-    declarator: [
-    (function_declarator declarator: (operator_name) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))
-    (reference_declarator (function_declarator declarator: (operator_name) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-  ]) @definition.operator)
-(declaration_list
-  (declaration
-    declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (reference_declarator (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-  ]) @definition.function)
-(declaration_list
-  (template_declaration
-    (declaration
-      declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (reference_declarator (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-  ]) @definition.function))
-(preproc_if
-  (declaration
-    declarator: [
-    (function_declarator declarator: (operator_name) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))
-    (reference_declarator (function_declarator declarator: (operator_name) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-  ]) @definition.operator)
-(preproc_if
-  (declaration
-    declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (reference_declarator (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-  ]) @definition.function)
-(preproc_if
-  (template_declaration
-    (declaration
-      declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (reference_declarator (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-  ]) @definition.function))
-(preproc_ifdef
-  (declaration
-    declarator: [
-    (function_declarator declarator: (operator_name) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))
-    (reference_declarator (function_declarator declarator: (operator_name) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-  ]) @definition.operator)
-(preproc_ifdef
-  (declaration
-    declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (reference_declarator (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-  ]) @definition.function)
-(preproc_ifdef
-  (template_declaration
-    (declaration
-      declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (reference_declarator (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-  ]) @definition.function))
-(preproc_else
-  (declaration
-    declarator: [
-    (function_declarator declarator: (operator_name) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))
-    (reference_declarator (function_declarator declarator: (operator_name) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-  ]) @definition.operator)
-(preproc_else
-  (declaration
-    declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (reference_declarator (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-  ]) @definition.function)
-(preproc_else
-  (template_declaration
-    (declaration
-      declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (reference_declarator (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-  ]) @definition.function))
-(linkage_specification
-  (declaration
-    declarator: [
-    (function_declarator declarator: (operator_name) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))
-    (reference_declarator (function_declarator declarator: (operator_name) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-  ]) @definition.operator)
-(linkage_specification
-  (declaration
-    declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (reference_declarator (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-  ]) @definition.function)
+  ]) @definition.function) @_parent
+  (#has-parent? @_parent translation_unit declaration_list preproc_if preproc_ifdef preproc_else))
+
 (namespace_definition
   name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.namespace
 
@@ -383,8 +251,7 @@
   name: (identifier) @name) @definition.enum_member
 
 ; Data members.
-(field_declaration_list
-  (field_declaration
+((field_declaration
     declarator: [
       (field_identifier) @name
       (pointer_declarator declarator: (field_identifier) @name)
@@ -393,36 +260,16 @@
       (pointer_declarator declarator: (array_declarator declarator: (field_identifier) @name))
       (array_declarator declarator: (array_declarator declarator: (field_identifier) @name))
       (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (field_identifier) @name)))
-    ]) @definition.field)
+    ]) @definition.field
+  (#has-parent? @definition.field field_declaration_list))
 
 ; `using T = ...;`, `typedef ... T;` of a file, namespace or class (not
 ; the local aliases of a function body).
-(translation_unit
-  (alias_declaration
-    name: (type_identifier) @name) @definition.type)
-(declaration_list
-  (alias_declaration
-    name: (type_identifier) @name) @definition.type)
-(field_declaration_list
-  (alias_declaration
-    name: (type_identifier) @name) @definition.type)
-(template_declaration
-  (alias_declaration
-    name: (type_identifier) @name) @definition.type)
-(preproc_if
-  (alias_declaration
-    name: (type_identifier) @name) @definition.type)
-(preproc_ifdef
-  (alias_declaration
-    name: (type_identifier) @name) @definition.type)
-(preproc_else
-  (alias_declaration
-    name: (type_identifier) @name) @definition.type)
-(preproc_elif
-  (alias_declaration
-    name: (type_identifier) @name) @definition.type)
-(translation_unit
-  (type_definition
+((alias_declaration
+    name: (type_identifier) @name) @definition.type
+  (#has-parent? @definition.type translation_unit declaration_list field_declaration_list template_declaration preproc_if preproc_ifdef preproc_else preproc_elif))
+
+((type_definition
     declarator: [
       (type_identifier) @name
       (pointer_declarator declarator: (type_identifier) @name)
@@ -432,79 +279,8 @@
       (array_declarator declarator: (type_identifier) @name)
       (array_declarator declarator: (parenthesized_declarator (reference_declarator (type_identifier) @name)))
       (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-    ]) @definition.type)
-(declaration_list
-  (type_definition
-    declarator: [
-      (type_identifier) @name
-      (pointer_declarator declarator: (type_identifier) @name)
-      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-      (function_declarator declarator: (type_identifier) @name)
-      (pointer_declarator declarator: (function_declarator declarator: (type_identifier) @name))
-      (array_declarator declarator: (type_identifier) @name)
-      (array_declarator declarator: (parenthesized_declarator (reference_declarator (type_identifier) @name)))
-      (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-    ]) @definition.type)
-(field_declaration_list
-  (type_definition
-    declarator: [
-      (type_identifier) @name
-      (pointer_declarator declarator: (type_identifier) @name)
-      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-      (function_declarator declarator: (type_identifier) @name)
-      (pointer_declarator declarator: (function_declarator declarator: (type_identifier) @name))
-      (array_declarator declarator: (type_identifier) @name)
-      (array_declarator declarator: (parenthesized_declarator (reference_declarator (type_identifier) @name)))
-      (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-    ]) @definition.type)
-(preproc_if
-  (type_definition
-    declarator: [
-      (type_identifier) @name
-      (pointer_declarator declarator: (type_identifier) @name)
-      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-      (function_declarator declarator: (type_identifier) @name)
-      (pointer_declarator declarator: (function_declarator declarator: (type_identifier) @name))
-      (array_declarator declarator: (type_identifier) @name)
-      (array_declarator declarator: (parenthesized_declarator (reference_declarator (type_identifier) @name)))
-      (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-    ]) @definition.type)
-(preproc_ifdef
-  (type_definition
-    declarator: [
-      (type_identifier) @name
-      (pointer_declarator declarator: (type_identifier) @name)
-      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-      (function_declarator declarator: (type_identifier) @name)
-      (pointer_declarator declarator: (function_declarator declarator: (type_identifier) @name))
-      (array_declarator declarator: (type_identifier) @name)
-      (array_declarator declarator: (parenthesized_declarator (reference_declarator (type_identifier) @name)))
-      (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-    ]) @definition.type)
-(preproc_else
-  (type_definition
-    declarator: [
-      (type_identifier) @name
-      (pointer_declarator declarator: (type_identifier) @name)
-      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-      (function_declarator declarator: (type_identifier) @name)
-      (pointer_declarator declarator: (function_declarator declarator: (type_identifier) @name))
-      (array_declarator declarator: (type_identifier) @name)
-      (array_declarator declarator: (parenthesized_declarator (reference_declarator (type_identifier) @name)))
-      (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-    ]) @definition.type)
-(preproc_elif
-  (type_definition
-    declarator: [
-      (type_identifier) @name
-      (pointer_declarator declarator: (type_identifier) @name)
-      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-      (function_declarator declarator: (type_identifier) @name)
-      (pointer_declarator declarator: (function_declarator declarator: (type_identifier) @name))
-      (array_declarator declarator: (type_identifier) @name)
-      (array_declarator declarator: (parenthesized_declarator (reference_declarator (type_identifier) @name)))
-      (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-    ]) @definition.type)
+    ]) @definition.type
+  (#has-parent? @definition.type translation_unit declaration_list field_declaration_list preproc_if preproc_ifdef preproc_else preproc_elif))
 
 ; Macros.
 (preproc_def
@@ -514,8 +290,7 @@
 
 ; Static data members defined outside their class (`int Cls::count = 0;`),
 ; named through it like an out-of-class method.
-(translation_unit
-  (declaration
+((declaration
     declarator: [
       (qualified_identifier scope: (_) @qualifier name: (identifier) @name)
       (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
@@ -530,45 +305,11 @@
       (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
       (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
       (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))))
-    ]) @definition.field)
-(declaration_list
-  (declaration
-    declarator: [
-      (qualified_identifier scope: (_) @qualifier name: (identifier) @name)
-      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
-      (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
-      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
-      (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
-      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
-      (pointer_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
-      (init_declarator declarator: (pointer_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
-      (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
-      (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
-      (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
-      (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))))
-    ]) @definition.field)
-(template_declaration
-  (declaration
-    declarator: [
-      (qualified_identifier scope: (_) @qualifier name: (identifier) @name)
-      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
-      (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
-      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
-      (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
-      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
-      (pointer_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
-      (init_declarator declarator: (pointer_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
-      (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
-      (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
-      (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
-      (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))))
-    ]) @definition.field)
+    ]) @definition.field
+  (#has-parent? @definition.field translation_unit declaration_list template_declaration))
 
 ; Variables of a file or namespace (not the locals of a function).
-(translation_unit
-  (declaration
+((declaration
     declarator: [
     (identifier) @name
     (init_declarator declarator: (identifier) @name)
@@ -586,104 +327,7 @@
     (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
     (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
     (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
-  ]) @definition.variable)
-(declaration_list
-  (declaration
-    declarator: [
-    (identifier) @name
-    (init_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (array_declarator declarator: (identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (reference_declarator (identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
-  ]) @definition.variable)
-(preproc_if
-  (declaration
-    declarator: [
-    (identifier) @name
-    (init_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (array_declarator declarator: (identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (reference_declarator (identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
-  ]) @definition.variable)
-(preproc_ifdef
-  (declaration
-    declarator: [
-    (identifier) @name
-    (init_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (array_declarator declarator: (identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (reference_declarator (identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
-  ]) @definition.variable)
-(preproc_else
-  (declaration
-    declarator: [
-    (identifier) @name
-    (init_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (array_declarator declarator: (identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (reference_declarator (identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
-  ]) @definition.variable)
-(linkage_specification
-  (declaration
-    declarator: [
-    (identifier) @name
-    (init_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (array_declarator declarator: (identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (reference_declarator (identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
-  ]) @definition.variable)
+  ]) @definition.variable
+  (#has-parent? @definition.variable translation_unit declaration_list preproc_if preproc_ifdef preproc_else linkage_specification))
+
+

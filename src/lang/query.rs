@@ -129,6 +129,106 @@ pub struct Compiled<R> {
     /// The node kinds every match starts at, when the query says so
     /// plainly ([`Roots`]).
     pub roots: Option<Roots>,
+    /// The `#has-parent?` predicates of each pattern.
+    parents: Vec<Vec<HasParent>>,
+}
+
+/// `(#has-parent? @capture kind ...)`: the captured node's parent is of one
+/// of the kinds. One pattern with this predicate says what a pattern per
+/// parent kind said (`(translation_unit (declaration ...))`, then the same
+/// under `declaration_list`, `preproc_if`, ...), and tree-sitter analyses
+/// a query pattern by pattern when it compiles it: C++'s definitions were
+/// 2 s of every command that read a C++ file. Evaluated by the engine on
+/// every match ([`Compiled::admits`]); the kinds are checked against the
+/// grammar when the query is compiled.
+struct HasParent {
+    capture: u32,
+    /// Kind ids, sorted.
+    kinds: Vec<u16>,
+}
+
+impl<R> Compiled<R> {
+    /// Whether match `m` passes its pattern's `#has-parent?` predicates
+    /// (tree-sitter checks the text predicates itself).
+    pub fn admits(&self, m: &tree_sitter::QueryMatch<'_, '_>) -> bool {
+        let Some(rules) = self.parents.get(m.pattern_index) else {
+            return true;
+        };
+        rules.iter().all(|rule| {
+            m.captures()
+                .iter()
+                .filter(|c| c.index == rule.capture)
+                .all(|c| {
+                    c.node
+                        .parent()
+                        .is_some_and(|p| rule.kinds.binary_search(&p.kind_id()).is_ok())
+                })
+        })
+    }
+}
+
+/// The `#has-parent?` predicates of every pattern of `query`; an error for
+/// any other predicate tree-sitter leaves to its host (a misspelt one would
+/// otherwise be ignored, and every match admitted).
+fn parent_rules(
+    query: &Query,
+    grammar: &tree_sitter::Language,
+    lang: &str,
+    file: &str,
+) -> Result<Vec<Vec<HasParent>>> {
+    use tree_sitter::QueryPredicateArg;
+    let bad = |what: String| {
+        Error::new(ErrorCode::InvalidArgument, format!("query {file} for {lang}: {what}"))
+            .with_suggestion(
+                "write (#has-parent? @capture kind ...) with node kinds of the grammar, or a predicate tree-sitter knows (#eq?, #match?, #any-of?)",
+            )
+            .with_details(serde_json::json!({"language": lang, "file": file}))
+    };
+    let mut all = Vec::with_capacity(query.pattern_count());
+    for i in 0..query.pattern_count() {
+        let mut rules = Vec::new();
+        for p in query.general_predicates(i) {
+            if p.operator.as_ref() != "has-parent?" {
+                return Err(bad(format!("unknown predicate #{}", p.operator)));
+            }
+            let (Some(QueryPredicateArg::Capture(capture)), kinds) = (p.args.first(), &p.args[1..])
+            else {
+                return Err(bad("#has-parent? takes a capture first".to_string()));
+            };
+            if kinds.is_empty() {
+                return Err(bad("#has-parent? names no node kind".to_string()));
+            }
+            let mut ids = Vec::new();
+            for k in kinds {
+                let QueryPredicateArg::String(kind) = k else {
+                    return Err(bad(
+                        "#has-parent? takes node kinds after its capture".to_string()
+                    ));
+                };
+                let found: Vec<u16> = (0..grammar.node_kind_count() as u16)
+                    .filter(|&id| {
+                        grammar.node_kind_for_id(id) == Some(kind.as_ref())
+                            && grammar.node_kind_is_named(id)
+                            && grammar.node_kind_is_visible(id)
+                    })
+                    .collect();
+                if found.is_empty() {
+                    return Err(bad(format!(
+                        "#has-parent? names `{kind}`, not a node kind of the grammar"
+                    )));
+                }
+                ids.extend(found);
+            }
+            ids.sort_unstable();
+            ids.dedup();
+            rules.push(HasParent {
+                capture: *capture,
+                kinds: ids,
+            });
+        }
+        all.push(rules);
+    }
+    Ok(all)
 }
 
 /// The node kinds a query's matches can start at: the root node of each of
@@ -459,9 +559,11 @@ pub fn compile<R>(
         }
     }
     let roots = Roots::of(&query, grammar, source);
+    let parents = parent_rules(&query, grammar, lang, file)?;
     Ok(Compiled {
         query,
         roles,
         roots,
+        parents,
     })
 }

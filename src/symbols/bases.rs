@@ -48,6 +48,9 @@ pub fn bases(file: &ParsedFile, holder: usize) -> Result<Vec<Base>> {
     cursor.set_byte_range(start..header_end);
     let mut it = cursor.matches(&q.query, node, body.as_bytes());
     while let Some(m) = it.next() {
+        if !q.admits(m) {
+            continue;
+        }
         for c in m.captures() {
             let whole = match q.roles[c.index as usize] {
                 RefRole::Base => false,

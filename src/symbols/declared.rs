@@ -34,6 +34,9 @@ pub fn locals(file: &ParsedFile) -> Result<BTreeMap<String, Vec<Local>>> {
     let mut cursor = QueryCursor::new();
     let mut it = cursor.matches(&q.query, file.tree.root_node(), body.as_bytes());
     while let Some(m) = it.next() {
+        if !q.admits(m) {
+            continue;
+        }
         let mut def = None;
         let mut ty = None;
         for c in m.captures() {

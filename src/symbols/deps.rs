@@ -288,52 +288,44 @@ fn scan<'a>(
         .descendant_for_byte_range(range.start, range.end)
         .unwrap_or(root);
     let deadline = file.walk_deadline();
-    let finished = for_each_match(
-        &q.query,
-        start,
-        body,
-        Some(range.clone()),
-        Some(&deadline),
-        |m| {
-            let receiver = m
-                .captures()
-                .iter()
-                .filter_map(|c| match q.roles[c.index as usize] {
-                    RefRole::SelfReceiver => Some((c.node, Receiving::SelfLike)),
-                    RefRole::SuperReceiver => Some((c.node, Receiving::Super)),
-                    RefRole::Receiver => Some((c.node, Receiving::Plain)),
-                    _ => None,
-                })
-                .max_by_key(|r| r.1);
-            for c in m.captures() {
-                let role = q.roles[c.index as usize];
-                match role {
-                    RefRole::LocalScope => {
-                        scopes.push(c.node.start_byte()..c.node.end_byte());
-                    }
-                    RefRole::Receiver
-                    | RefRole::SelfReceiver
-                    | RefRole::SuperReceiver
-                    | RefRole::Base
-                    | RefRole::BaseWhole
-                    | RefRole::Private => {}
-                    _ if !inside(c.node) || defined.binary_search(&c.node.start_byte()).is_ok() => {
-                    }
-                    _ => {
-                        let member = matches!(
-                            role,
-                            RefRole::Member | RefRole::MemberCall | RefRole::MemberField
-                        );
-                        captured.push(NodeUse {
-                            node: c.node,
-                            roles: bit(role),
-                            receiver: if member { receiver } else { None },
-                        });
-                    }
+    let finished = for_each_match(&q, start, body, Some(range.clone()), Some(&deadline), |m| {
+        let receiver = m
+            .captures()
+            .iter()
+            .filter_map(|c| match q.roles[c.index as usize] {
+                RefRole::SelfReceiver => Some((c.node, Receiving::SelfLike)),
+                RefRole::SuperReceiver => Some((c.node, Receiving::Super)),
+                RefRole::Receiver => Some((c.node, Receiving::Plain)),
+                _ => None,
+            })
+            .max_by_key(|r| r.1);
+        for c in m.captures() {
+            let role = q.roles[c.index as usize];
+            match role {
+                RefRole::LocalScope => {
+                    scopes.push(c.node.start_byte()..c.node.end_byte());
+                }
+                RefRole::Receiver
+                | RefRole::SelfReceiver
+                | RefRole::SuperReceiver
+                | RefRole::Base
+                | RefRole::BaseWhole
+                | RefRole::Private => {}
+                _ if !inside(c.node) || defined.binary_search(&c.node.start_byte()).is_ok() => {}
+                _ => {
+                    let member = matches!(
+                        role,
+                        RefRole::Member | RefRole::MemberCall | RefRole::MemberField
+                    );
+                    captured.push(NodeUse {
+                        node: c.node,
+                        roles: bit(role),
+                        receiver: if member { receiver } else { None },
+                    });
                 }
             }
-        },
-    );
+        }
+    });
     if !finished {
         return Err(deadline.error(&file.language, body.len(), "finding the dependencies"));
     }
@@ -673,7 +665,7 @@ fn collect_imports_with(file: &ParsedFile, rooted: bool) -> Result<Vec<ImportStm
         Some(roots) => {
             let skip = &file.language.kinds().no_imports_in;
             for_each_rooted_match(
-                &q.query,
+                &q,
                 roots,
                 skip,
                 root,
@@ -683,7 +675,7 @@ fn collect_imports_with(file: &ParsedFile, rooted: bool) -> Result<Vec<ImportStm
                 |m, _| each(m),
             )
         }
-        None => for_each_match(&q.query, root, body, None, Some(&deadline), each),
+        None => for_each_match(&q, root, body, None, Some(&deadline), each),
     };
     if !finished {
         return Err(deadline.error(&file.language, body.len(), "finding the imports"));

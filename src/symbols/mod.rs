@@ -1508,7 +1508,7 @@ fn for_each_tag_along<'t>(
         (Some(roots), None) => {
             let went = widener.is_some();
             let done = for_each_rooted_match(
-                &query.query,
+                &query,
                 roots,
                 &lang.kinds().opaque,
                 root,
@@ -1524,7 +1524,7 @@ fn for_each_tag_along<'t>(
             (done, went)
         }
         (_, range) => {
-            let done = for_each_match(&query.query, root, body, range, deadline, |m| {
+            let done = for_each_match(&query, root, body, range, deadline, |m| {
                 each(m);
             });
             (done, false)
@@ -1543,8 +1543,8 @@ fn for_each_tag_along<'t>(
 /// nodes), unless the parse has an error inside it. `walker` is told where
 /// the walk goes, and handed to `f` with each match.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn for_each_rooted_match<'t, W: Walker<'t>>(
-    query: &tree_sitter::Query,
+pub(crate) fn for_each_rooted_match<'t, W: Walker<'t>, R>(
+    q: &crate::lang::query::Compiled<R>,
     roots: &crate::lang::query::Roots,
     opaque: &crate::lang::KindSet,
     start: Node<'t>,
@@ -1570,12 +1570,14 @@ pub(crate) fn for_each_rooted_match<'t, W: Walker<'t>>(
         walker.enter(node, kind);
         if roots.contains(kind) {
             let options = tree_sitter::QueryCursorOptions::new().progress_callback(&mut progress);
-            let mut matches = cursor.matches_with_options(query, node, body.as_bytes(), options);
+            let mut matches = cursor.matches_with_options(&q.query, node, body.as_bytes(), options);
             while let Some(m) = matches.next() {
                 if passed() {
                     return false;
                 }
-                f(m, walker);
+                if q.admits(m) {
+                    f(m, walker);
+                }
             }
             if stopped.get() {
                 return false;
@@ -1629,8 +1631,8 @@ const QUERY_LAYER: u32 = 1 << 15;
 /// the next run. Together they give the same matches as one run, in time
 /// linear in the tree, at any depth; their order is document order within
 /// a run, not across runs.
-pub(crate) fn for_each_match<'t>(
-    query: &tree_sitter::Query,
+pub(crate) fn for_each_match<'t, R>(
+    q: &crate::lang::query::Compiled<R>,
     start: Node<'t>,
     body: &str,
     range: Option<std::ops::Range<usize>>,
@@ -1648,13 +1650,15 @@ pub(crate) fn for_each_match<'t>(
         }
         let mut progress = stop_at(deadline, &stopped);
         let options = tree_sitter::QueryCursorOptions::new().progress_callback(&mut progress);
-        let mut matches = cursor.matches_with_options(query, top, body.as_bytes(), options);
+        let mut matches = cursor.matches_with_options(&q.query, top, body.as_bytes(), options);
         while let Some(m) = matches.next() {
             if passed() {
                 stopped.set(true);
                 break;
             }
-            f(m);
+            if q.admits(m) {
+                f(m);
+            }
         }
         drop(matches);
         if stopped.get() || !layer_below(top, range.as_ref(), deadline, &mut runs) {

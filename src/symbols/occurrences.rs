@@ -191,14 +191,7 @@ pub fn occurrences(file: &ParsedFile, name: &str) -> Result<Vec<Occurrence>> {
         // same), and the cursor does not go into the declarations between
         // (a name used at both ends of a file was a walk of all of it).
         for range in top_level_groups(root, &offsets, name.len()) {
-            if !for_each_match(
-                &q.query,
-                root,
-                body,
-                Some(range),
-                Some(&deadline),
-                &mut each,
-            ) {
+            if !for_each_match(&q, root, body, Some(range), Some(&deadline), &mut each) {
                 return Err(deadline.error(&file.language, body.len(), "finding the occurrences"));
             }
         }

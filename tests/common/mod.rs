@@ -103,6 +103,9 @@ pub fn tags_both_ways(file: &scalpel::symbols::ParsedFile) -> (Vec<String>, Vec<
     let mut cursor = tree_sitter::QueryCursor::new();
     let mut matches = cursor.matches(&query.query, file.tree.root_node(), body.as_bytes());
     while let Some(m) = matches.next() {
+        if !query.admits(m) {
+            continue;
+        }
         let mut caps = Vec::new();
         for c in m.captures() {
             match query.roles[c.index as usize] {
