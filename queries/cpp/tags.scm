@@ -160,39 +160,59 @@
   (#has-parent? @_parent field_declaration_list))
 (function_definition
   declarator: [
-    (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))
-    (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))
-    (reference_declarator (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))))
-    (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))
-    (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))))
-    (reference_declarator (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))))
-    (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))))
-    (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))))
-    (reference_declarator (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))))))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))))))
+    (function_declarator
+      declarator: [
+        (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))])
+    (pointer_declarator declarator: (function_declarator
+      declarator: [
+        (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))]))
+    (reference_declarator (function_declarator
+      declarator: [
+        (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))]))
+    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator
+      declarator: [
+        (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))])))
+    (reference_declarator (pointer_declarator declarator: (function_declarator
+      declarator: [
+        (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))])))
   ]) @definition.operator
 (function_definition
   declarator: [
-    (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
-    (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))
-    (reference_declarator (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))))
-    (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))
-    (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))))
-    (reference_declarator (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))))
-    (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))))
-    (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))))
-    (reference_declarator (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))))))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))))))
+    (function_declarator
+      declarator: [
+        (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))])
+    (pointer_declarator declarator: (function_declarator
+      declarator: [
+        (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))]))
+    (reference_declarator (function_declarator
+      declarator: [
+        (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))]))
+    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator
+      declarator: [
+        (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))])))
+    (reference_declarator (pointer_declarator declarator: (function_declarator
+      declarator: [
+        (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
+        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))])))
   ]) @definition.method
 (function_definition
   declarator: [
