@@ -15,6 +15,14 @@ use std::path::Path;
 const BINARY_SNIFF: usize = 8000;
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+/// UTF-16's byte-order marks, little- and big-endian.
+const UTF16_BOMS: [&[u8]; 2] = [b"\xFF\xFE", b"\xFE\xFF"];
+
+/// Whether `bytes` start with a byte-order mark: UTF-8's or one of
+/// UTF-16's.
+pub fn has_bom(bytes: &[u8]) -> bool {
+    bytes.starts_with(UTF8_BOM) || UTF16_BOMS.iter().any(|b| bytes.starts_with(b))
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -118,7 +126,7 @@ fn short_hex(h: &blake3::Hash) -> String {
 /// other encodings are refused with `BINARY_FILE` / `ENCODING`.
 pub fn decode(path: &Path, bytes: Vec<u8>) -> Result<SourceText> {
     let shown = path.display().to_string();
-    if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") {
+    if UTF16_BOMS.iter().any(|b| bytes.starts_with(b)) {
         return Err(Error::new(
             ErrorCode::Encoding,
             format!("{shown} is UTF-16 (byte-order mark found); only UTF-8 is supported"),

@@ -317,9 +317,8 @@ impl Walk<'_> {
         };
         let max_size = self.limits.max_size;
         let size = match read_capped(&file, max_size, buf) {
-            Ok(Some(size)) => size,
-            Ok(None) => {
-                let size = file.metadata().map_or(buf.len() as u64, |m| m.len());
+            Ok(Capped::Read(size)) => size,
+            Ok(Capped::Over(size)) => {
                 self.push_error(
                     path,
                     format!(
@@ -381,12 +380,19 @@ pub fn matching_files(
     Ok((kept.into_iter().collect(), walked))
 }
 
+/// What [`read_capped`] found: the file read whole, of this many bytes, or
+/// a file of this many bytes, over the limit (not read whole).
+enum Capped {
+    Read(u64),
+    Over(u64),
+}
+
 /// Read `file` whole into `buf` (cleared first), unless it holds more
-/// than `max_size` bytes: its size, or `None` when it is over the limit.
-/// A small file is one read and the read that finds its end; only a file
-/// of [`WHOLE_READ_MIN_SIZE`] or more is asked its size, so that its rest
-/// is read in one call into a buffer of that size (growing by doubling
-/// across a multi-MB minified line would zero-fill and copy).
+/// than `max_size` bytes. A small file is one read and the read that finds
+/// its end; only a file of [`WHOLE_READ_MIN_SIZE`] or more is asked its
+/// size, so that its rest is read in one call into a buffer of that size
+/// (growing by doubling across a multi-MB minified line would zero-fill
+/// and copy).
 ///
 /// Decision: read, not mapped. A map of a file that another process
 /// truncates during the search raises SIGBUS, which would end the MCP
@@ -396,22 +402,27 @@ fn read_capped(
     mut file: &std::fs::File,
     max_size: u64,
     buf: &mut Vec<u8>,
-) -> std::io::Result<Option<u64>> {
+) -> std::io::Result<Capped> {
     use std::io::Read;
     buf.clear();
     let over = max_size.saturating_add(1);
     let first = WHOLE_READ_MIN_SIZE.min(over);
     file.by_ref().take(first).read_to_end(buf)?;
     if (buf.len() as u64) < first {
-        return Ok(Some(buf.len() as u64));
+        return Ok(Capped::Read(buf.len() as u64));
     }
     let size = file.metadata()?.len();
     if size > max_size {
-        return Ok(None);
+        return Ok(Capped::Over(size));
     }
     buf.reserve_exact((size as usize).saturating_sub(buf.len()));
     file.take(over - buf.len() as u64).read_to_end(buf)?;
-    Ok((buf.len() as u64 <= max_size).then_some(buf.len() as u64))
+    let read = buf.len() as u64;
+    Ok(if read <= max_size {
+        Capped::Read(read)
+    } else {
+        Capped::Over(read)
+    })
 }
 
 /// Search the bytes of one file. A file with a byte-order mark is left to
@@ -424,8 +435,7 @@ fn search_bytes(
     bytes: &[u8],
     sink: &mut FileSink<'_>,
 ) -> std::io::Result<()> {
-    let bom = [&b"\xEF\xBB\xBF"[..], b"\xFF\xFE", b"\xFE\xFF"];
-    if !bom.iter().any(|b| bytes.starts_with(b)) && memchr::memchr(0, bytes).is_some() {
+    if !crate::source::has_bom(bytes) && memchr::memchr(0, bytes).is_some() {
         sink.binary = true;
         return Ok(());
     }

@@ -479,8 +479,9 @@ impl LazyRegex {
 
     fn get(&self) -> &regex::Regex {
         self.compiled.get_or_init(|| {
-            regex::Regex::new(&self.pattern)
-                .expect("its syntax was checked when the language loaded")
+            regex::Regex::new(&self.pattern).expect(
+                "its syntax was checked when the language loaded, or by the embedded data's test",
+            )
         })
     }
 }

@@ -143,8 +143,7 @@ pub struct Compiled<R> {
 /// grammar when the query is compiled.
 struct HasParent {
     capture: u32,
-    /// Kind ids, sorted.
-    kinds: Vec<u16>,
+    kinds: super::KindSet,
 }
 
 impl<R> Compiled<R> {
@@ -158,11 +157,7 @@ impl<R> Compiled<R> {
             m.captures()
                 .iter()
                 .filter(|c| c.index == rule.capture)
-                .all(|c| {
-                    c.node
-                        .parent()
-                        .is_some_and(|p| rule.kinds.binary_search(&p.kind_id()).is_ok())
-                })
+                .all(|c| c.node.parent().is_some_and(|p| rule.kinds.contains(&p)))
         })
     }
 }
@@ -184,6 +179,8 @@ fn parent_rules(
             )
             .with_details(serde_json::json!({"language": lang, "file": file}))
     };
+    // The grammar's kinds by name, read when a pattern first needs them.
+    let mut names = None;
     let mut all = Vec::with_capacity(query.pattern_count());
     for i in 0..query.pattern_count() {
         let mut rules = Vec::new();
@@ -198,32 +195,27 @@ fn parent_rules(
             if kinds.is_empty() {
                 return Err(bad("#has-parent? names no node kind".to_string()));
             }
-            let mut ids = Vec::new();
+            let names = names.get_or_insert_with(|| super::KindNames::new(grammar));
+            // A parent is a named node a tree shows.
+            let shown =
+                |id: u16| grammar.node_kind_is_named(id) && grammar.node_kind_is_visible(id);
+            let mut wanted = Vec::new();
             for k in kinds {
                 let QueryPredicateArg::String(kind) = k else {
                     return Err(bad(
                         "#has-parent? takes node kinds after its capture".to_string()
                     ));
                 };
-                let found: Vec<u16> = (0..grammar.node_kind_count() as u16)
-                    .filter(|&id| {
-                        grammar.node_kind_for_id(id) == Some(kind.as_ref())
-                            && grammar.node_kind_is_named(id)
-                            && grammar.node_kind_is_visible(id)
-                    })
-                    .collect();
-                if found.is_empty() {
+                if !names.ids(kind).iter().any(|&id| shown(id)) {
                     return Err(bad(format!(
                         "#has-parent? names `{kind}`, not a node kind of the grammar"
                     )));
                 }
-                ids.extend(found);
+                wanted.push(kind.to_string());
             }
-            ids.sort_unstable();
-            ids.dedup();
             rules.push(HasParent {
                 capture: *capture,
-                kinds: ids,
+                kinds: super::KindSet::resolve_where(names, &wanted, shown),
             });
         }
         all.push(rules);
