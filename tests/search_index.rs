@@ -1100,3 +1100,55 @@ fn a_warm_cli_find_sees_files_changed_since_the_store_was_saved() {
     let found = listed(&["find", "reconcile", "zanzibar", "ledger"]);
     assert!(!found.contains("zanzibar_ledger.py"), "{found}");
 }
+
+/// Within a file, a unit whose own name is made of the question's words
+/// is shown before the file's other units, even one that mentions the
+/// question's words more (`rank::named_first_within_files`); the file's
+/// places stay where its units' scores put them, so another file that
+/// scored between them is not overtaken.
+#[test]
+fn within_a_file_the_unit_named_by_the_question_comes_first() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("drafts.py"),
+        "def create_draft(base):\n    draft = Draft(base)\n    draft.value = base.value\n    draft.given = True\n    return draft\n\n\ndef is_draft(value):\n    return value is not None and hasattr(value, 'state')\n\n\ndef unrelated(x):\n    return x * 2\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("other.py"),
+        "def check_draft(value):\n    draft = value.draft\n    return draft.given is True\n",
+    )
+    .unwrap();
+    let ix = LiveIndex::open(dir.path(), Engine::default(), Err("no model".into()));
+    ix.refresh().unwrap();
+    let mut req = SearchRequest::new("Returns true if the given value is a draft");
+    req.semantic = false;
+    req.max_results = 10;
+    let hits = ix.search(&req, 100_000).unwrap().results;
+    let order: Vec<String> = hits
+        .iter()
+        .map(|h| format!("{}:{}", h.path, h.name_path))
+        .collect();
+    let of_file: Vec<&String> = order
+        .iter()
+        .filter(|p| p.starts_with("drafts.py"))
+        .collect();
+    assert_eq!(of_file[0], "drafts.py:is_draft", "{order:?}");
+    // Without the rule: create_draft, check_draft, is_draft. The other
+    // file keeps the second place.
+    assert_eq!(
+        order[..3],
+        [
+            "drafts.py:is_draft",
+            "other.py:check_draft",
+            "drafts.py:create_draft"
+        ],
+        "{order:?}"
+    );
+    // Scores fall along the list: the named unit took its file's best
+    // place, with that place's score.
+    assert!(
+        hits.windows(2).all(|w| w[0].score >= w[1].score),
+        "{order:?}"
+    );
+}

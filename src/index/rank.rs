@@ -238,6 +238,7 @@ pub fn rank(index: &Index, model: Option<&Model>, req: &SearchRequest) -> Result
     }
     if req.structure {
         file_evidence(index, &mut fused, FILE_EVIDENCE);
+        named_first_within_files(index, &mut fused, &req.query);
     }
     sort(index, &mut fused);
     let mut per_file: HashMap<&str, usize> = HashMap::new();
@@ -287,6 +288,74 @@ fn file_evidence(index: &Index, fused: &mut [(u32, f32)], weight: f32) {
 
 /// Units of a file that count towards its evidence.
 const FILE_UNITS: usize = 3;
+
+/// How much a unit named in the question's words counts within its file
+/// ([`named_first_within_files`]). On the tuning half of
+/// `benches/search_eval` (hybrid NDCG@10 per hit, 306 questions): 0.606
+/// without, 0.619 at 1.3, 0.620 at 2, 0.622 at 4; counting a name half
+/// made of the question's words (weighted by the square of the share) did
+/// less (0.613–0.615), single-word names cost (0.605: `close`, `get`),
+/// three words or more gained less (0.610). BENCHMARKS.md, session 39.
+const NAMED_WITHIN_FILE: f32 = 2.0;
+
+/// Within each file, the units whose own name is made of two or more
+/// words, every one of them a word of the question (stop words and other
+/// forms count: "Returns true if the value is a draft" names `isDraft`),
+/// weigh [`NAMED_WITHIN_FILE`] times more, and the file's units take its
+/// places in that order. The places themselves do not move: a file keeps
+/// the scores its units earned, so the files' order is the same with or
+/// without this (the 102 file-level questions of `benches/search` cannot
+/// change), only which of a file's units is shown first. Across files the
+/// same rule pushed short generic names (`write_file`, `parse_string`)
+/// above the answer's file: −0.028 on those 102.
+fn named_first_within_files(index: &Index, fused: &mut [(u32, f32)], query: &str) {
+    let mut forms: Vec<String> = Vec::new();
+    tokens::for_each_token(query, |t| {
+        forms.extend(tokens::variants(t));
+        forms.push(t.to_string());
+    });
+    let named = |name: &str| {
+        let mut parts = 0;
+        let mut all = true;
+        tokens::for_each_part(name, |p| {
+            if p.len() >= 2 {
+                parts += 1;
+                all &= forms.iter().any(|f| f.eq_ignore_ascii_case(p));
+            }
+        });
+        all && parts >= 2
+    };
+    let mut files: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut weight: Vec<f32> = Vec::with_capacity(fused.len());
+    for (i, &(id, s)) in fused.iter().enumerate() {
+        let mut w = s;
+        if let Some(u) = index.unit(id) {
+            if !u.name_path.is_empty() && named(u.name) {
+                w *= NAMED_WITHIN_FILE;
+            }
+            files.entry(u.path).or_default().push(i);
+        }
+        weight.push(w);
+    }
+    for places in files.into_values() {
+        if places.len() < 2 || places.iter().all(|&i| weight[i] == fused[i].1) {
+            continue;
+        }
+        let mut scores: Vec<f32> = places.iter().map(|&i| fused[i].1).collect();
+        scores.sort_by(|a, b| b.total_cmp(a));
+        let mut units: Vec<(u32, f32, f32)> = places
+            .iter()
+            .map(|&i| (fused[i].0, weight[i], fused[i].1))
+            .collect();
+        units.sort_by(|a, b| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| order(index, &(a.0, a.2), &(b.0, b.2)))
+        });
+        for ((&i, unit), score) in places.iter().zip(units).zip(scores) {
+            fused[i] = (unit.0, score);
+        }
+    }
+}
 
 /// The order of results: best first; ties by path, then line.
 fn order(index: &Index, a: &(u32, f32), b: &(u32, f32)) -> std::cmp::Ordering {
