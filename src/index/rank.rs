@@ -295,7 +295,12 @@ const FILE_UNITS: usize = 3;
 /// without, 0.619 at 1.3, 0.620 at 2, 0.622 at 4; counting a name half
 /// made of the question's words (weighted by the square of the share) did
 /// less (0.613–0.615), single-word names cost (0.605: `close`, `get`),
-/// three words or more gained less (0.610). BENCHMARKS.md, session 39.
+/// three words or more gained less (0.610), a name part that begins a
+/// question's word (`ref`, `reference`) or the reverse changed nothing
+/// (0.619–0.621). Also tried within files and dropped: data and module
+/// blocks after their file's code for a question in prose, 0.620 → 0.630
+/// on the tuning half but 0.580 → 0.582 held-out, and the mean of the
+/// held-out repositories fell (0.590 → 0.586). BENCHMARKS.md, session 39.
 const NAMED_WITHIN_FILE: f32 = 2.0;
 
 /// Within each file, the units whose own name is made of two or more
