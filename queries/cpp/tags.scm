@@ -10,6 +10,14 @@
 ; says so with `(#has-parent? @capture kind ...)`, which the engine checks,
 ; rather than a pattern per parent, each of which tree-sitter analyses when
 ; the query compiles (a command that reads a file pays for it).
+; For the same reason a declarator's wrappers are wildcards whose kind a
+; predicate names: `(_ (function_declarator ...) @_fd1)` with
+; `(#has-parent? @_fd1 pointer_declarator reference_declarator)` is the
+; function behind one `*` or `&` (`int* f()`, `T& f()`), `@_fd2`/`@_pd2`
+; the one behind two (`int** f()`); and `(_ scope: ...)` is a
+; qualified_identifier, the grammar's only kind with a `scope` field. A
+; wildcard's children are not analysed at compile time: the query
+; compiles in half the time, and matches what the named kinds matched.
 
 ; Constructors: a function named like its class, in the class body or
 ; defined outside it (`Circle::Circle`, a template's `Matrix<T>::Matrix`).
@@ -35,13 +43,13 @@
   (#eq? @_class @name))
 (function_definition
   declarator: (function_declarator
-    declarator: (qualified_identifier
+    declarator: (_
       scope: (namespace_identifier) @qualifier
       name: (identifier) @name))
   (#eq? @qualifier @name)) @definition.constructor
 (function_definition
   declarator: (function_declarator
-    declarator: (qualified_identifier
+    declarator: (_
       scope: (template_type name: (type_identifier) @_class) @qualifier
       name: (identifier) @name))
   (#eq? @_class @name)) @definition.constructor
@@ -58,198 +66,176 @@
       ])
   ] @definition.operator
   (#has-parent? @definition.operator field_declaration_list))
-(function_definition
-  declarator: [
-    (qualified_identifier scope: (_) @qualifier name: (operator_cast "operator" @name type: (_) @name))
-    (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_cast "operator" @name type: (_) @name)))
+(function_definition declarator: [
+    (_ scope: (_) @qualifier name: (operator_cast "operator" @name type: (_) @name))
+    (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_cast "operator" @name type: (_) @name)))
   ]) @definition.operator
 
-((function_definition
-    declarator: [
+((function_definition declarator: [
     (function_declarator declarator: (operator_name) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))
-    (reference_declarator (function_declarator declarator: (operator_name) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
+    (_ (function_declarator declarator: (operator_name) @name) @_fd1)
+    (_ (_ (function_declarator declarator: (operator_name) @name) @_fd2) @_pd2)
   ]) @definition.operator
-  (#has-parent? @definition.operator field_declaration_list))
-((template_declaration
-    (function_definition
-      declarator: [
+  (#has-parent? @definition.operator field_declaration_list)
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+((template_declaration (function_definition declarator: [
+      (function_declarator declarator: (operator_name) @name)
+      (_ (function_declarator declarator: (operator_name) @name) @_fd1)
+      (_ (_ (function_declarator declarator: (operator_name) @name) @_fd2) @_pd2)
+    ]) @definition.operator) @_parent
+  (#has-parent? @_parent field_declaration_list)
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+((field_declaration declarator: [
     (function_declarator declarator: (operator_name) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))
-    (reference_declarator (function_declarator declarator: (operator_name) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-  ]) @definition.operator) @_parent
-  (#has-parent? @_parent field_declaration_list))
-((field_declaration
-    declarator: [
-    (function_declarator declarator: (operator_name) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))
-    (reference_declarator (function_declarator declarator: (operator_name) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
+    (_ (function_declarator declarator: (operator_name) @name) @_fd1)
+    (_ (_ (function_declarator declarator: (operator_name) @name) @_fd2) @_pd2)
   ]) @definition.operator
-  (#has-parent? @definition.operator field_declaration_list))
-((declaration
-    declarator: [
+  (#has-parent? @definition.operator field_declaration_list)
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+((declaration declarator: [
     (function_declarator declarator: (operator_name) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))
-    (reference_declarator (function_declarator declarator: (operator_name) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
+    (_ (function_declarator declarator: (operator_name) @name) @_fd1)
+    (_ (_ (function_declarator declarator: (operator_name) @name) @_fd2) @_pd2)
   ]) @definition.operator
-  (#has-parent? @definition.operator field_declaration_list translation_unit declaration_list preproc_if preproc_ifdef preproc_else linkage_specification))
-((template_declaration
-    (declaration
-      declarator: [
-    (function_declarator declarator: (operator_name) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))
-    (reference_declarator (function_declarator declarator: (operator_name) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-  ]) @definition.operator) @_parent
-  (#has-parent? @_parent field_declaration_list))
-((function_definition
-    declarator: [
+  (#has-parent? @definition.operator field_declaration_list translation_unit declaration_list preproc_if preproc_ifdef preproc_else linkage_specification)
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+((template_declaration (declaration declarator: [
+      (function_declarator declarator: (operator_name) @name)
+      (_ (function_declarator declarator: (operator_name) @name) @_fd1)
+      (_ (_ (function_declarator declarator: (operator_name) @name) @_fd2) @_pd2)
+    ]) @definition.operator) @_parent
+  (#has-parent? @_parent field_declaration_list)
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+((function_definition declarator: [
     (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
-    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
-    (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
+    (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_fd1)
+    (_ (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_fd2) @_pd2)
   ]) @definition.method
-  (#has-parent? @definition.method field_declaration_list))
-((template_declaration
-    (function_definition
-      declarator: [
+  (#has-parent? @definition.method field_declaration_list)
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+((template_declaration (function_definition declarator: [
+      (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
+      (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_fd1)
+      (_ (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_fd2) @_pd2)
+    ]) @definition.method) @_parent
+  (#has-parent? @_parent field_declaration_list)
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+((field_declaration declarator: [
     (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
-    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
-    (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
-  ]) @definition.method) @_parent
-  (#has-parent? @_parent field_declaration_list))
-((field_declaration
-    declarator: [
-    (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
-    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
-    (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
+    (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_fd1)
+    (_ (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_fd2) @_pd2)
   ]) @definition.method
-  (#has-parent? @definition.method field_declaration_list))
-((declaration
-    declarator: [
+  (#has-parent? @definition.method field_declaration_list)
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+((declaration declarator: [
     (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
-    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
-    (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
+    (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_fd1)
+    (_ (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_fd2) @_pd2)
   ]) @definition.method
-  (#has-parent? @definition.method field_declaration_list))
-((template_declaration
-    (declaration
-      declarator: [
-    (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
-    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
-    (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)))
-  ]) @definition.method) @_parent
-  (#has-parent? @_parent field_declaration_list))
-(function_definition
-  declarator: [
-    (function_declarator
-      declarator: [
-        (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))])
-    (pointer_declarator declarator: (function_declarator
-      declarator: [
-        (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))]))
-    (reference_declarator (function_declarator
-      declarator: [
-        (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))]))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator
-      declarator: [
-        (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))])))
-    (reference_declarator (pointer_declarator declarator: (function_declarator
-      declarator: [
-        (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name))
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (operator_name) @name)))])))
+  (#has-parent? @definition.method field_declaration_list)
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+((template_declaration (declaration declarator: [
+      (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
+      (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_fd1)
+      (_ (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_fd2) @_pd2)
+    ]) @definition.method) @_parent
+  (#has-parent? @_parent field_declaration_list)
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+((function_definition declarator: [
+    (function_declarator declarator: [
+        (_ scope: (_) @qualifier name: (operator_name) @name)
+        (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name))
+        (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name)))
+      ])
+    (_ (function_declarator declarator: [
+          (_ scope: (_) @qualifier name: (operator_name) @name)
+          (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name))
+          (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name)))
+        ]) @_fd1)
+    (_ (_ (function_declarator declarator: [
+            (_ scope: (_) @qualifier name: (operator_name) @name)
+            (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name))
+            (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name)))
+          ]) @_fd2) @_pd2)
   ]) @definition.operator
-(function_definition
-  declarator: [
-    (function_declarator
-      declarator: [
-        (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))])
-    (pointer_declarator declarator: (function_declarator
-      declarator: [
-        (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))]))
-    (reference_declarator (function_declarator
-      declarator: [
-        (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))]))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator
-      declarator: [
-        (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))])))
-    (reference_declarator (pointer_declarator declarator: (function_declarator
-      declarator: [
-        (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
-        (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))])))
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+((function_definition declarator: [
+    (function_declarator declarator: [
+        (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
+        (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
+        (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))
+      ])
+    (_ (function_declarator declarator: [
+          (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
+          (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
+          (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))
+        ]) @_fd1)
+    (_ (_ (function_declarator declarator: [
+            (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
+            (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
+            (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))
+          ]) @_fd2) @_pd2)
   ]) @definition.method
-(function_definition
-  declarator: [
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+((function_definition declarator: [
     (function_declarator declarator: (operator_name) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))
-    (reference_declarator (function_declarator declarator: (operator_name) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name)))
+    (_ (function_declarator declarator: (operator_name) @name) @_fd1)
+    (_ (_ (function_declarator declarator: (operator_name) @name) @_fd2) @_pd2)
   ]) @definition.operator
-(function_definition
-  declarator: [
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+((function_definition declarator: [
     (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (reference_declarator (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
+    (_ (function_declarator declarator: (identifier) @name) @_fd1)
+    (_ (_ (function_declarator declarator: (identifier) @name) @_fd2) @_pd2)
   ]) @definition.function
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
 
-((declaration
-    declarator: [
+((declaration declarator: [
     (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (reference_declarator (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
+    (_ (function_declarator declarator: (identifier) @name) @_fd1)
+    (_ (_ (function_declarator declarator: (identifier) @name) @_fd2) @_pd2)
   ]) @definition.function
-  (#has-parent? @definition.function translation_unit declaration_list preproc_if preproc_ifdef preproc_else linkage_specification))
-((template_declaration
-    (declaration
-      declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (reference_declarator (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    (reference_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-  ]) @definition.function) @_parent
-  (#has-parent? @_parent translation_unit declaration_list preproc_if preproc_ifdef preproc_else))
+  (#has-parent? @definition.function translation_unit declaration_list preproc_if preproc_ifdef preproc_else linkage_specification)
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+((template_declaration (declaration declarator: [
+      (function_declarator declarator: (identifier) @name)
+      (_ (function_declarator declarator: (identifier) @name) @_fd1)
+      (_ (_ (function_declarator declarator: (identifier) @name) @_fd2) @_pd2)
+    ]) @definition.function) @_parent
+  (#has-parent? @_parent translation_unit declaration_list preproc_if preproc_ifdef preproc_else)
+  (#has-parent? @_fd1 pointer_declarator reference_declarator)
+  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_pd2 pointer_declarator reference_declarator))
 
 (namespace_definition
   name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.namespace
@@ -310,23 +296,21 @@
 
 ; Static data members defined outside their class (`int Cls::count = 0;`),
 ; named through it like an out-of-class method.
-((declaration
-    declarator: [
-      (qualified_identifier scope: (_) @qualifier name: (identifier) @name)
-      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
-      (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
-      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
-      (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
-      (init_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
-      (pointer_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
-      (init_declarator declarator: (pointer_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
-      (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))
-      (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
-      (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
-      (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name)))))
-    ]) @definition.field
-  (#has-parent? @definition.field translation_unit declaration_list template_declaration))
+((declaration declarator: [
+      (_ scope: (_) @qualifier name: (identifier) @name)
+      (init_declarator declarator: (_ scope: (_) @qualifier name: (identifier) @name))
+      (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (identifier) @name))
+      (init_declarator declarator: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (identifier) @name)))
+      (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (identifier) @name)))
+      (init_declarator declarator: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (identifier) @name))))
+      (pointer_declarator declarator: (_ scope: (_) @qualifier name: (identifier) @name))
+      (init_declarator declarator: (pointer_declarator declarator: (_ scope: (_) @qualifier name: (identifier) @name)))
+      (array_declarator declarator: (_ scope: (_) @qualifier name: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (_ scope: (_) @qualifier name: (identifier) @name)))
+      (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (_ scope: (_) @qualifier name: (identifier) @name))))
+      (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (_ scope: (_) @qualifier name: (identifier) @name))))
+      (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (_ scope: (_) @qualifier name: (identifier) @name)))))
+    ]) @definition.field (#has-parent? @definition.field translation_unit declaration_list template_declaration))
 
 ; Variables of a file or namespace (not the locals of a function).
 ((declaration
