@@ -374,3 +374,63 @@ fn has_parent_keeps_only_definitions_under_the_named_kinds() {
         assert_eq!(got, want, "{name}");
     }
 }
+
+/// C++ functions whose declarator wraps the name in `*`, `&` or two of
+/// them are definitions wherever a plain one is: free, declared, in a
+/// class, out of it (the tags query reaches them through wildcards whose
+/// kinds `#has-parent?` names). `int*& f()` is a reference behind a
+/// pointer in the tree (pointer_declarator > reference_declarator).
+#[test]
+fn cpp_functions_behind_pointers_and_references_are_definitions() {
+    let engine = scalpel::ops::engine::Engine::default();
+    let dir = tempfile::tempdir().unwrap();
+    let text = "\
+int& f1();
+int* f2();
+int** f3();
+int*& f4();
+int*& g4() { static int* p; return p; }
+struct A {
+  int& m1();
+  int** m3();
+  int*& m4();
+  int*& n4() { return p; }
+  A*& operator~();
+  int* p;
+};
+int*& A::m4() { return p; }
+A*& A::operator~() { static A* a; return a; }
+int h() {
+  int*& local(int);
+  return 0;
+}
+";
+    let path = dir.path().join("shapes.cpp");
+    std::fs::write(&path, text).unwrap();
+    let file = engine.load(&path, None).unwrap();
+    let got: Vec<String> = file
+        .symbols
+        .iter()
+        .map(|s| format!("{} {}", s.kind, s.name_path))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "function f1",
+            "function f2",
+            "function f3",
+            "function f4",
+            "function g4",
+            "struct A",
+            "method A::m1",
+            "method A::m3",
+            "method A::m4",
+            "method A::n4",
+            "operator A::operator~",
+            "field A::p",
+            "method A::m4",
+            "operator A::operator~",
+            "function h",
+        ]
+    );
+}

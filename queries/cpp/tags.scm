@@ -78,7 +78,7 @@
   ]) @definition.operator
   (#has-parent? @definition.operator field_declaration_list)
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 ((template_declaration (function_definition declarator: [
       (function_declarator declarator: (operator_name) @name)
@@ -87,7 +87,7 @@
     ]) @definition.operator) @_parent
   (#has-parent? @_parent field_declaration_list)
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 ((field_declaration declarator: [
     (function_declarator declarator: (operator_name) @name)
@@ -96,7 +96,7 @@
   ]) @definition.operator
   (#has-parent? @definition.operator field_declaration_list)
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 ((declaration declarator: [
     (function_declarator declarator: (operator_name) @name)
@@ -105,7 +105,7 @@
   ]) @definition.operator
   (#has-parent? @definition.operator field_declaration_list translation_unit declaration_list preproc_if preproc_ifdef preproc_else linkage_specification)
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 ((template_declaration (declaration declarator: [
       (function_declarator declarator: (operator_name) @name)
@@ -114,7 +114,7 @@
     ]) @definition.operator) @_parent
   (#has-parent? @_parent field_declaration_list)
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 ((function_definition declarator: [
     (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
@@ -123,7 +123,7 @@
   ]) @definition.method
   (#has-parent? @definition.method field_declaration_list)
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 ((template_declaration (function_definition declarator: [
       (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
@@ -132,7 +132,7 @@
     ]) @definition.method) @_parent
   (#has-parent? @_parent field_declaration_list)
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 ((field_declaration declarator: [
     (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
@@ -141,7 +141,7 @@
   ]) @definition.method
   (#has-parent? @definition.method field_declaration_list)
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 ((declaration declarator: [
     (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
@@ -150,7 +150,7 @@
   ]) @definition.method
   (#has-parent? @definition.method field_declaration_list)
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 ((template_declaration (declaration declarator: [
       (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
@@ -159,7 +159,7 @@
     ]) @definition.method) @_parent
   (#has-parent? @_parent field_declaration_list)
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 ((function_definition declarator: [
     (function_declarator declarator: [
@@ -179,7 +179,7 @@
           ]) @_fd2) @_pd2)
   ]) @definition.operator
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 ((function_definition declarator: [
     (function_declarator declarator: [
@@ -199,7 +199,7 @@
           ]) @_fd2) @_pd2)
   ]) @definition.method
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 ((function_definition declarator: [
     (function_declarator declarator: (operator_name) @name)
@@ -207,7 +207,7 @@
     (_ (_ (function_declarator declarator: (operator_name) @name) @_fd2) @_pd2)
   ]) @definition.operator
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 ((function_definition declarator: [
     (function_declarator declarator: (identifier) @name)
@@ -215,7 +215,7 @@
     (_ (_ (function_declarator declarator: (identifier) @name) @_fd2) @_pd2)
   ]) @definition.function
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 
 ((declaration declarator: [
@@ -225,7 +225,7 @@
   ]) @definition.function
   (#has-parent? @definition.function translation_unit declaration_list preproc_if preproc_ifdef preproc_else linkage_specification)
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 ((template_declaration (declaration declarator: [
       (function_declarator declarator: (identifier) @name)
@@ -234,7 +234,7 @@
     ]) @definition.function) @_parent
   (#has-parent? @_parent translation_unit declaration_list preproc_if preproc_ifdef preproc_else)
   (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator)
+  (#has-parent? @_fd2 pointer_declarator reference_declarator)
   (#has-parent? @_pd2 pointer_declarator reference_declarator))
 
 (namespace_definition
