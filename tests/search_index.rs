@@ -1151,4 +1151,16 @@ fn within_a_file_the_unit_named_by_the_question_comes_first() {
         hits.windows(2).all(|w| w[0].score >= w[1].score),
         "{order:?}"
     );
+    // A name in other letters than ASCII is compared lower-cased too.
+    std::fs::write(
+        dir.path().join("aenderung.py"),
+        "def alles_sichern(daten):\n    # Änderung in der Datei speichern: jede Änderung, die Datei\n    änderung = daten.änderung\n    speichern(änderung, datei)\n    speichern(änderung, datei)\n    return datei\n\n\ndef Änderung_speichern(x):\n    return x\n",
+    )
+    .unwrap();
+    ix.refresh().unwrap();
+    let mut req = SearchRequest::new("Änderung speichern in der Datei");
+    req.semantic = false;
+    let hits = ix.search(&req, 100_000).unwrap().results;
+    let first = hits.iter().find(|h| h.path == "aenderung.py").unwrap();
+    assert_eq!(first.name_path, "Änderung_speichern");
 }

@@ -325,7 +325,13 @@ fn named_first_within_files(index: &Index, fused: &mut [(u32, f32)], query: &str
         tokens::for_each_part(name, |p| {
             if p.len() >= 2 {
                 parts += 1;
-                all &= forms.iter().any(|f| f.eq_ignore_ascii_case(p));
+                // The forms are lower case (`for_each_token`).
+                all &= if p.is_ascii() {
+                    forms.iter().any(|f| f.eq_ignore_ascii_case(p))
+                } else {
+                    let p = p.to_lowercase();
+                    forms.contains(&p)
+                };
             }
         });
         all && parts >= 2
