@@ -331,6 +331,14 @@ fn has_parent_predicates_are_checked_at_compile() {
             "((function_definition name: (identifier) @name) @definition.function (#has-parent? @definition.function))",
             "names no node kind",
         ),
+        (
+            "((module (_ name: (identifier) @name) @definition.function) (#kind? @definition.function functon_definition))",
+            "#kind? names `functon_definition`, not a node kind",
+        ),
+        (
+            "((module (_ name: (identifier) @name) @definition.function) (#kind? function_definition))",
+            "#kind? takes a capture first",
+        ),
     ];
     for (tags, want) in cases {
         let reg = Registry::from_files(with_tags("python", tags)).unwrap();
@@ -343,6 +351,31 @@ fn has_parent_predicates_are_checked_at_compile() {
             e.message
         );
         assert!(e.suggestion.contains("#has-parent?"), "{}", e.suggestion);
+    }
+}
+
+/// `#kind?` keeps the matches whose captured node is of a named kind: a
+/// wildcard under the module with a `name` field is a function or a class;
+/// with `(#kind? @d function_definition)` only the function is a symbol.
+#[test]
+fn kind_keeps_only_the_named_kinds_of_a_wildcard() {
+    let text = "def f():\n    pass\n\nclass C:\n    pass\n";
+    for (tags, want) in [
+        (
+            "((module (_ name: (identifier) @name) @definition.function))",
+            vec!["f", "C"],
+        ),
+        (
+            "((module (_ name: (identifier) @name) @definition.function) (#kind? @definition.function function_definition))",
+            vec!["f"],
+        ),
+    ] {
+        let reg = Registry::from_files(with_tags("python", tags)).unwrap();
+        let lang = reg.by_name("python").unwrap().clone();
+        let src = scalpel::source::decode(Path::new("a.py"), text.as_bytes().to_vec()).unwrap();
+        let file = scalpel::symbols::parse(&lang, std::sync::Arc::new(src)).unwrap();
+        let got: Vec<String> = file.symbols.iter().map(|s| s.name_path.clone()).collect();
+        assert_eq!(got, want, "{tags}");
     }
 }
 

@@ -129,7 +129,7 @@ pub struct Compiled<R> {
     /// The node kinds every match starts at, when the query says so
     /// plainly ([`Roots`]).
     pub roots: Option<Roots>,
-    /// The `#has-parent?` predicates of each pattern.
+    /// The `#has-parent?` and `#kind?` predicates of each pattern.
     parents: Vec<Vec<HasParent>>,
 }
 
@@ -141,13 +141,23 @@ pub struct Compiled<R> {
 /// 2 s of every command that read a C++ file. Evaluated by the engine on
 /// every match ([`Compiled::admits`]); the kinds are checked against the
 /// grammar when the query is compiled.
+///
+/// `(#kind? @capture kind ...)`: the captured node itself is of one of the
+/// kinds. A wildcard `(_ ...)` is not analysed when the query compiles, so
+/// `(field_declaration_list (_ declarator: ...) @d)` with `(#kind? @d
+/// function_definition field_declaration)` says what a pattern per kind
+/// said, for a fraction of the compile.
 struct HasParent {
     capture: u32,
+    /// The captured node's parent is checked (`#has-parent?`), or the node
+    /// itself (`#kind?`).
+    parent: bool,
     kinds: super::KindSet,
 }
 
 impl<R> Compiled<R> {
-    /// Whether match `m` passes its pattern's `#has-parent?` predicates
+    /// Whether match `m` passes its pattern's `#has-parent?` and `#kind?`
+    /// predicates
     /// (tree-sitter checks the text predicates itself).
     pub fn admits(&self, m: &tree_sitter::QueryMatch<'_, '_>) -> bool {
         let Some(rules) = self.parents.get(m.pattern_index) else {
@@ -157,7 +167,14 @@ impl<R> Compiled<R> {
             m.captures()
                 .iter()
                 .filter(|c| c.index == rule.capture)
-                .all(|c| c.node.parent().is_some_and(|p| rule.kinds.contains(&p)))
+                .all(|c| {
+                    let node = if rule.parent {
+                        c.node.parent()
+                    } else {
+                        Some(c.node)
+                    };
+                    node.is_some_and(|n| rule.kinds.contains(&n))
+                })
         })
     }
 }
@@ -175,7 +192,7 @@ fn parent_rules(
     let bad = |what: String| {
         Error::new(ErrorCode::InvalidArgument, format!("query {file} for {lang}: {what}"))
             .with_suggestion(
-                "write (#has-parent? @capture kind ...) with node kinds of the grammar, or a predicate tree-sitter knows (#eq?, #match?, #any-of?)",
+                "write (#has-parent? @capture kind ...) or (#kind? @capture kind ...) with node kinds of the grammar, or a predicate tree-sitter knows (#eq?, #match?, #any-of?)",
             )
             .with_details(serde_json::json!({"language": lang, "file": file}))
     };
@@ -185,36 +202,36 @@ fn parent_rules(
     for i in 0..query.pattern_count() {
         let mut rules = Vec::new();
         for p in query.general_predicates(i) {
-            if p.operator.as_ref() != "has-parent?" {
-                return Err(bad(format!("unknown predicate #{}", p.operator)));
+            let op = p.operator.as_ref();
+            if op != "has-parent?" && op != "kind?" {
+                return Err(bad(format!("unknown predicate #{op}")));
             }
             let (Some(QueryPredicateArg::Capture(capture)), kinds) = (p.args.first(), &p.args[1..])
             else {
-                return Err(bad("#has-parent? takes a capture first".to_string()));
+                return Err(bad(format!("#{op} takes a capture first")));
             };
             if kinds.is_empty() {
-                return Err(bad("#has-parent? names no node kind".to_string()));
+                return Err(bad(format!("#{op} names no node kind")));
             }
             let names = names.get_or_insert_with(|| super::KindNames::new(grammar));
-            // A parent is a named node a tree shows.
+            // A parent, or a captured node, is a named node a tree shows.
             let shown =
                 |id: u16| grammar.node_kind_is_named(id) && grammar.node_kind_is_visible(id);
             let mut wanted = Vec::new();
             for k in kinds {
                 let QueryPredicateArg::String(kind) = k else {
-                    return Err(bad(
-                        "#has-parent? takes node kinds after its capture".to_string()
-                    ));
+                    return Err(bad(format!("#{op} takes node kinds after its capture")));
                 };
                 if !names.ids(kind).iter().any(|&id| shown(id)) {
                     return Err(bad(format!(
-                        "#has-parent? names `{kind}`, not a node kind of the grammar"
+                        "#{op} names `{kind}`, not a node kind of the grammar"
                     )));
                 }
                 wanted.push(kind.to_string());
             }
             rules.push(HasParent {
                 capture: *capture,
+                parent: op == "has-parent?",
                 kinds: super::KindSet::resolve_where(names, &wanted, shown),
             });
         }
