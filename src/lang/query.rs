@@ -130,7 +130,7 @@ pub struct Compiled<R> {
     /// plainly ([`Roots`]).
     pub roots: Option<Roots>,
     /// The `#has-parent?` and `#kind?` predicates of each pattern.
-    parents: Vec<Vec<HasParent>>,
+    kind_rules: Vec<Vec<KindRule>>,
 }
 
 /// `(#has-parent? @capture kind ...)`: the captured node's parent is of one
@@ -147,7 +147,7 @@ pub struct Compiled<R> {
 /// `(field_declaration_list (_ declarator: ...) @d)` with `(#kind? @d
 /// function_definition field_declaration)` says what a pattern per kind
 /// said, for a fraction of the compile.
-struct HasParent {
+struct KindRule {
     capture: u32,
     /// The captured node's parent is checked (`#has-parent?`), or the node
     /// itself (`#kind?`).
@@ -157,10 +157,11 @@ struct HasParent {
 
 impl<R> Compiled<R> {
     /// Whether match `m` passes its pattern's `#has-parent?` and `#kind?`
-    /// predicates
-    /// (tree-sitter checks the text predicates itself).
+    /// predicates (tree-sitter checks the text predicates itself). A
+    /// capture the match does not hold (it is in another branch of an
+    /// alternation) passes.
     pub fn admits(&self, m: &tree_sitter::QueryMatch<'_, '_>) -> bool {
-        let Some(rules) = self.parents.get(m.pattern_index) else {
+        let Some(rules) = self.kind_rules.get(m.pattern_index) else {
             return true;
         };
         rules.iter().all(|rule| {
@@ -179,15 +180,15 @@ impl<R> Compiled<R> {
     }
 }
 
-/// The `#has-parent?` predicates of every pattern of `query`; an error for
-/// any other predicate tree-sitter leaves to its host (a misspelt one would
-/// otherwise be ignored, and every match admitted).
-fn parent_rules(
+/// The `#has-parent?` and `#kind?` predicates of every pattern of
+/// `query`; an error for any other predicate tree-sitter leaves to its host
+/// (a misspelt one would otherwise be ignored, and every match admitted).
+fn kind_rules(
     query: &Query,
     grammar: &tree_sitter::Language,
     lang: &str,
     file: &str,
-) -> Result<Vec<Vec<HasParent>>> {
+) -> Result<Vec<Vec<KindRule>>> {
     use tree_sitter::QueryPredicateArg;
     let bad = |what: String| {
         Error::new(ErrorCode::InvalidArgument, format!("query {file} for {lang}: {what}"))
@@ -229,7 +230,7 @@ fn parent_rules(
                 }
                 wanted.push(kind.to_string());
             }
-            rules.push(HasParent {
+            rules.push(KindRule {
                 capture: *capture,
                 parent: op == "has-parent?",
                 kinds: super::KindSet::resolve_where(names, &wanted, shown),
@@ -568,11 +569,11 @@ pub fn compile<R>(
         }
     }
     let roots = Roots::of(&query, grammar, source);
-    let parents = parent_rules(&query, grammar, lang, file)?;
+    let kind_rules = kind_rules(&query, grammar, lang, file)?;
     Ok(Compiled {
         query,
         roles,
         roots,
-        parents,
+        kind_rules,
     })
 }
