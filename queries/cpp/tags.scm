@@ -11,10 +11,12 @@
 ; rather than a pattern per parent, each of which tree-sitter analyses when
 ; the query compiles (a command that reads a file pays for it).
 ; For the same reason a declarator's wrappers are wildcards whose kind a
-; predicate names: `(_ (function_declarator ...) @_fd1)` with
-; `(#has-parent? @_fd1 pointer_declarator reference_declarator)` is the
-; function behind one `*` or `&` (`int* f()`, `T& f()`), `@_fd2`/`@_pd2`
-; the one behind two (`int** f()`); and `(_ scope: ...)` is a
+; predicate names: `(_ (function_declarator ...) @_w)` with
+; `(#has-parent? @_w pointer_declarator reference_declarator)` is the
+; function behind one `*` or `&` (`int* f()`, `T& f()`), and
+; `(_ (_ (function_declarator ...) @_w) @_w)` the one behind two (`int**
+; f()`, `int*& f()`): every node captured `@_w` must have a `*` or `&`
+; wrapper for parent. `(_ scope: ...)` is a
 ; qualified_identifier, the grammar's only kind with a `scope` field. A
 ; class's members are one pattern under their `field_declaration_list`,
 ; the member a wildcard whose kinds `(#kind? @capture kind ...)` names. A
@@ -77,52 +79,42 @@
 ((field_declaration_list
   (_ declarator: [
     (function_declarator declarator: (operator_name) @name)
-    (_ (function_declarator declarator: (operator_name) @name) @_fd1)
-    (_ (_ (function_declarator declarator: (operator_name) @name) @_fd2) @_pd2)
+    (_ (function_declarator declarator: (operator_name) @name) @_w)
+    (_ (_ (function_declarator declarator: (operator_name) @name) @_w) @_w)
   ]) @definition.operator)
   (#kind? @definition.operator function_definition field_declaration)
-  (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator reference_declarator)
-  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator))
 ((field_declaration_list
   (template_declaration (_ declarator: [
     (function_declarator declarator: (operator_name) @name)
-    (_ (function_declarator declarator: (operator_name) @name) @_fd1)
-    (_ (_ (function_declarator declarator: (operator_name) @name) @_fd2) @_pd2)
+    (_ (function_declarator declarator: (operator_name) @name) @_w)
+    (_ (_ (function_declarator declarator: (operator_name) @name) @_w) @_w)
   ]) @definition.operator))
   (#kind? @definition.operator function_definition declaration)
-  (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator reference_declarator)
-  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator))
 ((declaration declarator: [
     (function_declarator declarator: (operator_name) @name)
-    (_ (function_declarator declarator: (operator_name) @name) @_fd1)
-    (_ (_ (function_declarator declarator: (operator_name) @name) @_fd2) @_pd2)
+    (_ (function_declarator declarator: (operator_name) @name) @_w)
+    (_ (_ (function_declarator declarator: (operator_name) @name) @_w) @_w)
   ]) @definition.operator
   (#has-parent? @definition.operator field_declaration_list translation_unit declaration_list preproc_if preproc_ifdef preproc_else linkage_specification)
-  (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator reference_declarator)
-  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator))
 ((field_declaration_list
   (_ declarator: [
     (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
-    (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_fd1)
-    (_ (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_fd2) @_pd2)
+    (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_w)
+    (_ (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_w) @_w)
   ]) @definition.method)
   (#kind? @definition.method function_definition field_declaration declaration)
-  (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator reference_declarator)
-  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator))
 ((field_declaration_list
   (template_declaration (_ declarator: [
     (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
-    (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_fd1)
-    (_ (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_fd2) @_pd2)
+    (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_w)
+    (_ (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_w) @_w)
   ]) @definition.method))
   (#kind? @definition.method function_definition declaration)
-  (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator reference_declarator)
-  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator))
 ((function_definition declarator: [
     (function_declarator declarator: [
         (_ scope: (_) @qualifier name: (operator_name) @name)
@@ -133,16 +125,14 @@
           (_ scope: (_) @qualifier name: (operator_name) @name)
           (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name))
           (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name)))
-        ]) @_fd1)
+        ]) @_w)
     (_ (_ (function_declarator declarator: [
             (_ scope: (_) @qualifier name: (operator_name) @name)
             (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name))
             (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name)))
-          ]) @_fd2) @_pd2)
+          ]) @_w) @_w)
   ]) @definition.operator
-  (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator reference_declarator)
-  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator))
 ((function_definition declarator: [
     (function_declarator declarator: [
         (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
@@ -153,51 +143,41 @@
           (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
           (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
           (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))
-        ]) @_fd1)
+        ]) @_w)
     (_ (_ (function_declarator declarator: [
             (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
             (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
             (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))
-          ]) @_fd2) @_pd2)
+          ]) @_w) @_w)
   ]) @definition.method
-  (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator reference_declarator)
-  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator))
 ((function_definition declarator: [
     (function_declarator declarator: (operator_name) @name)
-    (_ (function_declarator declarator: (operator_name) @name) @_fd1)
-    (_ (_ (function_declarator declarator: (operator_name) @name) @_fd2) @_pd2)
+    (_ (function_declarator declarator: (operator_name) @name) @_w)
+    (_ (_ (function_declarator declarator: (operator_name) @name) @_w) @_w)
   ]) @definition.operator
-  (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator reference_declarator)
-  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator))
 ((function_definition declarator: [
     (function_declarator declarator: (identifier) @name)
-    (_ (function_declarator declarator: (identifier) @name) @_fd1)
-    (_ (_ (function_declarator declarator: (identifier) @name) @_fd2) @_pd2)
+    (_ (function_declarator declarator: (identifier) @name) @_w)
+    (_ (_ (function_declarator declarator: (identifier) @name) @_w) @_w)
   ]) @definition.function
-  (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator reference_declarator)
-  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator))
 
 ((declaration declarator: [
     (function_declarator declarator: (identifier) @name)
-    (_ (function_declarator declarator: (identifier) @name) @_fd1)
-    (_ (_ (function_declarator declarator: (identifier) @name) @_fd2) @_pd2)
+    (_ (function_declarator declarator: (identifier) @name) @_w)
+    (_ (_ (function_declarator declarator: (identifier) @name) @_w) @_w)
   ]) @definition.function
   (#has-parent? @definition.function translation_unit declaration_list preproc_if preproc_ifdef preproc_else linkage_specification)
-  (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator reference_declarator)
-  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator))
 ((template_declaration (declaration declarator: [
       (function_declarator declarator: (identifier) @name)
-      (_ (function_declarator declarator: (identifier) @name) @_fd1)
-      (_ (_ (function_declarator declarator: (identifier) @name) @_fd2) @_pd2)
+      (_ (function_declarator declarator: (identifier) @name) @_w)
+      (_ (_ (function_declarator declarator: (identifier) @name) @_w) @_w)
     ]) @definition.function) @_parent
   (#has-parent? @_parent translation_unit declaration_list preproc_if preproc_ifdef preproc_else)
-  (#has-parent? @_fd1 pointer_declarator reference_declarator)
-  (#has-parent? @_fd2 pointer_declarator reference_declarator)
-  (#has-parent? @_pd2 pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator))
 
 (namespace_definition
   name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.namespace
