@@ -408,6 +408,19 @@ fn has_parent_keeps_only_definitions_under_the_named_kinds() {
     }
 }
 
+/// `text`'s symbols as a C++ file, "kind name_path" each, in order.
+fn cpp_outline(text: &str) -> Vec<String> {
+    let engine = scalpel::ops::engine::Engine::default();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("outline.cpp");
+    std::fs::write(&path, text).unwrap();
+    let file = engine.load(&path, None).unwrap();
+    file.symbols
+        .iter()
+        .map(|s| format!("{} {}", s.kind, s.name_path))
+        .collect()
+}
+
 /// C++ functions whose declarator wraps the name in `*`, `&` or two of
 /// them are definitions wherever a plain one is: free, declared, in a
 /// class, out of it (the tags query reaches them through wildcards whose
@@ -415,8 +428,6 @@ fn has_parent_keeps_only_definitions_under_the_named_kinds() {
 /// pointer in the tree (pointer_declarator > reference_declarator).
 #[test]
 fn cpp_functions_behind_pointers_and_references_are_definitions() {
-    let engine = scalpel::ops::engine::Engine::default();
-    let dir = tempfile::tempdir().unwrap();
     let text = "\
 int& f1();
 int* f2();
@@ -438,16 +449,8 @@ int h() {
   return 0;
 }
 ";
-    let path = dir.path().join("shapes.cpp");
-    std::fs::write(&path, text).unwrap();
-    let file = engine.load(&path, None).unwrap();
-    let got: Vec<String> = file
-        .symbols
-        .iter()
-        .map(|s| format!("{} {}", s.kind, s.name_path))
-        .collect();
     assert_eq!(
-        got,
+        cpp_outline(text),
         [
             "function f1",
             "function f2",
@@ -464,6 +467,68 @@ int h() {
             "method A::m4",
             "operator A::operator~",
             "function h",
+        ]
+    );
+}
+
+/// C++ data names behind any chain of `*` and `[]` are definitions: a
+/// field, a typedef and a variable of the file alike (the tags query
+/// reaches them through one wildcard per depth whose kinds `#kind?`
+/// names). Before, a field or typedef behind two `*` (`char** names;`,
+/// libstdc++'s `locale::_Impl::_M_names`) was not found. Function
+/// declarations and locals stay out, and a function pointer is a variable.
+#[test]
+fn cpp_data_behind_pointers_and_arrays_are_definitions() {
+    let text = "\
+int v0;
+int* v1 = 0;
+int** v2;
+int v3[2][3];
+int* v4[4] = {};
+int& v5 = v0;
+int (*fp)(int);
+int proto(int);
+typedef int* P1;
+typedef int** P2;
+typedef int (*F1)(int);
+typedef int F2(int);
+struct S {
+  int a;
+  int* b;
+  char** c;
+  int d[2][3];
+  int& e;
+  const int* const* f[2];
+  void method();
+  typedef S** Link;
+};
+int body() { int local = 0; int** lp = 0; return local; }
+";
+    assert_eq!(
+        cpp_outline(text),
+        [
+            "variable v0",
+            "variable v1",
+            "variable v2",
+            "variable v3",
+            "variable v4",
+            "variable v5",
+            "variable fp",
+            "function proto",
+            "type P1",
+            "type P2",
+            "type F1",
+            "type F2",
+            "struct S",
+            "field S::a",
+            "field S::b",
+            "field S::c",
+            "field S::d",
+            "field S::e",
+            "field S::f",
+            "method S::method",
+            "type S::Link",
+            "function body",
         ]
     );
 }

@@ -10,67 +10,67 @@
 ; says so with `(#has-parent? @capture kind ...)`, which the engine checks,
 ; rather than a pattern per parent, each of which tree-sitter analyses when
 ; the query compiles (a command that reads a file pays for it).
-; For the same reason a declarator's wrappers are wildcards whose kind a
-; predicate names: `(_ (function_declarator ...) @_w)` with
-; `(#has-parent? @_w pointer_declarator reference_declarator)` is the
-; function behind one `*` or `&` (`int* f()`, `T& f()`), and
-; `(_ (_ (function_declarator ...) @_w) @_w)` the one behind two (`int**
-; f()`, `int*& f()`): every node captured `@_w` must have a `*` or `&`
-; wrapper for parent. `(_ scope: ...)` is a
-; qualified_identifier, the grammar's only kind with a `scope` field. A
-; class's members are one pattern under their `field_declaration_list`,
-; the member a wildcard whose kinds `(#kind? @capture kind ...)` names. A
-; wildcard's children are not analysed at compile time: the query
-; compiles in a third of the time, and matches what the named kinds
-; matched.
+; For the same reason a declarator is a wildcard whose kind a predicate
+; names, wherever a named kind would be analysed: `(_ declarator: (identifier)
+; @name) @_f` with `(#kind? @_f function_declarator)` is a function's
+; declarator (tree-sitter does not analyse a wildcard's children when the
+; query compiles; the named `function_declarator` cost each function pattern
+; three times as much). Its `*` and `&` wrappers are wildcards too: `(_ (_
+; declarator: ...) @_f @_w)` with `(#has-parent? @_w pointer_declarator
+; reference_declarator)` is the function behind one (`int* f()`, `T& f()`),
+; `(_ (_ (_ ...) @_f @_w) @_w)` the one behind two (`int** f()`, `int*& f()`):
+; every node captured `@_w` must have a `*` or `&` wrapper for parent. Data
+; names are reached the same way, one alternative per depth: `(_ declarator:
+; (_ declarator: (identifier) @name) @_p) @_p` with `(#kind? @_p
+; pointer_declarator array_declarator ...)` is `int** p`, `int* a[4]`, `int
+; a[2][3]` alike. `(_ scope: ...)` is a qualified_identifier, the grammar's
+; only kind with a `scope` field. A class's members are one pattern under
+; their `field_declaration_list`, the member a wildcard whose kinds `#kind?`
+; names.
+; The trap: tree-sitter reports one match per pattern for the same nodes, so
+; a wildcard alternative that can match the same node as another alternative
+; of its pattern may hide it (a `typedef int* p;` matched `(_ declarator:
+; (type_identifier))` as a function declarator and was rejected, not found).
+; Alternatives of one pattern must not overlap: one per depth, and the
+; parenthesized forms (`int (*fp)(int)`), which have no `declarator` field,
+; named. A pattern's root stays a named kind: outlines run the query from
+; each top-level node's kind. Each rewrite was checked against the query before it on 812 real C
+; and C++ files (ARCHITECTURE.md).
 
 ; Constructors: a function named like its class, in the class body or
 ; defined outside it (`Circle::Circle`, a template's `Matrix<T>::Matrix`).
 (class_specifier
   name: (type_identifier) @_class
   body: (field_declaration_list
-    [
-      (function_definition
-        declarator: (function_declarator declarator: (identifier) @name))
-      (declaration
-        declarator: (function_declarator declarator: (identifier) @name))
-    ] @definition.constructor)
-  (#eq? @_class @name))
+    (_ declarator: (_ declarator: (identifier) @name) @_f) @definition.constructor)
+  (#eq? @_class @name)
+  (#kind? @definition.constructor function_definition declaration)
+  (#kind? @_f function_declarator))
 (struct_specifier
   name: (type_identifier) @_class
   body: (field_declaration_list
-    [
-      (function_definition
-        declarator: (function_declarator declarator: (identifier) @name))
-      (declaration
-        declarator: (function_declarator declarator: (identifier) @name))
-    ] @definition.constructor)
-  (#eq? @_class @name))
+    (_ declarator: (_ declarator: (identifier) @name) @_f) @definition.constructor)
+  (#eq? @_class @name)
+  (#kind? @definition.constructor function_definition declaration)
+  (#kind? @_f function_declarator))
 (function_definition
-  declarator: (function_declarator
+  declarator: (_
     declarator: (_
-      scope: (namespace_identifier) @qualifier
-      name: (identifier) @name))
-  (#eq? @qualifier @name)) @definition.constructor
-(function_definition
-  declarator: (function_declarator
-    declarator: (_
-      scope: (template_type name: (type_identifier) @_class) @qualifier
-      name: (identifier) @name))
-  (#eq? @_class @name)) @definition.constructor
+      scope: [(namespace_identifier) @_class (template_type name: (type_identifier) @_class)] @qualifier
+      name: (identifier) @name)) @_f
+  (#eq? @_class @name)
+  (#kind? @_f function_declarator)) @definition.constructor
 
 ; Conversion operators (`operator bool() const`), named `operator TYPE`:
 ; in the class, in a template of it, and defined outside it.
-([
-    (function_definition declarator: (operator_cast "operator" @name type: (_) @name))
-    (declaration declarator: (operator_cast "operator" @name type: (_) @name))
-    (template_declaration
-      [
-        (function_definition declarator: (operator_cast "operator" @name type: (_) @name))
-        (declaration declarator: (operator_cast "operator" @name type: (_) @name))
-      ])
-  ] @definition.operator
-  (#has-parent? @definition.operator field_declaration_list))
+((field_declaration_list
+  (_ declarator: (_ "operator" @name type: (_) @name) @_o) @definition.operator)
+  (#kind? @_o operator_cast)
+  (#kind? @definition.operator function_definition declaration))
+((field_declaration_list
+  (template_declaration (_ declarator: (_ "operator" @name type: (_) @name) @_o) @_m) @definition.operator)
+  (#kind? @_o operator_cast)
+  (#kind? @_m function_definition declaration))
 (function_definition declarator: [
     (_ scope: (_) @qualifier name: (operator_cast "operator" @name type: (_) @name))
     (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_cast "operator" @name type: (_) @name)))
@@ -78,106 +78,117 @@
 
 ((field_declaration_list
   (_ declarator: [
-    (function_declarator declarator: (operator_name) @name)
-    (_ (function_declarator declarator: (operator_name) @name) @_w)
-    (_ (_ (function_declarator declarator: (operator_name) @name) @_w) @_w)
+    (_ declarator: (operator_name) @name) @_f
+    (_ (_ declarator: (operator_name) @name) @_f @_w)
+    (_ (_ (_ declarator: (operator_name) @name) @_f @_w) @_w)
   ]) @definition.operator)
   (#kind? @definition.operator function_definition field_declaration)
-  (#has-parent? @_w pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator)
+  (#kind? @_f function_declarator))
 ((field_declaration_list
   (template_declaration (_ declarator: [
-    (function_declarator declarator: (operator_name) @name)
-    (_ (function_declarator declarator: (operator_name) @name) @_w)
-    (_ (_ (function_declarator declarator: (operator_name) @name) @_w) @_w)
+    (_ declarator: (operator_name) @name) @_f
+    (_ (_ declarator: (operator_name) @name) @_f @_w)
+    (_ (_ (_ declarator: (operator_name) @name) @_f @_w) @_w)
   ]) @definition.operator))
   (#kind? @definition.operator function_definition declaration)
-  (#has-parent? @_w pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator)
+  (#kind? @_f function_declarator))
 ((declaration declarator: [
-    (function_declarator declarator: (operator_name) @name)
-    (_ (function_declarator declarator: (operator_name) @name) @_w)
-    (_ (_ (function_declarator declarator: (operator_name) @name) @_w) @_w)
+    (_ declarator: (operator_name) @name) @_f
+    (_ (_ declarator: (operator_name) @name) @_f @_w)
+    (_ (_ (_ declarator: (operator_name) @name) @_f @_w) @_w)
   ]) @definition.operator
   (#has-parent? @definition.operator field_declaration_list translation_unit declaration_list preproc_if preproc_ifdef preproc_else linkage_specification)
-  (#has-parent? @_w pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator)
+  (#kind? @_f function_declarator))
 ((field_declaration_list
   (_ declarator: [
-    (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
-    (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_w)
-    (_ (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_w) @_w)
+    (_ declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_f
+    (_ (_ declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_f @_w)
+    (_ (_ (_ declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_f @_w) @_w)
   ]) @definition.method)
   (#kind? @definition.method function_definition field_declaration declaration)
-  (#has-parent? @_w pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator)
+  (#kind? @_f function_declarator))
 ((field_declaration_list
   (template_declaration (_ declarator: [
-    (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name)
-    (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_w)
-    (_ (_ (function_declarator declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_w) @_w)
+    (_ declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_f
+    (_ (_ declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_f @_w)
+    (_ (_ (_ declarator: [(identifier) (field_identifier) (destructor_name)] @name) @_f @_w) @_w)
   ]) @definition.method))
   (#kind? @definition.method function_definition declaration)
-  (#has-parent? @_w pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator)
+  (#kind? @_f function_declarator))
 ((function_definition declarator: [
-    (function_declarator declarator: [
+    (_ declarator: [
         (_ scope: (_) @qualifier name: (operator_name) @name)
         (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name))
         (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name)))
-      ])
-    (_ (function_declarator declarator: [
+      ]) @_f
+    (_ (_ declarator: [
           (_ scope: (_) @qualifier name: (operator_name) @name)
           (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name))
           (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name)))
-        ]) @_w)
-    (_ (_ (function_declarator declarator: [
+        ]) @_f @_w)
+    (_ (_ (_ declarator: [
             (_ scope: (_) @qualifier name: (operator_name) @name)
             (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name))
             (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (operator_name) @name)))
-          ]) @_w) @_w)
+          ]) @_f @_w) @_w)
   ]) @definition.operator
-  (#has-parent? @_w pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator)
+  (#kind? @_f function_declarator))
 ((function_definition declarator: [
-    (function_declarator declarator: [
+    (_ declarator: [
         (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
         (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
         (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))
-      ])
-    (_ (function_declarator declarator: [
+      ]) @_f
+    (_ (_ declarator: [
           (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
           (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
           (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))
-        ]) @_w)
-    (_ (_ (function_declarator declarator: [
+        ]) @_f @_w)
+    (_ (_ (_ declarator: [
             (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)
             (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name))
             (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: (_ scope: (_) @qualifier name: [(identifier) (destructor_name)] @name)))
-          ]) @_w) @_w)
+          ]) @_f @_w) @_w)
   ]) @definition.method
-  (#has-parent? @_w pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator)
+  (#kind? @_f function_declarator))
 ((function_definition declarator: [
-    (function_declarator declarator: (operator_name) @name)
-    (_ (function_declarator declarator: (operator_name) @name) @_w)
-    (_ (_ (function_declarator declarator: (operator_name) @name) @_w) @_w)
+    (_ declarator: (operator_name) @name) @_f
+    (_ (_ declarator: (operator_name) @name) @_f @_w)
+    (_ (_ (_ declarator: (operator_name) @name) @_f @_w) @_w)
   ]) @definition.operator
-  (#has-parent? @_w pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator)
+  (#kind? @_f function_declarator))
 ((function_definition declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (_ (function_declarator declarator: (identifier) @name) @_w)
-    (_ (_ (function_declarator declarator: (identifier) @name) @_w) @_w)
+    (_ declarator: (identifier) @name) @_f
+    (_ (_ declarator: (identifier) @name) @_f @_w)
+    (_ (_ (_ declarator: (identifier) @name) @_f @_w) @_w)
   ]) @definition.function
-  (#has-parent? @_w pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator)
+  (#kind? @_f function_declarator))
 
 ((declaration declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (_ (function_declarator declarator: (identifier) @name) @_w)
-    (_ (_ (function_declarator declarator: (identifier) @name) @_w) @_w)
+    (_ declarator: (identifier) @name) @_f
+    (_ (_ declarator: (identifier) @name) @_f @_w)
+    (_ (_ (_ declarator: (identifier) @name) @_f @_w) @_w)
   ]) @definition.function
   (#has-parent? @definition.function translation_unit declaration_list preproc_if preproc_ifdef preproc_else linkage_specification)
-  (#has-parent? @_w pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator)
+  (#kind? @_f function_declarator))
 ((template_declaration (declaration declarator: [
-      (function_declarator declarator: (identifier) @name)
-      (_ (function_declarator declarator: (identifier) @name) @_w)
-      (_ (_ (function_declarator declarator: (identifier) @name) @_w) @_w)
+      (_ declarator: (identifier) @name) @_f
+      (_ (_ declarator: (identifier) @name) @_f @_w)
+      (_ (_ (_ declarator: (identifier) @name) @_f @_w) @_w)
     ]) @definition.function) @_parent
   (#has-parent? @_parent translation_unit declaration_list preproc_if preproc_ifdef preproc_else)
-  (#has-parent? @_w pointer_declarator reference_declarator))
+  (#has-parent? @_w pointer_declarator reference_declarator)
+  (#kind? @_f function_declarator))
 
 (namespace_definition
   name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.namespace
@@ -202,14 +213,13 @@
 ((field_declaration
     declarator: [
       (field_identifier) @name
-      (pointer_declarator declarator: (field_identifier) @name)
+      (_ declarator: (field_identifier) @name) @_p
+      (_ declarator: (_ declarator: (field_identifier) @name) @_p) @_p
+      (_ declarator: (_ declarator: (_ declarator: (field_identifier) @name) @_p) @_p) @_p
       (reference_declarator (field_identifier) @name)
-      (array_declarator declarator: (field_identifier) @name)
-      (pointer_declarator declarator: (array_declarator declarator: (field_identifier) @name))
-      (array_declarator declarator: (array_declarator declarator: (field_identifier) @name))
-      (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (field_identifier) @name)))
     ]) @definition.field
-  (#has-parent? @definition.field field_declaration_list))
+  (#has-parent? @definition.field field_declaration_list)
+  (#kind? @_p pointer_declarator array_declarator))
 
 ; `using T = ...;`, `typedef ... T;` of a file, namespace or class (not
 ; the local aliases of a function body).
@@ -220,15 +230,13 @@
 ((type_definition
     declarator: [
       (type_identifier) @name
-      (pointer_declarator declarator: (type_identifier) @name)
+      (_ declarator: (type_identifier) @name) @_p
+      (_ declarator: (_ declarator: (type_identifier) @name) @_p) @_p
       (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-      (function_declarator declarator: (type_identifier) @name)
-      (pointer_declarator declarator: (function_declarator declarator: (type_identifier) @name))
-      (array_declarator declarator: (type_identifier) @name)
-      (array_declarator declarator: (parenthesized_declarator (reference_declarator (type_identifier) @name)))
-      (array_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
+      (array_declarator declarator: (parenthesized_declarator [(reference_declarator (type_identifier) @name) (pointer_declarator declarator: (type_identifier) @name)]))
     ]) @definition.type
-  (#has-parent? @definition.type translation_unit declaration_list field_declaration_list preproc_if preproc_ifdef preproc_else preproc_elif))
+  (#has-parent? @definition.type translation_unit declaration_list field_declaration_list preproc_if preproc_ifdef preproc_else preproc_elif)
+  (#kind? @_p pointer_declarator array_declarator function_declarator))
 
 ; Macros.
 (preproc_def
@@ -257,23 +265,16 @@
 ; Variables of a file or namespace (not the locals of a function).
 ((declaration
     declarator: [
-    (identifier) @name
-    (init_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (array_declarator declarator: (identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name)))
-    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (reference_declarator (identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (array_declarator declarator: (identifier) @name))))
-  ]) @definition.variable
-  (#has-parent? @definition.variable translation_unit declaration_list preproc_if preproc_ifdef preproc_else linkage_specification))
+      (identifier) @name
+      (_ declarator: (identifier) @name) @_p
+      (_ declarator: (_ declarator: (identifier) @name) @_p) @_p
+      (_ declarator: (_ declarator: (_ declarator: (identifier) @name) @_p) @_p) @_p
+      (_ declarator: (_ declarator: (_ declarator: (_ declarator: (identifier) @name) @_p) @_p) @_p) @_p
+      (init_declarator declarator: (reference_declarator (identifier) @name))
+      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
+      (init_declarator declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name))))
+    ]) @definition.variable
+  (#has-parent? @definition.variable translation_unit declaration_list preproc_if preproc_ifdef preproc_else linkage_specification)
+  (#kind? @_p init_declarator pointer_declarator array_declarator))
 
 
