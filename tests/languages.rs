@@ -410,9 +410,14 @@ fn has_parent_keeps_only_definitions_under_the_named_kinds() {
 
 /// `text`'s symbols as a C++ file, "kind name_path" each, in order.
 fn cpp_outline(text: &str) -> Vec<String> {
+    outline("outline.cpp", text)
+}
+
+/// `text`'s symbols as a file called `name`, "kind name_path" each.
+fn outline(name: &str, text: &str) -> Vec<String> {
     let engine = scalpel::ops::engine::Engine::default();
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("outline.cpp");
+    let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
     let file = engine.load(&path, None).unwrap();
     file.symbols
@@ -528,6 +533,57 @@ int body() { int local = 0; int** lp = 0; return local; }
             "field S::f",
             "method S::method",
             "type S::Link",
+            "function body",
+        ]
+    );
+}
+
+/// The same in C: a field, typedef or variable behind any chain of `*` and
+/// `[]` (`char x_tvran[2][2];`, `ENTRY *crosslinks[N];` were not found),
+/// a function behind `*`s; prototypes are functions, locals are not.
+#[test]
+fn c_data_behind_pointers_and_arrays_are_definitions() {
+    let text = "\
+int v0;
+int *v1 = 0;
+int **v2;
+int v3[2][3];
+int *v4[4];
+int (*fp)(int);
+int proto(int);
+char **proto2(void);
+typedef int *P1;
+typedef int *P2[3];
+typedef int (*F1)(int);
+struct s {
+  int a;
+  char x[2][2];
+  struct s *links[4];
+  int **pp;
+  void (*hook)(int);
+};
+int **body(void) { int local = 0; int *lp[2]; return 0; }
+";
+    assert_eq!(
+        outline("data.c", text),
+        [
+            "variable v0",
+            "variable v1",
+            "variable v2",
+            "variable v3",
+            "variable v4",
+            "variable fp",
+            "function proto",
+            "function proto2",
+            "type P1",
+            "type P2",
+            "type F1",
+            "struct s",
+            "field s.a",
+            "field s.x",
+            "field s.links",
+            "field s.pp",
+            "field s.hook",
             "function body",
         ]
     );
