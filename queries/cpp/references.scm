@@ -15,10 +15,7 @@
     field: (field_identifier) @reference.member.call))
 (qualified_identifier
   scope: (_) @receiver
-  name: (identifier) @reference.member)
-(qualified_identifier
-  scope: (_) @receiver
-  name: (type_identifier) @reference.member)
+  name: [(identifier) (type_identifier)] @reference.member)
 
 ; Member initializers name fields of the class; designators, labels and
 ; goto targets are neither uses nor bindings.
@@ -27,21 +24,35 @@
 (labeled_statement label: (statement_identifier) @ignore)
 (goto_statement label: (statement_identifier) @ignore)
 
-; Parameters, template parameters and local bindings.
-(parameter_declaration declarator: (identifier) @local.definition)
-(parameter_declaration declarator: (pointer_declarator declarator: (identifier) @local.definition))
-(parameter_declaration declarator: (reference_declarator (identifier) @local.definition))
-(optional_parameter_declaration declarator: (identifier) @local.definition)
-(optional_parameter_declaration declarator: (reference_declarator (identifier) @local.definition))
+; Parameters, template parameters and local bindings. A declarator is a
+; wildcard whose kind `#kind?` names (cheaper to compile than the named
+; kind; see `tags.scm`), and no two alternatives of a pattern can match
+; the same node.
+((parameter_declaration declarator: [
+    (identifier) @local.definition
+    (_ declarator: (identifier) @local.definition) @_p
+    (reference_declarator (identifier) @local.definition)
+  ])
+  (#kind? @_p pointer_declarator))
+(optional_parameter_declaration declarator: [
+    (identifier) @local.definition
+    (reference_declarator (identifier) @local.definition)
+  ])
 (type_parameter_declaration (type_identifier) @local.definition)
-(parameter_declaration declarator: (identifier) @local.definition)
-(compound_statement (declaration declarator: (identifier) @local.definition))
-(compound_statement (declaration declarator: (init_declarator declarator: (identifier) @local.definition)))
-(compound_statement (declaration declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @local.definition))))
-(compound_statement (declaration declarator: (init_declarator declarator: (reference_declarator (identifier) @local.definition))))
-(for_statement initializer: (declaration declarator: (init_declarator declarator: (identifier) @local.definition)))
-(for_range_loop declarator: (identifier) @local.definition)
-(for_range_loop declarator: (reference_declarator (identifier) @local.definition))
+((compound_statement (declaration declarator: [
+    (identifier) @local.definition
+    (_ declarator: (identifier) @local.definition) @_i
+    (_ declarator: (_ declarator: (identifier) @local.definition) @_p) @_i
+    (_ declarator: (reference_declarator (identifier) @local.definition)) @_i
+  ]))
+  (#kind? @_i init_declarator)
+  (#kind? @_p pointer_declarator))
+((for_statement initializer: (declaration declarator: (_ declarator: (identifier) @local.definition) @_i))
+  (#kind? @_i init_declarator))
+(for_range_loop declarator: [
+    (identifier) @local.definition
+    (reference_declarator (identifier) @local.definition)
+  ])
 (lambda_capture_specifier (identifier) @local.definition)
 
 ; Where local bindings are visible.
