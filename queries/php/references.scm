@@ -3,23 +3,21 @@
 ; never a plain reference. PHP needs `$this->` for members: a bare name is
 ; never one.
 
-; `$this->x`, `$this->x()`: the enclosing class's member.
-(member_access_expression
+; `$this->x`, `$this->x()`: the enclosing class's member. A pattern's
+; root is a wildcard whose kinds `#kind?` names, where several kinds share
+; its shape: tree-sitter analyses each named root when the query compiles
+; (every first command pays for it), not a wildcard.
+((_
   object: (variable_name (name) @_this) @receiver.self
-  name: (name) @reference.member
-  (#eq? @_this "this"))
-(member_call_expression
+  name: (name) @reference.member) @_e
+  (#eq? @_this "this")
+  (#kind? @_e member_access_expression nullsafe_member_access_expression))
+((_
   object: (variable_name (name) @_this) @receiver.self
-  name: (name) @reference.member.call
-  (#eq? @_this "this"))
-(nullsafe_member_access_expression
-  object: (variable_name (name) @_this) @receiver.self
-  name: (name) @reference.member
-  (#eq? @_this "this"))
-(nullsafe_member_call_expression
-  object: (variable_name (name) @_this) @receiver.self
-  name: (name) @reference.member.call
-  (#eq? @_this "this"))
+  name: (name) @reference.member.call) @_e
+  (#eq? @_this "this")
+  (#kind? @_e member_call_expression nullsafe_member_call_expression))
+
 ; `self::X`, `static::f()`, `self::$p`: the enclosing class's member;
 ; `parent::f()`: its base's.
 (scoped_call_expression
@@ -40,18 +38,14 @@
   (#eq? @receiver.super "parent"))
 
 ; Other receivers: `$cart->total()`, `Cart::last()`, `Status::Open`.
-(member_access_expression
+((_
   object: (_) @receiver
-  name: (name) @reference.member)
-(member_call_expression
+  name: (name) @reference.member) @_e
+  (#kind? @_e member_access_expression nullsafe_member_access_expression))
+((_
   object: (_) @receiver
-  name: (name) @reference.member.call)
-(nullsafe_member_access_expression
-  object: (_) @receiver
-  name: (name) @reference.member)
-(nullsafe_member_call_expression
-  object: (_) @receiver
-  name: (name) @reference.member.call)
+  name: (name) @reference.member.call) @_e
+  (#kind? @_e member_call_expression nullsafe_member_call_expression))
 (scoped_call_expression
   scope: (_) @receiver
   name: (name) @reference.member.call)
