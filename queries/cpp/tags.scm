@@ -34,8 +34,8 @@
 ; Alternatives of one pattern must not overlap: one per depth, and the
 ; parenthesized forms (`int (*fp)(int)`), which have no `declarator` field,
 ; named. A pattern's root stays a named kind: outlines run the query from
-; each top-level node's kind. Each rewrite was checked against the query before it on 812 real C
-; and C++ files (ARCHITECTURE.md).
+; each top-level node's kind. Each rewrite was checked against the query
+; before it on 812 real C and C++ files (ARCHITECTURE.md).
 
 ; Constructors: a function named like its class, in the class body or
 ; defined outside it (`Circle::Circle`, a template's `Matrix<T>::Matrix`).
