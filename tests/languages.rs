@@ -408,12 +408,8 @@ fn has_parent_keeps_only_definitions_under_the_named_kinds() {
     }
 }
 
-/// `text`'s symbols as a C++ file, "kind name_path" each, in order.
-fn cpp_outline(text: &str) -> Vec<String> {
-    outline("outline.cpp", text)
-}
-
-/// `text`'s symbols as a file called `name`, "kind name_path" each.
+/// `text`'s symbols as a file called `name`, "kind name_path" each, in
+/// order.
 fn outline(name: &str, text: &str) -> Vec<String> {
     let engine = scalpel::ops::engine::Engine::default();
     let dir = tempfile::tempdir().unwrap();
@@ -455,7 +451,7 @@ int h() {
 }
 ";
     assert_eq!(
-        cpp_outline(text),
+        outline("shapes.cpp", text),
         [
             "function f1",
             "function f2",
@@ -510,7 +506,7 @@ struct S {
 int body() { int local = 0; int** lp = 0; return local; }
 ";
     assert_eq!(
-        cpp_outline(text),
+        outline("data.cpp", text),
         [
             "variable v0",
             "variable v1",
