@@ -3,7 +3,7 @@
 
     python3 benches/code_model/train.py pairs   # doc/code pairs -> target/code-model/pairs.jsonl
     python3 benches/code_model/train.py train   # -> target/code-model/model/ (Model2Vec layout)
-      [--base DIR] [--epochs N] [--lr X] [--tau X] [--keep X] [--out DIR]
+      [--base DIR] [--epochs N] [--lr X] [--tau X] [--keep X] [--negatives N] [--out DIR]
 
 Starts from a general static model (`--base`, default
 `../shared/models/minilm-static-256`, one vector per WordPiece token) and
@@ -13,7 +13,11 @@ comment or docstring lands next to the function's code as Scalpel embeds it
 doc blanked first, so the code has to speak for itself). The loss is the
 symmetric in-batch InfoNCE of the mean-pooled, L2-normalised vectors, with
 a pull back towards the base vectors (`--keep`) so the words a code corpus
-rarely shows keep their general meaning.
+rarely shows keep their general meaning. Each query is also scored against
+up to `--negatives` other units of its function's file, their docs kept:
+a search has to tell a function from its neighbours, whose docs often
+share the question's words ("Determine if a value is a FormData" against
+`isObject`, documented "Determine if a value is an Object").
 
 The pairs come from code that the search evaluation (`benches/search_eval/
 repos.toml`) and the old 102 questions (the Python standard library and
@@ -23,8 +27,8 @@ Java's standard libraries, npm's CLI, zod and TypeScript, yaml-cpp,
 doctrine-orm, the Python packages of the MCP test venv). Every package of the evaluation is refused by name.
 
 Needs: the release binary (`cargo build --release`), the provisioned
-corpora (a `cargo test` run), and numpy, safetensors, tokenizers (installed
-into `target/code-model-venv` when missing).
+corpora (a `cargo test` run), and numpy, scipy, safetensors, tokenizers
+(installed into `target/code-model-venv` when missing).
 """
 
 import argparse
@@ -46,6 +50,9 @@ VENV = REPO / "target" / "code-model-venv"
 SCALPEL = Path(os.environ.get("SCALPEL_BIN", REPO / "target" / "release" / "scalpel"))
 TMP = REPO / "target" / "tmp"
 SEED = 31
+# Other units of the function's file kept with each pair (their docs
+# intact): the hard negatives of `train --negatives`.
+NEGATIVES = 8
 
 sys.path.insert(0, str(HERE.parent / "search_eval"))
 import corpus as eval_corpus  # noqa: E402  (its doc extraction, shared)
@@ -66,20 +73,26 @@ def evaluation_names():
     return names | OLD_SET_CRATES
 
 
+PACKAGES = ["numpy==2.4.6", "scipy==1.16.3", "safetensors==0.7.0", "tokenizers==0.23.3"]
+
+
 def ensure_venv():
-    """Re-run under the venv that has numpy, safetensors and tokenizers."""
+    """Re-run under the venv that has numpy, scipy, safetensors and
+    tokenizers (installing what it lacks)."""
     try:
         import numpy  # noqa: F401
         import safetensors  # noqa: F401
+        import scipy  # noqa: F401
         import tokenizers  # noqa: F401
         return
     except ImportError:
         pass
     py = VENV / "bin" / "python"
+    if Path(sys.prefix).resolve() == VENV.resolve():
+        sys.exit("the venv lacks a package though it was installed: " + " ".join(PACKAGES))
     if not py.exists():
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-        subprocess.run([str(py), "-m", "pip", "install", "-q", "numpy==2.4.6",
-                        "safetensors==0.7.0", "tokenizers==0.23.3"], check=True)
+    subprocess.run([str(py), "-m", "pip", "install", "-q"] + PACKAGES, check=True)
     os.execv(str(py), [str(py)] + sys.argv)
 
 
@@ -258,6 +271,9 @@ def pairs_of(lang, name, root):
     eval_corpus.blank_docs_in_place(stripped, cands)
     for rel, cs in sorted(by_file.items()):
         units = dump_units(stripped / rel)
+        # The other units of the file as the index sees them, docs kept:
+        # what a search must tell the function apart from.
+        others = dump_units(root / rel)
         for c in cs:
             # The unit that starts where the function starts (a split
             # unit: its first part), else the one holding its first line.
@@ -265,11 +281,20 @@ def pairs_of(lang, name, root):
             best = best or [u for u in units if u["start_line"] <= c["start"] <= u["end_line"] and u["kind"] != "module"]
             if not best:
                 continue
-            w = best[0]["words"]
-            code = " ".join(x for x in (w["name"], w["file"], w["signature"], w["doc"], w["body"]) if x)
-            out.append({"lang": lang, "source": name, "query": plain_words(c["query"], 64), "code": code})
+            code = unit_words(best[0])
+            lo, hi = best[0]["start_line"], best[0]["end_line"]
+            negs = [unit_words(u) for u in others if u["end_line"] < lo or u["start_line"] > hi]
+            negs = [n for n in negs if n]
+            negs = random.Random(f"{SEED}-{name}-{rel}-{lo}").sample(negs, min(NEGATIVES, len(negs)))
+            out.append({"lang": lang, "source": name, "query": plain_words(c["query"], 64), "code": code, "negs": negs})
     shutil.rmtree(stripped, ignore_errors=True)
     return out
+
+
+def unit_words(u):
+    """A unit's text as the model is given it (`embedding_words`)."""
+    w = u["words"]
+    return " ".join(x for x in (w["name"], w["file"], w["signature"], w["doc"], w["body"]) if x)
 
 
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z0-9]+")
@@ -322,6 +347,7 @@ def main():
     ap.add_argument("--keep", type=float, default=0.0)
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--grouped", type=float, default=0.5)
+    ap.add_argument("--negatives", type=int, default=NEGATIVES)
     args = ap.parse_args()
     if args.stage == "pairs":
         cmd_pairs(args)

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from scipy import sparse
 from safetensors.numpy import load_file, save_file
 from tokenizers import Tokenizer
 
@@ -29,13 +30,17 @@ def encode(tok, special, texts):
 
 
 def embed(E, seqs):
-    """Normalised vectors of token sequences (empty ones: zero)."""
+    """Normalised vectors of token sequences (empty ones: zero), the sums
+    before normalising, their norms, and the sequences as a sparse count
+    matrix (a text's vector is that row times `E`; the gradient of `E` is
+    its transpose times the vectors' gradients)."""
     n = np.array([len(s) for s in seqs])
+    indptr = np.concatenate([[0], np.cumsum(n)])
     flat = np.concatenate(seqs)
-    starts = np.concatenate([[0], np.cumsum(n)[:-1]])
-    m = np.add.reduceat(E[flat], starts, axis=0)
+    C = sparse.csr_matrix((np.ones(len(flat), dtype=np.float32), flat, indptr), shape=(len(seqs), E.shape[0]))
+    m = C @ E
     norm = np.linalg.norm(m, axis=1, keepdims=True)
-    return m / np.maximum(norm, 1e-9), m, norm, flat, n
+    return m / np.maximum(norm, 1e-9), m, norm, C
 
 
 def recall_at(E, qs, cs, k=1):
@@ -46,6 +51,19 @@ def recall_at(E, qs, cs, k=1):
     own = np.diag(s)[:, None]
     rank = (s > own).sum(axis=1)
     return float((rank < k).mean())
+
+
+def first_in_file(E, qs, cs, negs):
+    """Share of queries whose own code scores above every other unit of
+    its file (of the pairs that have some)."""
+    won = n = 0
+    for q, c, ns in zip(qs, cs, negs):
+        if ns:
+            v = embed(E, [q, c] + ns)[0]
+            s = v[1:] @ v[0]
+            won += bool((s[1:] < s[0]).all())
+            n += 1
+    return won / max(n, 1)
 
 
 def train(args, pairs_path):
@@ -63,12 +81,23 @@ def train(args, pairs_path):
     val_src = set(srcs[: max(1, len(srcs) // 20)])
     qs = encode(tok, special, [p["query"] for p in pairs])
     cs = encode(tok, special, [p["code"] for p in pairs])
+    # Hard negatives: other units of the pair's file, their docs kept
+    # (`pairs` keeps up to `NEGATIVES` of them); none unless asked.
+    negs = [[] for _ in pairs]
+    if args.negatives:
+        flat = [(i, n) for i, p in enumerate(pairs) for n in p.get("negs", [])[: args.negatives]]
+        for (i, _), seq in zip(flat, encode(tok, special, [n for _, n in flat])):
+            if len(seq):
+                negs[i].append(seq)
     keep = [i for i in range(len(pairs)) if len(qs[i]) and len(cs[i])]
     tr = [i for i in keep if pairs[i]["source"] not in val_src]
     va = [i for i in keep if pairs[i]["source"] in val_src][:2000]
     print(f"{len(tr)} training pairs, {len(va)} validation pairs from {len(val_src)} held-out sources", file=sys.stderr)
     vq, vc = [qs[i] for i in va], [cs[i] for i in va]
-    print(f"before: recall@1 {recall_at(E0, vq, vc):.3f} recall@10 {recall_at(E0, vq, vc, 10):.3f}", file=sys.stderr)
+    # Validation negatives are read whatever `--negatives` says.
+    vn = [[s for s in encode(tok, special, pairs[i].get("negs", [])) if len(s)] for i in va]
+    print(f"before: recall@1 {recall_at(E0, vq, vc):.3f} recall@10 {recall_at(E0, vq, vc, 10):.3f}"
+          f" first in its file {first_in_file(E0, vq, vc, vn):.3f}", file=sys.stderr)
 
     E = E0.copy()
     m1 = np.zeros_like(E)
@@ -100,24 +129,27 @@ def train(args, pairs_path):
             rng.shuffle(chunks)
             order += [i for c in chunks for i in c]
         batch, order = order[: args.batch], order[args.batch:]
-        q, qm, qn, qflat, qcount = embed(E, [qs[i] for i in batch])
-        c, cm, cn, cflat, ccount = embed(E, [cs[i] for i in batch])
+        q, qm, qn, Cq = embed(E, [qs[i] for i in batch])
+        # The codes: the batch's own, then its pairs' hard negatives. A
+        # query is scored against all of them; a code (the reverse
+        # direction) against the batch's queries only.
+        B = len(batch)
+        c, cm, cn, Cc = embed(E, [cs[i] for i in batch] + [n for i in batch for n in negs[i]])
         S = q @ c.T / args.tau
         P = np.exp(S - S.max(axis=1, keepdims=True))
         P /= P.sum(axis=1, keepdims=True)
-        Pt = np.exp(S.T - S.T.max(axis=1, keepdims=True))
+        Sb = S[:, :B]
+        Pt = np.exp(Sb.T - Sb.T.max(axis=1, keepdims=True))
         Pt /= Pt.sum(axis=1, keepdims=True)
-        B = len(batch)
         loss = -(np.log(np.diag(P) + 1e-12).mean() + np.log(np.diag(Pt) + 1e-12).mean()) / 2
-        I = np.eye(B)
-        dS = ((P - I) + (Pt - I).T) / (2 * B) / args.tau
+        dS = P - np.eye(B, len(c))
+        dS[:, :B] += (Pt - np.eye(B)).T
+        dS /= 2 * B * args.tau
         dq = dS @ c
         dc = dS.T @ q
         dqm = (dq - q * (q * dq).sum(axis=1, keepdims=True)) / qn
         dcm = (dc - c * (c * dc).sum(axis=1, keepdims=True)) / cn
-        G = np.zeros_like(E)
-        np.add.at(G, qflat, np.repeat(dqm, qcount, axis=0))
-        np.add.at(G, cflat, np.repeat(dcm, ccount, axis=0))
+        G = np.asarray(Cq.T @ dqm + Cc.T @ dcm)
         if args.keep:
             G += args.keep * (E - E0)
         t += 1
@@ -126,7 +158,8 @@ def train(args, pairs_path):
         E -= args.lr * (m1 / (1 - b1 ** t)) / (np.sqrt(m2 / (1 - b2 ** t)) + eps)
         if step % 100 == 0 or step == steps - 1:
             print(f"step {step}/{steps} loss {loss:.3f}", file=sys.stderr)
-    print(f"after:  recall@1 {recall_at(E, vq, vc):.3f} recall@10 {recall_at(E, vq, vc, 10):.3f}", file=sys.stderr)
+    print(f"after:  recall@1 {recall_at(E, vq, vc):.3f} recall@10 {recall_at(E, vq, vc, 10):.3f}"
+          f" first in its file {first_in_file(E, vq, vc, vn):.3f}", file=sys.stderr)
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -134,6 +167,6 @@ def train(args, pairs_path):
     shutil.copyfile(base / "tokenizer.json", out / "tokenizer.json")
     config = json.loads((base / "config.json").read_text())
     config["base_model"] = f"{config.get('base_model', base.name)}, trained on {len(tr)} doc/code pairs (benches/code_model)"
-    config["training"] = {k: getattr(args, k) for k in ("epochs", "lr", "tau", "keep", "batch", "grouped")}
+    config["training"] = {k: getattr(args, k) for k in ("epochs", "lr", "tau", "keep", "batch", "grouped", "negatives")}
     (out / "config.json").write_text(json.dumps(config))
     print(f"model -> {out}", file=sys.stderr)
