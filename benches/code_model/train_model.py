@@ -85,7 +85,10 @@ def train(args, pairs_path):
     # (`pairs` keeps up to `NEGATIVES` of them); none unless asked.
     negs = [[] for _ in pairs]
     if args.negatives:
-        flat = [(i, n) for i, p in enumerate(pairs) for n in p.get("negs", [])[: args.negatives]]
+        # A unit whose text holds the query (a sibling documented with the
+        # same sentence) is no negative.
+        flat = [(i, n) for i, p in enumerate(pairs)
+                for n in p.get("negs", [])[: args.negatives] if p["query"] not in n]
         for (i, _), seq in zip(flat, encode(tok, special, [n for _, n in flat])):
             if len(seq):
                 negs[i].append(seq)
@@ -95,7 +98,8 @@ def train(args, pairs_path):
     print(f"{len(tr)} training pairs, {len(va)} validation pairs from {len(val_src)} held-out sources", file=sys.stderr)
     vq, vc = [qs[i] for i in va], [cs[i] for i in va]
     # Validation negatives are read whatever `--negatives` says.
-    vn = [[s for s in encode(tok, special, pairs[i].get("negs", [])) if len(s)] for i in va]
+    vn = [[s for s in encode(tok, special, [n for n in pairs[i].get("negs", []) if pairs[i]["query"] not in n]) if len(s)]
+          for i in va]
     print(f"before: recall@1 {recall_at(E0, vq, vc):.3f} recall@10 {recall_at(E0, vq, vc, 10):.3f}"
           f" first in its file {first_in_file(E0, vq, vc, vn):.3f}", file=sys.stderr)
 
