@@ -53,6 +53,14 @@ def recall_at(E, qs, cs, k=1):
     return float((rank < k).mean())
 
 
+def negatives(tok, special, pair, k=None):
+    """The token sequences of up to `k` of a pair's negatives. A unit
+    whose text holds the query (a sibling documented with the same
+    sentence) is no negative."""
+    texts = [n for n in pair.get("negs", [])[:k] if pair["query"] not in n]
+    return [s for s in encode(tok, special, texts) if len(s)] if texts else []
+
+
 def first_in_file(E, qs, cs, negs):
     """Share of queries whose own code scores above every other unit of
     its file (of the pairs that have some)."""
@@ -81,25 +89,16 @@ def train(args, pairs_path):
     val_src = set(srcs[: max(1, len(srcs) // 20)])
     qs = encode(tok, special, [p["query"] for p in pairs])
     cs = encode(tok, special, [p["code"] for p in pairs])
-    # Hard negatives: other units of the pair's file, their docs kept
+    # Hard negatives: other units of the pair's file as the index sees them
     # (`pairs` keeps up to `NEGATIVES` of them); none unless asked.
-    negs = [[] for _ in pairs]
-    if args.negatives:
-        # A unit whose text holds the query (a sibling documented with the
-        # same sentence) is no negative.
-        flat = [(i, n) for i, p in enumerate(pairs)
-                for n in p.get("negs", [])[: args.negatives] if p["query"] not in n]
-        for (i, _), seq in zip(flat, encode(tok, special, [n for _, n in flat])):
-            if len(seq):
-                negs[i].append(seq)
+    negs = [negatives(tok, special, p, args.negatives) if args.negatives else [] for p in pairs]
     keep = [i for i in range(len(pairs)) if len(qs[i]) and len(cs[i])]
     tr = [i for i in keep if pairs[i]["source"] not in val_src]
     va = [i for i in keep if pairs[i]["source"] in val_src][:2000]
     print(f"{len(tr)} training pairs, {len(va)} validation pairs from {len(val_src)} held-out sources", file=sys.stderr)
     vq, vc = [qs[i] for i in va], [cs[i] for i in va]
     # Validation negatives are read whatever `--negatives` says.
-    vn = [[s for s in encode(tok, special, [n for n in pairs[i].get("negs", []) if pairs[i]["query"] not in n]) if len(s)]
-          for i in va]
+    vn = [negatives(tok, special, pairs[i]) for i in va]
     print(f"before: recall@1 {recall_at(E0, vq, vc):.3f} recall@10 {recall_at(E0, vq, vc, 10):.3f}"
           f" first in its file {first_in_file(E0, vq, vc, vn):.3f}", file=sys.stderr)
 
