@@ -8,6 +8,7 @@
 //! `SCALPEL_TEST_BIN` runs the tests against another binary (how they were
 //! seen to fail on the code before the fix).
 
+use scalpel::ops::cache::RememberedDefinitions;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -676,4 +677,135 @@ fn an_index_git_tracks_is_neither_read_nor_replaced() {
     git(&["rm", "-q", "--cached", ".scalpel/index/index.bin"]);
     answers(root, &["find", "handle", "request"], &[0]);
     assert_ne!(std::fs::read(store(root)).unwrap(), shipped);
+}
+
+/// Where a CLI search keeps the names each parsed file defines.
+fn definitions_store(root: &Path) -> PathBuf {
+    root.join(".scalpel/index/definitions.bin")
+}
+
+/// A definitions store naming, for each `(path, content, names)`, the
+/// names that content defines.
+fn crafted_definitions(root: &Path, entries: &[(&str, &str, &[&str])]) -> Vec<u8> {
+    let entries: Vec<RememberedDefinitions> = entries
+        .iter()
+        .map(|(path, content, names)| RememberedDefinitions {
+            path: root.join(path),
+            hash: scalpel::source::hash_bytes(content.as_bytes()),
+            names: names.iter().map(|n| n.to_string()).collect(),
+        })
+        .collect();
+    scalpel::ops::search::remembered::encode(root, &entries)
+}
+
+/// The `defines` of each file of a `search --json` answer.
+fn defines(stdout: &str) -> Vec<(String, Vec<String>)> {
+    let v: serde_json::Value = serde_json::from_str(stdout).unwrap();
+    v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let names = f["defines"].as_array().map_or(Vec::new(), |a| {
+                a.iter().map(|n| n.as_str().unwrap().to_string()).collect()
+            });
+            (f["path"].as_str().unwrap().to_string(), names)
+        })
+        .collect()
+}
+
+/// What `app.py` defines in a `search --json` answer.
+fn app_defines(stdout: &str) -> Vec<String> {
+    defines(stdout)
+        .into_iter()
+        .find(|(path, _)| path == "app.py")
+        .map(|(_, names)| names)
+        .unwrap_or_else(|| panic!("no app.py: {stdout}"))
+}
+
+/// A CLI search remembers on disk which names the files it parsed define,
+/// by content: the next search reads them from there instead of parsing
+/// (a crafted entry shows it is read), an entry whose content changed is
+/// not used, and a damaged store, a FIFO or a symlink to `/dev/zero` in
+/// its place are ignored and answered around.
+#[test]
+fn a_search_remembers_definitions_by_content_and_ignores_a_bad_store() {
+    let dir = repo();
+    let root = dir.path();
+    let caller = "from app import handle_request\nhandle_request(1)\n";
+    std::fs::write(root.join("caller.py"), caller).unwrap();
+    let args = ["search", "handle_request", "--json"];
+    let first = answers(root, &args, &[0]);
+    let expected = vec![
+        ("app.py".to_string(), vec!["handle_request".to_string()]),
+        ("caller.py".to_string(), vec![]),
+    ];
+    assert_eq!(defines(&first.stdout), expected);
+    let saved = std::fs::read(definitions_store(root)).unwrap();
+    assert!(saved.starts_with(b"SCLPDEF\n"));
+    // Unchanged files: the same answer from the store, which is not
+    // rewritten (nothing was parsed).
+    let again = answers(root, &args, &[0]);
+    assert_eq!(defines(&again.stdout), expected);
+    assert_eq!(std::fs::read(definitions_store(root)).unwrap(), saved);
+
+    // The store is what the search believes, for the content it names.
+    // (`caller.py` has no line that could define the name, so it is never
+    // asked; `app.py` is.)
+    let app = std::fs::read_to_string(root.join("app.py")).unwrap();
+    std::fs::write(
+        definitions_store(root),
+        crafted_definitions(root, &[("app.py", &app, &["something_else"])]),
+    )
+    .unwrap();
+    let believed = answers(root, &args, &[0]);
+    assert_eq!(app_defines(&believed.stdout), Vec::<String>::new());
+    // Changed content: the entry is stale, the file is parsed again.
+    std::fs::write(
+        root.join("app.py"),
+        format!("{app}\n\ndef other():\n    pass\n"),
+    )
+    .unwrap();
+    let reparsed = answers(root, &args, &[0]);
+    assert_eq!(app_defines(&reparsed.stdout), vec!["handle_request"]);
+
+    // Damaged, truncated, a FIFO, a link to /dev/zero: the answer is the
+    // parse's, and the command neither blocks nor reads without bound.
+    let good = std::fs::read(definitions_store(root)).unwrap();
+    let mut flipped = good.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 1;
+    for bad in [flipped, good[..good.len() / 2].to_vec()] {
+        std::fs::write(definitions_store(root), bad).unwrap();
+        let ran = answers(root, &args, &[0]);
+        assert_eq!(app_defines(&ran.stdout), vec!["handle_request"]);
+    }
+    for fifo in [true, false] {
+        std::fs::remove_file(definitions_store(root)).unwrap();
+        hostile(&definitions_store(root), fifo);
+        let ran = answers(root, &args, &[0]);
+        assert_eq!(app_defines(&ran.stdout), vec!["handle_request"]);
+    }
+}
+
+/// A definitions store that git tracks came with the repository: a search
+/// neither reads it nor replaces it.
+#[test]
+fn a_definitions_store_git_tracks_is_neither_read_nor_replaced() {
+    let dir = repo();
+    let root = dir.path();
+    let app = std::fs::read_to_string(root.join("app.py")).unwrap();
+    let shipped = crafted_definitions(root, &[("app.py", &app, &["something_else"])]);
+    std::fs::create_dir_all(definitions_store(root).parent().unwrap()).unwrap();
+    std::fs::write(definitions_store(root), &shipped).unwrap();
+    let ok = Command::new("git")
+        .args(["add", "-f", ".scalpel/index/definitions.bin"])
+        .current_dir(root)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let ran = answers(root, &["search", "handle_request", "--json"], &[0]);
+    assert_eq!(app_defines(&ran.stdout), vec!["handle_request"]);
+    assert_eq!(std::fs::read(definitions_store(root)).unwrap(), shipped);
 }

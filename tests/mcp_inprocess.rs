@@ -1138,6 +1138,46 @@ async fn repeated_reads_use_the_parse_cache_and_see_changes() {
     .await);
 }
 
+/// `search_files` keeps the names each parsed file defines in the root's
+/// `.scalpel/index/definitions.bin`, and a server started later reads them
+/// from there at its first search instead of parsing (an entry crafted for
+/// the file's current content shows it is what the answer believes).
+#[tokio::test]
+async fn search_files_saves_its_definition_memo_and_a_new_server_reads_it() {
+    let repo = Repo::new();
+    let root = repo.root();
+    let store = root.join(".scalpel/index/definitions.bin");
+    let (server, client) = start(&root).await;
+    let search = json!({"keywords": ["Warehouse"]});
+    let v = ok(&call(&client, "search_files", search.clone()).await);
+    assert_eq!(v["files"][0]["path"], "src/inventory.py");
+    assert_eq!(v["files"][0]["defines"], json!(["Warehouse"]));
+    assert!(store.is_file());
+    drop((server, client));
+
+    let inv = std::fs::read(repo.file("src/inventory.py")).unwrap();
+    let crafted = scalpel::ops::search::remembered::encode(
+        &root,
+        &[scalpel::ops::cache::RememberedDefinitions {
+            path: repo.file("src/inventory.py"),
+            hash: scalpel::source::hash_bytes(&inv),
+            names: vec!["SomethingElse".to_string()].into(),
+        }],
+    );
+    std::fs::write(&store, &crafted).unwrap();
+    let (_server, client) = start(&root).await;
+    let v = ok(&call(&client, "search_files", search).await);
+    let inventory = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "src/inventory.py")
+        .unwrap();
+    assert!(inventory.get("defines").is_none(), "{inventory}");
+    // Nothing new was parsed: the store is left as it was.
+    assert_eq!(std::fs::read(&store).unwrap(), crafted);
+}
+
 /// `edit_file` reparses incrementally from the cached tree and leaves its new
 /// parse in the cache: the edit costs no new parse (its path is resolved
 /// and the file parsed at most once), and the read after it is a hit.

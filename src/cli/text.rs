@@ -289,7 +289,7 @@ fn search_cmd(a: SearchArgs, engine: &Engine, out: &mut Out) -> Result<u8> {
         hidden: a.hidden,
         max_file_size: Some(engine.max_file_size),
     };
-    let r = crate::ops::search::search(ws, engine, &params)?;
+    let r = crate::ops::search::search_remembering(ws, engine, &params)?;
     emit(out, a.json, &r, Head::Above);
     Ok(if r.files_matched == 0 { 1 } else { 0 })
 }

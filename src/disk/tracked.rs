@@ -3,7 +3,9 @@
 //! (a clone, a pull), not from a Scalpel process on this machine: Scalpel
 //! never adds them (`.scalpel/.gitignore` is `*`), so it does not act on
 //! them. Asked only when such a file is about to be acted on (a record to
-//! roll back, a journal entry to undo), so ordinary commands spawn nothing.
+//! roll back, a journal entry to undo) or read (a saved search index, the
+//! definitions `search_files` remembers, when they exist), and never
+//! outside a git work tree.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -17,6 +19,15 @@ const GIT_TIMEOUT: Duration = Duration::from_secs(3);
 /// `root`). No git, not a repository, a repository git refuses to read (of
 /// another user) or no answer in time: `false`.
 pub(crate) fn tracked_by_git(root: &Path, rel: &str) -> bool {
+    // No `.git` around the root and no `GIT_DIR` to point elsewhere: git
+    // would only say so, after a process's start.
+    if std::env::var_os("GIT_DIR").is_none()
+        && !root
+            .ancestors()
+            .any(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
+    {
+        return false;
+    }
     let child = Command::new("git")
         .current_dir(root)
         // A repository's own config must not run anything here.

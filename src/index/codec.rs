@@ -6,7 +6,7 @@
 
 /// Appends little-endian values.
 #[derive(Default)]
-pub(super) struct Writer {
+pub(crate) struct Writer {
     pub buf: Vec<u8>,
 }
 
@@ -34,7 +34,7 @@ impl Writer {
 
 /// Reads what [`Writer`] wrote; every read is bounds-checked (`None` past
 /// the end).
-pub(super) struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
     /// A read went past the end (rather than finding a bad value): with

@@ -52,7 +52,7 @@ pub const LEGACY_FILE: &str = "units.json";
 
 /// A saved path must stay inside the root: relative, no `..`, no empty or
 /// `.` segments, no NUL or backslash.
-fn safe_path(p: &str) -> bool {
+pub(crate) fn safe_path(p: &str) -> bool {
     !p.is_empty()
         && !p.starts_with('/')
         && !p.contains(['\0', '\\'])

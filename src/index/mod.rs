@@ -12,8 +12,9 @@
 
 pub mod answer;
 pub mod bm25;
-mod codec;
+pub(crate) mod codec;
 mod format;
+pub(crate) use format::safe_path;
 pub mod live;
 pub mod model;
 pub mod phases;

@@ -463,10 +463,10 @@ impl ScalpelServer {
                     context_lines: p.context_lines,
                     ..SearchParams::default()
                 };
-                crate::ops::search::search_cached(
+                crate::ops::search::search_remembered(
                     env.ws(),
                     env.engine(),
-                    Some(env.cache()),
+                    env.cache(),
                     &params,
                     control,
                 )

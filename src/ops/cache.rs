@@ -75,6 +75,10 @@ const MEMO_BYTES: usize = 32 * 1024 * 1024;
 #[derive(Default)]
 struct DefinitionMemo {
     inner: Mutex<MemoInner>,
+    /// Saved memos being read on other threads, imported before the memo
+    /// is next consulted (held while they are joined, so no lookup runs
+    /// before them).
+    pending: Mutex<Vec<std::thread::JoinHandle<Vec<RememberedDefinitions>>>>,
 }
 
 #[derive(Default)]
@@ -82,6 +86,20 @@ struct MemoInner {
     map: HashMap<PathBuf, MemoEntry>,
     clock: u64,
     bytes: usize,
+    /// Entries computed here (not imported) since the memo was made.
+    computed: usize,
+    /// Roots whose saved memo was imported (or tried): once per root.
+    imported_roots: std::collections::HashSet<PathBuf>,
+}
+
+/// One file's entry of the definition memo, as exported to (and imported
+/// from) the copy a one-shot process keeps on disk (`ops::search`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RememberedDefinitions {
+    pub path: PathBuf,
+    /// [`crate::source::hash_bytes`] of the content the names are of.
+    pub hash: String,
+    pub names: Arc<[String]>,
 }
 
 struct MemoEntry {
@@ -129,6 +147,7 @@ impl ParseCache {
         compute: impl FnOnce() -> Result<Vec<String>>,
     ) -> Result<Arc<[String]>> {
         let memo = &self.definitions;
+        self.settle();
         {
             let mut inner = memo.lock();
             inner.clock += 1;
@@ -142,31 +161,77 @@ impl ParseCache {
         }
         // Computed outside the lock: searches parse on every core.
         let names: Arc<[String]> = compute()?.into();
-        let cost = names.iter().map(|n| n.len() + 24).sum::<usize>() + 64;
         let mut inner = memo.lock();
-        if let Some(old) = inner.map.remove(path) {
-            inner.bytes -= old.cost;
-        }
-        if cost > MEMO_BYTES {
-            return Ok(names);
-        }
-        let MemoInner { map, bytes, .. } = &mut *inner;
-        evict(map, bytes, cost, MEMO_ENTRIES, MEMO_BYTES, |e| {
-            (e.last_used, e.cost)
-        });
-        inner.clock += 1;
-        let last_used = inner.clock;
-        inner.bytes += cost;
-        inner.map.insert(
-            path.to_path_buf(),
-            MemoEntry {
-                hash: hash.to_string(),
-                names: names.clone(),
-                cost,
-                last_used,
-            },
-        );
+        inner.computed += 1;
+        inner.insert(path.to_path_buf(), hash.to_string(), names.clone());
         Ok(names)
+    }
+
+    /// Remember `entries` (the oldest first: the last is the most recently
+    /// used), as if computed here, without counting them as computed.
+    pub fn import_definitions(&self, entries: impl IntoIterator<Item = RememberedDefinitions>) {
+        let mut inner = self.definitions.lock();
+        for e in entries {
+            inner.insert(e.path, e.hash, e.names);
+        }
+    }
+
+    /// [`Self::import_definitions`] of what `read` gives, once it is done:
+    /// before the memo is next consulted or exported.
+    pub fn import_definitions_later(
+        &self,
+        read: std::thread::JoinHandle<Vec<RememberedDefinitions>>,
+    ) {
+        self.definitions
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(read);
+    }
+
+    /// Import the reads [`Self::import_definitions_later`] was given.
+    fn settle(&self) {
+        let mut pending = self
+            .definitions
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for read in pending.drain(..) {
+            // A read that panicked imports nothing: the memo only saves time.
+            if let Ok(entries) = read.join() {
+                self.import_definitions(entries);
+            }
+        }
+    }
+
+    /// Every remembered entry, the most recently used first.
+    pub fn export_definitions(&self) -> Vec<RememberedDefinitions> {
+        self.settle();
+        let inner = self.definitions.lock();
+        let mut entries: Vec<(&PathBuf, &MemoEntry)> = inner.map.iter().collect();
+        entries.sort_unstable_by_key(|e| std::cmp::Reverse(e.1.last_used));
+        entries
+            .into_iter()
+            .map(|(path, e)| RememberedDefinitions {
+                path: path.clone(),
+                hash: e.hash.clone(),
+                names: e.names.clone(),
+            })
+            .collect()
+    }
+
+    /// True the first time it is asked for `root` (then the caller imports
+    /// the memo saved there), false after.
+    pub fn first_import_for(&self, root: &Path) -> bool {
+        self.definitions
+            .lock()
+            .imported_roots
+            .insert(root.to_path_buf())
+    }
+
+    /// How many entries were computed (parsed) here, not imported.
+    pub fn definitions_computed(&self) -> usize {
+        self.definitions.lock().computed
     }
 
     /// How many files' definitions are remembered.
@@ -261,6 +326,40 @@ impl ParseCache {
 impl DefinitionMemo {
     fn lock(&self) -> std::sync::MutexGuard<'_, MemoInner> {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl MemoInner {
+    /// Add (or replace) `path`'s entry as the most recently used, making
+    /// room first; an entry larger than the whole memo is not kept.
+    fn insert(&mut self, path: PathBuf, hash: String, names: Arc<[String]>) {
+        if let Some(old) = self.map.remove(&path) {
+            self.bytes -= old.cost;
+        }
+        let cost = names.iter().map(|n| n.len() + 24).sum::<usize>() + 64;
+        if cost > MEMO_BYTES {
+            return;
+        }
+        evict(
+            &mut self.map,
+            &mut self.bytes,
+            cost,
+            MEMO_ENTRIES,
+            MEMO_BYTES,
+            |e| (e.last_used, e.cost),
+        );
+        self.clock += 1;
+        self.bytes += cost;
+        let last_used = self.clock;
+        self.map.insert(
+            path,
+            MemoEntry {
+                hash,
+                names,
+                cost,
+                last_used,
+            },
+        );
     }
 }
 

@@ -158,6 +158,41 @@ pub fn search_with(
     search_cached(ws, engine, None, params, control)
 }
 
+/// [`search`] for a one-shot process (the CLI): [`search_remembered`]
+/// with a memo of its own.
+pub fn search_remembering(
+    ws: &Workspace,
+    engine: &Engine,
+    params: &SearchParams,
+) -> Result<SearchResult> {
+    // Only the memo is used: no parse of a whole file is kept.
+    let cache = ParseCache::new(1, 0);
+    search_remembered(ws, engine, &cache, params, SearchControl::default())
+}
+
+/// [`search_cached`] with the memo kept on disk as well
+/// ([`remembered`]): the first search of a root in this process imports
+/// what earlier processes saved there (a CLI call, a server started
+/// again), and a search that parsed a file the memo did not have saves it
+/// back.
+pub fn search_remembered(
+    ws: &Workspace,
+    engine: &Engine,
+    cache: &ParseCache,
+    params: &SearchParams,
+    control: SearchControl<'_>,
+) -> Result<SearchResult> {
+    if cache.first_import_for(ws.root()) {
+        remembered::load_in_background(ws.root(), cache);
+    }
+    let computed = cache.definitions_computed();
+    let result = search_cached(ws, engine, Some(cache), params, control)?;
+    if cache.definitions_computed() != computed {
+        remembered::save(ws.root(), cache);
+    }
+    Ok(result)
+}
+
 /// [`search_with`] for a long-lived process: the names each parsed file
 /// defines are remembered in `cache` by content, so a later search that
 /// meets the same file does not parse it again.
@@ -650,5 +685,6 @@ pub fn score(distinct: usize, match_count: usize, file_size: u64, defined: usize
     (s * 1000.0).round() / 1000.0
 }
 
+pub mod remembered;
 #[cfg(test)]
 mod tests;
