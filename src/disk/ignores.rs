@@ -35,7 +35,8 @@ const NAMES: [&str; 3] = [SCALPEL_IGNORE, ".ignore", ".gitignore"];
 /// git's `info/exclude` when the folder holds a repository.
 struct Folder([Gitignore; 4]);
 
-/// A folder's rules and those of every folder above it, nearest first.
+/// A folder's rules and those of every folder above it, nearest first
+/// (folders without rules left out).
 type Chain = Arc<Vec<Arc<Folder>>>;
 
 /// The rules of one walk: each folder's files read once, when the walk
@@ -105,7 +106,13 @@ impl Rules {
         {
             return c.clone();
         }
-        let mut chain = vec![Arc::new(folder(dir))];
+        // A folder without rules is left out: every entry asks each folder
+        // of its chain, and most folders have no ignore file.
+        let own = folder(dir);
+        let mut chain = Vec::new();
+        if own.0.iter().any(|rules| !rules.is_empty()) {
+            chain.push(Arc::new(own));
+        }
         if let Some(parent) = dir.parent() {
             chain.extend(self.chain(parent).iter().cloned());
         }
