@@ -17,7 +17,13 @@
 # Then the same comparison on normal code (Python's standard library),
 # unless STDLIB=0.
 #
-# Knobs: RUNS (hyperfine runs, default 10), STDLIB=0 (skip the stdlib),
+# scalpel keeps the names each file it parsed defines in
+# `.scalpel/index/definitions.bin` of the tree (the definition boost's
+# memo), so hyperfine's warm-up run leaves the timed runs nothing to parse;
+# COLD=1 deletes the file before every timed run (each run then parses the
+# files that may define a keyword, as a first search of it does).
+#
+# Knobs: RUNS (hyperfine runs, default 10), STDLIB=0 (skip the stdlib), COLD=1,
 # PREV (a previous `scalpel` binary, timed in the same hyperfine run),
 # OUTPUT=pipe (read both tools' output through a pipe: with the default
 # `null`, rg sees /dev/null and stops at each file's first match, so it
@@ -73,8 +79,10 @@ run() { # name, keywords...
     local cmds=("rg $(printf '%q ' "${rg_args[@]}") ."
         "$scalpel search $(printf '%q ' "${sc_args[@]}") --max-results 100000 --json")
     [ -n "${PREV:-}" ] && cmds+=("$PREV search $(printf '%q ' "${sc_args[@]}") --max-results 100000 --json")
-    hyperfine -N --output "${OUTPUT:-null}" --warmup 1 --runs "${RUNS:-10}" --export-json "$work/$name.json" \
-        "${cmds[@]}" >/dev/null
+    local prepare=()
+    [ "${COLD:-0}" = 1 ] && prepare=(--prepare "rm -f .scalpel/index/definitions.bin")
+    hyperfine -N --output "${OUTPUT:-null}" --warmup 1 --runs "${RUNS:-10}" "${prepare[@]}" \
+        --export-json "$work/$name.json" "${cmds[@]}" >/dev/null
     python3 - "$work/$name.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]

@@ -146,25 +146,27 @@ impl ParseCache {
         hash: &str,
         compute: impl FnOnce() -> Result<Vec<String>>,
     ) -> Result<Arc<[String]>> {
-        let memo = &self.definitions;
-        self.settle();
-        {
-            let mut inner = memo.lock();
-            inner.clock += 1;
-            let now = inner.clock;
-            if let Some(e) = inner.map.get_mut(path)
-                && e.hash == hash
-            {
-                e.last_used = now;
-                return Ok(e.names.clone());
-            }
+        if let Some(names) = self.remembered_definitions(path, hash) {
+            return Ok(names);
         }
         // Computed outside the lock: searches parse on every core.
         let names: Arc<[String]> = compute()?.into();
-        let mut inner = memo.lock();
+        let mut inner = self.definitions.lock();
         inner.computed += 1;
         inner.insert(path.to_path_buf(), hash.to_string(), names.clone());
         Ok(names)
+    }
+
+    /// The names remembered for `path` with content `hash`, if any (a
+    /// lookup: nothing is computed).
+    pub fn remembered_definitions(&self, path: &Path, hash: &str) -> Option<Arc<[String]>> {
+        self.settle();
+        let mut inner = self.definitions.lock();
+        inner.clock += 1;
+        let now = inner.clock;
+        let e = inner.map.get_mut(path).filter(|e| e.hash == hash)?;
+        e.last_used = now;
+        Some(e.names.clone())
     }
 
     /// Remember `entries` (the oldest first: the last is the most recently

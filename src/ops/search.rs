@@ -205,19 +205,21 @@ pub fn search_cached(
 ) -> Result<SearchResult> {
     let registry = Arc::clone(&engine.registry);
     // Built once per search, not once per parsed file (a regex compile
-    // costs about as much as parsing a small file).
-    let lines = match &params.pattern {
-        None => KeywordLines::new(&params.keywords, params.case_sensitive).map(Some),
-        Some(_) => Ok(None),
+    // costs about as much as parsing a small file), and only when a file
+    // needs it: with the memo, a repeated search may never (its compile
+    // was a twentieth of such a search in a fresh process).
+    let lines: std::sync::OnceLock<Result<Option<KeywordLines>>> = std::sync::OnceLock::new();
+    let lines = || {
+        lines.get_or_init(|| match &params.pattern {
+            None => KeywordLines::new(&params.keywords, params.case_sensitive).map(Some),
+            Some(_) => Ok(None),
+        })
     };
     let definitions = move |path: &Path, text: &str| -> Vec<String> {
         let body = crate::ops::textops::strip_bom(text);
-        let found = match (&lines, registry.detect(path, Some(body))) {
-            (_, None) => return Vec::new(),
-            (Ok(lines), Some(lang)) => {
-                defined_names(lang, body, lines.as_ref(), cache.map(|c| (c, path)))
-            }
-            (Err(e), Some(_)) => Err(e.clone()),
+        let found = match registry.detect(path, Some(body)) {
+            None => return Vec::new(),
+            Some(lang) => defined_names(lang, body, lines, cache.map(|c| (c, path))),
         };
         found.unwrap_or_else(|e| {
             tracing::debug!(path = %path.display(), error = %e, "no definitions");
@@ -237,12 +239,20 @@ const MAX_QUERY_RANGES: usize = 64;
 /// line, so this finds the same answer for a fraction of the query cost.
 /// With `memo`, every definition of the file is named once and remembered
 /// by content (a superset of the above: the caller keeps the keywords).
-fn defined_names(
+fn defined_names<'l>(
     lang: &Language,
     body: &str,
-    lines: Option<&KeywordLines>,
+    lines: impl FnOnce() -> &'l Result<Option<KeywordLines>>,
     memo: Option<(&ParseCache, &Path)>,
 ) -> Result<Vec<String>> {
+    // A file the memo has needs neither its keyword lines nor a parse.
+    let hash = memo.map(|_| crate::source::hash_bytes(body.as_bytes()));
+    if let (Some((cache, path)), Some(hash)) = (memo, &hash)
+        && let Some(names) = cache.remembered_definitions(path, hash)
+    {
+        return Ok(names.to_vec());
+    }
+    let lines = lines().as_ref().map_err(Clone::clone)?.as_ref();
     let ranges = match lines {
         Some(lines) => lines.spans(body),
         None => std::iter::once(0..body.len()).collect(),
@@ -258,9 +268,8 @@ fn defined_names(
     {
         return Ok(Vec::new());
     }
-    if let Some((cache, path)) = memo {
-        let hash = crate::source::hash_bytes(body.as_bytes());
-        let names = cache.definitions(path, &hash, || {
+    if let (Some((cache, path)), Some(hash)) = (memo, &hash) {
+        let names = cache.definitions(path, hash, || {
             names_in(lang, body, std::iter::once(0..body.len()).collect())
         })?;
         return Ok(names.to_vec());

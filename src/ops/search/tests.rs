@@ -699,15 +699,17 @@ fn python() -> Arc<Language> {
 fn defined_names_only_looks_at_keyword_lines() {
     let body =
         "class Store:\n    def get(self):\n        return load()\n\n\ndef load():\n    pass\n";
-    let all = defined_names(&python(), body, None, None).unwrap();
+    let all = defined_names(&python(), body, || &Ok(None), None).unwrap();
     assert_eq!(all, vec!["Store", "get", "load"]);
     // `load` is mentioned on line 3 and defined on line 6: found once.
-    let load = KeywordLines::new(&["LOAD".to_string()], false).unwrap();
-    let some = defined_names(&python(), body, Some(&load), None).unwrap();
+    let load = Ok(Some(
+        KeywordLines::new(&["LOAD".to_string()], false).unwrap(),
+    ));
+    let some = defined_names(&python(), body, || &load, None).unwrap();
     assert!(some.contains(&"load".to_string()), "{some:?}");
     // Not mentioned as a whole word: nothing parsed, nothing found.
-    let oad = KeywordLines::new(&["oad".to_string()], true).unwrap();
-    let none = defined_names(&python(), body, Some(&oad), None).unwrap();
+    let oad = Ok(Some(KeywordLines::new(&["oad".to_string()], true).unwrap()));
+    let none = defined_names(&python(), body, || &oad, None).unwrap();
     assert!(none.is_empty());
 }
 
@@ -721,7 +723,7 @@ fn definition_lines_pass_definitions_and_skip_mere_uses() {
         let lang = engine.registry.by_name(lang).cloned().unwrap();
         let lines = KeywordLines::new(&[word.to_string()], false).unwrap();
         let spans = lines.spans(body);
-        let defined = defined_names(&lang, body, None, None)
+        let defined = defined_names(&lang, body, || &Ok(None), None)
             .unwrap()
             .iter()
             .any(|n| n.eq_ignore_ascii_case(word));
