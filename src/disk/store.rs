@@ -41,6 +41,14 @@ pub fn save_index_file(root: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     )
 }
 
+/// [`save_index_file`] for a cache whose loss after a crash costs only
+/// time: replaced atomically, not flushed ([`crate::disk::write`]'s
+/// `replace_unflushed`).
+pub fn save_cache_file(root: &Path, name: &str, bytes: &[u8]) -> Result<()> {
+    let dir = ensure_dir(root, "index")?;
+    crate::disk::write::replace_unflushed(&dir.join(name), bytes)
+}
+
 /// Why the saved `ROOT/.scalpel/index/<name>` is not Scalpel's to act on:
 /// git tracks it (it came with the repository: Scalpel never adds it, its
 /// folder ignores itself) or another user owns it. Such a file is neither

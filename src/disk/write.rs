@@ -689,6 +689,17 @@ pub(crate) fn replace_checked(
     }
 }
 
+/// [`atomic_write`] without its flushes: for Scalpel's own caches (the
+/// definitions `search_files` remembers), which are checksummed and
+/// rebuilt when damaged, so a crash that loses or tears one costs a parse,
+/// while a flush on a busy disk can stall a search for tens of
+/// milliseconds. Readers still see the old or the new file whole.
+pub(crate) fn replace_unflushed(path: &Path, bytes: &[u8]) -> Result<()> {
+    let faults = FaultPlan::none();
+    let mut staged = stage(path, bytes, &FileAttrs::default(), &faults)?;
+    staged.place(&faults, Expect::Any).map(|_| ())
+}
+
 /// Give the temp file the extended attributes of the file it replaces
 /// (`user.*` tags, ACLs in `system.posix_acl_*`, ...): a replace must not
 /// drop them silently. Best effort per attribute: one the file system or

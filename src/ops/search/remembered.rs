@@ -92,7 +92,7 @@ pub fn save(root: &Path, cache: &ParseCache) {
         return;
     }
     let bytes = encode(root, &cache.export_definitions());
-    if let Err(e) = store::save_index_file(root, FILE, &bytes) {
+    if let Err(e) = store::save_cache_file(root, FILE, &bytes) {
         tracing::debug!(error = %e, "{FILE} not saved");
     }
 }
