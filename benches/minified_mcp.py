@@ -9,7 +9,11 @@ after the server's first indexing of the root is done. Same queries and
 trees as benches/minified.sh (run that first: it builds WORKDIR). Each
 query: one warm-up call, then RUNS calls timed from the request's write to
 the answer's read; rg is run as many times with its output read through a
-pipe. Medians in ms. Not a test; run by hand:
+pipe. Medians in ms. The server also reads the memo earlier processes
+kept in the tree (`.scalpel/index/definitions.bin`, written by the CLI
+runs of benches/minified.sh too): COLD=1 deletes it before each server
+starts, so first calls parse as in a tree never searched. Not a test;
+run by hand:
 
     python3 benches/minified_mcp.py SCALPEL_BIN [WORKDIR]
 """
@@ -59,6 +63,11 @@ class Server:
 
 for tree in ("tree", "stdlib"):
     root = os.path.join(work, tree)
+    if os.environ.get("COLD") == "1":
+        try:
+            os.remove(os.path.join(root, ".scalpel", "index", "definitions.bin"))
+        except FileNotFoundError:
+            pass
     server = Server(root)
     for t, words in queries:
         if t != tree:

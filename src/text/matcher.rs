@@ -15,6 +15,8 @@ use regex::{Regex, RegexBuilder};
 /// Limit on the compiled size of a user regex, so a pathological pattern is
 /// refused instead of exhausting memory.
 const REGEX_SIZE_LIMIT: usize = 32 * 1024 * 1024;
+/// A keyword this short, in ASCII, has its regex compiled on first use.
+const LAZY_KEYWORD_LEN: usize = 256;
 
 /// One hit inside a line: which keyword (index into [`KeywordMatcher::labels`])
 /// and its byte range in the line.
@@ -29,7 +31,14 @@ pub struct KeywordHit {
 #[derive(Debug, Clone)]
 pub struct KeywordMatcher {
     labels: Vec<String>,
-    regexes: Vec<Regex>,
+    /// Each keyword's regex (or the pattern's). A short ASCII keyword's is
+    /// compiled on first use: on ASCII lines it is found without it
+    /// ([`find_literal`]), and compiling every keyword's regex was a
+    /// twentieth of a CLI search for a rare word. Any other is compiled
+    /// at once, so a bad one is refused before anything is searched.
+    regexes: Vec<std::sync::OnceLock<Regex>>,
+    /// The regex sources of [`Self::regexes`].
+    sources: Vec<String>,
     whole_word: bool,
     case_sensitive: bool,
     is_pattern: bool,
@@ -68,14 +77,19 @@ impl KeywordMatcher {
                 .with_suggestion("pass ⟦keywords⟧, any of which matches, or a regex ⟦pattern⟧"));
         }
         let escaped: Vec<String> = labels.iter().map(|k| regex::escape(k)).collect();
-        let regexes = escaped
-            .iter()
-            .map(|e| build(e, case_sensitive))
-            .collect::<Result<Vec<_>>>()?;
+        let mut regexes = Vec::with_capacity(escaped.len());
+        for (label, source) in labels.iter().zip(&escaped) {
+            let re = std::sync::OnceLock::new();
+            if !(label.is_ascii() && label.len() <= LAZY_KEYWORD_LEN) {
+                let _ = re.set(build(source, case_sensitive)?);
+            }
+            regexes.push(re);
+        }
         Ok(KeywordMatcher {
             alternation: escaped.join("|"),
             labels,
             regexes,
+            sources: escaped,
             whole_word,
             case_sensitive,
             is_pattern: false,
@@ -92,7 +106,8 @@ impl KeywordMatcher {
         let re = build(pattern, case_sensitive)?;
         Ok(KeywordMatcher {
             labels: vec![pattern.to_string()],
-            regexes: vec![re],
+            regexes: vec![std::sync::OnceLock::from(re)],
+            sources: vec![pattern.to_string()],
             whole_word,
             case_sensitive,
             is_pattern: true,
@@ -142,7 +157,7 @@ impl KeywordMatcher {
     fn find_with(&self, line: &str, literal: bool, hits: &mut Vec<KeywordHit>) {
         let line = crate::text::lines::strip_eol(line);
         let ascii_line = line.is_ascii();
-        for (k, re) in self.regexes.iter().enumerate() {
+        for k in 0..self.regexes.len() {
             let label = self.labels[k].as_bytes();
             // Bytes as they are, or ASCII case folded when the keyword and
             // the line are ASCII: then no other character can fold to one
@@ -154,7 +169,9 @@ impl KeywordMatcher {
                 let found = if fast {
                     find_literal(line.as_bytes(), label, at, fold).map(|i| (i, i + label.len()))
                 } else {
-                    re.find_at(line, at).map(|m| (m.start(), m.end()))
+                    self.regex(k)
+                        .find_at(line, at)
+                        .map(|m| (m.start(), m.end()))
                 };
                 let Some((start, end)) = found else { break };
                 let accepted = start < end && (!self.whole_word || is_whole_word(line, start, end));
@@ -175,6 +192,19 @@ impl KeywordMatcher {
         if self.regexes.len() > 1 {
             hits.sort_by_key(|h| (h.start, h.keyword));
         }
+    }
+}
+
+impl KeywordMatcher {
+    /// Keyword `k`'s regex, compiled now if it was left for first use.
+    fn regex(&self, k: usize) -> &Regex {
+        self.regexes[k].get_or_init(|| {
+            // Only a short ASCII keyword is left for later, and its escaped
+            // form is a few hundred bytes of plain characters: far inside
+            // the size limit, nothing else can make it fail.
+            build(&self.sources[k], self.case_sensitive)
+                .expect("a short escaped ASCII keyword always compiles")
+        })
     }
 }
 
