@@ -5,6 +5,7 @@
 //! [`crate::source`]; line windows in [`crate::text::window`]. Nothing here
 //! knows about MCP or clap.
 
+pub(crate) mod codec;
 pub mod commit;
 pub mod current;
 pub mod door;

@@ -9,6 +9,15 @@ use crate::disk::write::{FaultPlan, FileAttrs, atomic_remove, atomic_write};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 
+/// A path saved in one of these files must stay inside the root:
+/// relative, no `..`, no empty or `.` segments, no NUL or backslash.
+pub fn safe_rel_path(p: &str) -> bool {
+    !p.is_empty()
+        && !p.starts_with('/')
+        && !p.contains(['\0', '\\'])
+        && p.split('/').all(|s| !s.is_empty() && s != "." && s != "..")
+}
+
 /// `ROOT/.scalpel/index`.
 pub fn index_dir(root: &Path) -> PathBuf {
     root.join(super::SCALPEL_DIR).join("index")

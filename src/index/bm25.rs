@@ -19,8 +19,8 @@
 //! seals itself when the overlay or the tombstones grow past a share of the
 //! whole; the live index seals after every refresh.
 
-use super::codec::{Reader, Writer};
 use super::tokens;
+use crate::disk::codec::{Reader, Writer};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 

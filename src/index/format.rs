@@ -36,10 +36,10 @@
 //! `a_corrupt_or_foreign_store_is_rebuilt`; unit tests below).
 
 use super::bm25::{self, Bm25};
-use super::codec::{Reader, Writer};
 use super::table::{FileSlot, RowParts, STRINGS, SummaryWindow, saved_summary_at};
 use super::vectors::{ReadAt, Saved};
 use super::{FileMeta, Index};
+use crate::disk::codec::{Reader, Writer};
 use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"SCLPIDX\n";
@@ -49,15 +49,6 @@ pub const FORMAT: u32 = 5;
 pub const FILE: &str = "index.bin";
 /// The file of the first (JSON) format, deleted when the new one is saved.
 pub const LEGACY_FILE: &str = "units.json";
-
-/// A saved path must stay inside the root: relative, no `..`, no empty or
-/// `.` segments, no NUL or backslash.
-pub(crate) fn safe_path(p: &str) -> bool {
-    !p.is_empty()
-        && !p.starts_with('/')
-        && !p.contains(['\0', '\\'])
-        && p.split('/').all(|s| !s.is_empty() && s != "." && s != "..")
-}
 
 /// Offset of the checksum in the file.
 pub const SUM_AT: u64 = (MAGIC.len() + 4) as u64;
@@ -458,7 +449,7 @@ fn file_table<'a>(r: &mut Reader<'a>) -> Option<Vec<(&'a str, FileMeta, usize)>>
     files.try_reserve_exact(n_files).ok()?;
     for _ in 0..n_files {
         let path = r.str()?;
-        if !safe_path(path) {
+        if !crate::disk::store::safe_rel_path(path) {
             return None;
         }
         let hash = r.string()?;

@@ -12,9 +12,7 @@
 
 pub mod answer;
 pub mod bm25;
-pub(crate) mod codec;
 mod format;
-pub(crate) use format::safe_path;
 pub mod live;
 pub mod model;
 pub mod phases;

@@ -24,8 +24,8 @@
 //! root), the content hash and the names. Entries are written the most
 //! recently used first, at most [`MAX_ENTRIES`] and about [`MAX_BYTES`].
 
+use crate::disk::codec::{Reader, Writer};
 use crate::disk::store;
-use crate::index::codec::{Reader, Writer};
 use crate::ops::cache::{ParseCache, RememberedDefinitions};
 use std::path::Path;
 use std::sync::Arc;
@@ -107,7 +107,7 @@ pub fn encode(root: &Path, entries: &[RememberedDefinitions]) -> Vec<u8> {
         let Some(rel) = e.path.strip_prefix(root).ok().and_then(Path::to_str) else {
             continue;
         };
-        if !crate::index::safe_path(rel) || e.names.iter().any(|n| n.len() > MAX_NAME) {
+        if !crate::disk::store::safe_rel_path(rel) || e.names.iter().any(|n| n.len() > MAX_NAME) {
             continue;
         }
         let size: usize =
@@ -158,7 +158,7 @@ fn decode(root: &Path, bytes: &[u8]) -> Option<Vec<RememberedDefinitions>> {
     for _ in 0..count {
         let rel = r.str()?;
         let hash = r.string()?;
-        if !crate::index::safe_path(rel) {
+        if !crate::disk::store::safe_rel_path(rel) {
             return None;
         }
         let n = r.count(4)?;

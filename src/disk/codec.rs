@@ -1,8 +1,11 @@
-//! The little-endian primitives of the index store: [`Writer`] appends
-//! values, [`Reader`] reads them back with every read bounds-checked. Both
-//! the store's layout (`format.rs`) and the keyword index's own section
-//! (`bm25.rs`) are written with them; keeping them here lets `format` use
-//! `bm25` without the two importing each other.
+//! The little-endian primitives of Scalpel's own binary files under
+//! `.scalpel/`: [`Writer`] appends values, [`Reader`] reads them back with
+//! every read bounds-checked. The search index's store (`index/format.rs`)
+//! and its keyword section (`index/bm25.rs`) are written with them, and so
+//! is the definitions memo of `search_files` (`ops/search/remembered.rs`,
+//! a layer below the index, which is why they live here); keeping them
+//! apart also lets `format` use `bm25` without the two importing each
+//! other.
 
 /// Appends little-endian values.
 #[derive(Default)]
