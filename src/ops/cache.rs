@@ -62,7 +62,7 @@ pub struct ParseCache {
 }
 
 /// Files of [`DefinitionMemo`] at most.
-const MEMO_ENTRIES: usize = 4096;
+pub(crate) const MEMO_ENTRIES: usize = 4096;
 /// Bytes of names [`DefinitionMemo`] holds at most.
 const MEMO_BYTES: usize = 32 * 1024 * 1024;
 
@@ -171,7 +171,7 @@ impl ParseCache {
 
     /// Remember `entries` (the oldest first: the last is the most recently
     /// used), as if computed here, without counting them as computed.
-    pub fn import_definitions(&self, entries: impl IntoIterator<Item = RememberedDefinitions>) {
+    fn import_definitions(&self, entries: impl IntoIterator<Item = RememberedDefinitions>) {
         let mut inner = self.definitions.lock();
         for e in entries {
             inner.insert(e.path, e.hash, e.names);

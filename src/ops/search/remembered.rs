@@ -34,8 +34,8 @@ use std::sync::Arc;
 pub const FILE: &str = "definitions.bin";
 const MAGIC: &[u8; 8] = b"SCLPDEF\n";
 const VERSION: u32 = 1;
-/// Files remembered at most (the in-memory memo's own bound).
-pub const MAX_ENTRIES: usize = 4096;
+/// Files remembered at most: the in-memory memo's own bound.
+pub const MAX_ENTRIES: usize = crate::ops::cache::MEMO_ENTRIES;
 /// The file is cut near this size when written, and a larger one is not
 /// read.
 pub const MAX_BYTES: usize = 4 * 1024 * 1024;
