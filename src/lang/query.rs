@@ -525,8 +525,29 @@ pub fn legal_import_captures() -> Vec<String> {
 }
 
 /// Compile `source` for `lang` and map every capture to a role; reject
-/// unknown captures with the list of legal ones.
+/// unknown captures with the list of legal ones. With `relax`, the source
+/// tree-sitter compiles is [`super::relax::relax`]'s (the same matches,
+/// for a fraction of the compile); when that does not compile, the source
+/// as written does, and says what is wrong.
 pub fn compile<R>(
+    lang: &str,
+    file: &str,
+    grammar: &tree_sitter::Language,
+    source: &str,
+    role_of: fn(&str) -> Option<R>,
+    legal: fn() -> Vec<String>,
+    relax: bool,
+) -> Result<Compiled<R>> {
+    if let Some(relaxed) = relax.then(|| super::relax::relax(source)).flatten() {
+        match compile_written(lang, file, grammar, &relaxed, role_of, legal) {
+            Ok(compiled) => return Ok(compiled),
+            Err(e) => tracing::debug!(lang, file, error = %e, "relaxed query"),
+        }
+    }
+    compile_written(lang, file, grammar, source, role_of, legal)
+}
+
+fn compile_written<R>(
     lang: &str,
     file: &str,
     grammar: &tree_sitter::Language,
