@@ -364,7 +364,10 @@ pub(crate) struct Journal {
     faults: FaultPlan,
     /// What recovery found and did when this journal was opened.
     notes: Vec<String>,
+    /// Released first (fields drop in order), then the next writer of this
+    /// process gets its turn.
     _lock: File,
+    _turn: super::turns::Turn,
 }
 
 impl Journal {
@@ -411,6 +414,19 @@ impl Journal {
         check_own_file(&lock, &lock_path)?;
         let lock = File::from(lock);
         let start = Instant::now();
+        // This process's writers first wait their turn, in order (polling
+        // the file lock alone is not fair: `disk::turns`).
+        let turn = super::turns::wait(&lock_path, LOCK_TIMEOUT).ok_or_else(|| {
+            journal_error(
+                &lock_path,
+                format!(
+                    "other edits of this server have held {} for over {} s",
+                    lock_path.display(),
+                    LOCK_TIMEOUT.as_secs()
+                ),
+                "wait for the other edits to finish, then retry",
+            )
+        })?;
         loop {
             match lock.try_lock() {
                 Ok(()) => break,
@@ -438,6 +454,7 @@ impl Journal {
             faults,
             notes: Vec::new(),
             _lock: lock,
+            _turn: turn,
         };
         Ok(journal)
     }

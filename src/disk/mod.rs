@@ -20,6 +20,7 @@ pub mod store;
 pub(crate) mod tracked;
 pub mod transaction;
 pub mod tree;
+pub(crate) mod turns;
 pub mod undo;
 pub mod walk;
 pub mod workspace;
