@@ -148,11 +148,11 @@ fn below(
         }
         if child.bracket {
             // Each alternative stays as written; below it, relax.
-            for alt in &child.items {
+            for (j, alt) in child.items.iter().enumerate() {
                 if let Item::List(a) = alt
                     && !a.bracket
                     && !is_predicate(source, a)
-                    && !alternative_quantified(source, &child.items, alt)
+                    && !followed_by_quantifier(source, &child.items, j)
                 {
                     below(source, a, edits, kinds, count);
                 }
@@ -233,13 +233,6 @@ fn followed_by_quantifier(source: &str, items: &[Item], k: usize) -> bool {
         }
     }
     false
-}
-
-fn alternative_quantified(source: &str, items: &[Item], alt: &Item) -> bool {
-    items
-        .iter()
-        .position(|i| std::ptr::eq(i, alt))
-        .is_some_and(|k| followed_by_quantifier(source, items, k))
 }
 
 #[derive(Debug, Clone, Copy)]
