@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A static code embedding of our own (issue 31, item 3), reproducibly.
 
-    python3 benches/code_model/train.py pairs   # doc/code pairs -> target/code-model/pairs.jsonl
+    python3 benches/code_model/train.py pairs [--allow-missing]   # doc/code pairs -> target/code-model/pairs.jsonl
     python3 benches/code_model/train.py train   # -> target/code-model/model/ (Model2Vec layout)
       [--base DIR] [--epochs N] [--lr X] [--tau X] [--keep X] [--negatives N] [--out DIR]
 
@@ -28,7 +28,8 @@ Java's standard libraries, npm's CLI, zod and TypeScript, yaml-cpp,
 doctrine-orm, the Python packages of the MCP test venv). Every package of the evaluation is refused by name.
 
 Needs: the release binary (`cargo build --release`), the provisioned
-corpora (a `cargo test` run), and numpy, scipy, safetensors, tokenizers
+corpora (a `cargo test` run; `pairs` refuses without them unless
+`--allow-missing`), and numpy, scipy, safetensors, tokenizers
 (installed into `target/code-model-venv` when missing).
 """
 
@@ -133,6 +134,28 @@ def python_packages(refused):
         if p.is_dir():
             out.append((name.replace("/", "-"), p))
     return out
+
+
+# The corpora the test suite provisions under target/tmp that the pairs
+# read, and the test binaries that provision them. On a machine where the
+# tests never ran they are absent, and the pairs would silently be fewer
+# (24,323 instead of 39,835 on session 44's fresh machine: no Go, Java or
+# PHP at all), so `pairs` refuses unless told to go on without them.
+LOCAL_CORPORA = [
+    ("the MCP test venv's Python packages", "mcp-venv/lib/python3*/site-packages", "mcp_python"),
+    ("Go's standard library", "deb-golang-1.19-src/root/usr/share/go-1.19/src", "trust"),
+    ("Java's standard library", "java-corpus/java.base", "trust"),
+    ("zod", "ts-corpus/node_modules/zod/src", "corpus"),
+    ("npm's CLI", "js-corpus/node_modules/npm/lib", "corpus"),
+    ("yaml-cpp", "debsrc-yaml-cpp/src/src", "trust"),
+    ("doctrine-orm", "deb-php-doctrine-orm/root/usr/share/php", "trust"),
+]
+
+
+def missing_local_corpora():
+    """(what, test) of every local corpus that is not there."""
+    return [(what, test) for what, rel, test in LOCAL_CORPORA
+            if not any(p.is_dir() for p in TMP.glob(rel))]
 
 
 def sources(refused):
@@ -317,6 +340,14 @@ def plain_words(text, max_words):
 def cmd_pairs(args):
     if not SCALPEL.exists():
         sys.exit("no target/release/scalpel: cargo build --release")
+    missing = missing_local_corpora()
+    if missing and not args.allow_missing:
+        tests = " ".join(f"--test {t}" for t in sorted({t for _, t in missing}))
+        sys.exit("the corpora the tests provision are missing under target/tmp: "
+                 + ", ".join(w for w, _ in missing)
+                 + f". Run `cargo test {tests}` once (with the README's prerequisites"
+                 " installed), or pass --allow-missing to make pairs without them"
+                 " (they then differ from the ones BENCHMARKS.md measured).")
     refused = evaluation_names()
     srcs = sources(refused)
     print(f"{len(srcs)} sources", file=sys.stderr)
@@ -349,6 +380,8 @@ def main():
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--grouped", type=float, default=0.5)
     ap.add_argument("--negatives", type=int, default=0)
+    ap.add_argument("--allow-missing", action="store_true",
+                    help="pairs: go on when corpora the tests provision are missing")
     args = ap.parse_args()
     if args.stage == "pairs":
         cmd_pairs(args)
