@@ -360,6 +360,34 @@ fn a_nul_byte_far_into_a_file_makes_it_binary_read_or_mapped() {
     assert_eq!(res.binary_files_skipped, 2);
 }
 
+/// A binary file is known by its first bytes and read no further; it is
+/// counted as binary as when it was read whole, and one over the size
+/// limit is still reported as over it.
+#[test]
+fn a_binary_file_is_known_by_its_start_and_still_held_to_the_size_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut elf = b"\x7fELF\x02\x01\x01\0".to_vec();
+    elf.extend("needle and hay\n".repeat(20_000).bytes());
+    fs::write(dir.path().join("lib.so"), &elf).unwrap();
+    fs::write(dir.path().join("small.bin"), b"\0needle\n").unwrap();
+    fs::write(dir.path().join("plain.txt"), "needle\n").unwrap();
+    let res = search_files(dir.path(), &kw(&["needle"]), None).unwrap();
+    assert_eq!(paths(&res), ["plain.txt"]);
+    assert_eq!(res.binary_files_skipped, 2);
+    assert_eq!(res.files_searched, 3);
+    assert_eq!(res.error_count, 0);
+
+    let p = SearchParams {
+        max_file_size: Some(elf.len() as u64 - 1),
+        ..kw(&["needle"])
+    };
+    let res = search_files(dir.path(), &p, None).unwrap();
+    assert_eq!(res.binary_files_skipped, 1, "small.bin");
+    assert_eq!(res.error_count, 1);
+    assert!(res.errors[0].path.ends_with("lib.so"), "{:?}", res.errors);
+    assert!(res.errors[0].message.contains("file size limit"));
+}
+
 #[test]
 fn per_file_and_total_match_limits() {
     let dir = tempfile::tempdir().unwrap();
