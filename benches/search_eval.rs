@@ -24,6 +24,10 @@
 //! first three hits with their kind and name path);
 //! `SCALPEL_EVAL_KEYWORD_SHARE=0.6` weighs a prose question's keyword side
 //! so instead of the default (to weigh another model without a rebuild).
+//! `SCALPEL_EVAL_ORACLE=within-file` scores an oracle instead of the
+//! ranking: each file's answering hits moved first into its own places
+//! (`eval::answers_first_within_files`), what a perfect order of the units
+//! within files would reach.
 
 #[path = "search_eval/eval.rs"]
 mod eval;
@@ -193,6 +197,7 @@ fn evaluate(
     );
     // Read once for the repository, not once per question.
     let modes = std::env::var("SCALPEL_EVAL_MODES").unwrap_or_default();
+    let oracle = oracle();
     let keyword_share = std::env::var("SCALPEL_EVAL_KEYWORD_SHARE")
         .ok()
         .and_then(|v| v.parse::<f32>().ok());
@@ -231,6 +236,10 @@ fn evaluate(
                     })
                     .collect()
             };
+            let mut hits = hits;
+            if oracle {
+                eval::answers_first_within_files(&mut hits, &expected);
+            }
             let (hit_ndcg, hit_recall5) = eval::per_hit(&hits, &expected);
             let (file_ndcg, file_recall5) = eval::per_file(&eval::files_of(&hits), &expected);
             if verbose && mode == "hybrid" && hit_ndcg < 1.0 {
@@ -342,8 +351,13 @@ fn main() {
         );
     }
     println!(
-        "search evaluation, half `{half}`, model {} (hybrid only)",
-        model_dir.display()
+        "search evaluation, half `{half}`, model {} (hybrid only){}",
+        model_dir.display(),
+        if oracle() {
+            "; ORACLE: each file's answering hits first in its places"
+        } else {
+            ""
+        }
     );
     let set = |s: &Score| {
         if s.kind == "generated" {
@@ -390,4 +404,14 @@ fn main() {
         .join(format!("target/search-eval/results-{half}.json"));
     std::fs::write(&out, serde_json::to_string_pretty(&scores).unwrap()).unwrap();
     println!("scores of every question: {}", out.display());
+}
+
+/// Whether `SCALPEL_EVAL_ORACLE=within-file` asks for the oracle (any other
+/// value is refused, so that a misspelt one is not taken for a ranking).
+fn oracle() -> bool {
+    match std::env::var("SCALPEL_EVAL_ORACLE").as_deref() {
+        Err(_) => false,
+        Ok("within-file") => true,
+        Ok(other) => panic!("SCALPEL_EVAL_ORACLE={other:?}: the one oracle is `within-file`"),
+    }
 }

@@ -5,7 +5,7 @@
 #[path = "../benches/search_eval/eval.rs"]
 mod eval;
 
-use eval::{Answer, ChunkBm25, Ranked, per_file, per_hit};
+use eval::{Answer, ChunkBm25, Ranked, answers_first_within_files, per_file, per_hit};
 
 fn hit(path: &str, start: usize, end: usize) -> Ranked {
     Ranked {
@@ -94,4 +94,37 @@ fn the_baseline_ranks_the_chunk_with_the_query_words_first() {
     assert_eq!(hits[0], hit("web/client.py", 51, 100));
     assert_eq!(hits[1].path, "other.py");
     assert_eq!(hits.len(), 2);
+}
+
+/// The oracle of session 44: within each file, its answering hits take the
+/// file's first places; the files keep theirs.
+#[test]
+fn the_within_file_oracle_moves_answers_up_only_inside_their_file() {
+    let want = [lines("a.py", 50, 60), lines("b.py", 1, 5)];
+    let mut hits = vec![
+        hit("a.py", 1, 10),
+        hit("b.py", 20, 30),
+        hit("a.py", 20, 30),
+        hit("a.py", 50, 60),
+        hit("b.py", 1, 5),
+    ];
+    answers_first_within_files(&mut hits, &want);
+    assert_eq!(
+        hits,
+        [
+            hit("a.py", 50, 60),
+            hit("b.py", 1, 5),
+            hit("a.py", 1, 10),
+            hit("a.py", 20, 30),
+            hit("b.py", 20, 30),
+        ]
+    );
+    // Both answers now first and second: a perfect score.
+    let (ndcg, recall) = per_hit(&hits, &want);
+    assert!(close(ndcg, 1.0) && close(recall, 1.0), "{ndcg} {recall}");
+    // A file without an answer, and an answer not among the hits, move
+    // nothing.
+    let mut other = vec![hit("c.py", 1, 2), hit("c.py", 3, 4)];
+    answers_first_within_files(&mut other, &want);
+    assert_eq!(other, [hit("c.py", 1, 2), hit("c.py", 3, 4)]);
 }

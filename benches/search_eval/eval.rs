@@ -100,6 +100,23 @@ pub fn files_of(hits: &[Ranked]) -> Vec<String> {
     out
 }
 
+/// An oracle: the hits with each file's answering hits moved first into
+/// that file's own places (in their order; the other hits of the file
+/// after them, in theirs). Every file keeps its places, so the files'
+/// order is the ranking's: what a perfect order within files would score
+/// (`SCALPEL_EVAL_ORACLE=within-file`; BENCHMARKS.md, session 44).
+pub fn answers_first_within_files(hits: &mut [Ranked], expected: &[Answer]) {
+    for f in files_of(hits) {
+        let places: Vec<usize> = (0..hits.len()).filter(|&i| hits[i].path == f).collect();
+        let mut mine: Vec<Ranked> = places.iter().map(|&i| hits[i].clone()).collect();
+        // A stable sort: answering hits first, each group in rank order.
+        mine.sort_by_key(|h| !expected.iter().any(|a| answers(h, a)));
+        for (i, h) in places.into_iter().zip(mine) {
+            hits[i] = h;
+        }
+    }
+}
+
 /// Lines of a chunk of the baseline.
 pub const CHUNK_LINES: usize = 50;
 
