@@ -344,7 +344,12 @@ impl Walk<'_> {
             return WalkState::Continue;
         };
         let mut sink = FileSink::new(self.matcher, self.limits);
-        if let Err(err) = search_bytes(searcher, grep, buf, &mut sink) {
+        // A file with a byte-order mark is left to the searcher, which
+        // decodes it (UTF-16 included) and checks the decoded text for NUL
+        // bytes; any other file with a NUL byte anywhere was found binary
+        // as it was read (a slice search would only look at its first 64
+        // KiB).
+        if let Err(err) = searcher.search_slice(grep, buf, &mut sink) {
             self.push_error(path, err.to_string());
             return WalkState::Continue;
         }
@@ -385,8 +390,9 @@ pub fn matching_files(
     Ok((kept.into_iter().collect(), walked))
 }
 
-/// What [`read_capped`] found: the file read whole, of this many bytes, a
-/// binary file (within the limit, not read whole), or a file of this many
+/// What [`read_capped`] found: a text file read whole, of this many bytes,
+/// a binary file within the limit (a NUL byte anywhere and no byte-order
+/// mark; read no further than the NUL's part), or a file of this many
 /// bytes, over the limit (not read whole).
 enum Capped {
     Read(u64),
@@ -424,10 +430,11 @@ fn read_capped(
     let first = WHOLE_READ_MIN_SIZE.min(over);
     let probe = BINARY_PROBE.min(first);
     file.by_ref().take(probe).read_to_end(buf)?;
-    if (buf.len() as u64) < probe {
-        return Ok(Capped::Read(buf.len() as u64));
-    }
+    let whole = (buf.len() as u64) < probe;
     if is_binary(buf) {
+        if whole {
+            return Ok(Capped::Binary);
+        }
         // Over the limit is said before binary, as when it was read whole.
         let size = file.metadata()?.len();
         return Ok(if size > max_size {
@@ -436,9 +443,14 @@ fn read_capped(
             Capped::Binary
         });
     }
+    // The probe was looked at: a NUL can only lie in what follows it.
+    let checked = buf.len();
+    if whole {
+        return Ok(Capped::Read(buf.len() as u64));
+    }
     file.by_ref().take(first - probe).read_to_end(buf)?;
     if (buf.len() as u64) < first {
-        return Ok(Capped::Read(buf.len() as u64));
+        return Ok(read_whole(buf, checked));
     }
     let size = file.metadata()?.len();
     if size > max_size {
@@ -446,35 +458,27 @@ fn read_capped(
     }
     buf.reserve_exact((size as usize).saturating_sub(buf.len()));
     file.take(over - buf.len() as u64).read_to_end(buf)?;
-    let read = buf.len() as u64;
-    Ok(if read <= max_size {
-        Capped::Read(read)
+    Ok(if buf.len() as u64 <= max_size {
+        read_whole(buf, checked)
     } else {
-        Capped::Over(read)
+        Capped::Over(buf.len() as u64)
     })
+}
+
+/// A file read whole and within the limit: `Read`, or `Binary` when a NUL
+/// lies past its first `checked` bytes (already looked at).
+fn read_whole(buf: &[u8], checked: usize) -> Capped {
+    if !crate::source::has_bom(buf) && memchr::memchr(0, &buf[checked..]).is_some() {
+        Capped::Binary
+    } else {
+        Capped::Read(buf.len() as u64)
+    }
 }
 
 /// Whether `bytes` (a file, or its start) show it binary: a NUL byte, and
 /// no byte-order mark (UTF-16 text is full of NULs).
 fn is_binary(bytes: &[u8]) -> bool {
     !crate::source::has_bom(bytes) && memchr::memchr(0, bytes).is_some()
-}
-
-/// Search the bytes of one file. A file with a byte-order mark is left to
-/// the searcher, which decodes it (UTF-16 included) and checks the decoded
-/// text for NUL bytes; any other file with a NUL byte anywhere is binary
-/// (a slice search would only look at its first 64 KiB).
-fn search_bytes(
-    searcher: &mut Searcher,
-    grep: &grep_regex::RegexMatcher,
-    bytes: &[u8],
-    sink: &mut FileSink<'_>,
-) -> std::io::Result<()> {
-    if is_binary(bytes) {
-        sink.binary = true;
-        return Ok(());
-    }
-    searcher.search_slice(grep, bytes, sink)
 }
 
 struct Limits {
