@@ -28,6 +28,9 @@
 //! ranking: each file's answering hits moved first into its own places
 //! (`eval::answers_first_within_files`), what a perfect order of the units
 //! within files would reach.
+//! `SCALPEL_EVAL_DUMP=FILE` appends each question with its answers and
+//! hybrid's 30 hits (path, lines, kind, name path, score, text) to `FILE`,
+//! one JSON object a line: for trying a reranking offline.
 
 #[path = "search_eval/eval.rs"]
 mod eval;
@@ -198,6 +201,7 @@ fn evaluate(
     // Read once for the repository, not once per question.
     let modes = std::env::var("SCALPEL_EVAL_MODES").unwrap_or_default();
     let oracle = oracle();
+    let dump = std::env::var_os("SCALPEL_EVAL_DUMP");
     let keyword_share = std::env::var("SCALPEL_EVAL_KEYWORD_SHARE")
         .ok()
         .and_then(|v| v.parse::<f32>().ok());
@@ -208,6 +212,7 @@ fn evaluate(
                 continue;
             }
             let mut labels: Vec<String> = Vec::new();
+            let mut dumped: Vec<serde_json::Value> = Vec::new();
             let hits: Vec<Ranked> = if mode == "bm25-chunks" {
                 base.search(&q.query, 30)
             } else {
@@ -227,6 +232,9 @@ fn evaluate(
                     .results
                     .into_iter()
                     .map(|h| {
+                        if dump.is_some() {
+                            dumped.push(dumped_hit(&root, &h));
+                        }
                         labels.push(format!("{} {}", h.kind, h.name_path));
                         Ranked {
                             path: h.path,
@@ -236,6 +244,9 @@ fn evaluate(
                     })
                     .collect()
             };
+            if let Some(d) = dump.as_ref().filter(|_| mode == "hybrid") {
+                dump_question(d, repo, q, &expected, dumped);
+            }
             let mut hits = hits;
             if oracle {
                 eval::answers_first_within_files(&mut hits, &expected);
@@ -272,6 +283,46 @@ fn evaluate(
             });
         }
     }
+}
+
+/// One hit for `SCALPEL_EVAL_DUMP`: where it is, what it is, its score
+/// and its lines' text.
+fn dumped_hit(root: &Path, h: &scalpel::index::answer::Hit) -> serde_json::Value {
+    let text = std::fs::read_to_string(root.join(&h.path)).unwrap_or_default();
+    let lines: Vec<&str> = text
+        .lines()
+        .skip(h.start_line.saturating_sub(1))
+        .take(h.end_line + 1 - h.start_line)
+        .collect();
+    serde_json::json!({
+        "path": h.path, "start": h.start_line, "end": h.end_line, "kind": h.kind,
+        "name_path": h.name_path, "score": h.score, "text": lines.join("\n"),
+    })
+}
+
+/// Append one question, its answers and its hybrid hits to the dump file.
+fn dump_question(
+    file: &std::ffi::OsStr,
+    repo: &RepoEntry,
+    q: &QuestionData,
+    expected: &[Answer],
+    hits: Vec<serde_json::Value>,
+) {
+    use std::io::Write;
+    let answers: Vec<serde_json::Value> = expected
+        .iter()
+        .map(|a| serde_json::json!({"path": a.path, "lines": a.lines}))
+        .collect();
+    let line = serde_json::json!({
+        "repo": repo.name, "lang": repo.lang, "kind": q.kind, "query": q.query,
+        "expected": answers, "hits": hits,
+    });
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+        .expect("SCALPEL_EVAL_DUMP names a file that can be written");
+    writeln!(f, "{line}").expect("SCALPEL_EVAL_DUMP is written");
 }
 
 fn mean(xs: impl Iterator<Item = f64>) -> f64 {
