@@ -142,15 +142,7 @@ pub fn grep(
     found: &(dyn Fn(FileHits) + Sync),
 ) -> Result<Walked> {
     let matcher = query.matcher;
-    let grep = RegexMatcherBuilder::new()
-        .case_insensitive(!matcher.case_sensitive())
-        .line_terminator(Some(b'\n'))
-        .crlf(true)
-        .build(matcher.alternation())
-        .map_err(|e| {
-            Error::invalid_argument(format!("cannot search for this pattern: {e}"))
-                .with_suggestion("patterns match within one line; remove \\n from the pattern")
-        })?;
+    let grep = line_regex(matcher)?;
     let (root, dir) = resolve_dir(root, query.path)?;
     let include = globs(query.include, "include")?;
     let exclude = globs(query.exclude, "exclude")?;
@@ -178,13 +170,7 @@ pub fn grep(
     walk_builder(&root, &dir, query.hidden, exclude)
         .build_parallel()
         .run(|| {
-            let mut searcher = SearcherBuilder::new()
-                .binary_detection(BinaryDetection::quit(0))
-                .line_number(true)
-                .line_terminator(grep_matcher::LineTerminator::crlf())
-                .before_context(limits.context)
-                .after_context(limits.context)
-                .build();
+            let mut searcher = line_searcher(&limits);
             // A matcher of its own per thread: a shared regex hands its
             // scratch space out through a pool, contended on every line.
             let grep = walk.grep.clone();
@@ -202,6 +188,54 @@ pub fn grep(
         });
     let cancelled = control.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
     Ok(walk.finish(cancelled))
+}
+
+/// What finds the lines that may hold a hit, for the searcher.
+fn line_regex(matcher: &KeywordMatcher) -> Result<grep_regex::RegexMatcher> {
+    RegexMatcherBuilder::new()
+        .case_insensitive(!matcher.case_sensitive())
+        .line_terminator(Some(b'\n'))
+        .crlf(true)
+        .build(matcher.alternation())
+        .map_err(|e| {
+            Error::invalid_argument(format!("cannot search for this pattern: {e}"))
+                .with_suggestion("patterns match within one line; remove \\n from the pattern")
+        })
+}
+
+fn line_searcher(limits: &Limits) -> Searcher {
+    SearcherBuilder::new()
+        .binary_detection(BinaryDetection::quit(0))
+        .line_number(true)
+        .line_terminator(grep_matcher::LineTerminator::crlf())
+        .before_context(limits.context)
+        .after_context(limits.context)
+        .build()
+}
+
+/// Search `buf`, a whole file, into `sink`.
+fn search_buffer(
+    searcher: &mut Searcher,
+    grep: &grep_regex::RegexMatcher,
+    buf: &[u8],
+    sink: &mut FileSink<'_>,
+) -> std::io::Result<()> {
+    // An ASCII file, searched for keywords without context, is read by the
+    // matcher alone, once (the same hits: `scan_ascii`). An ASCII file has
+    // no byte-order mark.
+    if sink.limits.context == 0
+        && sink.matcher.finds_in_ascii_text()
+        && buf.is_ascii()
+        && let Ok(text) = std::str::from_utf8(buf)
+    {
+        sink.scan_ascii(text);
+        return Ok(());
+    }
+    // A file with a byte-order mark is left to the searcher, which decodes
+    // it (UTF-16 included) and checks the decoded text for NUL bytes; any
+    // other file with a NUL byte anywhere was found binary as it was read
+    // (a slice search would only look at its first 64 KiB).
+    searcher.search_slice(grep, buf, sink)
 }
 
 /// One walk in progress: what every walker thread shares.
@@ -344,12 +378,7 @@ impl Walk<'_> {
             return WalkState::Continue;
         };
         let mut sink = FileSink::new(self.matcher, self.limits);
-        // A file with a byte-order mark is left to the searcher, which
-        // decodes it (UTF-16 included) and checks the decoded text for NUL
-        // bytes; any other file with a NUL byte anywhere was found binary
-        // as it was read (a slice search would only look at its first 64
-        // KiB).
-        if let Err(err) = searcher.search_slice(grep, buf, &mut sink) {
+        if let Err(err) = search_buffer(searcher, grep, buf, &mut sink) {
             self.push_error(path, err.to_string());
             return WalkState::Continue;
         }
@@ -504,6 +533,8 @@ struct FileSink<'a> {
     last_listed: bool,
     /// The hits of the line at hand (one buffer for all lines).
     hits: Vec<crate::text::matcher::KeywordHit>,
+    /// The hits of a whole file ([`Self::scan_ascii`]).
+    text_hits: Vec<crate::text::matcher::KeywordHit>,
 }
 
 impl<'a> FileSink<'a> {
@@ -520,6 +551,7 @@ impl<'a> FileSink<'a> {
             before: Vec::new(),
             last_listed: false,
             hits: Vec::new(),
+            text_hits: Vec::new(),
         }
     }
 
@@ -613,6 +645,45 @@ impl Sink for FileSink<'_> {
 }
 
 impl FileSink<'_> {
+    /// Every hit of `text`, a whole ASCII file, found in one pass and
+    /// listed line by line: what the searcher hands [`Sink::matched`] line
+    /// by line when there is no context to show
+    /// ([`KeywordMatcher::find_in_ascii_text_into`] says why the hits are
+    /// the same). The searcher found each matching line, then the matcher
+    /// found its hits again; a search for `self` spent most of its time
+    /// doing both.
+    fn scan_ascii(&mut self, text: &str) {
+        let mut all = std::mem::take(&mut self.text_hits);
+        let mut hits = std::mem::take(&mut self.hits);
+        self.matcher.find_in_ascii_text_into(text, &mut all);
+        let bytes = text.as_bytes();
+        // The line of the hit at hand: its start, its number, and `counted`,
+        // the start of the previous hit's line (newlines before it counted).
+        let (mut line_no, mut counted) = (1, 0);
+        let mut i = 0;
+        while let Some(first) = all.get(i) {
+            let at = first.start;
+            let start =
+                memchr::memrchr(b'\n', &bytes[counted..at]).map_or(counted, |p| counted + p + 1);
+            line_no += memchr::memchr_iter(b'\n', &bytes[counted..start]).count();
+            counted = start;
+            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |p| at + p + 1);
+            hits.clear();
+            while let Some(h) = all.get(i).filter(|h| h.start < end) {
+                hits.push(crate::text::matcher::KeywordHit {
+                    start: h.start - start,
+                    end: h.end - start,
+                    ..*h
+                });
+                i += 1;
+            }
+            // (Listing cannot fail: it returns the sink's `Ok(true)`.)
+            let _ = self.list(&text[start..end], line_no, &hits);
+        }
+        self.text_hits = all;
+        self.hits = hits;
+    }
+
     /// Count the `hits` of one matching line and list the line if there is
     /// room.
     fn list(
@@ -784,4 +855,69 @@ pub(crate) fn globs(patterns: &[String], field: &str) -> Result<Option<Globs>> {
         names: build(names)?,
         paths: build(paths)?,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hits_of(sink: FileSink<'_>) -> String {
+        let hits = sink.finish("f".into(), 0, Path::new("f"));
+        format!(
+            "{} {:?} {:?} {:?} {}",
+            hits.match_count,
+            hits.keywords_matched,
+            hits.idents,
+            hits.matches,
+            hits.matches_truncated
+        )
+    }
+
+    proptest::proptest! {
+        /// An ASCII file read in one pass gives what the searcher gives line
+        /// by line: the counts, the definition candidates, the rows (line,
+        /// column, hits, preview) and where the listing stops.
+        #[test]
+        fn an_ascii_file_read_whole_gives_what_the_searcher_gives(
+            text in "[aAbB_ (\r\n-]{0,120}",
+            words in proptest::collection::vec("[aAbB_(-]{1,6}", 1..4),
+            case_sensitive: bool,
+            whole_word: bool,
+            per_file in 1usize..4,
+        ) {
+            let m = KeywordMatcher::keywords(&words, case_sensitive, whole_word).unwrap();
+            let limits = Limits { per_file, context: 0, max_size: u64::MAX };
+            let mut searcher = line_searcher(&limits);
+            let grep = line_regex(&m).unwrap();
+            let mut whole = FileSink::new(&m, &limits);
+            search_buffer(&mut searcher, &grep, text.as_bytes(), &mut whole).unwrap();
+            let mut by_line = FileSink::new(&m, &limits);
+            searcher.search_slice(&grep, text.as_bytes(), &mut by_line).unwrap();
+            proptest::prop_assert_eq!(hits_of(whole), hits_of(by_line));
+        }
+    }
+
+    #[test]
+    fn only_ascii_files_searched_without_context_are_read_whole() {
+        let m = KeywordMatcher::keywords(&["self".into()], false, true).unwrap();
+        let limits = Limits {
+            per_file: 20,
+            context: 0,
+            max_size: u64::MAX,
+        };
+        let mut searcher = line_searcher(&limits);
+        let grep = line_regex(&m).unwrap();
+        // The long s folds to `s`: the searcher finds it, a byte search
+        // would not, so a file that is not ASCII goes to the searcher.
+        for text in ["x = \u{17F}elf\n", "self\r\nSELF self_\n"] {
+            let mut sink = FileSink::new(&m, &limits);
+            search_buffer(&mut searcher, &grep, text.as_bytes(), &mut sink).unwrap();
+            assert_eq!(sink.text_hits.is_empty(), !text.is_ascii(), "{text:?}");
+            assert_eq!(
+                sink.match_count,
+                if text.is_ascii() { 2 } else { 1 },
+                "{text:?}"
+            );
+        }
+    }
 }

@@ -44,6 +44,9 @@ pub struct KeywordMatcher {
     is_pattern: bool,
     /// One pattern matching any keyword, for fast line prefiltering.
     alternation: String,
+    /// Each keyword's [`Literal`], built on first use by
+    /// [`Self::find_in_ascii_text_into`] (once for a whole search).
+    literals: std::sync::OnceLock<Vec<Literal>>,
 }
 
 impl KeywordMatcher {
@@ -93,6 +96,7 @@ impl KeywordMatcher {
             whole_word,
             case_sensitive,
             is_pattern: false,
+            literals: std::sync::OnceLock::new(),
         })
     }
 
@@ -112,6 +116,7 @@ impl KeywordMatcher {
             case_sensitive,
             is_pattern: true,
             alternation: pattern.to_string(),
+            literals: std::sync::OnceLock::new(),
         })
     }
 
@@ -150,6 +155,80 @@ impl KeywordMatcher {
         self.find_with(line, true, hits);
     }
 
+    /// Whether [`Self::find_in_ascii_text_into`] may be asked: literal
+    /// keywords, all of them ASCII without a line break.
+    pub fn finds_in_ascii_text(&self) -> bool {
+        !self.is_pattern
+            && self
+                .labels
+                .iter()
+                .all(|k| k.is_ascii() && !k.contains(['\r', '\n']))
+    }
+
+    /// Every hit in `text`, ASCII and of any number of lines, into `hits`
+    /// (cleared first), ordered by position, then keyword: for each line of
+    /// `text`, exactly the hits [`Self::find_in_line`] gives for it, moved
+    /// to the line's place. A search reads a file once this way instead of
+    /// finding its lines, then each line's hits again. The same because a
+    /// keyword holds no line break, so no hit spans two lines, and a line
+    /// break is not a word character, as a line's ends are not; each
+    /// keyword is found leftmost first and retried one byte later when not
+    /// a whole word, as in a line. (Only when
+    /// [`Self::finds_in_ascii_text`].)
+    pub fn find_in_ascii_text_into(&self, text: &str, hits: &mut Vec<KeywordHit>) {
+        debug_assert!(text.is_ascii() && self.finds_in_ascii_text());
+        hits.clear();
+        let bytes = text.as_bytes();
+        let literals = self.literals.get_or_init(|| {
+            self.labels
+                .iter()
+                .map(|k| Literal::new(k.as_bytes(), !self.case_sensitive))
+                .collect()
+        });
+        for (k, literal) in literals.iter().enumerate() {
+            self.keyword_hits(text, k, hits, |at| {
+                literal
+                    .find(bytes, at)
+                    .map(|i| (i, i + literal.needle.len()))
+            });
+        }
+        self.order(hits);
+    }
+
+    /// Keyword `k`'s hits in `text`, into `hits`: `find(at)` gives its
+    /// leftmost occurrence from `at`; one that is empty, or not a whole
+    /// word when whole words are asked, is retried a character later (a
+    /// shifted occurrence may still be a whole word, or non-empty).
+    fn keyword_hits(
+        &self,
+        text: &str,
+        k: usize,
+        hits: &mut Vec<KeywordHit>,
+        mut find: impl FnMut(usize) -> Option<(usize, usize)>,
+    ) {
+        let mut at = 0;
+        while at <= text.len() {
+            let Some((start, end)) = find(at) else { break };
+            if start < end && (!self.whole_word || is_whole_word(text, start, end)) {
+                hits.push(KeywordHit {
+                    keyword: k,
+                    start,
+                    end,
+                });
+                at = end;
+            } else {
+                at = next_boundary(text, start);
+            }
+        }
+    }
+
+    /// Hits of several keywords in the order of their places, then keywords.
+    fn order(&self, hits: &mut [KeywordHit]) {
+        if self.labels.len() > 1 {
+            hits.sort_by_key(|h| (h.start, h.keyword));
+        }
+    }
+
     /// [`Self::find_in_line`]; `literal`: a keyword is looked for without
     /// its regex where that finds exactly the same (see [`find_literal`]):
     /// a search for a frequent word calls this on every matching line, and
@@ -164,34 +243,17 @@ impl KeywordMatcher {
             // of theirs, and the regex's Unicode folding finds the same.
             let fold = !self.case_sensitive;
             let fast = literal && !self.is_pattern && (!fold || (ascii_line && label.is_ascii()));
-            let mut at = 0;
-            while at <= line.len() {
-                let found = if fast {
+            self.keyword_hits(line, k, hits, |at| {
+                if fast {
                     find_literal(line.as_bytes(), label, at, fold).map(|i| (i, i + label.len()))
                 } else {
                     self.regex(k)
                         .find_at(line, at)
                         .map(|m| (m.start(), m.end()))
-                };
-                let Some((start, end)) = found else { break };
-                let accepted = start < end && (!self.whole_word || is_whole_word(line, start, end));
-                if accepted {
-                    hits.push(KeywordHit {
-                        keyword: k,
-                        start,
-                        end,
-                    });
-                    at = end;
-                } else {
-                    // Retry one character later: a shifted occurrence may
-                    // still be a whole word (or non-empty).
-                    at = next_boundary(line, start);
                 }
-            }
+            });
         }
-        if self.regexes.len() > 1 {
-            hits.sort_by_key(|h| (h.start, h.keyword));
-        }
+        self.order(hits);
     }
 }
 
@@ -240,22 +302,136 @@ pub fn is_whole_word(line: &str, start: usize, end: usize) -> bool {
 /// byte for byte, or with ASCII letters folded (`fold`; for ASCII text).
 /// A literal keyword's regex finds the same leftmost occurrence.
 fn find_literal(hay: &[u8], needle: &[u8], from: usize, fold: bool) -> Option<usize> {
-    let rest = hay.get(from..)?;
     if !fold {
+        let rest = hay.get(from..)?;
         return memchr::memmem::find(rest, needle).map(|i| from + i);
     }
-    let first = needle[0];
-    let (lo, up) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
-    let mut at = 0;
-    while let Some(i) = memchr::memchr2(lo, up, &rest[at..]) {
-        let start = at + i;
-        match rest.get(start..start + needle.len()) {
-            Some(w) if w.eq_ignore_ascii_case(needle) => return Some(from + start),
-            Some(_) => at = start + 1,
+    find_folded_by_byte(hay, needle, 0, from)
+}
+
+/// The first occurrence of `needle`, ASCII letters folded, at or after
+/// `from`, found by its byte at `at` in both its cases. Candidates come in
+/// the order of their starts, so the first confirmed is leftmost.
+fn find_folded_by_byte(hay: &[u8], needle: &[u8], at: usize, from: usize) -> Option<usize> {
+    let b = needle[at];
+    let (lo, up) = (b.to_ascii_lowercase(), b.to_ascii_uppercase());
+    let mut i = from + at;
+    while let Some(j) = memchr::memchr2(lo, up, hay.get(i..)?) {
+        let start = i + j - at;
+        match hay.get(start..start + needle.len()) {
+            Some(w) if w.eq_ignore_ascii_case(needle) => return Some(start),
+            Some(_) => i += j + 1,
             None => return None,
         }
     }
     None
+}
+
+/// A literal keyword, ready to be looked for in many whole ASCII texts.
+#[derive(Debug, Clone)]
+struct Literal {
+    needle: Vec<u8>,
+    finder: LiteralFinder,
+}
+
+#[derive(Debug, Clone)]
+enum LiteralFinder {
+    /// Byte for byte.
+    Exact(memchr::memmem::Finder<'static>),
+    /// ASCII letters folded: every case of the needle's rarest few bytes
+    /// (from `at`), looked for together (Teddy, as the regex's prefilter
+    /// does). One rare byte in its two cases stopped at every `g` of a
+    /// search for `getaddrinfo`.
+    Cases {
+        at: usize,
+        searcher: aho_corasick::packed::Searcher,
+    },
+    /// ... or, where those cannot be looked for together, the rarest byte
+    /// in its two cases.
+    Byte { at: usize },
+}
+
+/// Bytes of a folded needle looked for together: at most 2^4 cases.
+const CASE_WINDOW: usize = 4;
+
+impl Literal {
+    fn new(needle: &[u8], fold: bool) -> Self {
+        let finder = if fold {
+            let at = rarest_window(needle, CASE_WINDOW);
+            let window = &needle[at..(at + CASE_WINDOW).min(needle.len())];
+            let mut cases: Vec<Vec<u8>> = vec![Vec::new()];
+            for b in window {
+                let (lo, up) = (b.to_ascii_lowercase(), b.to_ascii_uppercase());
+                cases = cases
+                    .into_iter()
+                    .flat_map(|c| {
+                        let mut with = vec![[c.as_slice(), &[lo]].concat()];
+                        if up != lo {
+                            with.push([c.as_slice(), &[up]].concat());
+                        }
+                        with
+                    })
+                    .collect();
+            }
+            match aho_corasick::packed::Searcher::new(cases) {
+                Some(searcher) => LiteralFinder::Cases { at, searcher },
+                None => LiteralFinder::Byte {
+                    at: rarest_window(needle, 1),
+                },
+            }
+        } else {
+            LiteralFinder::Exact(memchr::memmem::Finder::new(needle).into_owned())
+        };
+        Literal {
+            needle: needle.to_vec(),
+            finder,
+        }
+    }
+
+    /// The first occurrence at or after `from`.
+    fn find(&self, hay: &[u8], from: usize) -> Option<usize> {
+        match &self.finder {
+            LiteralFinder::Exact(f) => f.find(hay.get(from..)?).map(|i| from + i),
+            LiteralFinder::Byte { at } => find_folded_by_byte(hay, &self.needle, *at, from),
+            LiteralFinder::Cases { at, searcher } => {
+                let mut i = from + at;
+                while i <= hay.len() {
+                    let m = searcher.find_in(hay, aho_corasick::Span::from(i..hay.len()))?;
+                    // Each case of the window starts its needle `at` earlier.
+                    let start = m.start() - at;
+                    match hay.get(start..start + self.needle.len()) {
+                        Some(w) if w.eq_ignore_ascii_case(&self.needle) => return Some(start),
+                        Some(_) => i = m.start() + 1,
+                        None => return None,
+                    }
+                }
+                None
+            }
+        }
+    }
+}
+
+/// Where the `width` bytes of `needle` least frequent together begin, by
+/// the frequency of letters in English text (which identifiers and
+/// comments are made of; any other byte counts as frequent: spaces, `_`,
+/// `(`, `.` are). The first of equally rare windows.
+fn rarest_window(needle: &[u8], width: usize) -> usize {
+    const BY_FREQUENCY: &[u8] = b"etaoinsrhldcumfpgwybvkxjqz";
+    let rank = |b: &u8| {
+        BY_FREQUENCY
+            .iter()
+            .position(|x| *x == b.to_ascii_lowercase())
+            .unwrap_or(0)
+    };
+    let width = width.min(needle.len()).max(1);
+    let mut best = (0, 0);
+    for at in 0..=needle.len() - width {
+        let r: usize = needle[at..at + width].iter().map(rank).sum();
+        if r > best.1 {
+            best = (at, r);
+        }
+    }
+    best.0
 }
 
 fn next_boundary(s: &str, i: usize) -> usize {
@@ -295,6 +471,103 @@ mod tests {
             };
             proptest::prop_assert_eq!(find(true), find(false));
         }
+    }
+
+    proptest::proptest! {
+        /// A whole text's hits are its lines' hits, each moved to its
+        /// line's place (line breaks of both kinds, a lone `\r`, keywords
+        /// that begin or end with punctuation, overlapping keywords).
+        #[test]
+        fn a_texts_hits_are_its_lines_hits(
+            text in "[aAbB_ (\r\n-]{0,60}",
+            words in proptest::collection::vec("[aAbB_(-]{1,6}", 1..4),
+            case_sensitive: bool,
+            whole_word: bool,
+        ) {
+            let m = KeywordMatcher::keywords(&words, case_sensitive, whole_word).unwrap();
+            proptest::prop_assert!(m.finds_in_ascii_text());
+            let mut whole = Vec::new();
+            m.find_in_ascii_text_into(&text, &mut whole);
+            let mut by_line = Vec::new();
+            let mut at = 0;
+            for line in text.split_inclusive('\n') {
+                for h in m.find_in_line(line) {
+                    by_line.push(KeywordHit { start: h.start + at, end: h.end + at, ..h });
+                }
+                at += line.len();
+            }
+            proptest::prop_assert_eq!(whole, by_line);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// A literal finds the first occurrence from where it is asked,
+        /// byte for byte or folded, whichever way it looks (the rarest
+        /// bytes' cases together, or one byte): many false starts here.
+        #[test]
+        fn a_literal_finds_the_first_occurrence(
+            hay in "[abB_]{0,40}",
+            needle in "[abB_]{1,7}",
+            from in 0usize..42,
+            fold: bool,
+        ) {
+            let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
+            let same = |w: &[u8]| if fold { w.eq_ignore_ascii_case(needle) } else { w == needle };
+            let want = (from..=hay.len().saturating_sub(needle.len()))
+                .find(|&i| hay.get(i..i + needle.len()).is_some_and(same));
+            let literal = Literal::new(needle, fold);
+            proptest::prop_assert_eq!(literal.find(hay, from), want);
+            let by_byte = Literal { needle: needle.to_vec(), finder: LiteralFinder::Byte { at: needle.len() / 2 } };
+            if fold {
+                proptest::prop_assert_eq!(by_byte.find(hay, from), want);
+            }
+            proptest::prop_assert_eq!(find_literal(hay, needle, from, fold), want);
+        }
+    }
+
+    #[test]
+    fn only_ascii_keywords_without_line_breaks_are_found_in_whole_texts() {
+        assert!(kw(&["self", "foo("], false, true).finds_in_ascii_text());
+        assert!(!kw(&["caf\u{e9}"], false, true).finds_in_ascii_text());
+        assert!(!kw(&["a\rb"], false, true).finds_in_ascii_text());
+        assert!(
+            !KeywordMatcher::pattern("self", false, true)
+                .unwrap()
+                .finds_in_ascii_text()
+        );
+    }
+
+    #[test]
+    fn a_folded_keyword_is_found_by_its_rarest_letters() {
+        // A false start, then the needle one byte later: its window's
+        // cases (`bbbb`) overlap.
+        assert_eq!(Literal::new(b"bbbba", true).find(b"bBbbba", 0), Some(1));
+        assert_eq!(rarest_window(b"self", 1), 3);
+        assert_eq!(rarest_window(b"getaddrinfo", 4), 4);
+        assert_eq!(rarest_window(b"__init__", 1), 3);
+        assert_eq!(rarest_window(b"--", 4), 0);
+        // False starts, and a needle that would run past the end.
+        for l in [
+            Literal::new(b"self", true),
+            Literal::new(b"getaddrinfo", true),
+        ] {
+            let n = l.needle.clone();
+            let text = [b"if elf; inf".as_slice(), &n.to_ascii_uppercase(), b" x"].concat();
+            assert_eq!(l.find(&text, 0), Some(11), "{l:?}");
+            assert_eq!(l.find(&text, 12), None);
+            assert_eq!(l.find(&n[1..], 0), None);
+        }
+        assert!(matches!(
+            Literal::new(b"self", true).finder,
+            LiteralFinder::Cases { at: 0, .. }
+        ));
+        let by_byte = Literal {
+            needle: b"self".to_vec(),
+            finder: LiteralFinder::Byte { at: 3 },
+        };
+        assert_eq!(by_byte.find(b"if elf; SELF", 0), Some(8));
+        assert_eq!(by_byte.find(b"xx SeLf", 4), None);
     }
 
     #[test]
