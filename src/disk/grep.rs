@@ -516,6 +516,10 @@ struct Limits {
     max_size: u64,
 }
 
+/// Bytes of an ASCII file whose hits are found at once
+/// ([`FileSink::scan_ascii`]), rounded up to a line's end.
+const ASCII_CHUNK: usize = 64 * 1024;
+
 /// Collects the matches of one file.
 struct FileSink<'a> {
     matcher: &'a KeywordMatcher,
@@ -655,30 +659,41 @@ impl FileSink<'_> {
     fn scan_ascii(&mut self, text: &str) {
         let mut all = std::mem::take(&mut self.text_hits);
         let mut hits = std::mem::take(&mut self.hits);
-        self.matcher.find_in_ascii_text_into(text, &mut all);
         let bytes = text.as_bytes();
         // The line of the hit at hand: its start, its number, and `counted`,
         // the start of the previous hit's line (newlines before it counted).
         let (mut line_no, mut counted) = (1, 0);
-        let mut i = 0;
-        while let Some(first) = all.get(i) {
-            let at = first.start;
-            let start =
-                memchr::memrchr(b'\n', &bytes[counted..at]).map_or(counted, |p| counted + p + 1);
-            line_no += memchr::memchr_iter(b'\n', &bytes[counted..start]).count();
-            counted = start;
-            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |p| at + p + 1);
-            hits.clear();
-            while let Some(h) = all.get(i).filter(|h| h.start < end) {
-                hits.push(crate::text::matcher::KeywordHit {
-                    start: h.start - start,
-                    end: h.end - start,
-                    ..*h
-                });
-                i += 1;
+        // Whole lines at a time, about `ASCII_CHUNK` bytes of them, so that
+        // the hits held at once stay bounded (a file of `a` lines searched
+        // for `a` has a hit every other byte); a line is never cut, as the
+        // searcher never cuts one.
+        let mut from = 0;
+        while from < bytes.len() {
+            let cut = (from + ASCII_CHUNK).min(bytes.len());
+            let to = memchr::memchr(b'\n', &bytes[cut..]).map_or(bytes.len(), |p| cut + p + 1);
+            self.matcher
+                .find_in_ascii_text_into(&text[from..to], &mut all);
+            let mut i = 0;
+            while let Some(first) = all.get(i) {
+                let at = from + first.start;
+                let start = memchr::memrchr(b'\n', &bytes[counted..at])
+                    .map_or(counted, |p| counted + p + 1);
+                line_no += memchr::memchr_iter(b'\n', &bytes[counted..start]).count();
+                counted = start;
+                let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |p| at + p + 1);
+                hits.clear();
+                while let Some(h) = all.get(i).filter(|h| from + h.start < end) {
+                    hits.push(crate::text::matcher::KeywordHit {
+                        start: from + h.start - start,
+                        end: from + h.end - start,
+                        ..*h
+                    });
+                    i += 1;
+                }
+                // (Listing cannot fail: it returns the sink's `Ok(true)`.)
+                let _ = self.list(&text[start..end], line_no, &hits);
             }
-            // (Listing cannot fail: it returns the sink's `Ok(true)`.)
-            let _ = self.list(&text[start..end], line_no, &hits);
+            from = to;
         }
         self.text_hits = all;
         self.hits = hits;
@@ -894,6 +909,45 @@ mod tests {
             let mut by_line = FileSink::new(&m, &limits);
             searcher.search_slice(&grep, text.as_bytes(), &mut by_line).unwrap();
             proptest::prop_assert_eq!(hits_of(whole), hits_of(by_line));
+        }
+    }
+
+    #[test]
+    fn a_file_read_whole_is_read_in_whole_lines_of_about_64_kib() {
+        // Lines of every length around the chunk's size, hits on both sides
+        // of each cut, CRLF and LF: the same as the searcher, line numbers
+        // included.
+        let mut text = String::new();
+        let mut n = 0usize;
+        while text.len() < 5 * ASCII_CHUNK {
+            n += 1;
+            let filler = "x".repeat((n * 7919) % 9000);
+            let eol = if n.is_multiple_of(3) { "\r\n" } else { "\n" };
+            text.push_str(&format!("self {filler} Self_ (self){eol}"));
+            if n.is_multiple_of(40) {
+                text.push_str(&"self ".repeat(ASCII_CHUNK / 4));
+                text.push('\n');
+            }
+        }
+        for (per_file, whole_word) in [(20, true), (usize::MAX, false)] {
+            let m = KeywordMatcher::keywords(&["self".into(), "elf".into()], false, whole_word)
+                .unwrap();
+            let limits = Limits {
+                per_file,
+                context: 0,
+                max_size: u64::MAX,
+            };
+            let mut searcher = line_searcher(&limits);
+            let grep = line_regex(&m).unwrap();
+            let mut whole = FileSink::new(&m, &limits);
+            search_buffer(&mut searcher, &grep, text.as_bytes(), &mut whole).unwrap();
+            assert!(!whole.text_hits.is_empty());
+            let mut by_line = FileSink::new(&m, &limits);
+            searcher
+                .search_slice(&grep, text.as_bytes(), &mut by_line)
+                .unwrap();
+            assert!(by_line.match_count > 10_000, "{}", by_line.match_count);
+            assert_eq!(hits_of(whole), hits_of(by_line));
         }
     }
 
