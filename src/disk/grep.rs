@@ -537,7 +537,7 @@ struct FileSink<'a> {
     last_listed: bool,
     /// The hits of the line at hand (one buffer for all lines).
     hits: Vec<crate::text::matcher::KeywordHit>,
-    /// The hits of a whole file ([`Self::scan_ascii`]).
+    /// The hits of the lines at hand of an ASCII file ([`Self::scan_ascii`]).
     text_hits: Vec<crate::text::matcher::KeywordHit>,
 }
 
