@@ -15,7 +15,7 @@
 
 use crate::disk::workspace::{Purpose, Workspace, is_git_dir};
 use crate::error::{Error, ErrorCode, Result};
-use crate::text::matcher::{KeywordMatcher, is_whole_word};
+use crate::text::matcher::{KeywordHit, KeywordMatcher, is_whole_word};
 use crate::text::preview::{PREVIEW_WIDTH, preview};
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use grep_regex::RegexMatcherBuilder;
@@ -516,10 +516,6 @@ struct Limits {
     max_size: u64,
 }
 
-/// Bytes of an ASCII file whose hits are found at once
-/// ([`FileSink::scan_ascii`]), rounded up to a line's end.
-const ASCII_CHUNK: usize = 64 * 1024;
-
 /// Collects the matches of one file.
 struct FileSink<'a> {
     matcher: &'a KeywordMatcher,
@@ -536,9 +532,7 @@ struct FileSink<'a> {
     /// Whether the last matching line was listed (so it takes after-context).
     last_listed: bool,
     /// The hits of the line at hand (one buffer for all lines).
-    hits: Vec<crate::text::matcher::KeywordHit>,
-    /// The hits of the lines at hand of an ASCII file ([`Self::scan_ascii`]).
-    text_hits: Vec<crate::text::matcher::KeywordHit>,
+    hits: Vec<KeywordHit>,
 }
 
 impl<'a> FileSink<'a> {
@@ -555,7 +549,6 @@ impl<'a> FileSink<'a> {
             before: Vec::new(),
             last_listed: false,
             hits: Vec::new(),
-            text_hits: Vec::new(),
         }
     }
 
@@ -650,53 +643,83 @@ impl Sink for FileSink<'_> {
 
 impl FileSink<'_> {
     /// Every hit of `text`, a whole ASCII file, found in one pass and
-    /// listed line by line: what the searcher hands [`Sink::matched`] line
-    /// by line when there is no context to show
-    /// ([`KeywordMatcher::find_in_ascii_text_into`] says why the hits are
+    /// listed line by line: what [`Self::list`] makes of the lines the
+    /// searcher hands [`Sink::matched`] when there is no context to show
+    /// ([`KeywordMatcher::for_each_hit_in_ascii_text`] says why the hits are
     /// the same). The searcher found each matching line, then the matcher
     /// found its hits again; a search for `self` spent most of its time
-    /// doing both.
+    /// doing both. Nothing is kept per hit, only per line and keyword (a
+    /// line of `a` searched for `a` has a hit every byte).
     fn scan_ascii(&mut self, text: &str) {
-        let mut all = std::mem::take(&mut self.text_hits);
-        let mut hits = std::mem::take(&mut self.hits);
+        let matcher = self.matcher;
         let bytes = text.as_bytes();
-        // The line of the hit at hand: its start, its number, and `counted`,
-        // the start of the previous hit's line (newlines before it counted).
-        let (mut line_no, mut counted) = (1, 0);
-        // Whole lines at a time, about `ASCII_CHUNK` bytes of them, so that
-        // the hits held at once stay bounded (a file of `a` lines searched
-        // for `a` has a hit every other byte); a line is never cut, as the
-        // searcher never cuts one.
-        let mut from = 0;
-        while from < bytes.len() {
-            let cut = (from + ASCII_CHUNK).min(bytes.len());
-            let to = memchr::memchr(b'\n', &bytes[cut..]).map_or(bytes.len(), |p| cut + p + 1);
-            self.matcher
-                .find_in_ascii_text_into(&text[from..to], &mut all);
-            let mut i = 0;
-            while let Some(first) = all.get(i) {
-                let at = from + first.start;
-                let start = memchr::memrchr(b'\n', &bytes[counted..at])
+        let mut line = HitLine {
+            number: 1,
+            first_whole: vec![None; matcher.labels().len()],
+            ..HitLine::default()
+        };
+        matcher.for_each_hit_in_ascii_text(text, |h| {
+            if line.hits == 0 || h.start >= line.end {
+                self.list_line(text, &mut line);
+                // `counted`: the previous line's start (newlines before it
+                // counted).
+                let counted = line.start;
+                line.start = memchr::memrchr(b'\n', &bytes[counted..h.start])
                     .map_or(counted, |p| counted + p + 1);
-                line_no += memchr::memchr_iter(b'\n', &bytes[counted..start]).count();
-                counted = start;
-                let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |p| at + p + 1);
-                hits.clear();
-                while let Some(h) = all.get(i).filter(|h| from + h.start < end) {
-                    hits.push(crate::text::matcher::KeywordHit {
-                        start: from + h.start - start,
-                        end: from + h.end - start,
-                        ..*h
-                    });
-                    i += 1;
-                }
-                // (Listing cannot fail: it returns the sink's `Ok(true)`.)
-                let _ = self.list(&text[start..end], line_no, &hits);
+                line.number += memchr::memchr_iter(b'\n', &bytes[counted..line.start]).count();
+                line.end = memchr::memchr(b'\n', &bytes[h.start..])
+                    .map_or(bytes.len(), |p| h.start + p + 1);
             }
-            from = to;
+            self.match_count += 1;
+            self.per_keyword[h.keyword] += 1;
+            line.hits += 1;
+            if line
+                .first
+                .is_none_or(|f| (h.start, h.keyword) < (f.start, f.keyword))
+            {
+                line.first = Some(h);
+            }
+            if line.first_whole[h.keyword].is_none()
+                && self.idents.len() < MAX_IDENTS
+                && is_whole_word(text, h.start, h.end)
+            {
+                line.first_whole[h.keyword] = Some(h.start);
+            }
+        });
+        self.list_line(text, &mut line);
+    }
+
+    /// The line of [`Self::scan_ascii`] at hand: its candidates and its row,
+    /// as [`Self::list`] makes them; then it is emptied.
+    fn list_line(&mut self, text: &str, line: &mut HitLine) {
+        let Some(first) = line.first.take() else {
+            return;
+        };
+        // Candidates in the order `list` meets them: by place, then keyword.
+        let mut whole: Vec<(usize, usize)> = line
+            .first_whole
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(k, at)| at.take().map(|at| (at, k)))
+            .collect();
+        whole.sort_unstable();
+        for (_, k) in whole {
+            self.note_ident(self.matcher.labels()[k].as_str());
         }
-        self.text_hits = all;
-        self.hits = hits;
+        let start = line.start;
+        let hit = |h: KeywordHit| KeywordHit {
+            start: h.start - start,
+            end: h.end - start,
+            ..h
+        };
+        self.row(
+            &text[start..line.end],
+            line.number,
+            hit(first),
+            line.hits,
+            Vec::new(),
+        );
+        line.hits = 0;
     }
 
     /// Count the `hits` of one matching line and list the line if there is
@@ -705,7 +728,7 @@ impl FileSink<'_> {
         &mut self,
         line: &str,
         line_no: usize,
-        hits: &[crate::text::matcher::KeywordHit],
+        hits: &[KeywordHit],
     ) -> std::result::Result<bool, std::io::Error> {
         let before = std::mem::take(&mut self.before);
         self.last_listed = false;
@@ -719,32 +742,60 @@ impl FileSink<'_> {
                 } else {
                     self.matcher.labels()[h.keyword].as_str()
                 };
-                if !self.idents.iter().any(|x| x == word) {
-                    self.idents.push(word.to_string());
-                }
+                self.note_ident(word);
             }
         }
-        // One row per line, shown around its first hit: the work is the
-        // preview's, not the line's (a minified line can be megabytes).
-        let Some(first) = hits.first() else {
-            return Ok(true);
-        };
+        if let Some(&first) = hits.first() {
+            self.row(line, line_no, first, hits.len(), before);
+        }
+        Ok(true)
+    }
+
+    /// `word` occurs as a whole word: a definition candidate, once each.
+    fn note_ident(&mut self, word: &str) {
+        if self.idents.len() < MAX_IDENTS && !self.idents.iter().any(|x| x == word) {
+            self.idents.push(word.to_string());
+        }
+    }
+
+    /// One row for a line of `hits` hits, shown around its `first` hit:
+    /// the work is the preview's, not the line's (a minified line can be
+    /// megabytes).
+    fn row(
+        &mut self,
+        line: &str,
+        line_no: usize,
+        first: KeywordHit,
+        hits: usize,
+        before: Vec<String>,
+    ) {
         if self.matches.len() >= self.limits.per_file {
             self.truncated = true;
-            return Ok(true);
+            return;
         }
         self.matches.push(SearchMatch {
             keyword: self.matcher.labels()[first.keyword].clone(),
             line: line_no,
             column: line[..first.start].chars().count() + 1,
-            hits: hits.len(),
+            hits,
             preview: preview(line, first.start, first.end, PREVIEW_WIDTH),
             context_before: before,
             context_after: Vec::new(),
         });
         self.last_listed = true;
-        Ok(true)
     }
+}
+
+/// A line of [`FileSink::scan_ascii`]: where it is, its number, its hits
+/// so far, the first of them, and each keyword's first whole-word place.
+#[derive(Default)]
+struct HitLine {
+    start: usize,
+    end: usize,
+    number: usize,
+    hits: usize,
+    first: Option<KeywordHit>,
+    first_whole: Vec<Option<usize>>,
 }
 
 // ---------------------------------------------------------------------------
@@ -913,19 +964,18 @@ mod tests {
     }
 
     #[test]
-    fn a_file_read_whole_is_read_in_whole_lines_of_about_64_kib() {
-        // Lines of every length around the chunk's size, hits on both sides
-        // of each cut, CRLF and LF: the same as the searcher, line numbers
-        // included.
+    fn a_big_file_read_whole_gives_what_the_searcher_gives() {
+        // Lines up to 9 KB and 64 KiB long, CRLF and LF, hits everywhere:
+        // the same as the searcher, line numbers included.
         let mut text = String::new();
         let mut n = 0usize;
-        while text.len() < 5 * ASCII_CHUNK {
+        while text.len() < 320 * 1024 {
             n += 1;
             let filler = "x".repeat((n * 7919) % 9000);
             let eol = if n.is_multiple_of(3) { "\r\n" } else { "\n" };
             text.push_str(&format!("self {filler} Self_ (self){eol}"));
             if n.is_multiple_of(40) {
-                text.push_str(&"self ".repeat(ASCII_CHUNK / 4));
+                text.push_str(&"self ".repeat(16 * 1024));
                 text.push('\n');
             }
         }
@@ -941,7 +991,6 @@ mod tests {
             let grep = line_regex(&m).unwrap();
             let mut whole = FileSink::new(&m, &limits);
             search_buffer(&mut searcher, &grep, text.as_bytes(), &mut whole).unwrap();
-            assert!(!whole.text_hits.is_empty());
             let mut by_line = FileSink::new(&m, &limits);
             searcher
                 .search_slice(&grep, text.as_bytes(), &mut by_line)
@@ -966,7 +1015,6 @@ mod tests {
         for text in ["x = \u{17F}elf\n", "self\r\nSELF self_\n"] {
             let mut sink = FileSink::new(&m, &limits);
             search_buffer(&mut searcher, &grep, text.as_bytes(), &mut sink).unwrap();
-            assert_eq!(sink.text_hits.is_empty(), !text.is_ascii(), "{text:?}");
             assert_eq!(
                 sink.match_count,
                 if text.is_ascii() { 2 } else { 1 },

@@ -156,7 +156,7 @@ impl KeywordMatcher {
         self.find_with(line, true, hits);
     }
 
-    /// Whether [`Self::find_in_ascii_text_into`] may be asked: literal
+    /// Whether [`Self::for_each_hit_in_ascii_text`] may be asked: literal
     /// keywords, all of them ASCII without a line break, and not so many
     /// that they cannot be looked for together.
     pub fn finds_in_ascii_text(&self) -> bool {
@@ -175,33 +175,42 @@ impl KeywordMatcher {
             .as_ref()
     }
 
-    /// Every hit in `text`, ASCII and of any number of lines, into `hits`
-    /// (cleared first), ordered by position, then keyword: for each line of
-    /// `text`, exactly the hits [`Self::find_in_line`] gives for it, moved
-    /// to the line's place. A search reads a file once this way instead of
-    /// finding its lines, then each line's hits again. The same because a
-    /// keyword holds no line break, so no hit spans two lines, and a line
-    /// break is not a word character, as a line's ends are not; each
-    /// keyword is taken at its leftmost place from where the last hit
-    /// ended, and retried one byte later when not a whole word, as in a
-    /// line. Does nothing unless [`Self::finds_in_ascii_text`].
-    pub fn find_in_ascii_text_into(&self, text: &str, hits: &mut Vec<KeywordHit>) {
-        hits.clear();
+    /// Every hit in `text`, ASCII and of any number of lines, handed to
+    /// `found` as it is found, nothing kept: for each line of `text`,
+    /// exactly the hits [`Self::find_in_line`] gives for it, moved to the
+    /// line's place. A line's hits come together and lines in order (a hit
+    /// is on the line of the window that found it), but within a line not
+    /// by position: each keyword's by position. A search reads a file once
+    /// this way instead of finding its lines, then each line's hits again.
+    /// The same hits because a keyword holds no line break, so no hit spans
+    /// two lines, and a line break is not a word character, as a line's
+    /// ends are not; each keyword is taken at its leftmost place from where
+    /// its last hit ended, and retried one byte later when not a whole
+    /// word, as in a line (`keyword_hits`). Does nothing unless
+    /// [`Self::finds_in_ascii_text`].
+    pub fn for_each_hit_in_ascii_text(&self, text: &str, mut found: impl FnMut(KeywordHit)) {
         let Some(occurrences) = self.occurrences() else {
             return;
         };
         debug_assert!(text.is_ascii());
-        let mut places = Vec::new();
-        occurrences.find_all(text.as_bytes(), &mut places);
-        for (k, places) in places.iter().enumerate() {
-            let len = self.labels[k].len();
-            let mut next = places.iter().peekable();
-            self.keyword_hits(text, k, hits, |at| {
-                while next.next_if(|&&p| p < at).is_some() {}
-                next.peek().map(|&&p| (p, p + len))
-            });
-        }
-        self.order(hits);
+        // Where each keyword may next be taken.
+        let mut from = vec![0usize; self.labels.len()];
+        occurrences.for_each_place(text.as_bytes(), |k, start| {
+            if start < from[k] {
+                return;
+            }
+            let end = start + self.labels[k].len();
+            if !self.whole_word || is_whole_word(text, start, end) {
+                found(KeywordHit {
+                    keyword: k,
+                    start,
+                    end,
+                });
+                from[k] = end;
+            } else {
+                from[k] = start + 1;
+            }
+        });
     }
 
     /// Keyword `k`'s hits in `text`, into `hits`: `find(at)` gives its
@@ -231,13 +240,6 @@ impl KeywordMatcher {
         }
     }
 
-    /// Hits of several keywords in the order of their places, then keywords.
-    fn order(&self, hits: &mut [KeywordHit]) {
-        if self.labels.len() > 1 {
-            hits.sort_by_key(|h| (h.start, h.keyword));
-        }
-    }
-
     /// [`Self::find_in_line`]; `literal`: a keyword is looked for without
     /// its regex where that finds exactly the same (see [`find_literal`]):
     /// a search for a frequent word calls this on every matching line, and
@@ -262,7 +264,9 @@ impl KeywordMatcher {
                 }
             });
         }
-        self.order(hits);
+        if self.regexes.len() > 1 {
+            hits.sort_by_key(|h| (h.start, h.keyword));
+        }
     }
 }
 
@@ -384,10 +388,10 @@ impl Occurrences {
         None
     }
 
-    /// Where each needle occurs in `hay` (`places[k]`, in increasing order).
-    fn find_all(&self, hay: &[u8], places: &mut Vec<Vec<usize>>) {
-        places.resize_with(self.needles.len(), Vec::new);
-        places.iter_mut().for_each(Vec::clear);
+    /// Every place where a needle occurs in `hay`, handed to `found` as
+    /// `(needle, place)`: by the place of the window that found it, so each
+    /// needle's places in increasing order.
+    fn for_each_place(&self, hay: &[u8], mut found: impl FnMut(usize, usize)) {
         let mut i = 0;
         while let Some(m) = self
             .searcher
@@ -406,7 +410,7 @@ impl Occurrences {
                     }
                 });
                 if same {
-                    places[k].push(start);
+                    found(k, start);
                 }
             }
             i = m.start() + 1;
@@ -506,7 +510,14 @@ mod tests {
             let m = KeywordMatcher::keywords(&words, case_sensitive, whole_word).unwrap();
             proptest::prop_assert!(m.finds_in_ascii_text());
             let mut whole = Vec::new();
-            m.find_in_ascii_text_into(&text, &mut whole);
+            let mut line_ends = Vec::new();
+            m.for_each_hit_in_ascii_text(&text, |h| {
+                whole.push(h);
+                line_ends.push(text[h.start..].find('\n').map_or(text.len(), |i| h.start + i));
+            });
+            // Lines in order, then each line's hits by position, keyword.
+            proptest::prop_assert!(line_ends.is_sorted());
+            whole.sort_by_key(|h| (h.start, h.keyword));
             let mut by_line = Vec::new();
             let mut at = 0;
             for line in text.split_inclusive('\n') {
@@ -537,8 +548,8 @@ mod tests {
                 }
             }
             let o = Occurrences::new(&labels, fold).unwrap();
-            let mut places = Vec::new();
-            o.find_all(hay.as_bytes(), &mut places);
+            let mut places = vec![Vec::new(); labels.len()];
+            o.for_each_place(hay.as_bytes(), |k, p| places[k].push(p));
             for (k, n) in labels.iter().enumerate() {
                 let n = n.as_bytes();
                 let want: Vec<usize> = (0..hay.len())
@@ -575,10 +586,10 @@ mod tests {
         assert_eq!(cases(b"a_B", false), [b"a_B"]);
         let places = |labels: &[&str], fold, hay: &[u8]| {
             let labels: Vec<String> = labels.iter().map(|s| s.to_string()).collect();
-            let mut places = Vec::new();
+            let mut places = vec![Vec::new(); labels.len()];
             Occurrences::new(&labels, fold)
                 .unwrap()
-                .find_all(hay, &mut places);
+                .for_each_place(hay, |k, p| places[k].push(p));
             places
         };
         // A false start, then the needle one byte later (its window's
