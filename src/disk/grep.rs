@@ -460,7 +460,7 @@ fn read_capped(
     let probe = BINARY_PROBE.min(first);
     file.by_ref().take(probe).read_to_end(buf)?;
     let whole = (buf.len() as u64) < probe;
-    if is_binary(buf) {
+    if is_binary(buf, 0) {
         if whole {
             return Ok(Capped::Binary);
         }
@@ -497,17 +497,17 @@ fn read_capped(
 /// A file read whole and within the limit: `Read`, or `Binary` when a NUL
 /// lies past its first `checked` bytes (already looked at).
 fn read_whole(buf: &[u8], checked: usize) -> Capped {
-    if !crate::source::has_bom(buf) && memchr::memchr(0, &buf[checked..]).is_some() {
+    if is_binary(buf, checked) {
         Capped::Binary
     } else {
         Capped::Read(buf.len() as u64)
     }
 }
 
-/// Whether `bytes` (a file, or its start) show it binary: a NUL byte, and
-/// no byte-order mark (UTF-16 text is full of NULs).
-fn is_binary(bytes: &[u8]) -> bool {
-    !crate::source::has_bom(bytes) && memchr::memchr(0, bytes).is_some()
+/// Whether `bytes` (a file, or its start) show it binary: a NUL byte at
+/// `from` or after, and no byte-order mark (UTF-16 text is full of NULs).
+fn is_binary(bytes: &[u8], from: usize) -> bool {
+    !crate::source::has_bom(bytes) && memchr::memchr(0, &bytes[from..]).is_some()
 }
 
 struct Limits {
@@ -659,7 +659,8 @@ impl FileSink<'_> {
             ..HitLine::default()
         };
         matcher.for_each_hit_in_ascii_text(text, |h| {
-            if line.hits == 0 || h.start >= line.end {
+            // (Before the first hit the line ends at 0: every hit is past it.)
+            if h.start >= line.end {
                 self.list_line(text, &mut line);
                 // `counted`: the previous line's start (newlines before it
                 // counted).
@@ -965,7 +966,7 @@ mod tests {
 
     #[test]
     fn a_big_file_read_whole_gives_what_the_searcher_gives() {
-        // Lines up to 9 KB and 64 KiB long, CRLF and LF, hits everywhere:
+        // Lines up to 9 KB and 80 KB long, CRLF and LF, hits everywhere:
         // the same as the searcher, line numbers included.
         let mut text = String::new();
         let mut n = 0usize;

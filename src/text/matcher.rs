@@ -186,7 +186,7 @@ impl KeywordMatcher {
     /// two lines, and a line break is not a word character, as a line's
     /// ends are not; each keyword is taken at its leftmost place from where
     /// its last hit ended, and retried one byte later when not a whole
-    /// word, as in a line (`keyword_hits`). Does nothing unless
+    /// word, as in a line (`accepts` decides for both). Does nothing unless
     /// [`Self::finds_in_ascii_text`].
     pub fn for_each_hit_in_ascii_text(&self, text: &str, mut found: impl FnMut(KeywordHit)) {
         let Some(occurrences) = self.occurrences() else {
@@ -200,7 +200,7 @@ impl KeywordMatcher {
                 return;
             }
             let end = start + self.labels[k].len();
-            if !self.whole_word || is_whole_word(text, start, end) {
+            if self.accepts(text, start, end) {
                 found(KeywordHit {
                     keyword: k,
                     start,
@@ -213,31 +213,10 @@ impl KeywordMatcher {
         });
     }
 
-    /// Keyword `k`'s hits in `text`, into `hits`: `find(at)` gives its
-    /// leftmost occurrence from `at`; one that is empty, or not a whole
-    /// word when whole words are asked, is retried a character later (a
-    /// shifted occurrence may still be a whole word, or non-empty).
-    fn keyword_hits(
-        &self,
-        text: &str,
-        k: usize,
-        hits: &mut Vec<KeywordHit>,
-        mut find: impl FnMut(usize) -> Option<(usize, usize)>,
-    ) {
-        let mut at = 0;
-        while at <= text.len() {
-            let Some((start, end)) = find(at) else { break };
-            if start < end && (!self.whole_word || is_whole_word(text, start, end)) {
-                hits.push(KeywordHit {
-                    keyword: k,
-                    start,
-                    end,
-                });
-                at = end;
-            } else {
-                at = next_boundary(text, start);
-            }
-        }
+    /// Whether an occurrence at `start..end` of `text` is a hit: not
+    /// empty, and a whole word when whole words are asked.
+    fn accepts(&self, text: &str, start: usize, end: usize) -> bool {
+        start < end && (!self.whole_word || is_whole_word(text, start, end))
     }
 
     /// [`Self::find_in_line`]; `literal`: a keyword is looked for without
@@ -254,15 +233,29 @@ impl KeywordMatcher {
             // of theirs, and the regex's Unicode folding finds the same.
             let fold = !self.case_sensitive;
             let fast = literal && !self.is_pattern && (!fold || (ascii_line && label.is_ascii()));
-            self.keyword_hits(line, k, hits, |at| {
-                if fast {
+            let mut at = 0;
+            while at <= line.len() {
+                let found = if fast {
                     find_literal(line.as_bytes(), label, at, fold).map(|i| (i, i + label.len()))
                 } else {
                     self.regex(k)
                         .find_at(line, at)
                         .map(|m| (m.start(), m.end()))
+                };
+                let Some((start, end)) = found else { break };
+                if self.accepts(line, start, end) {
+                    hits.push(KeywordHit {
+                        keyword: k,
+                        start,
+                        end,
+                    });
+                    at = end;
+                } else {
+                    // Retry one character later: a shifted occurrence may
+                    // still be a whole word (or non-empty).
+                    at = next_boundary(line, start);
                 }
-            });
+            }
         }
         if self.regexes.len() > 1 {
             hits.sort_by_key(|h| (h.start, h.keyword));
