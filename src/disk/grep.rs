@@ -531,8 +531,9 @@ struct FileSink<'a> {
     before: Vec<String>,
     /// Whether the last matching line was listed (so it takes after-context).
     last_listed: bool,
-    /// The hits of the line at hand (one buffer for all lines).
-    hits: Vec<KeywordHit>,
+    /// The line the searcher handed over last (one for all lines: they
+    /// are many).
+    line: HitLine,
 }
 
 impl<'a> FileSink<'a> {
@@ -548,7 +549,7 @@ impl<'a> FileSink<'a> {
             truncated: false,
             before: Vec::new(),
             last_listed: false,
-            hits: Vec::new(),
+            line: HitLine::new(matcher, 0),
         }
     }
 
@@ -604,13 +605,18 @@ impl Sink for FileSink<'_> {
         _: &Searcher,
         m: &SinkMatch<'_>,
     ) -> std::result::Result<bool, std::io::Error> {
-        let line_no = m.line_number().unwrap_or(0) as usize;
         let line = utf8(m.bytes());
-        let mut hits = std::mem::take(&mut self.hits);
-        self.matcher.find_in_line_into(&line, &mut hits);
-        let listed = self.list(&line, line_no, &hits);
-        self.hits = hits;
-        listed
+        let before = std::mem::take(&mut self.before);
+        self.last_listed = false;
+        // (`list_line` leaves it empty.)
+        let mut at = std::mem::take(&mut self.line);
+        at.number = m.line_number().unwrap_or(0) as usize;
+        at.end = line.len();
+        self.matcher
+            .for_each_hit_in_line(&line, |h| self.count(&line, &mut at, h));
+        self.list_line(&line, &mut at, before);
+        self.line = at;
+        Ok(true)
     }
 
     fn context(
@@ -653,15 +659,11 @@ impl FileSink<'_> {
     fn scan_ascii(&mut self, text: &str) {
         let matcher = self.matcher;
         let bytes = text.as_bytes();
-        let mut line = HitLine {
-            number: 1,
-            first_whole: vec![None; matcher.labels().len()],
-            ..HitLine::default()
-        };
+        let mut line = HitLine::new(matcher, 1);
         matcher.for_each_hit_in_ascii_text(text, |h| {
             // (Before the first hit the line ends at 0: every hit is past it.)
             if h.start >= line.end {
-                self.list_line(text, &mut line);
+                self.list_line(text, &mut line, Vec::new());
                 // `counted`: the previous line's start (newlines before it
                 // counted).
                 let counted = line.start;
@@ -671,40 +673,54 @@ impl FileSink<'_> {
                 line.end = memchr::memchr(b'\n', &bytes[h.start..])
                     .map_or(bytes.len(), |p| h.start + p + 1);
             }
-            self.match_count += 1;
-            self.per_keyword[h.keyword] += 1;
-            line.hits += 1;
-            if line
-                .first
-                .is_none_or(|f| (h.start, h.keyword) < (f.start, f.keyword))
-            {
-                line.first = Some(h);
-            }
-            if line.first_whole[h.keyword].is_none()
-                && self.idents.len() < MAX_IDENTS
-                && is_whole_word(text, h.start, h.end)
-            {
-                line.first_whole[h.keyword] = Some(h.start);
-            }
+            self.count(text, &mut line, h);
         });
-        self.list_line(text, &mut line);
+        self.list_line(text, &mut line, Vec::new());
     }
 
-    /// The line of [`Self::scan_ascii`] at hand: its candidates and its row,
-    /// as [`Self::list`] makes them; then it is emptied.
-    fn list_line(&mut self, text: &str, line: &mut HitLine) {
+    /// One hit `h` of `line` (in `text`): counted, and kept if it is the
+    /// line's first or a keyword's first whole word there. A pattern's
+    /// whole-word hits come by position and are candidates at once, by
+    /// their text.
+    fn count(&mut self, text: &str, line: &mut HitLine, h: KeywordHit) {
+        self.match_count += 1;
+        self.per_keyword[h.keyword] += 1;
+        line.hits += 1;
+        if line
+            .first
+            .is_none_or(|f| (h.start, h.keyword) < (f.start, f.keyword))
+        {
+            line.first = Some(h);
+        }
+        if self.idents.len() >= MAX_IDENTS || !is_whole_word(text, h.start, h.end) {
+            return;
+        }
+        if self.matcher.is_pattern() {
+            self.note_ident(&text[h.start..h.end]);
+        } else if line.first_whole[h.keyword].is_none() {
+            line.first_whole[h.keyword] = Some(h.start);
+        }
+    }
+
+    /// The line at hand, its hits counted: its keywords' candidates in the
+    /// order of their first whole-word places (then keywords), and one row
+    /// around its first hit, after the `before` context lines; then it is
+    /// emptied. Nothing is listed for a line without hits.
+    fn list_line(&mut self, text: &str, line: &mut HitLine, before: Vec<String>) {
         let Some(first) = line.first.take() else {
             return;
         };
-        // Candidates in the order `list` meets them: by place, then keyword.
-        let mut whole: Vec<(usize, usize)> = line
+        // Candidates in the order of the line's hits: by place, then
+        // keyword (picked one by one: a search has few keywords, and this
+        // runs for every matching line).
+        while let Some((_, k)) = line
             .first_whole
-            .iter_mut()
+            .iter()
             .enumerate()
-            .filter_map(|(k, at)| at.take().map(|at| (at, k)))
-            .collect();
-        whole.sort_unstable();
-        for (_, k) in whole {
+            .filter_map(|(k, at)| at.map(|at| (at, k)))
+            .min()
+        {
+            line.first_whole[k] = None;
             self.note_ident(self.matcher.labels()[k].as_str());
         }
         let start = line.start;
@@ -718,38 +734,9 @@ impl FileSink<'_> {
             line.number,
             hit(first),
             line.hits,
-            Vec::new(),
+            before,
         );
         line.hits = 0;
-    }
-
-    /// Count the `hits` of one matching line and list the line if there is
-    /// room.
-    fn list(
-        &mut self,
-        line: &str,
-        line_no: usize,
-        hits: &[KeywordHit],
-    ) -> std::result::Result<bool, std::io::Error> {
-        let before = std::mem::take(&mut self.before);
-        self.last_listed = false;
-        let regex_mode = self.matcher.is_pattern();
-        for h in hits {
-            self.match_count += 1;
-            self.per_keyword[h.keyword] += 1;
-            if self.idents.len() < MAX_IDENTS && is_whole_word(line, h.start, h.end) {
-                let word = if regex_mode {
-                    &line[h.start..h.end]
-                } else {
-                    self.matcher.labels()[h.keyword].as_str()
-                };
-                self.note_ident(word);
-            }
-        }
-        if let Some(&first) = hits.first() {
-            self.row(line, line_no, first, hits.len(), before);
-        }
-        Ok(true)
     }
 
     /// `word` occurs as a whole word: a definition candidate, once each.
@@ -787,8 +774,9 @@ impl FileSink<'_> {
     }
 }
 
-/// A line of [`FileSink::scan_ascii`]: where it is, its number, its hits
-/// so far, the first of them, and each keyword's first whole-word place.
+/// The line whose hits are being counted: where it is in the text, its
+/// number, its hits so far, the first of them, and each keyword's first
+/// whole-word place. Nothing is kept per hit.
 #[derive(Default)]
 struct HitLine {
     start: usize,
@@ -797,6 +785,16 @@ struct HitLine {
     hits: usize,
     first: Option<KeywordHit>,
     first_whole: Vec<Option<usize>>,
+}
+
+impl HitLine {
+    fn new(matcher: &KeywordMatcher, number: usize) -> HitLine {
+        HitLine {
+            number,
+            first_whole: vec![None; matcher.labels().len()],
+            ..HitLine::default()
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -940,6 +938,87 @@ mod tests {
         )
     }
 
+    /// The line loop as it was before a line's hits were streamed: every
+    /// hit of the line collected and sorted by `find_in_line`, then each
+    /// counted, and each whole-word one a candidate, in that order.
+    struct Collected<'a>(FileSink<'a>);
+
+    impl Sink for Collected<'_> {
+        type Error = std::io::Error;
+
+        fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> std::io::Result<bool> {
+            let sink = &mut self.0;
+            let line = utf8(m.bytes());
+            let hits = sink.matcher.find_in_line(&line);
+            let before = std::mem::take(&mut sink.before);
+            sink.last_listed = false;
+            for h in &hits {
+                sink.match_count += 1;
+                sink.per_keyword[h.keyword] += 1;
+                if sink.idents.len() < MAX_IDENTS && is_whole_word(&line, h.start, h.end) {
+                    let word = if sink.matcher.is_pattern() {
+                        &line[h.start..h.end]
+                    } else {
+                        sink.matcher.labels()[h.keyword].as_str()
+                    };
+                    sink.note_ident(word);
+                }
+            }
+            if let Some(&first) = hits.first() {
+                let line_no = m.line_number().unwrap_or(0) as usize;
+                sink.row(&line, line_no, first, hits.len(), before);
+            }
+            Ok(true)
+        }
+
+        fn context(&mut self, s: &Searcher, c: &SinkContext<'_>) -> std::io::Result<bool> {
+            self.0.context(s, c)
+        }
+
+        fn context_break(&mut self, s: &Searcher) -> std::io::Result<bool> {
+            self.0.context_break(s)
+        }
+
+        fn binary_data(&mut self, s: &Searcher, at: u64) -> std::io::Result<bool> {
+            self.0.binary_data(s, at)
+        }
+    }
+
+    proptest::proptest! {
+        /// A line's hits counted as they are found give what collecting and
+        /// sorting them gave: the counts, the candidates (a pattern's by
+        /// their text), the rows and their context, and where the listing
+        /// stops; on text that is not ASCII (letters that fold to ASCII
+        /// ones, a BOM), with keywords or a pattern, with context or not.
+        #[test]
+        fn a_lines_hits_counted_as_found_give_what_collecting_them_gave(
+            text in "[aAbB_ (\r\n\u{17F}\u{212A}\u{E9}k-]{0,120}",
+            words in proptest::collection::vec("[aAbBk_(\u{E9}-]{1,6}", 1..4),
+            pattern in proptest::option::of(proptest::sample::select(
+                vec![r"a+", r"[ab]\w?", r"\bk|b_", r"(?i)a b", r"\w+"],
+            )),
+            case_sensitive: bool,
+            whole_word: bool,
+            per_file in 1usize..4,
+            context in 0usize..3,
+            bom: bool,
+        ) {
+            let m = match pattern {
+                Some(p) => KeywordMatcher::pattern(p, case_sensitive, whole_word).unwrap(),
+                None => KeywordMatcher::keywords(&words, case_sensitive, whole_word).unwrap(),
+            };
+            let limits = Limits { per_file, context, max_size: u64::MAX };
+            let text = if bom { format!("\u{FEFF}{text}") } else { text };
+            let mut searcher = line_searcher(&limits);
+            let grep = line_regex(&m).unwrap();
+            let mut streamed = FileSink::new(&m, &limits);
+            searcher.search_slice(&grep, text.as_bytes(), &mut streamed).unwrap();
+            let mut collected = Collected(FileSink::new(&m, &limits));
+            searcher.search_slice(&grep, text.as_bytes(), &mut collected).unwrap();
+            proptest::prop_assert_eq!(hits_of(streamed), hits_of(collected.0));
+        }
+    }
+
     proptest::proptest! {
         /// An ASCII file read in one pass gives what the searcher gives line
         /// by line: the counts, the definition candidates, the rows (line,
@@ -958,9 +1037,9 @@ mod tests {
             let grep = line_regex(&m).unwrap();
             let mut whole = FileSink::new(&m, &limits);
             search_buffer(&mut searcher, &grep, text.as_bytes(), &mut whole).unwrap();
-            let mut by_line = FileSink::new(&m, &limits);
+            let mut by_line = Collected(FileSink::new(&m, &limits));
             searcher.search_slice(&grep, text.as_bytes(), &mut by_line).unwrap();
-            proptest::prop_assert_eq!(hits_of(whole), hits_of(by_line));
+            proptest::prop_assert_eq!(hits_of(whole), hits_of(by_line.0));
         }
     }
 
@@ -992,12 +1071,12 @@ mod tests {
             let grep = line_regex(&m).unwrap();
             let mut whole = FileSink::new(&m, &limits);
             search_buffer(&mut searcher, &grep, text.as_bytes(), &mut whole).unwrap();
-            let mut by_line = FileSink::new(&m, &limits);
+            let mut by_line = Collected(FileSink::new(&m, &limits));
             searcher
                 .search_slice(&grep, text.as_bytes(), &mut by_line)
                 .unwrap();
-            assert!(by_line.match_count > 10_000, "{}", by_line.match_count);
-            assert_eq!(hits_of(whole), hits_of(by_line));
+            assert!(by_line.0.match_count > 10_000, "{}", by_line.0.match_count);
+            assert_eq!(hits_of(whole), hits_of(by_line.0));
         }
     }
 

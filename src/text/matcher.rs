@@ -145,15 +145,20 @@ impl KeywordMatcher {
     /// here), ordered by position, then keyword.
     pub fn find_in_line(&self, line: &str) -> Vec<KeywordHit> {
         let mut hits = Vec::new();
-        self.find_with(line, true, &mut hits);
+        self.find_with(line, true, |h| hits.push(h));
+        if self.regexes.len() > 1 {
+            hits.sort_by_key(|h| (h.start, h.keyword));
+        }
         hits
     }
 
-    /// [`Self::find_in_line`] into `hits` (cleared first): a search calls
-    /// this on every matching line, and reuses one buffer for all of them.
-    pub fn find_in_line_into(&self, line: &str, hits: &mut Vec<KeywordHit>) {
-        hits.clear();
-        self.find_with(line, true, hits);
+    /// The hits of [`Self::find_in_line`] handed to `found` as they are
+    /// found, nothing kept: keyword after keyword, each keyword's by
+    /// position (so by position for a pattern). A search calls this on
+    /// every matching line, and a line of megabytes can have a hit every
+    /// byte.
+    pub fn for_each_hit_in_line(&self, line: &str, found: impl FnMut(KeywordHit)) {
+        self.find_with(line, true, found);
     }
 
     /// Whether [`Self::for_each_hit_in_ascii_text`] may be asked: literal
@@ -223,7 +228,7 @@ impl KeywordMatcher {
     /// its regex where that finds exactly the same (see [`find_literal`]):
     /// a search for a frequent word calls this on every matching line, and
     /// the regex's per-call cost was a quarter of such a search.
-    fn find_with(&self, line: &str, literal: bool, hits: &mut Vec<KeywordHit>) {
+    fn find_with(&self, line: &str, literal: bool, mut hit: impl FnMut(KeywordHit)) {
         let line = crate::text::lines::strip_eol(line);
         let ascii_line = line.is_ascii();
         for k in 0..self.regexes.len() {
@@ -244,7 +249,7 @@ impl KeywordMatcher {
                 };
                 let Some((start, end)) = found else { break };
                 if self.accepts(line, start, end) {
-                    hits.push(KeywordHit {
+                    hit(KeywordHit {
                         keyword: k,
                         start,
                         end,
@@ -256,9 +261,6 @@ impl KeywordMatcher {
                     at = next_boundary(line, start);
                 }
             }
-        }
-        if self.regexes.len() > 1 {
-            hits.sort_by_key(|h| (h.start, h.keyword));
         }
     }
 }
@@ -482,7 +484,7 @@ mod tests {
             let m = KeywordMatcher::keywords(&words, case_sensitive, whole_word).unwrap();
             let find = |literal| {
                 let mut hits = Vec::new();
-                m.find_with(&line, literal, &mut hits);
+                m.find_with(&line, literal, |h| hits.push(h));
                 hits
             };
             proptest::prop_assert_eq!(find(true), find(false));
