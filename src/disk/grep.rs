@@ -649,8 +649,9 @@ impl Sink for FileSink<'_> {
 
 impl FileSink<'_> {
     /// Every hit of `text`, a whole ASCII file, found in one pass and
-    /// listed line by line: what [`Self::list`] makes of the lines the
-    /// searcher hands [`Sink::matched`] when there is no context to show
+    /// listed line by line, through the same [`Self::count`] and
+    /// [`Self::list_line`] as the lines the searcher hands [`Sink::matched`]
+    /// when there is no context to show
     /// ([`KeywordMatcher::for_each_hit_in_ascii_text`] says why the hits are
     /// the same). The searcher found each matching line, then the matcher
     /// found its hits again; a search for `self` spent most of its time
